@@ -1,0 +1,107 @@
+/**
+ * Key loading and the facts about a key that JWTs need: which algorithm it signs with, its public JWK and
+ * its RFC 7638 thumbprint.
+ * @module
+ */
+import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { FhirgateError } from '../errors.js';
+
+/** Smallest RSA modulus accepted for signing (SMART Backend Services asks for 2048 bits or more). */
+const MIN_RSA_BITS = 2048;
+
+/**
+ * Reads a private or public key from a PEM text (PKCS#1, PKCS#8, SEC1, SPKI, or a certificate) or a JWK
+ * JSON text. Encrypted PEM keys are refused: fhirgate takes no passphrases. Failures are `ERR_AUTH_KEY`
+ * and never quote the key.
+ *
+ * @example
+ * ```ts
+ * const key = readKey(readFileSync('private-key.pem'));
+ * key.type; // 'private'
+ * ```
+ */
+export function readKey(text: string | Buffer): KeyObject {
+  const source = (typeof text === 'string' ? text : text.toString('utf8')).trim();
+  try {
+    if (source.startsWith('{')) {
+      const jwk = JSON.parse(source) as JsonWebKey;
+      return typeof jwk.d === 'string'
+        ? createPrivateKey({ key: jwk, format: 'jwk' })
+        : createPublicKey({ key: jwk, format: 'jwk' });
+    }
+    if (source.includes('ENCRYPTED PRIVATE KEY') || source.includes('Proc-Type: 4,ENCRYPTED')) {
+      throw new FhirgateError('ERR_AUTH_KEY', 'the key is encrypted; give an unencrypted PEM or JWK');
+    }
+    if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(source)) return createPrivateKey(source);
+    if (/-----BEGIN (PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE)-----/.test(source)) return createPublicKey(source);
+  } catch (err) {
+    if (err instanceof FhirgateError) throw err;
+    throw new FhirgateError('ERR_AUTH_KEY', 'the key could not be parsed (expected PEM or JWK)', { cause: err });
+  }
+  throw new FhirgateError('ERR_AUTH_KEY', 'not a key: expected a PEM block or a JWK JSON object');
+}
+
+/**
+ * The SMART Backend Services algorithm a key signs with: `RS384` for RSA (2048 bits or more), `ES384` for
+ * EC P-384. Any other key is `ERR_AUTH_KEY`.
+ *
+ * @example
+ * ```ts
+ * const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' });
+ * algorithmFor(privateKey); // 'ES384'
+ * ```
+ */
+export function algorithmFor(key: KeyObject): 'RS384' | 'ES384' {
+  const details = key.asymmetricKeyDetails ?? {};
+  if (key.asymmetricKeyType === 'rsa') {
+    if ((details.modulusLength ?? 0) < MIN_RSA_BITS) {
+      throw new FhirgateError('ERR_AUTH_KEY', `RSA key of ${details.modulusLength} bits: at least ${MIN_RSA_BITS} are needed`);
+    }
+    return 'RS384';
+  }
+  if (key.asymmetricKeyType === 'ec') {
+    if (details.namedCurve === 'secp384r1') return 'ES384';
+    throw new FhirgateError('ERR_AUTH_KEY', `EC key on curve ${details.namedCurve}: ES384 needs P-384`);
+  }
+  throw new FhirgateError('ERR_AUTH_KEY', `a ${key.asymmetricKeyType ?? 'symmetric'} key cannot sign RS384 or ES384 assertions`);
+}
+
+/**
+ * The public JWK of a key (private members dropped).
+ *
+ * @example
+ * ```ts
+ * const jwk = toPublicJwk(privateKey); // { kty: 'EC', crv: 'P-384', x: '…', y: '…' }
+ * ```
+ */
+export function toPublicJwk(key: KeyObject): JsonWebKey {
+  return createPublicKey(key).export({ format: 'jwk' });
+}
+
+/** The members RFC 7638 §3.2 hashes, per key type, in lexicographic order. */
+const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
+  RSA: ['e', 'kty', 'n'],
+  EC: ['crv', 'kty', 'x', 'y'],
+  OKP: ['crv', 'kty', 'x'],
+  oct: ['k', 'kty'],
+};
+
+/**
+ * The RFC 7638 thumbprint of a JWK: SHA-256 of the canonical JSON of its required members, base64url.
+ * Used as the default `kid`.
+ *
+ * @example
+ * ```ts
+ * jwkThumbprint({ kty: 'RSA', e: 'AQAB', n: '0vx7…' }); // 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs' for RFC 7638's example key
+ * ```
+ */
+export function jwkThumbprint(jwk: JsonWebKey): string {
+  const members = typeof jwk.kty === 'string' ? THUMBPRINT_MEMBERS[jwk.kty] : undefined;
+  if (members === undefined) throw new FhirgateError('ERR_AUTH_KEY', `no thumbprint for key type ${String(jwk.kty)}`);
+  const canonical: Record<string, unknown> = {};
+  for (const name of members) {
+    if (typeof jwk[name] !== 'string') throw new FhirgateError('ERR_AUTH_KEY', `JWK lacks its "${name}" member`);
+    canonical[name] = jwk[name];
+  }
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url');
+}

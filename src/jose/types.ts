@@ -1,0 +1,39 @@
+/**
+ * JWT shapes shared by signing and verification.
+ * @module
+ */
+
+/**
+ * A JOSE header.
+ *
+ * @example
+ * ```ts
+ * const header: JwtHeader = { alg: 'ES384', typ: 'JWT', kid: 'k1', jku: 'https://app.example.org/jwks.json' };
+ * ```
+ */
+export interface JwtHeader {
+  alg: string;
+  typ?: string;
+  kid?: string;
+  jku?: string;
+  [member: string]: unknown;
+}
+
+/**
+ * JWT claims. Times are seconds since the epoch.
+ *
+ * @example
+ * ```ts
+ * const claims: JwtClaims = { iss: 'app', sub: 'app', aud: tokenUrl, jti: crypto.randomUUID(), exp: now + 300 };
+ * ```
+ */
+export interface JwtClaims {
+  iss?: string;
+  sub?: string;
+  aud?: string | string[];
+  exp?: number;
+  iat?: number;
+  nbf?: number;
+  jti?: string;
+  [claim: string]: unknown;
+}

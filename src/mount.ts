@@ -1,0 +1,165 @@
+/**
+ * The one small contract between the application host and what it mounts (gateways, CDS Hooks,
+ * NoteReader). The host never reaches into a component's private parts; a component knows nothing
+ * about HTTP servers: it hands the host plain route descriptions and answers plain replies.
+ *
+ * A mountable component has a method under {@link MOUNT} that returns its {@link Mountable} face.
+ * @module
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { EventDispatcher } from './events/types.js';
+
+/** The key under which a component offers its {@link Mountable} face. Shared across module copies. */
+export const MOUNT: unique symbol = Symbol.for('fhirgate.mount') as never;
+
+/** HTTP methods a route may answer. HEAD is answered by the host for every GET route. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A structured logger: one JSON object a line. `fields` never hold secrets or resource bodies. */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What a route handler is given about the request. Built by the host. */
+export interface RouteRequest {
+  /** The request method, upper case (`HEAD` arrives as `GET`). */
+  readonly method: string;
+  /** The decoded path parameters (`:id` → `params.id`), in a null-prototype object. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The query string; repeated keys are kept (`query.getAll('sources')`). */
+  readonly query: URLSearchParams;
+  /** The request headers, names in lower case. */
+  readonly headers: IncomingHttpHeaders;
+  /**
+   * The absolute URL the caller used. Forwarded headers are honoured only when the host trusts its
+   * proxy; otherwise it is built from the `Host` header and the socket.
+   */
+  readonly url: URL;
+  /** The absolute URL of the component's mount point, without a trailing slash (`http://h:8000/cds`). */
+  readonly baseUrl: string;
+  /** The request id, echoed in `X-Request-ID`; put it in every log line about this request. */
+  readonly requestId: string;
+  /** Aborted when the client goes away or the host shuts down past its grace period. */
+  readonly signal: AbortSignal;
+  /** The host's logger, with the request id bound. */
+  readonly log: Logger;
+  /**
+   * Reads the whole body. Rejects with `ERR_BODY_TOO_LARGE` (status 413) past `limit` bytes (default:
+   * the host's `bodyLimit`). Call it at most once, and not together with {@link chunks}.
+   */
+  bytes(limit?: number): Promise<Buffer>;
+  /** The body chunk by chunk, for streaming parsers; same limit and error as {@link bytes}. */
+  chunks(limit?: number): AsyncIterable<Buffer>;
+}
+
+/** A reply. `body` is sent as is; set `content-type` in `headers`. */
+export interface RouteReply {
+  /** Default 200. */
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/** One route of a component. */
+export interface Route {
+  method: HttpMethod;
+  /**
+   * The path under the component's prefix: `''` is the prefix itself, `/cds-services/:id` a path with
+   * a parameter. Routes are read once, at registration: look handlers up at request time so that
+   * handlers added later are served too.
+   */
+  path: string;
+  handle(req: RouteRequest): RouteReply | Promise<RouteReply>;
+  /** True when API keys must not be asked for (a WSDL, a discovery document). Default false. */
+  public?: boolean;
+}
+
+/** An OpenAPI 3.1 parameter object (the parts fhirgate uses). */
+export interface OpenAPIParameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required?: boolean;
+  description?: string;
+  schema: Record<string, unknown>;
+  style?: string;
+  explode?: boolean;
+}
+
+/** An OpenAPI 3.1 operation object (the parts fhirgate uses). */
+export interface OpenAPIOperation {
+  summary?: string;
+  description?: string;
+  operationId?: string;
+  tags?: string[];
+  parameters?: OpenAPIParameter[];
+  requestBody?: {
+    required?: boolean;
+    description?: string;
+    content: Record<string, { schema?: Record<string, unknown>; example?: unknown }>;
+  };
+  responses: Record<string, { description: string; content?: Record<string, { schema?: Record<string, unknown> }> }>;
+}
+
+/** OpenAPI path items keyed by path relative to the component's prefix, `{param}` style. */
+export type OpenAPIPaths = Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', OpenAPIOperation>>>;
+
+/**
+ * The face a component shows the host.
+ *
+ * @example
+ * ```ts
+ * class Hello {
+ *   [MOUNT](): Mountable {
+ *     return {
+ *       kind: 'service',
+ *       defaultPath: '/hello',
+ *       routes: () => [{ method: 'GET', path: '', handle: () => json(200, { hello: 'world' }) }],
+ *       status: () => ({ status: 'active' }),
+ *       openapi: () => ({ '': { get: { summary: 'Say hello', responses: { 200: { description: 'hello' } } } } }),
+ *       useEvents: () => {},
+ *       close: async () => {},
+ *     };
+ *   }
+ * }
+ * ```
+ */
+export interface Mountable {
+  readonly kind: 'gateway' | 'service';
+  /** Where the component mounts when the caller gives no path (`/fhir`, `/cds`, `/notereader`). */
+  readonly defaultPath: string;
+  /** The component's routes. */
+  routes(): readonly Route[];
+  /** The component's entry in `/gateway/status`: at least `{ status: 'active' }`. Never a secret. */
+  status(): Record<string, unknown>;
+  /** The component's part of `/openapi.json`, paths relative to its prefix. Called per request. */
+  openapi(): OpenAPIPaths;
+  /** The host's dispatcher when events are on, `null` when they are off. */
+  useEvents(dispatcher: EventDispatcher | null): void;
+  /** Releases the component's resources (sockets, workers). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Anything that offers a {@link Mountable} face under {@link MOUNT}. */
+export interface MountableComponent {
+  [MOUNT](): Mountable;
+}
+
+/**
+ * A JSON reply.
+ *
+ * @example
+ * ```ts
+ * return json(404, { error: 'not found' });
+ * return json(200, patient, { 'content-type': 'application/fhir+json' });
+ * ```
+ */
+export function json(status: number, value: unknown, headers: Record<string, string> = {}): RouteReply {
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify(value),
+  };
+}
