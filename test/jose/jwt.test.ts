@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import {
-  algorithmFor, decodeBase64url, decodeJwt, encodeBase64url, jwkThumbprint, readKey, signJwt, toPublicJwk, verifyJwt,
+  algorithmFor, decodeBase64url, decodeJwt, encodeBase64url, jwkThumbprint, readKey, signJwt, toPublicJwk, verifyJwt, type JwtClaims,
 } from '../../src/jose/index.js';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -100,7 +100,7 @@ test('verifyJwt refuses every bad token with ERR_JWT and a short reason', async 
   await reject(`e30.${p}.${good.split('.')[2]}`, /malformed/);
   await reject(`WzFd.${p}.x`, /malformed/);
 
-  const sign384 = (c: object) => signJwt({ alg: 'ES384' }, c, ec.privateKey);
+  const sign384 = (c: JwtClaims) => signJwt({ alg: 'ES384' }, c, ec.privateKey);
   await reject(sign384({ ...claims, exp: now - 10 }), /expired/);
   await reject(sign384({ ...claims, exp: now + 3600 }), /too far/);
   await reject(sign384({ ...claims, nbf: now + 600 }), /not yet valid/);
