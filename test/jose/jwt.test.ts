@@ -105,7 +105,7 @@ test('verifyJwt refuses every bad token with ERR_JWT and a short reason', async 
   await reject(sign384({ ...claims, exp: now + 3600 }), /too far/);
   await reject(sign384({ ...claims, nbf: now + 600 }), /not yet valid/);
   await reject(sign384({ ...claims, iat: now + 600 }), /iat in the future/);
-  await reject(sign384({ ...claims, exp: 'soon' }), /exp not a number/);
+  await reject(sign384({ ...claims, exp: 'soon' as unknown as number }), /exp not a number/);
   await reject(sign384({ ...claims, aud: 'https://elsewhere.example.org/token' }), /aud mismatch/);
   await reject(sign384({ ...claims, iss: 'mallory' }), /iss not allowed/);
   await reject(sign384({ ...claims, sub: 'mallory' }), /sub mismatch/);
