@@ -1,0 +1,18 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isFhirId } from '../../src/fhir/index.js';
+
+test('isFhirId accepts 1 to 64 ASCII letters, digits, "-" and "."', () => {
+  for (const id of ['a', '1', 'example', 'Patient-123.v2', '-', '.', '..', 'a..b', 'ABCxyz0189', 'x'.repeat(64),
+    '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0']) {
+    assert.equal(isFhirId(id), true, id);
+  }
+});
+
+test('isFhirId rejects empty, too long, other characters and non-strings', () => {
+  for (const id of ['', 'x'.repeat(65), 'a/b', '../etc', 'a b', ' a', 'a\n', 'a_b', 'a%2F', 'a?b', 'a#b', 'é', 'ａ', 'a\u0000',
+    'Ω', '😀']) {
+    assert.equal(isFhirId(id), false, JSON.stringify(id));
+  }
+  for (const value of [undefined, null, 1, ['a'], { toString: () => 'a' }]) assert.equal(isFhirId(value), false);
+});
