@@ -67,7 +67,7 @@ export function algorithmFor(key: KeyObject): 'RS384' | 'ES384' {
 }
 
 /**
- * The public JWK of a key (private members dropped).
+ * The public JWK of a private or public key (private members dropped).
  *
  * @example
  * ```ts
@@ -75,7 +75,7 @@ export function algorithmFor(key: KeyObject): 'RS384' | 'ES384' {
  * ```
  */
 export function toPublicJwk(key: KeyObject): JsonWebKey {
-  return createPublicKey(key).export({ format: 'jwk' });
+  return (key.type === 'public' ? key : createPublicKey(key)).export({ format: 'jwk' });
 }
 
 /** The members RFC 7638 §3.2 hashes, per key type, in lexicographic order. */

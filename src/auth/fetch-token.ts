@@ -1,0 +1,131 @@
+/**
+ * One token request to an OAuth 2.0 token endpoint (client credentials grant), and its answer.
+ * @module
+ */
+import { performance } from 'node:perf_hooks';
+import { AuthTokenError, isFhirgateError } from '../errors.js';
+import type { HttpRequestOptions, HttpResponse } from '../http/index.js';
+import { authTokenChannel, publish } from '../http/diagnostics.js';
+import type { AssertionKey } from './load-key.js';
+import { signAssertion } from './sign-assertion.js';
+import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
+
+/**
+ * Sends a request (the gateway's pool, or `request()`).
+ *
+ * @example
+ * ```ts
+ * const send: Send = (url, options) => pool.request(url, options);
+ * ```
+ */
+export type Send = (url: string, options: Omit<HttpRequestOptions, 'agent'>) => Promise<HttpResponse>;
+
+/**
+ * A token endpoint's successful answer.
+ *
+ * @example
+ * ```ts
+ * const { accessToken, expiresIn } = await fetchToken(credentials, send, { timeoutMs: 30_000, nowMs: Date.now() });
+ * ```
+ */
+export interface TokenAnswer {
+  readonly accessToken: string;
+  /** Seconds the token lives, when the endpoint said. */
+  readonly expiresIn: number | undefined;
+}
+
+/**
+ * How to authenticate: the parsed flow, plus the loaded key for an assertion.
+ *
+ * @example
+ * ```ts
+ * const credentials: Credentials = { auth: parseConnectionString(cs).auth as ClientSecretAuth };
+ * ```
+ */
+export type Credentials = { readonly auth: ClientSecretAuth } | { readonly auth: JwtAssertionAuth; readonly key: AssertionKey };
+
+const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/**
+ * `application/x-www-form-urlencoded` encoding of one value, as RFC 6749 §2.3.1 asks for Basic
+ * credentials (a space is `+`; `+`, `:` and `%` are escaped).
+ *
+ * @example
+ * ```ts
+ * formEncode('a+b:c%'); // 'a%2Bb%3Ac%25'
+ * ```
+ */
+export function formEncode(value: string): string {
+  return new URLSearchParams([['', value]]).toString().slice(1);
+}
+
+/**
+ * Posts a client credentials token request and reads the answer. Failures are `ERR_AUTH_TOKEN` with
+ * the HTTP status and the OAuth `error`/`error_description`; they never hold the secret or the
+ * assertion.
+ *
+ * @example
+ * ```ts
+ * const { accessToken, expiresIn } = await fetchToken({ auth }, request, { timeoutMs: 30_000, nowMs: Date.now() });
+ * ```
+ */
+export async function fetchToken(credentials: Credentials, send: Send, options: { timeoutMs: number; nowMs: number }): Promise<TokenAnswer> {
+  const { auth } = credentials;
+  const form = new URLSearchParams({ grant_type: 'client_credentials', scope: auth.scope });
+  if (auth.audience !== undefined) form.set('audience', auth.audience);
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+  if ('key' in credentials) {
+    form.set('client_assertion_type', ASSERTION_TYPE);
+    form.set('client_assertion', signAssertion(credentials.key, { clientId: auth.clientId, tokenUrl: auth.tokenUrl, jku: credentials.auth.jku }, options.nowMs));
+  } else if (credentials.auth.method === 'client_secret_post') {
+    form.set('client_id', auth.clientId);
+    form.set('client_secret', credentials.auth.clientSecret);
+  } else {
+    const pair = `${formEncode(auth.clientId)}:${formEncode(credentials.auth.clientSecret)}`;
+    headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+  }
+  const url = new URL(auth.tokenUrl);
+  const where = `token request to ${url.origin}${url.pathname}`;
+  const started = performance.now();
+  const report = (facts: Record<string, unknown>): void =>
+    publish(authTokenChannel, () => ({ origin: url.origin, path: url.pathname, clientId: auth.clientId, durationMs: performance.now() - started, ...facts }));
+  let res: HttpResponse;
+  try {
+    res = await send(auth.tokenUrl, { method: 'POST', headers, body: form.toString(), timeoutMs: options.timeoutMs });
+  } catch (cause) {
+    const code = isFhirgateError(cause) ? cause.code : 'ERR_NETWORK';
+    report({ error: code });
+    throw new AuthTokenError(`${where} failed: ${code}`, { cause });
+  }
+  const body = parseJson(res.body);
+  if (res.status < 200 || res.status > 299) {
+    const oauthError = typeof body?.error === 'string' ? body.error.slice(0, 100) : undefined;
+    const description = typeof body?.error_description === 'string' ? body.error_description.slice(0, 300) : undefined;
+    report({ status: res.status, error: oauthError ?? 'ERR_AUTH_TOKEN' });
+    const detail = [oauthError, description].filter((s) => s !== undefined).join(': ');
+    throw new AuthTokenError(`${where} failed: ${res.status}${detail === '' ? '' : ` ${detail}`}`, {
+      status: res.status,
+      ...(oauthError === undefined ? {} : { oauthError }),
+      ...(description === undefined ? {} : { oauthErrorDescription: description }),
+    });
+  }
+  const token = body?.access_token;
+  const tokenType = body?.token_type;
+  if (typeof token !== 'string' || !/^[\x21-\x7e]+$/.test(token) || (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer')) {
+    report({ status: res.status, error: 'ERR_AUTH_TOKEN' });
+    throw new AuthTokenError(`${where}: the answer holds no bearer access_token`, { status: res.status });
+  }
+  const expires = Number(body?.expires_in);
+  const expiresIn = body?.expires_in !== undefined && Number.isFinite(expires) && expires > 0 ? expires : undefined;
+  report({ status: res.status, expiresIn });
+  return { accessToken: token, expiresIn };
+}
+
+function parseJson(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

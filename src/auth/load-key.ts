@@ -1,0 +1,60 @@
+/**
+ * Loads the private key of a JWT-assertion source, once, when the source is added.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
+import { FhirgateError } from '../errors.js';
+import { algorithmFor, jwkThumbprint, readKey, toPublicJwk } from '../jose/index.js';
+
+/**
+ * A private key ready to sign assertions, with its algorithm and `kid`.
+ *
+ * @example
+ * ```ts
+ * const key: AssertionKey = loadAssertionKey('/secrets/key.pem', 'my-kid'); // { key, alg: 'ES384', kid: 'my-kid' }
+ * ```
+ */
+export interface AssertionKey {
+  readonly key: KeyObject;
+  readonly alg: 'RS384' | 'ES384';
+  readonly kid: string;
+}
+
+/**
+ * Reads the key file at `path` (PEM PKCS#1, PKCS#8 or SEC1, or a JWK) and derives the algorithm from
+ * the key: RS384 for RSA, ES384 for EC P-384. A public key, another key type, or a JWK whose `alg`
+ * says otherwise is `ERR_AUTH_KEY`. `kid` is `keyId` when given, else the RFC 7638 thumbprint.
+ *
+ * @example
+ * ```ts
+ * const { alg, kid } = loadAssertionKey('/secrets/backend-key.pem', undefined); // 'ES384', 'kq3…'
+ * ```
+ */
+export function loadAssertionKey(path: string, keyId: string | undefined): AssertionKey {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new FhirgateError('ERR_AUTH_KEY', `cannot read the key file given as client_secret_path (${codeOf(cause)})`, { cause });
+  }
+  const key = readKey(text);
+  if (key.type !== 'private') throw new FhirgateError('ERR_AUTH_KEY', 'client_secret_path holds a public key; a private key is needed');
+  const alg = algorithmFor(key);
+  const declared = declaredAlg(text);
+  if (declared !== undefined && declared !== alg) {
+    throw new FhirgateError('ERR_AUTH_KEY', `the JWK says alg ${declared}, but its key signs ${alg}`);
+  }
+  return { key, alg, kid: keyId ?? jwkThumbprint(toPublicJwk(key)) };
+}
+
+function declaredAlg(text: string): string | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  const alg = (JSON.parse(text) as { alg?: unknown }).alg;
+  return typeof alg === 'string' ? alg : undefined;
+}
+
+function codeOf(cause: unknown): string {
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'unreadable';
+}

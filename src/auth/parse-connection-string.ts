@@ -1,0 +1,181 @@
+/**
+ * `fhir://host[:port]/base/path/?client_id=…&…` → a {@link SourceConfig}.
+ * @module
+ */
+import { FhirgateError } from '../errors.js';
+import type { ClientSecretMethod, SourceAuth, SourceConfig } from './source-config.js';
+
+/** Every parameter a connection string may hold: the seven of the spec, then fhirgate's additions. */
+const PARAMETERS = [
+  'client_id',
+  'token_url',
+  'client_secret',
+  'client_secret_path',
+  'scope',
+  'use_jwt_assertion',
+  'audience',
+  'key_id',
+  'jku',
+  'auth_method',
+  'timeout',
+  'allow_http',
+] as const;
+
+type Parameter = (typeof PARAMETERS)[number];
+type Params = Partial<Record<Parameter, string>>;
+
+/**
+ * The scope requested when the connection string names none.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_SCOPE; // 'system/*.read system/*.write'
+ * ```
+ */
+export const DEFAULT_SCOPE = 'system/*.read system/*.write';
+
+const METHODS: readonly ClientSecretMethod[] = ['client_secret_basic', 'client_secret_post'];
+
+function fail(message: string): never {
+  throw new FhirgateError('ERR_CONNECTION_STRING', `invalid connection string: ${message}`);
+}
+
+/**
+ * Parses and checks a connection string. Values are percent-decoded with `decodeURIComponent`; a `+`
+ * stays a `+` (write a space as `%20`). Every failure is `ERR_CONNECTION_STRING`, names the parameter
+ * and never quotes a secret.
+ *
+ * @example
+ * ```ts
+ * const config = parseConnectionString(
+ *   'fhir://fhir.example.org/r4/?client_id=app&client_secret=s3cr%26t&token_url=https://fhir.example.org/token',
+ * );
+ * config.baseUrl; // 'https://fhir.example.org/r4'
+ * ```
+ */
+export function parseConnectionString(connectionString: string): SourceConfig {
+  if (typeof connectionString !== 'string') throw new TypeError('connectionString must be a string');
+  const match = /^fhir:\/\/([^/?#]*)([^?#]*)(?:\?([^#]*))?(#.*)?$/i.exec(connectionString.trim());
+  if (match === null) fail('it must start with fhir://');
+  const [, authority = '', path = '', query = '', fragment] = match;
+  if (fragment !== undefined) fail('a fragment (#…) is not allowed');
+  if (authority.includes('@')) fail('user information (user@host) is not allowed; use client_id and client_secret');
+  if (authority === '') fail('the host is missing');
+  const params = readParams(query);
+  const allowHttp = flag(params, 'allow_http');
+  let base: URL;
+  try {
+    base = new URL(`https://${authority}${path}`);
+  } catch {
+    fail('the host or base path is not valid');
+  }
+  if (allowHttp || isLoopback(base.hostname)) base.protocol = 'http:';
+  return {
+    baseUrl: `${base.origin}${base.pathname.replace(/\/+$/, '')}`,
+    origin: base.origin,
+    auth: readAuth(params, allowHttp),
+    timeoutMs: readTimeout(params.timeout),
+  };
+}
+
+function readParams(query: string): Params {
+  const params: Params = {};
+  for (const piece of query.split('&')) {
+    if (piece === '') continue;
+    const eq = piece.indexOf('=');
+    const rawName = eq === -1 ? piece : piece.slice(0, eq);
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent(rawName);
+      value = decodeURIComponent(eq === -1 ? '' : piece.slice(eq + 1));
+    } catch {
+      fail(`parameter ${JSON.stringify(rawName.slice(0, 40))} has a malformed %-escape`);
+    }
+    if (!(PARAMETERS as readonly string[]).includes(name)) {
+      fail(`unknown parameter ${JSON.stringify(name.slice(0, 40))}; allowed: ${PARAMETERS.join(', ')}`);
+    }
+    const key = name as Parameter;
+    if (params[key] !== undefined) fail(`parameter ${key} is given twice`);
+    if (value === '') fail(`parameter ${key} is empty`);
+    params[key] = value;
+  }
+  return params;
+}
+
+function readAuth(params: Params, allowHttp: boolean): SourceAuth {
+  const { client_id: clientId, token_url: tokenUrl, client_secret: secret, client_secret_path: keyPath } = params;
+  const jwt = flag(params, 'use_jwt_assertion');
+  if (secret !== undefined && keyPath !== undefined) fail('give client_secret or client_secret_path, not both');
+  if (keyPath !== undefined && !jwt) fail('client_secret_path needs use_jwt_assertion=true');
+  if (jwt && keyPath === undefined) fail('use_jwt_assertion=true needs client_secret_path (the private key file)');
+  const oauthOnly = ['client_secret', 'client_secret_path', 'scope', 'audience', 'key_id', 'jku', 'auth_method', 'use_jwt_assertion'] as const;
+  if (clientId === undefined && tokenUrl === undefined) {
+    const stray = oauthOnly.find((p) => params[p] !== undefined);
+    if (stray !== undefined) fail(`${stray} needs client_id and token_url`);
+    return undefined;
+  }
+  if (clientId === undefined) fail('client_id is missing (token_url is set)');
+  if (tokenUrl === undefined) fail('token_url is missing (client_id is set)');
+  const common = { clientId, tokenUrl: readTokenUrl(tokenUrl, allowHttp), scope: params.scope ?? DEFAULT_SCOPE, audience: params.audience };
+  if (jwt) {
+    if (params.auth_method !== undefined) fail('auth_method applies to client_secret only');
+    return { kind: 'jwt_assertion', ...common, keyPath: keyPath as string, keyId: params.key_id, jku: readJku(params.jku) };
+  }
+  if (secret === undefined) fail('client_secret is missing (or use client_secret_path with use_jwt_assertion=true)');
+  for (const p of ['key_id', 'jku'] as const) if (params[p] !== undefined) fail(`${p} needs use_jwt_assertion=true`);
+  const method = params.auth_method ?? 'client_secret_basic';
+  if (!(METHODS as readonly string[]).includes(method)) fail(`auth_method must be one of ${METHODS.join(', ')}`);
+  return { kind: 'client_secret', ...common, clientSecret: secret, method: method as ClientSecretMethod };
+}
+
+function readTokenUrl(value: string, allowHttp: boolean): string {
+  const url = absolute(value, 'token_url');
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && (allowHttp || isLoopback(url.hostname)))) return url.href;
+  return fail('token_url must be https (http only for loopback hosts or with allow_http=true)');
+}
+
+function readJku(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const url = absolute(value, 'jku');
+  if (url.protocol !== 'https:' && !isLoopback(url.hostname)) fail('jku must be an https URL');
+  return url.href;
+}
+
+function absolute(value: string, name: string): URL {
+  try {
+    const url = new URL(value);
+    if (url.username !== '' || url.password !== '') fail(`${name} must not hold user information`);
+    return url;
+  } catch (err) {
+    if (err instanceof FhirgateError) throw err;
+    return fail(`${name} must be an absolute URL`);
+  }
+}
+
+function flag(params: Params, name: 'use_jwt_assertion' | 'allow_http'): boolean {
+  const value = params[name]?.toLowerCase();
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  return fail(`${name} must be true or false`);
+}
+
+function readTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0)) fail('timeout must be a positive number of seconds');
+  return seconds * 1000;
+}
+
+/**
+ * True for hosts that never leave the machine: `localhost` (and `*.localhost`), `127.0.0.0/8`, `[::1]`.
+ *
+ * @example
+ * ```ts
+ * isLoopback('127.0.0.1'); // true
+ * ```
+ */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]';
+}

@@ -1,0 +1,51 @@
+/**
+ * The SMART Backend Services client assertion (RFC 7523 JWT bearer client authentication).
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { signJwt } from '../jose/index.js';
+import type { AssertionKey } from './load-key.js';
+
+/**
+ * Seconds an assertion stays valid: 4 minutes, inside SMART's 5-minute maximum even with a minute of
+ * clock skew between client and server.
+ *
+ * @example
+ * ```ts
+ * ASSERTION_LIFETIME_SECONDS; // 240
+ * ```
+ */
+export const ASSERTION_LIFETIME_SECONDS = 240;
+
+/**
+ * Who signs for whom.
+ *
+ * @example
+ * ```ts
+ * const claims: AssertionClaims = { clientId: 'app', tokenUrl: 'https://h/token', jku: undefined };
+ * ```
+ */
+export interface AssertionClaims {
+  readonly clientId: string;
+  readonly tokenUrl: string;
+  readonly jku: string | undefined;
+}
+
+/**
+ * Signs a fresh assertion: header `alg` (from the key), `typ: JWT`, `kid`, `jku` when given; claims
+ * `iss` = `sub` = client id, `aud` = token URL, a random `jti`, `iat`, `exp` = `iat` + 240 s.
+ *
+ * @example
+ * ```ts
+ * const assertion = signAssertion(key, { clientId: 'app', tokenUrl, jku: undefined }, Date.now());
+ * ```
+ */
+export function signAssertion(key: AssertionKey, claims: AssertionClaims, nowMs: number): string {
+  const iat = Math.floor(nowMs / 1000);
+  const header = { alg: key.alg, typ: 'JWT', kid: key.kid, ...(claims.jku === undefined ? {} : { jku: claims.jku }) };
+  return signJwt(
+    header,
+    { iss: claims.clientId, sub: claims.clientId, aud: claims.tokenUrl, jti: randomUUID(), iat, exp: iat + ASSERTION_LIFETIME_SECONDS },
+    key.key,
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * What a parsed `fhir://` connection string says about a source.
+ * @module
+ */
+
+/**
+ * How a client authenticates with a client secret (RFC 6749 §2.3.1).
+ *
+ * @example
+ * ```ts
+ * const method: ClientSecretMethod = 'client_secret_basic'; // from auth_method=…
+ * ```
+ */
+export type ClientSecretMethod = 'client_secret_basic' | 'client_secret_post';
+
+/** The parts every OAuth 2.0 flow shares. */
+interface OAuthCommon {
+  readonly clientId: string;
+  readonly tokenUrl: string;
+  readonly scope: string;
+  /** Sent as the `audience` form parameter when set. */
+  readonly audience: string | undefined;
+}
+
+/**
+ * Client credentials with a shared secret.
+ *
+ * @example
+ * ```ts
+ * if (config.auth?.kind === 'client_secret') console.log(config.auth.method);
+ * ```
+ */
+export interface ClientSecretAuth extends OAuthCommon {
+  readonly kind: 'client_secret';
+  readonly clientSecret: string;
+  readonly method: ClientSecretMethod;
+}
+
+/**
+ * Client credentials with a signed JWT assertion (SMART Backend Services).
+ *
+ * @example
+ * ```ts
+ * if (config.auth?.kind === 'jwt_assertion') console.log(config.auth.keyPath, config.auth.keyId);
+ * ```
+ */
+export interface JwtAssertionAuth extends OAuthCommon {
+  readonly kind: 'jwt_assertion';
+  /** Path of the private key file (PEM or JWK). */
+  readonly keyPath: string;
+  /** The `kid` header; default: the key's RFC 7638 thumbprint. */
+  readonly keyId: string | undefined;
+  /** The `jku` header (the client's JWKS URL), when set. */
+  readonly jku: string | undefined;
+}
+
+/**
+ * How a source authenticates: a secret, an assertion, or nothing (a public server).
+ *
+ * @example
+ * ```ts
+ * const auth: SourceAuth = parseConnectionString('fhir://localhost:8080/fhir').auth; // undefined: public
+ * ```
+ */
+export type SourceAuth = ClientSecretAuth | JwtAssertionAuth | undefined;
+
+/**
+ * A parsed connection string. Holds a secret: keep it private, never log or serialise it.
+ *
+ * @example
+ * ```ts
+ * const config: SourceConfig = parseConnectionString('fhir://localhost:8080/fhir/');
+ * config.baseUrl; // 'http://localhost:8080/fhir'
+ * ```
+ */
+export interface SourceConfig {
+  /** The FHIR base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  /** The origin of {@link baseUrl}: credentials go nowhere else. */
+  readonly origin: string;
+  readonly auth: SourceAuth;
+  /** The per-request time-out from the `timeout` parameter, in milliseconds. */
+  readonly timeoutMs: number | undefined;
+}

@@ -1,0 +1,142 @@
+/**
+ * The two POST routes of a CDS service: the service call and its feedback. Both check, in this order:
+ * the service id (404), the client JWT (401), the content type (415), the body size (413) and the body
+ * (400); then the call fills the prefetch (412), runs the handler and checks its cards (500).
+ * @module
+ */
+import { isFhirgateError } from '../errors.js';
+import { json, type Logger, type RouteReply, type RouteRequest } from '../mount.js';
+import type { EventPayload } from '../events/types.js';
+import { CDSError, errorReply } from './cds-error.js';
+import type { ClientAuth } from './client-auth.js';
+import { validateFeedback } from './feedback.js';
+import { fillPrefetch, type PrefetchOptions } from './prefetch.js';
+import type { ServiceEntry } from './registry-entry.js';
+import type { CDSHandlerContext, JsonObject } from './types.js';
+import { validateResponse } from './validate-card.js';
+import { parseJsonObject, validateRequest } from './validate-request.js';
+
+/** What the routes need from the service that owns them. */
+export interface CallEnvironment {
+  readonly bodyLimitBytes: number;
+  readonly prefetch: Omit<PrefetchOptions, 'signal'>;
+  /** The service with that id; throws `ERR_CLOSED` (503) once closed. */
+  lookup(id: string): ServiceEntry | undefined;
+  /** The client authentication that applies to a service, or `null` for none. */
+  authFor(entry: ServiceEntry): ClientAuth | null;
+  emit(name: string, payload: EventPayload): void;
+}
+
+const JSON_TYPE = /^application\/(?:fhir\+)?json\s*(?:;|$)/i;
+const UNAUTHORIZED = new CDSError('ERR_UNAUTHORIZED', 'the CDS client could not be authenticated', 401);
+
+interface Admitted {
+  entry: ServiceEntry;
+  body: JsonObject;
+  context: CDSHandlerContext;
+}
+
+async function admit(req: RouteRequest, env: CallEnvironment): Promise<Admitted> {
+  const id = req.params.id ?? '';
+  const entry = env.lookup(id);
+  if (entry === undefined) throw new CDSError('ERR_NOT_FOUND', `no CDS service "${id}"`, 404);
+  const context: CDSHandlerContext = { serviceId: id, signal: req.signal, log: req.log };
+  const auth = env.authFor(entry);
+  if (auth !== null) {
+    try {
+      context.client = await auth.verify(req.headers.authorization, req.url.href);
+    } catch (err) {
+      req.log.warn('CDS client authentication failed', { service_id: id, reason: err instanceof Error ? err.message : 'unknown' });
+      throw UNAUTHORIZED;
+    }
+  }
+  if (!JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+    throw new CDSError('ERR_UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json', 415);
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await req.bytes(env.bodyLimitBytes);
+  } catch (err) {
+    if (isFhirgateError(err, 'ERR_BODY_TOO_LARGE')) {
+      throw new CDSError('ERR_BODY_TOO_LARGE', `the body is larger than ${env.bodyLimitBytes} bytes`, 413, undefined, err);
+    }
+    throw err;
+  }
+  return { entry, body: parseJsonObject(bytes), context };
+}
+
+/** Wraps what a user handler throws, so that it never passes for one of the room's own errors. */
+class HandlerFailure {
+  constructor(readonly cause: unknown) {}
+}
+
+async function runHandler<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw new HandlerFailure(err);
+  }
+}
+
+function failure(err: unknown, log: Logger, serviceId: string | undefined): RouteReply {
+  if (err instanceof CDSError) {
+    if (err.code === 'ERR_CDS_CARD') log.error('CDS service returned an invalid response', { service_id: serviceId, field: err.field });
+    return errorReply(err, err.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+  }
+  const cause = err instanceof HandlerFailure ? err.cause : err;
+  log.error('CDS service handler failed', { service_id: serviceId, error: cause instanceof Error ? cause.message : String(cause) });
+  return errorReply(new CDSError('ERR_HANDLER', 'the CDS service failed to process the request', 500));
+}
+
+/**
+ * `POST /cds-services/:id`.
+ *
+ * @example
+ * ```ts
+ * const route = { method: 'POST', path: '/cds-services/:id', handle: (req) => handleServiceCall(req, env) };
+ * ```
+ */
+export async function handleServiceCall(req: RouteRequest, env: CallEnvironment): Promise<RouteReply> {
+  try {
+    const { entry, body, context } = await admit(req, env);
+    const { hook } = entry.discovery;
+    const request = validateRequest(body, hook);
+    request.prefetch = await fillPrefetch(request, entry.discovery.prefetch ?? {}, { ...env.prefetch, signal: req.signal });
+    const response = validateResponse(await runHandler(() => entry.handler(request, context)));
+    const patientId = request.context.patientId;
+    env.emit(`cdshooks.${hook}`, {
+      service_id: context.serviceId,
+      hook,
+      hook_instance: request.hookInstance,
+      cards_count: response.cards.length,
+      ...(typeof patientId === 'string' ? { patient_id: patientId } : {}),
+    });
+    return json(200, response);
+  } catch (err) {
+    return failure(err, req.log, req.params.id);
+  }
+}
+
+/**
+ * `POST /cds-services/:id/feedback`.
+ *
+ * @example
+ * ```ts
+ * const route = { method: 'POST', path: '/cds-services/:id/feedback', handle: (req) => handleFeedback(req, env) };
+ * ```
+ */
+export async function handleFeedback(req: RouteRequest, env: CallEnvironment): Promise<RouteReply> {
+  try {
+    const { entry, body, context } = await admit(req, env);
+    const items = validateFeedback(body);
+    await runHandler(() => entry.feedback?.(items, context));
+    env.emit('cdshooks.feedback', {
+      service_id: context.serviceId,
+      feedback_count: items.length,
+      outcomes: items.map((i) => i.outcome).join(','),
+    });
+    return json(200, {});
+  } catch (err) {
+    return failure(err, req.log, req.params.id);
+  }
+}

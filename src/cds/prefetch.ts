@@ -1,0 +1,87 @@
+/**
+ * Fills the prefetch keys a CDS client did not send, by querying its `fhirServer` with its
+ * `fhirAuthorization` bearer token, through fhirgate's own HTTP core. Every URL is the rendered template
+ * resolved against `fhirServer`; templates are relative and their values URL-encoded, so no other origin
+ * is ever reached.
+ * @module
+ */
+import { isFhirgateError } from '../errors.js';
+import { request } from '../http/index.js';
+import { CDSError } from './cds-error.js';
+import { isReadQuery, renderTemplate } from './prefetch-template.js';
+import type { CDSHookRequest, JsonObject } from './types.js';
+
+/** How prefetch fetches behave. */
+export interface PrefetchOptions {
+  /** Time-out of one fetch, in milliseconds. */
+  timeoutMs: number;
+  /** Largest accepted answer, in bytes. */
+  maxBytes: number;
+  /** Allow plain http on hosts other than loopback. */
+  allowInsecure: boolean;
+  /** Aborts the fetches (the caller went away). */
+  signal: AbortSignal;
+}
+
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+
+function unobtainable(key: string, problem: string, cause?: unknown): CDSError {
+  return new CDSError('ERR_CDS_PREFETCH', `prefetch.${key} could not be obtained: ${problem}`, 412, `prefetch.${key}`, cause);
+}
+
+function serverBase(fhirServer: string | undefined, key: string, allowInsecure: boolean): URL {
+  if (fhirServer === undefined) throw unobtainable(key, 'it was not sent and the request has no fhirServer');
+  const base = new URL(fhirServer.endsWith('/') ? fhirServer : `${fhirServer}/`);
+  if (base.protocol === 'http:' && !allowInsecure && !LOOPBACK.test(base.hostname)) {
+    throw unobtainable(key, 'fhirServer must use https (plain http is only allowed on loopback)');
+  }
+  return base;
+}
+
+async function fetchOne(key: string, query: string, req: CDSHookRequest, options: PrefetchOptions): Promise<JsonObject | null> {
+  const url = new URL(query, serverBase(req.fhirServer, key, options.allowInsecure));
+  const headers: Record<string, string> = { accept: 'application/fhir+json' };
+  if (req.fhirAuthorization !== undefined) headers.authorization = `Bearer ${req.fhirAuthorization.access_token}`;
+  let response;
+  try {
+    response = await request(url, {
+      method: 'GET', headers, signal: options.signal, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxBytes,
+    });
+  } catch (err) {
+    throw unobtainable(key, isFhirgateError(err) ? err.code : 'request failed', err);
+  }
+  if ((response.status === 404 || response.status === 410) && isReadQuery(query)) return null;
+  if (response.status !== 200) throw unobtainable(key, `the FHIR server answered ${response.status}`);
+  let resource: unknown;
+  try {
+    resource = JSON.parse(response.body.toString('utf8'));
+  } catch (err) {
+    throw unobtainable(key, 'the FHIR server answered with invalid JSON', err);
+  }
+  const isResource = typeof resource === 'object' && resource !== null && typeof (resource as JsonObject).resourceType === 'string';
+  if (!isResource) throw unobtainable(key, 'the FHIR server did not answer with a resource');
+  return resource as JsonObject;
+}
+
+/**
+ * Returns the prefetch the handler gets: what the client sent, plus every template key it did not send,
+ * fetched from `fhirServer` (`null` when the data does not exist: a 404/410 read, or a token with no value
+ * in this context). Throws `CDSError('ERR_CDS_PREFETCH', ..., 412, 'prefetch.<key>')` when data cannot be had.
+ *
+ * @example
+ * ```ts
+ * request.prefetch = await fillPrefetch(request, { patient: 'Patient/{{context.patientId}}' }, options);
+ * ```
+ */
+export async function fillPrefetch(
+  req: CDSHookRequest,
+  templates: Readonly<Record<string, string>>,
+  options: PrefetchOptions,
+): Promise<Record<string, JsonObject | null>> {
+  const missing = Object.entries(templates).filter(([key]) => !Object.hasOwn(req.prefetch, key));
+  const fetched = await Promise.all(missing.map(async ([key, template]) => {
+    const query = renderTemplate(template, req.context);
+    return [key, query === null ? null : await fetchOne(key, query, req, options)] as const;
+  }));
+  return { ...req.prefetch, ...Object.fromEntries(fetched) };
+}

@@ -1,0 +1,136 @@
+/**
+ * One call to a source's FHIR server: the bearer token (own origin only), one retry after a 401, and
+ * the mapping of non-2xx answers to `FHIRHttpError`.
+ * @module
+ */
+import { STATUS_CODES } from 'node:http';
+import { FHIRHttpError, FhirgateError } from '../errors.js';
+import { outcomeMessage } from '../fhir/index.js';
+import type { AgentPool, HttpResponse } from '../http/index.js';
+import type { Source } from './source-registry.js';
+
+/**
+ * What to send, and what it is about (for error messages).
+ *
+ * @example
+ * ```ts
+ * const call: FhirCall = { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal: undefined };
+ * ```
+ */
+export interface FhirCall {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly url: URL;
+  /** A JSON body; sent as `application/fhir+json`. */
+  readonly body?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The gateway operation (`read`, `search`, ...). */
+  readonly operation: string;
+  /** What it is about (`Patient/123`, `Patient`). */
+  readonly reference: string;
+  readonly signal: AbortSignal | undefined;
+  /** Non-2xx statuses that are answers, not errors (delete's 404 and 410). */
+  readonly expected?: readonly number[];
+}
+
+/**
+ * The transport a call needs.
+ *
+ * @example
+ * ```ts
+ * const ctx: CallContext = { pool: new AgentPool(), maxResponseBytes: 10 * 1024 * 1024 };
+ * ```
+ */
+export interface CallContext {
+  readonly pool: AgentPool;
+  readonly maxResponseBytes: number;
+}
+
+/**
+ * Sends `call` to `source`. A URL on another origin than the source's is `ERR_CROSS_ORIGIN` (the token
+ * never leaves the source's origin). A 401 drops the token and the call is sent once more with a new
+ * one. A non-2xx answer is `ERR_FHIR_HTTP` with the status and the server's OperationOutcome.
+ *
+ * @example
+ * ```ts
+ * const res = await callFhir(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal });
+ * ```
+ */
+export async function callFhir(ctx: CallContext, source: Source, call: FhirCall): Promise<HttpResponse> {
+  if (call.url.origin !== source.origin) {
+    throw new FhirgateError('ERR_CROSS_ORIGIN', `${call.operation} ${call.reference}: ${call.url.origin} is not the origin of source "${source.name}"`);
+  }
+  const headers: Record<string, string> = { accept: 'application/fhir+json', ...call.headers };
+  if (call.body !== undefined) headers['content-type'] = 'application/fhir+json; charset=utf-8';
+  const send = async (): Promise<{ res: HttpResponse; token: string | undefined }> => {
+    const token = source.tokens === undefined ? undefined : await source.tokens.token(call.signal);
+    source.requests++;
+    const res = await ctx.pool.request(call.url, {
+      method: call.method,
+      headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` },
+      ...(call.body === undefined ? {} : { body: call.body }),
+      ...(call.signal === undefined ? {} : { signal: call.signal }),
+      timeoutMs: source.timeoutMs,
+      maxResponseBytes: ctx.maxResponseBytes,
+    });
+    return { res, token };
+  };
+  try {
+    let { res, token } = await send();
+    if (res.status === 401 && token !== undefined && source.tokens !== undefined) {
+      source.tokens.invalidate(token);
+      ({ res } = await send());
+    }
+    if ((res.status >= 200 && res.status <= 299) || call.expected?.includes(res.status)) return res;
+    throw httpError(res, call);
+  } catch (err) {
+    source.errors++;
+    throw err;
+  }
+}
+
+function httpError(res: HttpResponse, call: FhirCall): FHIRHttpError {
+  const body = tryJson(res.body);
+  const outcome = (body as { resourceType?: unknown } | undefined)?.resourceType === 'OperationOutcome' ? body : undefined;
+  const why = outcomeMessage(outcome);
+  const text = `${res.status} ${STATUS_CODES[res.status] ?? 'Unknown Status'}`;
+  return new FHIRHttpError(`${call.operation} ${call.reference} failed: ${text}${why === undefined ? '' : `: ${why}`}`, {
+    status: res.status,
+    operationOutcome: outcome,
+    operation: call.operation,
+    reference: call.reference,
+  });
+}
+
+function tryJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The JSON object in a 2xx answer, checked to be a resource of `resourceType` (when given);
+ * anything else is `ERR_FHIR_RESPONSE`.
+ *
+ * @example
+ * ```ts
+ * const patient = readResource(res, 'Patient', 'read Patient/1');
+ * ```
+ */
+export function readResource(res: HttpResponse, resourceType: string | undefined, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(res.body.toString('utf8'));
+  } catch (cause) {
+    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with a body that is not JSON`, { cause, status: res.status });
+  }
+  const type = (value as { resourceType?: unknown } | null)?.resourceType;
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof type !== 'string') {
+    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with JSON that is not a resource`, { status: res.status });
+  }
+  if (resourceType !== undefined && type !== resourceType) {
+    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: expected a ${resourceType}, the server sent a ${type.slice(0, 64)}`, { status: res.status });
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,84 @@
+/**
+ * The gateway's part of `/openapi.json`: one operation per registered handler, plus `/metadata` and
+ * `/status`. Paths are relative to the gateway's prefix.
+ * @module
+ */
+import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../../mount.js';
+import { handledOperations, type HandledOperation, type OperationParameter } from './handled-operations.js';
+import type { HandlerRegistry } from './registry.js';
+
+const FHIR_JSON_CONTENT = { 'application/fhir+json': { schema: { type: 'object' } } };
+const JSON_CONTENT = { 'application/json': { schema: { type: 'object' } } };
+const FHIR_ID_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9\\-\\.]{1,64}$' };
+
+const FAILURES: OpenAPIOperation['responses'] = {
+  400: { description: 'Invalid id or parameter (OperationOutcome)', content: FHIR_JSON_CONTENT },
+  404: { description: 'No handler for the type, or the resource was not found upstream (OperationOutcome)', content: FHIR_JSON_CONTENT },
+  410: { description: 'The resource was deleted upstream (OperationOutcome)', content: FHIR_JSON_CONTENT },
+  500: { description: 'The handler failed (OperationOutcome)', content: FHIR_JSON_CONTENT },
+  502: { description: 'An upstream FHIR server failed (OperationOutcome)', content: FHIR_JSON_CONTENT },
+  504: { description: 'An upstream FHIR server did not answer in time (OperationOutcome)', content: FHIR_JSON_CONTENT },
+};
+
+/**
+ * The OpenAPI 3.1 path items of a gateway whose class is `className`. Every operation is tagged with
+ * the class name and has an `operationId` unique within the gateway (`AsyncFHIRGateway_transform_Patient`).
+ *
+ * @example
+ * ```ts
+ * Object.keys(gatewayOpenapi('AsyncFHIRGateway', registry)); // ['/transform/Patient/{id}', '/metadata', '/status']
+ * ```
+ */
+export function gatewayOpenapi(className: string, registry: HandlerRegistry): OpenAPIPaths {
+  const tags = [className];
+  const paths: OpenAPIPaths = {};
+  for (const op of handledOperations(registry)) {
+    paths[op.path] = {
+      get: {
+        summary: op.kind === 'transform' ? `Transform one ${op.type}` : `Aggregate one patient's ${op.type} resources`,
+        description: describe(op),
+        operationId: `${className}_${op.kind}_${op.type}`,
+        tags,
+        parameters: op.parameters.map(toParameter),
+        responses: {
+          200: { description: op.kind === 'transform' ? `The ${op.type}` : 'A searchset Bundle', content: FHIR_JSON_CONTENT },
+          ...FAILURES,
+        },
+      },
+    };
+  }
+  paths['/metadata'] = {
+    get: {
+      summary: 'The CapabilityStatement of the gateway endpoints',
+      operationId: `${className}_metadata`,
+      tags,
+      responses: { 200: { description: 'A CapabilityStatement (FHIR 4.3.0)', content: FHIR_JSON_CONTENT } },
+    },
+  };
+  paths['/status'] = {
+    get: {
+      summary: 'Gateway status, sources and connection pool',
+      operationId: `${className}_status`,
+      tags,
+      responses: { 200: { description: 'The gateway status', content: JSON_CONTENT } },
+    },
+  };
+  return paths;
+}
+
+function describe(op: HandledOperation): string {
+  return op.kind === 'transform'
+    ? `Calls the transform handler registered for ${op.type} with the id and the source.`
+    : `Calls the aggregate handler registered for ${op.type} with the patient id and the sources.`;
+}
+
+function toParameter(p: OperationParameter): OpenAPIParameter {
+  const schema = p.fhirId ? FHIR_ID_SCHEMA : { type: 'string' };
+  return {
+    name: p.name,
+    in: p.in,
+    required: p.required,
+    description: p.description,
+    ...(p.repeats ? { schema: { type: 'array', items: schema }, style: 'form', explode: true } : { schema }),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Turns what a transform or aggregate handler threw into an OperationOutcome reply. The details go to
+ * the request's log; the caller gets a status and a generic message, never a stack or a secret.
+ * @module
+ */
+import { isFhirgateError, type ErrorCode } from '../../errors.js';
+import type { RouteReply, RouteRequest } from '../../mount.js';
+import type { IssueType } from '../../fhir/index.js';
+import { outcomeReply } from './fhir-reply.js';
+import type { HandlerKind } from './registry.js';
+
+/**
+ * What the failing call was about.
+ *
+ * @example
+ * ```ts
+ * const context: FailureContext = { kind: 'aggregate', type: 'Observation', sourcesNamed: true };
+ * ```
+ */
+export interface FailureContext {
+  readonly kind: HandlerKind;
+  readonly type: string;
+  /** True when the request named its source(s), so an unknown source is the caller's mistake. */
+  readonly sourcesNamed: boolean;
+}
+
+type Mapping = readonly [status: number, issue: IssueType, diagnostics: string];
+
+const UPSTREAM_FAILED: Mapping = [502, 'transient', 'an upstream FHIR server could not be reached or gave an unusable answer'];
+
+/** Failures of upstream servers and of the gateway itself that are not the handler's bug. */
+const BY_CODE: Partial<Record<ErrorCode, Mapping>> = {
+  ERR_TIMEOUT: [504, 'timeout', 'an upstream FHIR server did not answer in time'],
+  ERR_NETWORK: UPSTREAM_FAILED,
+  ERR_FHIR_RESPONSE: UPSTREAM_FAILED,
+  ERR_RESPONSE_TOO_LARGE: UPSTREAM_FAILED,
+  ERR_CROSS_ORIGIN: UPSTREAM_FAILED,
+  ERR_PAGINATION: UPSTREAM_FAILED,
+  ERR_AUTH_TOKEN: [502, 'security', 'the gateway could not obtain an access token from an upstream server'],
+  ERR_CLOSED: [503, 'transient', 'the gateway is shutting down'],
+};
+
+/**
+ * The reply for an error thrown by a handler:
+ * - `ERR_FHIR_HTTP` 404 / 410 from upstream → the same status, naming the reference;
+ * - `ERR_FHIR_HTTP` with any other status (401 and 403 included) → 502;
+ * - `ERR_TIMEOUT` → 504; network, token and unusable-answer failures → 502; `ERR_CLOSED` → 503;
+ * - `ERR_UNKNOWN_SOURCE` when the request named its sources → 400;
+ * - anything else → 500 with a generic message.
+ *
+ * @example
+ * ```ts
+ * try { return fhirReply(200, await handler(id, source)) }
+ * catch (err) { return replyForError(err, req, { kind: 'transform', type, sourcesNamed: source !== undefined }) }
+ * ```
+ */
+export function replyForError(err: unknown, req: RouteRequest, context: FailureContext): RouteReply {
+  const [status, issue, diagnostics] = mapError(err, context);
+  const fields = {
+    operation: context.kind,
+    resource_type: context.type,
+    error_code: isFhirgateError(err) ? err.code : undefined,
+    upstream_status: isFhirgateError(err) ? err.status : undefined,
+    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+  };
+  if (status >= 500) req.log.error(`${context.kind} handler failed`, fields);
+  else req.log.warn(`${context.kind} handler failed`, fields);
+  return outcomeReply(status, issue, diagnostics);
+}
+
+function mapError(err: unknown, context: FailureContext): Mapping {
+  if (isFhirgateError(err, 'ERR_FHIR_HTTP')) return upstreamHttp(err.status, (err as { reference?: unknown }).reference);
+  if (isFhirgateError(err, 'ERR_UNKNOWN_SOURCE') && context.sourcesNamed) {
+    return [400, 'value', 'unknown source; GET the status endpoint for the registered source names'];
+  }
+  const mapped = isFhirgateError(err) ? BY_CODE[err.code] : undefined;
+  return mapped ?? [500, 'exception', `the ${context.kind} handler for ${context.type} failed`];
+}
+
+function upstreamHttp(status: number | undefined, reference: unknown): Mapping {
+  const what = typeof reference === 'string' && reference.length <= 200 ? reference : 'the requested resource';
+  if (status === 404) return [404, 'not-found', `${what} was not found at the source`];
+  if (status === 410) return [410, 'deleted', `${what} was deleted at the source`];
+  if (status === 401 || status === 403) {
+    return [502, 'security', `an upstream FHIR server refused the gateway's credentials (HTTP ${status})`];
+  }
+  return [502, 'exception', `an upstream FHIR server answered HTTP ${status ?? 'error'}`];
+}

@@ -1,0 +1,84 @@
+/**
+ * Read-modify-write with optimistic locking, in two forms: a callback, and a handle that saves when an
+ * `await using` scope ends.
+ * @module
+ */
+
+/**
+ * Changes a resource in place, or returns the new version. May be async.
+ *
+ * @example
+ * ```ts
+ * const activate: ModifyFn<Patient> = (p) => { p.active = true; };
+ * ```
+ */
+export type ModifyFn<R> = (resource: R) => void | R | Promise<void | R>;
+
+/**
+ * Tries of the callback form of `modify` when the server answers 412 (someone else saved first):
+ * the resource is read again and the callback runs again on the new version.
+ *
+ * @example
+ * ```ts
+ * MODIFY_ATTEMPTS; // 3
+ * ```
+ */
+export const MODIFY_ATTEMPTS = 3;
+
+/**
+ * A resource read for modification. It is saved (with `If-Match` on the version read) when the
+ * `await using` scope ends, or by {@link save}. **`await using` cannot tell whether the block threw**:
+ * the save happens anyway, unless {@link discard} was called. Where the block may fail half-way, use
+ * the callback form of `modify`, which saves only when the callback returns.
+ * Nothing is sent when the resource did not change.
+ *
+ * @example
+ * ```ts
+ * {
+ *   await using r = await gw.modify('Patient', '123', 'epic');
+ *   r.resource.active = true;
+ * } // saved here
+ * ```
+ */
+export class ModifyHandle<R> implements AsyncDisposable {
+  /** The resource as read; change it in place. */
+  readonly resource: R;
+  readonly #save: (resource: R) => Promise<R>;
+  #settled: Promise<R> | undefined;
+  #discarded = false;
+
+  constructor(resource: R, save: (resource: R) => Promise<R>) {
+    this.resource = resource;
+    this.#save = save;
+  }
+
+  /**
+   * Saves now (once; later calls and the end of the scope return the same result).
+   *
+   * @example
+   * ```ts
+   * const saved = await r.save();
+   * ```
+   */
+  save(): Promise<R> {
+    this.#settled ??= this.#save(this.resource);
+    return this.#settled;
+  }
+
+  /**
+   * Drops the changes: the end of the scope saves nothing.
+   *
+   * @example
+   * ```ts
+   * try { change(r.resource) } catch (e) { r.discard(); throw e }
+   * ```
+   */
+  discard(): void {
+    this.#discarded = true;
+  }
+
+  /** Saves unless discarded or saved already. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (!this.#discarded) await this.save();
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The gateway's `getPoolStatus()` document.
+ * @module
+ */
+import type { AgentPoolStatus } from '../http/index.js';
+import type { Source } from './source-registry.js';
+
+/**
+ * Counts for one source. `active`/`idle`/`queued` are its origin's (shared by sources on one origin).
+ *
+ * @example
+ * ```ts
+ * const { active, idle, errors } = gw.getPoolStatus().sources.epic ?? {};
+ * ```
+ */
+export interface SourcePoolStatus {
+  origin: string;
+  active: number;
+  idle: number;
+  queued: number;
+  requests: number;
+  errors: number;
+}
+
+/**
+ * A JSON-safe picture of the connection pool. Holds no secret, no token, no connection string.
+ *
+ * @example
+ * ```ts
+ * const status: PoolStatus = gw.getPoolStatus(); // { limits, totals, sources }
+ * ```
+ */
+export interface PoolStatus {
+  limits: AgentPoolStatus['limits'];
+  totals: AgentPoolStatus['totals'];
+  sources: Record<string, SourcePoolStatus>;
+}
+
+/**
+ * Joins the pool's counts per origin with the sources' own counters.
+ *
+ * @example
+ * ```ts
+ * const status = poolStatus(pool.status(), registry.all());
+ * status.sources.epic; // { origin: 'https://fhir.epic.com', active: 1, idle: 3, queued: 0, requests: 40, errors: 0 }
+ * ```
+ */
+export function poolStatus(pool: AgentPoolStatus, sources: readonly Source[]): PoolStatus {
+  const byOrigin = new Map(pool.origins.map((o) => [o.origin, o]));
+  const entries = sources.map((s): [string, SourcePoolStatus] => {
+    const o = byOrigin.get(s.origin);
+    return [s.name, { origin: s.origin, active: o?.active ?? 0, idle: o?.idle ?? 0, queued: o?.queued ?? 0, requests: s.requests, errors: s.errors }];
+  });
+  return { limits: { ...pool.limits }, totals: { ...pool.totals }, sources: Object.fromEntries(entries) };
+}

@@ -1,0 +1,38 @@
+/**
+ * Search parameters → a query string.
+ * @module
+ */
+import { FhirgateError } from '../errors.js';
+import type { SearchParams } from './handlers/index.js';
+
+/**
+ * Builds the query string (without `?`) of a search: strings as they are, numbers in decimal,
+ * booleans as `true`/`false`, arrays repeat the parameter (`date=ge2020&date=le2021`). Names and values
+ * are percent-encoded. A value of another type, `NaN` or an infinite number is `ERR_INVALID_SEARCH`.
+ *
+ * @example
+ * ```ts
+ * searchQuery({ family: 'Doe', _count: 10, active: true, date: ['ge2020', 'le2021'] });
+ * // 'family=Doe&_count=10&active=true&date=ge2020&date=le2021'
+ * ```
+ */
+export function searchQuery(params: SearchParams): string {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw new FhirgateError('ERR_INVALID_SEARCH', 'search parameters must be an object of name → value');
+  }
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (name === '') throw new FhirgateError('ERR_INVALID_SEARCH', 'a search parameter has an empty name');
+    for (const one of Array.isArray(value) ? (value as readonly unknown[]) : [value]) {
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(valueText(name, one))}`);
+    }
+  }
+  return parts.join('&');
+}
+
+function valueText(name: string, value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw new FhirgateError('ERR_INVALID_SEARCH', `search parameter ${JSON.stringify(name.slice(0, 60))} must be a string, a finite number or a boolean`);
+}

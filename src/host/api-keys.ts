@@ -1,0 +1,64 @@
+/**
+ * Caller authentication with API keys: `Authorization: Bearer <key>` or `X-API-Key: <key>`, compared in
+ * constant time. Keys are kept only as SHA-256 digests.
+ * @module
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * The keys from an `apiKeys` option, or from the `FHIRGATE_API_KEYS` environment variable
+ * (comma-separated, blanks dropped) when the option is `undefined`. An empty result turns checks off.
+ *
+ * @example
+ * ```ts
+ * resolveApiKeys(undefined, { FHIRGATE_API_KEYS: 'k1, k2' }); // ['k1', 'k2']
+ * ```
+ */
+export function resolveApiKeys(option: readonly string[] | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (option === undefined) return (env['FHIRGATE_API_KEYS'] ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
+  if (!Array.isArray(option) || option.some((k) => typeof k !== 'string' || k.trim() === '')) {
+    throw new TypeError('option "apiKeys" must be an array of non-empty strings');
+  }
+  return [...option];
+}
+
+/**
+ * Checks request credentials against a fixed set of keys.
+ *
+ * @example
+ * ```ts
+ * const keys = new ApiKeyCheck(['s3cret']);
+ * keys.accepts({ 'x-api-key': 's3cret' }); // true
+ * ```
+ */
+export class ApiKeyCheck {
+  readonly #digests: readonly Buffer[];
+
+  constructor(keys: readonly string[]) {
+    this.#digests = keys.map(digest);
+  }
+
+  /** True when the check is on (at least one key). */
+  get enabled(): boolean {
+    return this.#digests.length > 0;
+  }
+
+  /** True when a Bearer credential or the `X-API-Key` header matches a key. Every key is compared. */
+  accepts(headers: IncomingHttpHeaders): boolean {
+    const candidates: string[] = [];
+    const auth = headers.authorization;
+    const bearer = auth === undefined ? undefined : /^Bearer[ ]+(\S+)\s*$/i.exec(auth);
+    if (bearer) candidates.push(bearer[1]!);
+    const apiKey = headers['x-api-key'];
+    if (typeof apiKey === 'string') candidates.push(apiKey);
+    let ok = false;
+    for (const candidate of candidates) {
+      const given = digest(candidate);
+      for (const known of this.#digests) ok = timingSafeEqual(given, known) || ok;
+    }
+    return ok;
+  }
+}

@@ -1,0 +1,320 @@
+/**
+ * `createServiceAPI()`: the application host on `node:http`. It mounts gateways and services through
+ * their {@link Mountable} face, serves the default endpoints, custom routes with injected dependencies,
+ * API keys, CORS, and shuts down gracefully.
+ * @module
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { FhirgateError } from '../errors.js';
+import { localHandler } from '../events/index.js';
+import type { EventDispatcher } from '../events/types.js';
+import { MOUNT } from '../mount.js';
+import type { HttpMethod, Mountable, MountableComponent, Route } from '../mount.js';
+import { ApiKeyCheck } from './api-keys.js';
+import { customEndpoint } from './custom-route.js';
+import type { CustomEndpoint, CustomHandler, CustomRouteOptions } from './custom-route.js';
+import { defaultEndpoints } from './default-routes.js';
+import type { Deps, InjectMap } from './inject.js';
+import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
+import { buildOpenApi, toOpenApiPath } from './openapi.js';
+import type { DocumentedOperation } from './openapi.js';
+import { resolveOptions } from './options.js';
+import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
+import { createPipeline } from './pipeline.js';
+import type { Endpoint } from './pipeline.js';
+import { TrieRouter } from './router.js';
+import { InFlight, stopServers } from './shutdown.js';
+
+/** Options of `registerGateway` and `registerService`. */
+export interface MountOptions {
+  /** The prefix the component's routes move under. Default the component's own (`/fhir`, `/cds`, `/notereader`). */
+  path?: string;
+  /** The key in `app.gateways`/`app.services`. Default the class name; give one to mount a second component of a class. */
+  name?: string;
+}
+
+interface Mounted {
+  readonly name: string;
+  readonly prefix: string;
+  readonly mountable: Mountable;
+  readonly routes: readonly Route[];
+}
+
+const safely = <T>(log: ResolvedOptions['logger'], what: string, read: () => T, fallback: T): T => {
+  try {
+    return read();
+  } catch (error) {
+    log.error(`${what} failed`, { error: (error as Error)?.message });
+    return fallback;
+  }
+};
+
+/**
+ * The application. Make one with {@link createServiceAPI}.
+ *
+ * @example
+ * ```ts
+ * const app = createServiceAPI({ title: 'My gateway' });
+ * app.registerGateway(gw);
+ * app.get('/hello', () => ({ hello: 'world' }));
+ * const server = await app.listen(8000);
+ * ```
+ */
+export class ServiceAPI {
+  /** Mounted gateways by name (class name unless a `name` was given). */
+  readonly gateways: ReadonlyMap<string, MountableComponent>;
+  /** Mounted services by name. */
+  readonly services: ReadonlyMap<string, MountableComponent>;
+  /** Whether components get the dispatcher. */
+  readonly enableEvents: boolean;
+  /** Where components emit when events are on. */
+  readonly dispatcher: EventDispatcher;
+  /** The `(req, res)` listener; mount it on any `node:http` server. */
+  readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
+
+  readonly #options: ResolvedOptions;
+  readonly #gateways = new Map<string, MountableComponent>();
+  readonly #services = new Map<string, MountableComponent>();
+  readonly #mounted: Mounted[] = [];
+  readonly #gatewayPrefixes: string[] = [];
+  readonly #endpoints: Endpoint[] = [];
+  readonly #servers = new Set<Server>();
+  readonly #inFlight = new InFlight();
+  #router = new TrieRouter<Endpoint>();
+  #closed: Promise<void> | undefined;
+
+  constructor(options: ServiceAPIOptions = {}) {
+    const resolved = (this.#options = resolveOptions(options));
+    this.gateways = this.#gateways;
+    this.services = this.#services;
+    this.enableEvents = resolved.enableEvents;
+    this.dispatcher = resolved.dispatcher ?? localHandler;
+    const view = {
+      info: () => ({ name: resolved.title, version: resolved.version, description: resolved.description, gateways: [...this.#gateways.keys()], services: [...this.#services.keys()] }),
+      serving: () => this.#closed === undefined,
+      status: () => this.#status(),
+      openapi: () => this.#openapi(),
+    };
+    this.#addEndpoints(defaultEndpoints(view, resolved.publicPaths));
+    const apiKeys = new ApiKeyCheck(resolved.apiKeys);
+    this.handler = createPipeline({
+      options: resolved,
+      match: (method, path) => this.#router.match(method, path),
+      apiKeys,
+      inFlight: this.#inFlight,
+      gatewayPrefixes: () => this.#gatewayPrefixes,
+      closing: () => this.#closed !== undefined,
+    });
+  }
+
+  /** Mounts a gateway (default prefix `/fhir`). Throws `ERR_DUPLICATE_NAME` for a second one of a name. */
+  registerGateway(gateway: MountableComponent, options: MountOptions = {}): this {
+    return this.#mount('gateway', gateway, options);
+  }
+
+  /** Mounts a service (CDS Hooks at `/cds`, NoteReader at `/notereader` by default). */
+  registerService(service: MountableComponent, options: MountOptions = {}): this {
+    return this.#mount('service', service, options);
+  }
+
+  /** Adds a custom route; `:name` segments become `ctx.params.name`. */
+  route(method: HttpMethod, path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
+  route<I extends InjectMap>(method: HttpMethod, path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
+  route(method: HttpMethod, path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
+    const [options, handler] = rest.length === 1 ? [{}, rest[0]] : rest;
+    this.#open();
+    this.#addEndpoints([customEndpoint(this, method, path, options, handler)]);
+    return this;
+  }
+
+  /** `route('GET', ...)`; HEAD is answered too. */
+  get(path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
+  get<I extends InjectMap>(path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
+  get(path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
+    return this.route('GET', path, ...(rest as [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]));
+  }
+
+  /** `route('POST', ...)`. */
+  post(path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
+  post<I extends InjectMap>(path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
+  post(path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
+    return this.route('POST', path, ...(rest as [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]));
+  }
+
+  /** `route('PUT', ...)`. */
+  put(path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
+  put<I extends InjectMap>(path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
+  put(path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
+    return this.route('PUT', path, ...(rest as [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]));
+  }
+
+  /** `route('DELETE', ...)`. */
+  delete(path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
+  delete<I extends InjectMap>(path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
+  delete(path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
+    return this.route('DELETE', path, ...(rest as [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]));
+  }
+
+  /**
+   * Starts an HTTP server on `host:port` (port 0 picks a free one). Rejects with `ERR_NOT_FOUND` when a
+   * custom route injects a gateway name that is not registered.
+   */
+  listen(port: number, host = '127.0.0.1'): Promise<Server> {
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('listen "port" must be an integer from 0 to 65535');
+    if (typeof host !== 'string' || host === '') throw new TypeError('listen "host" must be a non-empty string');
+    try {
+      this.#open();
+      this.#checkInjections();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { headersTimeoutMs, requestTimeoutMs, logger } = this.#options;
+    // Node checks both time-outs every `connectionsCheckingInterval` (30 s by default): check often enough
+    // that a slow client is cut near its time-out.
+    const connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(headersTimeoutMs / 2)));
+    const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval }, this.handler);
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        this.#servers.add(server);
+        server.once('close', () => this.#servers.delete(server));
+        const address = server.address();
+        logger.info('listening', { host, port: typeof address === 'object' && address !== null ? address.port : port });
+        resolve(server);
+      });
+    });
+  }
+
+  /**
+   * Stops accepting connections, lets in-flight requests finish (up to `shutdownGraceMs`, then aborts
+   * them), drains the dispatcher's handlers, and closes every mounted component. Idempotent.
+   */
+  close(): Promise<void> {
+    return (this.#closed ??= this.#shutdown());
+  }
+
+  /** `await using app = createServiceAPI()` closes it. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #shutdown(): Promise<void> {
+    const { logger, shutdownGraceMs } = this.#options;
+    logger.info('shutting down', { in_flight: this.#inFlight.size });
+    await stopServers([...this.#servers], this.#inFlight, shutdownGraceMs, new FhirgateError('ERR_CLOSED', 'the server is shutting down'));
+    if (this.enableEvents) await this.dispatcher.drain().catch((error: unknown) => logger.error('event drain failed', { error: (error as Error)?.message }));
+    const results = await Promise.allSettled(this.#mounted.map((m) => m.mountable.close()));
+    results.forEach((result, i) => {
+      if (result.status === 'rejected') logger.error('component close failed', { component: this.#mounted[i]!.name, error: (result.reason as Error)?.message });
+    });
+    logger.info('closed');
+  }
+
+  #open(): void {
+    if (this.#closed !== undefined) throw new FhirgateError('ERR_CLOSED', 'the app is closed');
+  }
+
+  /** Rebuilds the router with `endpoints` added; on a conflict nothing changes. */
+  #addEndpoints(endpoints: readonly Endpoint[]): void {
+    const next = new TrieRouter<Endpoint>();
+    for (const e of [...this.#endpoints, ...endpoints]) next.add(e.method, e.path, e);
+    this.#router = next;
+    this.#endpoints.push(...endpoints);
+  }
+
+  #mount(kind: Mountable['kind'], component: MountableComponent, options: MountOptions): this {
+    this.#open();
+    const register = kind === 'gateway' ? 'registerGateway' : 'registerService';
+    if (typeof component !== 'object' || component === null || typeof component[MOUNT] !== 'function') {
+      throw new TypeError(`${register} expects a mountable component (a gateway or service of fhirgate)`);
+    }
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${register} options must be an object`);
+    const mountable = component[MOUNT]();
+    if (mountable.kind !== kind) throw new TypeError(`${register} expects a ${kind}; this component is a ${mountable.kind}`);
+    const name = options.name ?? component.constructor.name;
+    if (typeof name !== 'string' || name === '') throw new TypeError(`${register} option "name" must be a non-empty string`);
+    const registry = kind === 'gateway' ? this.#gateways : this.#services;
+    if (registry.has(name)) {
+      throw new FhirgateError('ERR_DUPLICATE_NAME', `a ${kind} named "${name}" is already registered; pass { name } to ${register} to mount another`);
+    }
+    const prefix = normalizePrefix(options.path ?? mountable.defaultPath);
+    const routes = [...mountable.routes()];
+    this.#addEndpoints(
+      routes.map((route): Endpoint => ({
+        method: route.method,
+        path: joinPath(prefix, route.path),
+        prefix,
+        public: route.public === true,
+        fhir: kind === 'gateway',
+        run: (request) => route.handle(request),
+      })),
+    );
+    registry.set(name, component);
+    this.#mounted.push({ name, prefix, mountable, routes });
+    if (kind === 'gateway') this.#gatewayPrefixes.push(prefix);
+    mountable.useEvents(this.enableEvents ? this.dispatcher : null);
+    return this;
+  }
+
+  #checkInjections(): void {
+    for (const endpoint of this.#endpoints as Partial<CustomEndpoint>[]) {
+      for (const [key, token] of Object.entries(endpoint.inject ?? {})) {
+        if (token.gateway === undefined || this.#gateways.has(token.gateway)) continue;
+        const known = [...this.#gateways.keys()].join(', ') || 'none';
+        throw new FhirgateError('ERR_NOT_FOUND', `route ${endpoint.method} ${endpoint.path} injects "${key}" from gateway "${token.gateway}", which is not registered (registered: ${known})`);
+      }
+    }
+  }
+
+  #status(): Record<string, unknown> {
+    const { logger } = this.#options;
+    const entries = (kind: Mountable['kind']) =>
+      Object.fromEntries(
+        this.#mounted
+          .filter((m) => m.mountable.kind === kind)
+          .map((m) => [m.name, { status: 'active', ...safely(logger, `status of ${m.name}`, () => m.mountable.status(), { status: 'error' }) }]),
+      );
+    return { gateways: entries('gateway'), services: entries('service'), events: { enabled: this.enableEvents, dispatcher: this.dispatcher.constructor.name } };
+  }
+
+  #openapi(): Record<string, unknown> {
+    const { logger, publicPaths, title, version, description, apiKeys } = this.#options;
+    const operations: DocumentedOperation[] = [];
+    for (const e of this.#endpoints) {
+      if (e.operation === undefined) continue;
+      const open = e.public || publicPaths.some((p) => samePattern(p, e.path));
+      operations.push({ method: e.method, path: toOpenApiPath(e.path), operation: e.operation, public: open });
+    }
+    for (const m of this.#mounted) {
+      const paths = safely(logger, `openapi of ${m.name}`, () => m.mountable.openapi(), {});
+      for (const [relative, item] of Object.entries(paths)) {
+        const path = toOpenApiPath(joinPath(m.prefix, relative));
+        for (const [method, operation] of Object.entries(item)) {
+          if (operation === undefined) continue;
+          const upper = method.toUpperCase() as HttpMethod;
+          const open = m.routes.some((r) => r.public === true && r.method === upper && samePattern(joinPath(m.prefix, r.path), path));
+          operations.push({ method: upper, path, operation: { ...operation, tags: operation.tags ?? [m.name] }, public: open });
+        }
+      }
+    }
+    return buildOpenApi({ title, version, description, secured: apiKeys.length > 0 }, operations);
+  }
+}
+
+/**
+ * Creates the application host.
+ *
+ * @example
+ * ```ts
+ * const app = createServiceAPI({ title: 'My gateway', apiKeys: ['k1'], cors: { origins: ['https://ehr.example.org'] } });
+ * app.registerGateway(gw, { path: '/fhir' });
+ * app.get('/summary/:id', { inject: { fhir: getGateway(AsyncFHIRGateway) } },
+ *   async (ctx) => ({ patient: await ctx.deps.fhir.read('Patient', ctx.params.id) }));
+ * await app.listen(8000);
+ * ```
+ */
+export function createServiceAPI(options: ServiceAPIOptions = {}): ServiceAPI {
+  return new ServiceAPI(options);
+}

@@ -1,0 +1,77 @@
+/**
+ * The host's own endpoints: `GET /`, `/health`, `/gateway/status`, `/openapi.json`, `/docs`.
+ * @module
+ */
+import { json } from '../mount.js';
+import type { OpenAPIOperation } from '../mount.js';
+import { docsPage } from './docs-page.js';
+import { ERROR_RESPONSE } from './openapi.js';
+import type { Endpoint } from './pipeline.js';
+
+/** What the default endpoints read from the app, at request time. */
+export interface DefaultRoutesView {
+  /** The `GET /` document. */
+  info(): Record<string, unknown>;
+  /** False once the app is shutting down. */
+  serving(): boolean;
+  /** The `GET /gateway/status` document. */
+  status(): Record<string, unknown>;
+  /** The OpenAPI document. */
+  openapi(): Record<string, unknown>;
+}
+
+const jsonResponse = (description: string): OpenAPIOperation['responses'][string] => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object' } } },
+});
+
+function op(summary: string, description: string, extra: OpenAPIOperation['responses'] = {}): OpenAPIOperation {
+  return { summary, description, tags: ['host'], responses: { 200: jsonResponse('OK'), ...extra, default: ERROR_RESPONSE } };
+}
+
+const endpoint = (path: string, isPublic: boolean, operation: OpenAPIOperation, run: Endpoint['run']): Endpoint => ({
+  method: 'GET',
+  path,
+  prefix: '',
+  public: isPublic,
+  fhir: false,
+  operation,
+  run,
+});
+
+/**
+ * The default endpoints. `/health`, `/docs` and `/openapi.json` are listed as public here only for the
+ * docs; whether they need an API key is decided by the app's `publicPaths` option.
+ *
+ * @example
+ * ```ts
+ * for (const e of defaultEndpoints(view)) router.add(e.method, e.path, e);
+ * ```
+ */
+export function defaultEndpoints(view: DefaultRoutesView, publicPaths: readonly string[]): Endpoint[] {
+  const isPublic = (path: string) => publicPaths.includes(path);
+  const page = docsPage();
+  return [
+    endpoint('/', isPublic('/'), op('API summary', 'Name, version, description and the mounted gateways and services.'), () => json(200, view.info())),
+    endpoint(
+      '/health',
+      isPublic('/health'),
+      op('Health', 'Answers 200 while serving and 503 once the app is shutting down.', { 503: jsonResponse('Shutting down') }),
+      () => (view.serving() ? json(200, { status: 'healthy' }) : json(503, { status: 'shutting down' })),
+    ),
+    endpoint('/gateway/status', isPublic('/gateway/status'), op('Gateway status', 'Every gateway and service with its status, and whether events are on.'), () =>
+      json(200, view.status()),
+    ),
+    endpoint('/openapi.json', isPublic('/openapi.json'), op('OpenAPI document', 'This document (OpenAPI 3.1).'), () => json(200, view.openapi())),
+    endpoint(
+      '/docs',
+      isPublic('/docs'),
+      { summary: 'Interactive docs', description: 'An HTML page that renders this document.', tags: ['host'], responses: { 200: { description: 'HTML', content: { 'text/html': {} } }, default: ERROR_RESPONSE } },
+      () => ({
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': page.csp, 'cache-control': 'no-cache' },
+        body: page.html,
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,62 @@
+/**
+ * Structured logging: one JSON object a line, through the replaceable {@link Logger} of `src/mount.ts`.
+ * @module
+ */
+import type { Logger } from '../mount.js';
+
+/** Log levels, least severe first. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** Options of {@link createJsonLogger}. */
+export interface JsonLoggerOptions {
+  /** The least severe level written. Default `'info'`. */
+  level?: LogLevel;
+  /** Where `debug` and `info` lines go. Default `process.stdout`. */
+  stdout?: { write(line: string): unknown };
+  /** Where `warn` and `error` lines go. Default `process.stderr`. */
+  stderr?: { write(line: string): unknown };
+}
+
+/**
+ * The default logger: writes `{"time","level","msg",...fields}` lines, `debug`/`info` to stdout and
+ * `warn`/`error` to stderr.
+ *
+ * @example
+ * ```ts
+ * const log = createJsonLogger({ level: 'debug' });
+ * log.info('listening', { port: 8000 }); // {"time":"…","level":"info","msg":"listening","port":8000}
+ * ```
+ */
+export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
+  const level = options.level ?? 'info';
+  if (!LEVELS.includes(level)) throw new RangeError(`logger option "level" must be one of ${LEVELS.join(', ')}`);
+  const min = LEVELS.indexOf(level);
+  const out = options.stdout ?? process.stdout;
+  const err = options.stderr ?? process.stderr;
+  const write = (lvl: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
+    if (LEVELS.indexOf(lvl) < min) return;
+    const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, msg: message, ...fields });
+    (lvl === 'warn' || lvl === 'error' ? err : out).write(`${line}\n`);
+  };
+  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+}
+
+/**
+ * A logger that adds `bound` fields (such as `request_id`) to every line of `logger`.
+ *
+ * @example
+ * ```ts
+ * const log = bindLogger(appLogger, { request_id: 'abc' });
+ * log.warn('slow upstream', { ms: 900 }); // request_id is on the line
+ * ```
+ */
+export function bindLogger(logger: Logger, bound: Record<string, unknown>): Logger {
+  return {
+    debug: (m, f) => logger.debug(m, { ...bound, ...f }),
+    info: (m, f) => logger.info(m, { ...bound, ...f }),
+    warn: (m, f) => logger.warn(m, { ...bound, ...f }),
+    error: (m, f) => logger.error(m, { ...bound, ...f }),
+  };
+}

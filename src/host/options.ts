@@ -1,0 +1,144 @@
+/**
+ * The options of `createServiceAPI`, validated and copied once.
+ * @module
+ */
+import type { EventDispatcher } from '../events/types.js';
+import type { Logger } from '../mount.js';
+import { resolveApiKeys } from './api-keys.js';
+import { CorsPolicy } from './cors.js';
+import type { CorsOptions } from './cors.js';
+import { createJsonLogger } from './logger.js';
+
+/** Options of `createServiceAPI`. */
+export interface ServiceAPIOptions {
+  /** The API's name in `GET /`, `/openapi.json` and `/docs`. Default `'fhirgate'`. */
+  title?: string;
+  /** A sentence about the API. Default `''`. */
+  description?: string;
+  /** The API's own version (not fhirgate's). Default `'1.0.0'`. */
+  version?: string;
+  /** Hand the dispatcher to every registered component. Default true; false means nothing is emitted. */
+  enableEvents?: boolean;
+  /** Where components emit. Default the process-wide `localHandler`. */
+  dispatcher?: EventDispatcher;
+  /**
+   * Keys callers must present (`Authorization: Bearer <key>` or `X-API-Key: <key>`). When `undefined`,
+   * read from `FHIRGATE_API_KEYS` (comma-separated); an empty list turns the check off.
+   */
+  apiKeys?: readonly string[];
+  /** Paths answered without an API key (exact, trailing slash ignored). Default `/health`, `/docs`, `/openapi.json`. */
+  publicPaths?: readonly string[];
+  /** CORS policy. Default off. */
+  cors?: CorsOptions;
+  /** Largest request body, in bytes. Default 1 MiB. */
+  bodyLimit?: number;
+  /** Where the structured log lines go. Default one JSON line each on stdout/stderr, level `info`. */
+  logger?: Logger;
+  /** Time `close()` lets in-flight requests finish before it aborts them, in ms. Default 10 000. */
+  shutdownGraceMs?: number;
+  /** `server.headersTimeout` of servers made by `listen()`, in ms. Default 15 000. */
+  headersTimeoutMs?: number;
+  /** `server.requestTimeout` of servers made by `listen()`, in ms. Default 60 000. */
+  requestTimeoutMs?: number;
+  /** Honour `X-Forwarded-Proto`/`X-Forwarded-Host` when building URLs. Default false. */
+  trustProxy?: boolean;
+}
+
+/** The options after validation, defaults filled in. */
+export interface ResolvedOptions {
+  readonly title: string;
+  readonly description: string;
+  readonly version: string;
+  readonly enableEvents: boolean;
+  readonly dispatcher: EventDispatcher | undefined;
+  readonly apiKeys: readonly string[];
+  readonly publicPaths: readonly string[];
+  readonly cors: CorsPolicy | undefined;
+  readonly bodyLimit: number;
+  readonly logger: Logger;
+  readonly shutdownGraceMs: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly trustProxy: boolean;
+}
+
+const DEFAULTS = Object.freeze({
+  title: 'fhirgate',
+  description: '',
+  version: '1.0.0',
+  enableEvents: true,
+  publicPaths: Object.freeze(['/health', '/docs', '/openapi.json']),
+  bodyLimit: 1024 * 1024,
+  shutdownGraceMs: 10_000,
+  headersTimeoutMs: 15_000,
+  requestTimeoutMs: 60_000,
+  trustProxy: false,
+});
+
+function text(value: unknown, name: string, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string') throw new TypeError(`option "${name}" must be a string`);
+  return value;
+}
+
+function flag(value: unknown, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new TypeError(`option "${name}" must be a boolean`);
+  return value;
+}
+
+function count(value: unknown, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number') throw new TypeError(`option "${name}" must be a number`);
+  if (!Number.isInteger(value) || value < min) throw new RangeError(`option "${name}" must be an integer >= ${min}`);
+  return value;
+}
+
+function isLogger(value: unknown): value is Logger {
+  const l = value as Partial<Logger> | null;
+  return typeof l === 'object' && l !== null && ['debug', 'info', 'warn', 'error'].every((m) => typeof l[m as keyof Logger] === 'function');
+}
+
+function isDispatcher(value: unknown): value is EventDispatcher {
+  const d = value as Partial<EventDispatcher> | null;
+  return typeof d === 'object' && d !== null && typeof d.emit === 'function' && typeof d.register === 'function' && typeof d.drain === 'function';
+}
+
+/**
+ * Validates and copies `createServiceAPI` options. Throws `TypeError`/`RangeError` naming the option.
+ * `dispatcher` stays `undefined` when not given: the app fills in the process-wide default.
+ *
+ * @example
+ * ```ts
+ * resolveOptions({ bodyLimit: 4096 }).bodyLimit; // 4096
+ * resolveOptions({ bodyLimit: -1 });             // RangeError: option "bodyLimit" must be an integer >= 1
+ * ```
+ */
+export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createServiceAPI options must be an object');
+  if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('option "logger" must have debug, info, warn and error methods');
+  if (options.dispatcher !== undefined && !isDispatcher(options.dispatcher)) throw new TypeError('option "dispatcher" must implement emit, register and drain');
+  const publicPaths = options.publicPaths ?? DEFAULTS.publicPaths;
+  if (!Array.isArray(publicPaths) || publicPaths.some((p) => typeof p !== 'string' || !p.startsWith('/'))) {
+    throw new TypeError('option "publicPaths" must be an array of paths starting with "/"');
+  }
+  const headersTimeoutMs = count(options.headersTimeoutMs, 'headersTimeoutMs', DEFAULTS.headersTimeoutMs, 1);
+  const requestTimeoutMs = count(options.requestTimeoutMs, 'requestTimeoutMs', DEFAULTS.requestTimeoutMs, 1);
+  if (headersTimeoutMs > requestTimeoutMs) throw new RangeError('option "headersTimeoutMs" must not exceed "requestTimeoutMs"');
+  return Object.freeze({
+    title: text(options.title, 'title', DEFAULTS.title),
+    description: text(options.description, 'description', DEFAULTS.description),
+    version: text(options.version, 'version', DEFAULTS.version),
+    enableEvents: flag(options.enableEvents, 'enableEvents', DEFAULTS.enableEvents),
+    dispatcher: options.dispatcher,
+    apiKeys: Object.freeze(resolveApiKeys(options.apiKeys, env)),
+    publicPaths: Object.freeze([...publicPaths]),
+    cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
+    bodyLimit: count(options.bodyLimit, 'bodyLimit', DEFAULTS.bodyLimit, 1),
+    logger: options.logger ?? createJsonLogger(),
+    shutdownGraceMs: count(options.shutdownGraceMs, 'shutdownGraceMs', DEFAULTS.shutdownGraceMs, 0),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    trustProxy: flag(options.trustProxy, 'trustProxy', DEFAULTS.trustProxy),
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * The request pipeline behind `app.handler`: request id, CORS (preflights first), routing, API keys,
+ * the endpoint, error replies, the access log line.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { FhirgateError, isFhirgateError } from '../errors.js';
+import type { HttpMethod, OpenAPIOperation, RouteReply } from '../mount.js';
+import type { ApiKeyCheck } from './api-keys.js';
+import { describeError, errorReply } from './error-reply.js';
+import type { ResolvedOptions } from './options.js';
+import { HostRequest } from './request-context.js';
+import { pickRequestId } from './request-id.js';
+import type { RouteMatch } from './router.js';
+import { splitPath } from './router.js';
+import type { InFlight } from './shutdown.js';
+
+/** A routable endpoint, whatever it came from (default route, component route, custom route). */
+export interface Endpoint {
+  readonly method: HttpMethod;
+  /** The full route path (`/fhir/transform/:type/:id`). */
+  readonly path: string;
+  /** The component prefix (for `RouteRequest.baseUrl`), `''` for the host's own and custom routes. */
+  readonly prefix: string;
+  /** Answered without an API key. */
+  readonly public: boolean;
+  /** Errors are answered as OperationOutcome (routes of gateways). */
+  readonly fhir: boolean;
+  /** Documentation for `/openapi.json`; component routes are documented by their component instead. */
+  readonly operation?: OpenAPIOperation;
+  run(request: HostRequest): RouteReply | Promise<RouteReply>;
+}
+
+/** What the pipeline needs from the app. */
+export interface PipelineState {
+  readonly options: ResolvedOptions;
+  /** The current router's `match` (the app swaps routers when routes are added). */
+  match(method: string, rawPath: string): RouteMatch<Endpoint>;
+  readonly apiKeys: ApiKeyCheck;
+  readonly inFlight: InFlight;
+  /** Prefixes of mounted gateways: unmatched paths below them answer OperationOutcome. */
+  gatewayPrefixes(): readonly string[];
+  closing(): boolean;
+}
+
+/** Splits `req.url` (origin-form or absolute-form) into the raw path and the raw query. */
+function splitUrl(target: string): { rawPath: string; rawQuery: string } {
+  let rest = target;
+  if (!rest.startsWith('/')) {
+    const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(.*)$/i.exec(rest);
+    rest = match === null ? rest : match[1] || '/';
+  }
+  const q = rest.indexOf('?');
+  return q === -1 ? { rawPath: rest, rawQuery: '' } : { rawPath: rest.slice(0, q), rawQuery: rest.slice(q + 1) };
+}
+
+const normalized = (path: string): string => splitPath(path).join('/');
+
+const underPrefix = (path: string, prefix: string): boolean => prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+
+/**
+ * Writes a reply in one `writeHead` (the fast path of `node:http`): the host's `base` headers, then the
+ * reply's (names lower-cased, so that a reply's header replaces the host's), then `Content-Length`.
+ * `HEAD` and 204/304 answers get no body.
+ *
+ * @example
+ * ```ts
+ * send(res, { status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' }, false, { 'x-request-id': id });
+ * ```
+ */
+export function send(res: ServerResponse, reply: RouteReply, head: boolean, base: Record<string, string>): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const status = reply.status ?? 200;
+  const body = reply.body;
+  const headers: Record<string, string> = { ...base };
+  if (reply.headers !== undefined) for (const name of Object.keys(reply.headers)) headers[name.toLowerCase()] = reply.headers[name]!;
+  const bodiless = status === 204 || status === 304;
+  // A string body stays a string: Node then writes headers and body as one chunk.
+  if (!bodiless) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : (body?.byteLength ?? 0));
+  res.writeHead(status, headers);
+  res.end(head || bodiless ? undefined : body);
+}
+
+function errorFields(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { error: String(error) };
+  return { error: error.message, error_name: error.name, ...(isFhirgateError(error) ? { code: error.code } : {}) };
+}
+
+/**
+ * Builds the `(req, res)` listener.
+ *
+ * @example
+ * ```ts
+ * const handler = createPipeline(state);
+ * http.createServer(handler).listen(0);
+ * ```
+ */
+export function createPipeline(state: PipelineState): (req: IncomingMessage, res: ServerResponse) => void {
+  const publicPaths = new Set(state.options.publicPaths.map(normalized));
+  return (req, res) => {
+    handle(state, publicPaths, req, res).catch(() => res.destroy());
+  };
+}
+
+async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const { options } = state;
+  const requestId = pickRequestId(req.headers['x-request-id']);
+  const method = (req.method ?? 'GET').toUpperCase();
+  const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
+  const base: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
+  if (options.cors !== undefined) Object.assign(base, options.cors.headersFor(req.headers.origin));
+  let endpoint: Endpoint | undefined;
+  let route: string | null = null;
+  let request: HostRequest | undefined;
+  try {
+    if (state.closing()) base['connection'] = 'close';
+    const preflight = options.cors?.preflight(method, req.headers);
+    if (preflight !== undefined) return send(res, preflight, false, base);
+    const match = state.match(method, rawPath);
+    const open = () => (match.kind === 'found' && match.handler.public) || publicPaths.has(normalized(rawPath));
+    if (state.apiKeys.enabled && !open() && !state.apiKeys.accepts(req.headers)) {
+      base['www-authenticate'] = 'Bearer';
+      throw new FhirgateError('ERR_UNAUTHORIZED', 'an API key is required (Authorization: Bearer <key> or X-API-Key)', { status: 401 });
+    }
+    if (match.kind === 'not-found') throw new FhirgateError('ERR_NOT_FOUND', `no route for ${method} ${rawPath}`, { status: 404 });
+    if (match.kind === 'method-not-allowed') {
+      base['allow'] = match.allow.join(', ');
+      throw new FhirgateError('ERR_NOT_FOUND', `${method} is not allowed here; allowed: ${match.allow.join(', ')}`, { status: 405 });
+    }
+    route = match.pattern;
+    endpoint = match.handler;
+    request = new HostRequest({ req, res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId, logger: options.logger, bodyLimit: options.bodyLimit, trustProxy: options.trustProxy });
+    state.inFlight.add(request);
+    send(res, await endpoint.run(request), method === 'HEAD', base);
+  } catch (error) {
+    const described = describeError(error, requestId);
+    if (described.status >= 500) options.logger.error('request failed', { request_id: requestId, route, status: described.status, ...errorFields(error) });
+    if (described.status === 413) base['connection'] = 'close';
+    const fhir = endpoint?.fhir ?? state.gatewayPrefixes().some((prefix) => underPrefix(rawPath, prefix));
+    send(res, errorReply(described, fhir), method === 'HEAD', base);
+  } finally {
+    if (request !== undefined) state.inFlight.delete(request);
+    options.logger.info('request', { request_id: requestId, method, route, status: res.statusCode, duration_ms: Math.round((performance.now() - started) * 10) / 10 });
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The per-request context the host builds once and hands, in two shapes, to component routes
+ * ({@link RouteRequest} of `src/mount.ts`) and to custom routes ({@link RouteContext}).
+ * @module
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { FhirgateError } from '../errors.js';
+import type { Logger, RouteRequest } from '../mount.js';
+import { parseJsonBody, readBytes, readChunks } from './body.js';
+import { bindLogger } from './logger.js';
+
+/** What a custom route handler gets. */
+export interface RouteContext<D = Record<string, never>> {
+  /** The request method (`HEAD` arrives as `GET`). */
+  readonly method: string;
+  /** The decoded path parameters, in a null-prototype object. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The query in a null-prototype object; a repeated key gives an array. */
+  readonly query: Readonly<Record<string, string | string[]>>;
+  /** The request headers, names in lower case. */
+  readonly headers: IncomingHttpHeaders;
+  /** The resolved `inject` tokens. */
+  readonly deps: D;
+  /** Aborted when the client goes away or the host shuts down past its grace period. */
+  readonly signal: AbortSignal;
+  /** The request id, echoed in `X-Request-ID`. */
+  readonly requestId: string;
+  /** The host's logger with the request id bound. */
+  readonly log: Logger;
+  /** The absolute URL the caller used. */
+  readonly url: URL;
+  /**
+   * The JSON body, read on first call under the host's `bodyLimit`: `undefined` when empty, 413 past the
+   * limit, 415 when the `Content-Type` is not JSON, 400 when malformed. Later calls give the same value.
+   */
+  json(): Promise<unknown>;
+  /** The raw body under the same limit. Later calls give the same bytes. */
+  bytes(): Promise<Buffer>;
+}
+
+/** What the host knows when it builds a {@link HostRequest}. */
+export interface HostRequestInit {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly rawPath: string;
+  readonly rawQuery: string;
+  readonly params: Record<string, string>;
+  readonly prefix: string;
+  readonly requestId: string;
+  /** The host's logger; {@link HostRequest.log} binds the request id to it on first use. */
+  readonly logger: Logger;
+  readonly bodyLimit: number;
+  readonly trustProxy: boolean;
+}
+
+const SANE_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  const first = (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
+  return first === '' ? undefined : first;
+}
+
+/**
+ * One request as the host sees it. Implements the {@link RouteRequest} components get; custom routes
+ * get {@link toRouteContext}'s view of it.
+ *
+ * @example
+ * ```ts
+ * const hr = new HostRequest({ req, res, rawPath: '/cds/cds-services', rawQuery: '', params, prefix: '/cds', requestId, logger, bodyLimit, trustProxy: false });
+ * hr.baseUrl; // 'http://127.0.0.1:8000/cds'
+ * ```
+ */
+export class HostRequest implements RouteRequest {
+  readonly #init: HostRequestInit;
+  #controller: AbortController | undefined;
+  #query: URLSearchParams | undefined;
+  #body: Promise<Buffer> | undefined;
+  #streamed = false;
+  #log: Logger | undefined;
+
+  constructor(init: HostRequestInit) {
+    this.#init = init;
+  }
+
+  get method(): string {
+    const method = this.#init.req.method ?? 'GET';
+    return method === 'HEAD' ? 'GET' : method;
+  }
+  get params(): Readonly<Record<string, string>> {
+    return this.#init.params;
+  }
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.#init.rawQuery));
+  }
+  get headers(): IncomingHttpHeaders {
+    return this.#init.req.headers;
+  }
+  get requestId(): string {
+    return this.#init.requestId;
+  }
+  get log(): Logger {
+    return (this.#log ??= bindLogger(this.#init.logger, { request_id: this.#init.requestId }));
+  }
+
+  /** `scheme://host[:port]` from the socket and `Host` (and `X-Forwarded-*` when the proxy is trusted). */
+  get origin(): string {
+    const { req, trustProxy } = this.#init;
+    const forwardedProto = trustProxy ? firstValue(req.headers['x-forwarded-proto']) : undefined;
+    const proto = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+    const candidates = [trustProxy ? firstValue(req.headers['x-forwarded-host']) : undefined, req.headers.host];
+    const host = candidates.find((h) => h !== undefined && SANE_HOST.test(h));
+    if (host !== undefined) return `${proto}://${host}`;
+    const address = req.socket.localAddress ?? '127.0.0.1';
+    return `${proto}://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort ?? 80}`;
+  }
+
+  get url(): URL {
+    const { rawPath, rawQuery } = this.#init;
+    return new URL(`${this.origin}${rawPath}${rawQuery === '' ? '' : `?${rawQuery}`}`);
+  }
+  get baseUrl(): string {
+    return `${this.origin}${this.#init.prefix}`;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = (this.#controller = new AbortController());
+      const { res } = this.#init;
+      if (res.closed && !res.writableFinished) controller.abort(new FhirgateError('ERR_ABORTED', 'the client went away'));
+      res.once('close', () => {
+        if (!res.writableFinished) controller.abort(new FhirgateError('ERR_ABORTED', 'the client went away'));
+      });
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts {@link signal} (used by the host when the shutdown grace period is over). */
+  abort(reason: unknown): void {
+    this.#controller?.abort(reason);
+  }
+
+  bytes(limit: number = this.#init.bodyLimit): Promise<Buffer> {
+    if (this.#streamed) return Promise.reject(new FhirgateError('ERR_HANDLER', 'the request body was already read as chunks'));
+    return (this.#body ??= readBytes(this.#init.req, limit));
+  }
+
+  chunks(limit: number = this.#init.bodyLimit): AsyncIterable<Buffer> {
+    if (this.#streamed || this.#body !== undefined) throw new FhirgateError('ERR_HANDLER', 'the request body was already read');
+    this.#streamed = true;
+    return readChunks(this.#init.req, limit);
+  }
+}
+
+/**
+ * The custom-route view of a {@link HostRequest}, with `deps` resolved.
+ *
+ * @example
+ * ```ts
+ * const result = await handler(toRouteContext(hostRequest, deps));
+ * ```
+ */
+export function toRouteContext<D>(request: HostRequest, deps: D): RouteContext<D> {
+  return new CustomRouteContext(request, deps);
+}
+
+class CustomRouteContext<D> implements RouteContext<D> {
+  readonly deps: D;
+  readonly #request: HostRequest;
+  #query: Record<string, string | string[]> | undefined;
+  #json: Promise<unknown> | undefined;
+
+  constructor(request: HostRequest, deps: D) {
+    this.#request = request;
+    this.deps = deps;
+  }
+
+  get method(): string {
+    return this.#request.method;
+  }
+  get params(): Readonly<Record<string, string>> {
+    return this.#request.params;
+  }
+  get headers(): IncomingHttpHeaders {
+    return this.#request.headers;
+  }
+  get requestId(): string {
+    return this.#request.requestId;
+  }
+  get log(): Logger {
+    return this.#request.log;
+  }
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+  get url(): URL {
+    return this.#request.url;
+  }
+  get query(): Readonly<Record<string, string | string[]>> {
+    if (this.#query !== undefined) return this.#query;
+    const query: Record<string, string | string[]> = Object.create(null);
+    for (const [key, value] of this.#request.query) {
+      const seen: string | string[] | undefined = query[key];
+      if (Array.isArray(seen)) seen.push(value);
+      else query[key] = seen === undefined ? value : [seen, value];
+    }
+    return (this.#query = query);
+  }
+
+  json(): Promise<unknown> {
+    return (this.#json ??= this.#request.bytes().then((bytes) => parseJsonBody(bytes, this.#request.headers['content-type'])));
+  }
+  bytes(): Promise<Buffer> {
+    return this.#request.bytes();
+  }
+}

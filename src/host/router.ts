@@ -1,0 +1,138 @@
+/**
+ * The host's router: static and `:param` segments per method.
+ *
+ * Trailing-slash policy: a trailing slash is not significant. `/x/` and `/x` are the same route, answered
+ * in place (no redirect); the root `/` is the empty path. Empty segments elsewhere (`/a//b`) are kept and
+ * match nothing but an empty segment. Segments are percent-decoded before matching; a malformed escape
+ * is a client error (`ERR_BAD_REQUEST`, 400), never a crash. A static segment wins over a parameter at
+ * the same position, with backtracking when the static branch leads nowhere.
+ * @module
+ */
+import { FhirgateError } from '../errors.js';
+
+/** The outcome of {@link Router.match}. */
+export type RouteMatch<H> =
+  | { readonly kind: 'found'; readonly handler: H; readonly params: Record<string, string>; readonly pattern: string }
+  | { readonly kind: 'method-not-allowed'; readonly allow: readonly string[] }
+  | { readonly kind: 'not-found' };
+
+/**
+ * A router: add routes, match requests. `HEAD` matches the `GET` route of the same path.
+ *
+ * @example
+ * ```ts
+ * const router: Router<string> = new TrieRouter();
+ * router.add('GET', '/patients/:id', 'show');
+ * router.match('GET', '/patients/7'); // { kind: 'found', handler: 'show', params: { id: '7' }, ... }
+ * ```
+ */
+export interface Router<H> {
+  /** Adds a route. Throws `ERR_DUPLICATE_NAME` when the method and path are already taken. */
+  add(method: string, path: string, handler: H): void;
+  /** Matches a raw (still percent-encoded) path without its query. Throws `ERR_BAD_REQUEST` on a bad escape. */
+  match(method: string, rawPath: string): RouteMatch<H>;
+}
+
+interface Leaf<H> {
+  readonly handler: H;
+  readonly names: readonly string[];
+  readonly pattern: string;
+}
+
+interface Node<H> {
+  readonly statics: Map<string, Node<H>>;
+  param: Node<H> | undefined;
+  readonly leaves: Map<string, Leaf<H>>;
+}
+
+const newNode = <H>(): Node<H> => ({ statics: new Map(), param: undefined, leaves: new Map() });
+
+/**
+ * Splits a path into segments under the trailing-slash policy: `'/a/b/'` → `['a', 'b']`, `'/'` and `''`
+ * → `[]`.
+ *
+ * @example
+ * ```ts
+ * splitPath('/cds/cds-services/'); // ['cds', 'cds-services']
+ * ```
+ */
+export function splitPath(path: string): string[] {
+  const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
+  if (trimmed === '') return [];
+  return (trimmed.startsWith('/') ? trimmed.slice(1) : trimmed).split('/');
+}
+
+function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new FhirgateError('ERR_BAD_REQUEST', 'the request path has a malformed percent-encoding', { status: 400 });
+  }
+}
+
+/**
+ * The one router implementation: a segment trie, one leaf per method.
+ *
+ * @example
+ * ```ts
+ * const router = new TrieRouter<() => string>();
+ * router.add('POST', '/notereader', () => 'soap');
+ * router.match('POST', '/notereader/').kind; // 'found'
+ * router.match('GET', '/notereader').kind;   // 'method-not-allowed'
+ * ```
+ */
+export class TrieRouter<H> implements Router<H> {
+  readonly #root: Node<H> = newNode();
+
+  add(method: string, path: string, handler: H): void {
+    const names: string[] = [];
+    let node = this.#root;
+    for (const segment of splitPath(path)) {
+      if (segment.startsWith(':')) {
+        const name = segment.slice(1);
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new TypeError(`route "${path}": invalid parameter name "${segment}"`);
+        if (names.includes(name)) throw new TypeError(`route "${path}": parameter "${name}" appears twice`);
+        names.push(name);
+        node.param ??= newNode();
+        node = node.param;
+      } else {
+        let next = node.statics.get(segment);
+        if (next === undefined) node.statics.set(segment, (next = newNode()));
+        node = next;
+      }
+    }
+    const upper = method.toUpperCase();
+    if (node.leaves.has(upper)) throw new FhirgateError('ERR_DUPLICATE_NAME', `route ${upper} ${path} is already registered`);
+    node.leaves.set(upper, { handler, names, pattern: path === '' ? '/' : path });
+  }
+
+  match(method: string, rawPath: string): RouteMatch<H> {
+    const segments = splitPath(rawPath).map(decodeSegment);
+    const values: string[] = [];
+    const node = find(this.#root, segments, 0, values);
+    if (node === undefined) return { kind: 'not-found' };
+    const leaf = node.leaves.get(method === 'HEAD' ? 'GET' : method);
+    if (leaf === undefined) {
+      const allow = [...node.leaves.keys()];
+      if (allow.includes('GET')) allow.push('HEAD');
+      return { kind: 'method-not-allowed', allow: allow.sort() };
+    }
+    const params: Record<string, string> = Object.create(null);
+    leaf.names.forEach((name, i) => (params[name] = values[i] as string));
+    return { kind: 'found', handler: leaf.handler, params, pattern: leaf.pattern };
+  }
+}
+
+/** Depth-first search, static before parameter; `values` collects parameter values along the way. */
+function find<H>(node: Node<H>, segments: readonly string[], index: number, values: string[]): Node<H> | undefined {
+  if (index === segments.length) return node.leaves.size > 0 ? node : undefined;
+  const segment = segments[index] as string;
+  const fixed = node.statics.get(segment);
+  const viaStatic = fixed === undefined ? undefined : find(fixed, segments, index + 1, values);
+  if (viaStatic !== undefined || node.param === undefined || segment === '') return viaStatic;
+  values.push(segment);
+  const viaParam = find(node.param, segments, index + 1, values);
+  if (viaParam === undefined) values.pop();
+  return viaParam;
+}

@@ -1,0 +1,331 @@
+/**
+ * The connection pool every source of a gateway shares: one keep-alive agent per origin, and one cap
+ * on the sockets of all origins together.
+ * @module
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import { FhirgateError } from '../errors.js';
+import { exchange, isStaleSocketError } from './exchange.js';
+import { checkRequestOptions, toHttpUrl } from './request-options.js';
+import type { HttpRequestOptions, HttpResponse } from './request-options.js';
+import { abortError, deadlineSignal } from './signals.js';
+
+/**
+ * Options of {@link AgentPool}.
+ *
+ * @example
+ * ```ts
+ * new AgentPool({ maxConnections: 10, maxKeepaliveConnections: 5, keepaliveExpiry: 2.5 });
+ * ```
+ */
+export interface AgentPoolOptions {
+  /** Sockets open at once across all origins (busy and idle). Default 100. */
+  maxConnections?: number;
+  /** Idle keep-alive sockets kept per origin. Default 20. */
+  maxKeepaliveConnections?: number;
+  /** Seconds an idle socket is kept before it is closed. Default 5. */
+  keepaliveExpiry?: number;
+}
+
+/**
+ * Counts for one origin.
+ *
+ * @example
+ * ```ts
+ * pool.status().origins[0]; // { origin: 'https://h', active: 1, idle: 0, queued: 0 }
+ * ```
+ */
+export interface OriginPoolStatus {
+  origin: string;
+  /** Sockets carrying a request. */
+  active: number;
+  /** Idle keep-alive sockets. */
+  idle: number;
+  /** Requests waiting for a socket. */
+  queued: number;
+}
+
+/**
+ * A JSON-safe picture of the pool.
+ *
+ * @example
+ * ```ts
+ * const { limits, totals } = pool.status();
+ * ```
+ */
+export interface AgentPoolStatus {
+  limits: { max_connections: number; max_keepalive_connections: number; keepalive_expiry: number };
+  totals: { active: number; idle: number; queued: number };
+  origins: OriginPoolStatus[];
+}
+
+/**
+ * Defaults of {@link AgentPool}: 100 connections, 20 idle per origin, 5 s idle expiry.
+ *
+ * @example
+ * ```ts
+ * new AgentPool({ ...POOL_DEFAULTS, maxConnections: 10 });
+ * ```
+ */
+export const POOL_DEFAULTS = Object.freeze({ maxConnections: 100, maxKeepaliveConnections: 20, keepaliveExpiry: 5 });
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+interface Origin {
+  readonly origin: string;
+  readonly agent: http.Agent;
+  inFlight: number;
+  retired: boolean;
+}
+
+interface Waiter {
+  readonly origin: Origin;
+  readonly start: () => void;
+}
+
+/**
+ * A keep-alive pool shared by many origins. `maxConnections` caps the sockets of all origins
+ * together (requests beyond it wait in one FIFO queue; when a socket is needed for a waiting request
+ * and another origin holds an idle one, that idle socket is closed to make room);
+ * `maxKeepaliveConnections` idle sockets are kept per origin for `keepaliveExpiry` seconds. Counts are
+ * read from the agents' own socket lists, so a failed or aborted request cannot leak a slot.
+ *
+ * @example
+ * ```ts
+ * const pool = new AgentPool({ maxConnections: 4 });
+ * const res = await pool.request('https://fhir.example.org/r4/Patient/1', { timeoutMs: 5000 });
+ * await pool.close();
+ * ```
+ */
+export class AgentPool {
+  readonly #limits: Readonly<Required<AgentPoolOptions>>;
+  readonly #origins = new Map<string, Origin>();
+  readonly #retired = new Set<Origin>();
+  readonly #queue: Waiter[] = [];
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #closing: Promise<void> | undefined;
+
+  constructor(options: AgentPoolOptions = {}) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+    this.#limits = Object.freeze({
+      maxConnections: count(options.maxConnections, 'maxConnections', POOL_DEFAULTS.maxConnections, 1),
+      maxKeepaliveConnections: count(options.maxKeepaliveConnections, 'maxKeepaliveConnections', POOL_DEFAULTS.maxKeepaliveConnections, 0),
+      keepaliveExpiry: seconds(options.keepaliveExpiry, 'keepaliveExpiry', POOL_DEFAULTS.keepaliveExpiry),
+    });
+  }
+
+  /**
+   * Sends a request through the pool; same contract as `request()` (the agent is the pool's). The
+   * time-out covers the wait for a socket too. An idempotent request that fails on a reused idle socket
+   * before any answer is sent once more.
+   *
+   * @example
+   * ```ts
+   * const res = await pool.request(url, { method: 'GET', signal });
+   * ```
+   */
+  request(url: string | URL, options: Omit<HttpRequestOptions, 'agent'> = {}): Promise<HttpResponse> {
+    if (this.#closing !== undefined) return Promise.reject(new FhirgateError('ERR_CLOSED', 'the connection pool is closed'));
+    const target = toHttpUrl(url);
+    const checked = checkRequestOptions(options);
+    const signal = deadlineSignal(checked.signal, checked.timeoutMs);
+    const origin = this.#origin(target);
+    const opts = { ...checked, agent: origin.agent };
+    origin.inFlight++;
+    const run = async (): Promise<HttpResponse> => {
+      try {
+        return await this.#send(origin, () => exchange(target, opts, signal), signal, target);
+      } catch (err) {
+        if (!isStaleSocketError(err) || !IDEMPOTENT.has(opts.method)) throw err;
+        return await this.#send(origin, () => exchange(target, opts, signal), signal, target);
+      } finally {
+        origin.inFlight--;
+        if (origin.retired && origin.inFlight === 0) this.#destroy(origin);
+      }
+    };
+    const pending = run();
+    this.#inFlight.add(pending);
+    const forget = (): void => void this.#inFlight.delete(pending);
+    pending.then(forget, forget);
+    return pending;
+  }
+
+  /**
+   * Closes the connections of one origin: idle sockets now, busy ones when their requests finish.
+   * Later requests to that origin open new connections.
+   *
+   * @example
+   * ```ts
+   * pool.retire('https://fhir.example.org');
+   * ```
+   */
+  retire(origin: string): void {
+    const entry = this.#origins.get(origin);
+    if (entry === undefined) return;
+    this.#origins.delete(origin);
+    entry.retired = true;
+    this.#retired.add(entry);
+    if (entry.inFlight === 0) this.#destroy(entry);
+  }
+
+  /**
+   * A JSON-safe picture: the limits, the totals and the counts per origin.
+   *
+   * @example
+   * ```ts
+   * const { totals } = pool.status(); // { active: 2, idle: 3, queued: 0 }
+   * ```
+   */
+  status(): AgentPoolStatus {
+    const origins = [...this.#origins.values()].map((o) => ({
+      origin: o.origin,
+      active: sockets(o.agent.sockets).length,
+      idle: sockets(o.agent.freeSockets).length,
+      queued: this.#queue.filter((w) => w.origin === o).length,
+    }));
+    const sum = (key: 'active' | 'idle' | 'queued'): number => origins.reduce((n, o) => n + o[key], 0);
+    return {
+      limits: {
+        max_connections: this.#limits.maxConnections,
+        max_keepalive_connections: this.#limits.maxKeepaliveConnections,
+        keepalive_expiry: this.#limits.keepaliveExpiry,
+      },
+      totals: { active: sum('active'), idle: sum('idle'), queued: this.#queue.length },
+      origins,
+    };
+  }
+
+  /**
+   * Lets every request in flight (queued ones included) finish, then closes every socket. Idempotent;
+   * requests after it reject with `ERR_CLOSED`.
+   *
+   * @example
+   * ```ts
+   * await pool.close();
+   * ```
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+      for (const origin of [...this.#origins.values(), ...this.#retired]) this.#destroy(origin);
+      this.#origins.clear();
+    })();
+    return this.#closing;
+  }
+
+  #origin(target: URL): Origin {
+    let entry = this.#origins.get(target.origin);
+    if (entry !== undefined) return entry;
+    const Agent = target.protocol === 'https:' ? https.Agent : http.Agent;
+    const agent = new Agent({
+      // Node reads maxFreeSockets 0 as "the default"; no idle socket at all means no keep-alive.
+      keepAlive: this.#limits.maxKeepaliveConnections > 0,
+      maxSockets: this.#limits.maxConnections,
+      maxFreeSockets: this.#limits.maxKeepaliveConnections,
+      timeout: this.#limits.keepaliveExpiry * 1000,
+      scheduling: 'lifo',
+    });
+    const create = agent.createConnection.bind(agent);
+    agent.createConnection = ((opts: object, callback: unknown) => {
+      const socket = (create as (o: object, c: unknown) => Socket | undefined)(opts, callback);
+      // The agent forgets the socket in its own 'close' listener, added after this one.
+      socket?.once('close', () => process.nextTick(this.#pump));
+      return socket;
+    }) as typeof agent.createConnection;
+    agent.on('free', this.#pump);
+    entry = { origin: target.origin, agent, inFlight: 0, retired: false };
+    this.#origins.set(target.origin, entry);
+    return entry;
+  }
+
+  #send(origin: Origin, start: () => Promise<HttpResponse>, signal: AbortSignal | undefined, target: URL): Promise<HttpResponse> {
+    if (this.#queue.length === 0 && this.#canStart(origin)) return start();
+    return new Promise<HttpResponse>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(abortError(signal, `${target.origin}${target.pathname}`));
+        return;
+      }
+      const onAbort = (): void => {
+        const at = this.#queue.indexOf(waiter);
+        if (at !== -1) this.#queue.splice(at, 1);
+        reject(abortError(signal as AbortSignal, `waiting for a connection to ${target.origin}`));
+      };
+      const waiter: Waiter = {
+        origin,
+        start: () => {
+          signal?.removeEventListener('abort', onAbort);
+          start().then(resolve, reject);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(waiter);
+      this.#pump();
+    });
+  }
+
+  #canStart(origin: Origin): boolean {
+    return live(origin.agent.freeSockets) > 0 || this.#totalSockets() < this.#limits.maxConnections;
+  }
+
+  #totalSockets(): number {
+    let total = 0;
+    for (const o of [...this.#origins.values(), ...this.#retired]) {
+      total += sockets(o.agent.sockets).length + sockets(o.agent.freeSockets).length;
+    }
+    return total;
+  }
+
+  readonly #pump = (): void => {
+    let blocked = 0;
+    for (const waiter of [...this.#queue]) {
+      if (!this.#canStart(waiter.origin)) {
+        blocked++;
+        continue;
+      }
+      this.#queue.splice(this.#queue.indexOf(waiter), 1);
+      waiter.start();
+    }
+    if (blocked > 0) this.#evictIdle(blocked);
+  };
+
+  /** Closes idle sockets of origins nobody waits for, so that waiting requests get room. */
+  #evictIdle(needed: number): void {
+    const waiting = new Set(this.#queue.map((w) => w.origin));
+    let closing = 0;
+    const idle: Socket[] = [];
+    for (const o of [...this.#origins.values(), ...this.#retired]) {
+      for (const s of sockets(o.agent.sockets).concat(sockets(o.agent.freeSockets))) if (s.destroyed) closing++;
+      if (!waiting.has(o)) idle.push(...sockets(o.agent.freeSockets).filter((s) => !s.destroyed));
+    }
+    for (const s of idle.slice(0, Math.max(0, needed - closing))) s.destroy();
+  }
+
+  #destroy(origin: Origin): void {
+    this.#retired.delete(origin);
+    origin.agent.destroy();
+  }
+}
+
+function sockets(lists: NodeJS.ReadOnlyDict<Socket[]>): Socket[] {
+  return Object.values(lists).flatMap((list) => list ?? []);
+}
+
+function live(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
+  return sockets(lists).filter((s) => !s.destroyed).length;
+}
+
+function count(value: number | undefined, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`${name} must be an integer`);
+  if (value < min) throw new RangeError(`${name} must be ${min} or more`);
+  return value;
+}
+
+function seconds(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`${name} must be a number of seconds`);
+  if (value <= 0 || !Number.isFinite(value)) throw new RangeError(`${name} must be a positive number of seconds`);
+  return value;
+}

@@ -1,0 +1,10 @@
+/**
+ * The transport: `request()` and the shared keep-alive {@link AgentPool}.
+ * @module
+ */
+export { request } from './request.js';
+export type { HttpRequestOptions, HttpResponse } from './request-options.js';
+export { HTTP_DEFAULTS } from './request-options.js';
+export { AgentPool, POOL_DEFAULTS } from './agent-pool.js';
+export type { AgentPoolOptions, AgentPoolStatus, OriginPoolStatus } from './agent-pool.js';
+export { USER_AGENT } from './user-agent.js';

@@ -1,0 +1,136 @@
+/**
+ * The options of {@link request}, their defaults and their one-time validation.
+ * @module
+ */
+import type http from 'node:http';
+
+/**
+ * Options of `request()`.
+ *
+ * @example
+ * ```ts
+ * const options: HttpRequestOptions = { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000 };
+ * ```
+ */
+export interface HttpRequestOptions {
+  /** The HTTP method, upper case. Default `GET`. */
+  method?: string;
+  /** Request headers. Names are case-insensitive; `User-Agent` defaults to `fhirgate/<version>`. */
+  headers?: Record<string, string>;
+  /** The request body; `Content-Length` is set from it. */
+  body?: string | Uint8Array;
+  /** Aborts the request (rejects with `ERR_ABORTED`, or `ERR_TIMEOUT` for a `TimeoutError` reason). */
+  signal?: AbortSignal;
+  /** Milliseconds before the request rejects with `ERR_TIMEOUT`. Default 30 000; `Infinity` for none. */
+  timeoutMs?: number;
+  /** Bytes of response body buffered at most; more rejects with `ERR_RESPONSE_TOO_LARGE`. Default 10 MiB. */
+  maxResponseBytes?: number;
+  /** The agent to send through. Default: Node's global agent for the URL's protocol. */
+  agent?: http.Agent;
+}
+
+/**
+ * A complete, buffered answer.
+ *
+ * @example
+ * ```ts
+ * const { status, headers, body } = await request(url);
+ * ```
+ */
+export interface HttpResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * The options after validation: headers lower-cased, defaults applied.
+ *
+ * @example
+ * ```ts
+ * const { method, timeoutMs } = checkRequestOptions({}); // 'GET', 30000
+ * ```
+ */
+export interface CheckedRequestOptions {
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly body: string | Uint8Array | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly agent: http.Agent | undefined;
+}
+
+/**
+ * Defaults of `request()`: 30 s time-out, 10 MiB response limit.
+ *
+ * @example
+ * ```ts
+ * console.log(HTTP_DEFAULTS.timeoutMs); // 30000
+ * ```
+ */
+export const HTTP_DEFAULTS = Object.freeze({ timeoutMs: 30_000, maxResponseBytes: 10 * 1024 * 1024 });
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Validates and copies `request()` options once. Throws `TypeError`/`RangeError` naming the option.
+ *
+ * @example
+ * ```ts
+ * const opts = checkRequestOptions({ method: 'POST', body: '{}', timeoutMs: 5000 });
+ * ```
+ */
+export function checkRequestOptions(options: HttpRequestOptions): CheckedRequestOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const method = options.method ?? 'GET';
+  if (typeof method !== 'string' || !TOKEN.test(method)) throw new TypeError('options.method must be an HTTP method name');
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (options.headers !== undefined) {
+    if (typeof options.headers !== 'object' || options.headers === null) throw new TypeError('options.headers must be an object');
+    for (const [name, value] of Object.entries(options.headers)) {
+      if (!TOKEN.test(name) || typeof value !== 'string' || /[\r\n\0]/.test(value)) throw new TypeError(`options.headers["${name}"] must be a string header`);
+      headers[name.toLowerCase()] = value;
+    }
+  }
+  const body = options.body;
+  if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    throw new TypeError('options.body must be a string or a Uint8Array');
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
+  return {
+    method: method.toUpperCase(),
+    headers,
+    body,
+    signal: options.signal,
+    timeoutMs: positive(options.timeoutMs, 'options.timeoutMs', HTTP_DEFAULTS.timeoutMs, true),
+    maxResponseBytes: positive(options.maxResponseBytes, 'options.maxResponseBytes', HTTP_DEFAULTS.maxResponseBytes, false),
+    agent: options.agent,
+  };
+}
+
+function positive(value: number | undefined, name: string, fallback: number, infinite: boolean): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`${name} must be a number`);
+  if (value <= 0 || (!infinite && !Number.isFinite(value))) throw new RangeError(`${name} must be a positive number`);
+  return value;
+}
+
+/**
+ * Parses `url` as an absolute `http:` or `https:` URL; anything else is a `TypeError`.
+ *
+ * @example
+ * ```ts
+ * const target = toHttpUrl('https://fhir.example.org/r4/Patient/1');
+ * ```
+ */
+export function toHttpUrl(url: string | URL): URL {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new TypeError('url must be an absolute URL');
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError('url must be an http: or https: URL');
+  return target;
+}

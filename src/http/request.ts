@@ -1,0 +1,31 @@
+/**
+ * `request()`: one HTTP request with a time-out, an abort signal, a response size limit and coded
+ * errors. Used by the gateway (through the pool), the token manager, and the CDS service (prefetch,
+ * JWKS).
+ * @module
+ */
+import { exchange } from './exchange.js';
+import { checkRequestOptions, toHttpUrl } from './request-options.js';
+import type { HttpRequestOptions, HttpResponse } from './request-options.js';
+import { deadlineSignal } from './signals.js';
+
+/**
+ * Sends one request and buffers the answer. Any status is an answer (a 404 resolves); redirects are
+ * never followed (a 3xx resolves as it is). Rejects only with coded errors: `ERR_TIMEOUT`,
+ * `ERR_ABORTED`, `ERR_NETWORK` or `ERR_RESPONSE_TOO_LARGE`, the Node error as `cause`. Misuse
+ * (a non-http URL, a bad option) throws `TypeError`/`RangeError` at once.
+ *
+ * @example
+ * ```ts
+ * const res = await request('https://fhir.example.org/r4/metadata', {
+ *   headers: { accept: 'application/fhir+json' },
+ *   timeoutMs: 10_000,
+ * });
+ * if (res.status === 200) console.log(JSON.parse(res.body.toString('utf8')));
+ * ```
+ */
+export function request(url: string | URL, options: HttpRequestOptions = {}): Promise<HttpResponse> {
+  const target = toHttpUrl(url);
+  const checked = checkRequestOptions(options);
+  return exchange(target, checked, deadlineSignal(checked.signal, checked.timeoutMs));
+}

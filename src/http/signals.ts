@@ -1,0 +1,37 @@
+/**
+ * Time-outs and abort signals: one combined signal per call, and the coded error it turns into.
+ * @module
+ */
+import { FhirgateError } from '../errors.js';
+
+/**
+ * Combines the caller's signal and a time-out into one signal. Returns `undefined` when there is
+ * neither, so that the common path allocates nothing.
+ *
+ * @example
+ * ```ts
+ * const signal = deadlineSignal(options.signal, 30_000);
+ * ```
+ */
+export function deadlineSignal(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
+  if (timeoutMs === undefined || timeoutMs === Infinity) return signal;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+}
+
+/**
+ * The coded error for an aborted signal: `ERR_TIMEOUT` when its reason is a `TimeoutError` (from
+ * `AbortSignal.timeout`), else `ERR_ABORTED`. The reason is kept as the cause.
+ *
+ * @example
+ * ```ts
+ * if (signal.aborted) throw abortError(signal, 'GET https://fhir.example.org');
+ * ```
+ */
+export function abortError(signal: AbortSignal, what: string): FhirgateError {
+  const reason: unknown = signal.reason;
+  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
+  return timedOut
+    ? new FhirgateError('ERR_TIMEOUT', `${what} timed out`, { cause: reason })
+    : new FhirgateError('ERR_ABORTED', `${what} was aborted`, { cause: reason });
+}

@@ -1,0 +1,82 @@
+/**
+ * fhirgate: one interface to many FHIR R4 servers, and the host that serves the endpoints clinical
+ * systems call. This entry never loads `saxes`: the NoteReader SOAP service lives in `fhirgate/soap`, the
+ * sandbox in `fhirgate/sandbox`.
+ *
+ * @example
+ * ```ts
+ * import { AsyncFHIRGateway, createServiceAPI } from 'fhirgate';
+ * await using gw = new AsyncFHIRGateway();
+ * gw.addSource('epic', process.env.EPIC_FHIR!);
+ * const patient = await gw.read('Patient', '123', 'epic');
+ * ```
+ * @module
+ */
+export {
+  AsyncFHIRGateway,
+  FHIRGateway,
+  GATEWAY_DEFAULTS,
+  ModifyHandle,
+  HandlerRegistry,
+  aggregateSources,
+  SOURCE_TAG_SYSTEM,
+  type AsyncFHIRGatewayOptions,
+  type FHIRGatewayOptions,
+  type CallOptions,
+  type ModifyFn,
+  type PoolStatus,
+  type SourcePoolStatus,
+  type TransformHandler,
+  type AggregateHandler,
+  type AggregateSourcesOptions,
+  type SearchParams,
+  type SearchParamValue,
+} from './gateway/index.js';
+export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig } from './auth/index.js';
+export {
+  createServiceAPI,
+  ServiceAPI,
+  getGateway,
+  getAllGateways,
+  getApp,
+  reply,
+  createJsonLogger,
+  type ServiceAPIOptions,
+  type MountOptions,
+  type CorsOptions,
+  type CustomHandler,
+  type CustomRouteOptions,
+  type RouteContext,
+  type Reply,
+} from './host/index.js';
+export { CDSHooksService } from './cds/index.js';
+export {
+  LocalEventDispatcher,
+  localHandler,
+  type EventDispatcher,
+  type EventHandler,
+  type EventPair,
+  type EventPayload,
+  type Unregister,
+} from './events/index.js';
+export { MOUNT, json, type Mountable, type MountableComponent, type Route, type RouteRequest, type RouteReply, type Logger } from './mount.js';
+export * from './errors.js';
+export {
+  RESOURCE_TYPES,
+  isResourceType,
+  isFhirId,
+  operationOutcome,
+  outcomeMessage,
+  searchsetBundle,
+  type ResourceType,
+  type ResourceOf,
+  type Resource,
+  type Bundle,
+  type BundleEntry,
+  type OperationOutcome,
+  type Patient,
+  type Observation,
+  type Condition,
+  type Extension,
+  type HumanName,
+} from './fhir/index.js';

@@ -1,0 +1,58 @@
+/**
+ * Building `fhir://` connection strings that point at a sandbox.
+ * @module
+ */
+import type { ResolvedClient } from './options.js';
+
+/**
+ * Options of `sandbox.connectionString()`.
+ *
+ * @example
+ * ```ts
+ * sandbox.connectionString('backend', { keyPath: './keys/backend.pem', scope: 'system/*.rs' });
+ * ```
+ */
+export interface ConnectionStringOptions {
+  /** For a key client: the path of the PEM or JWK file holding its private key (required for key clients). */
+  keyPath?: string;
+  /** A `scope` parameter to add. Default: none (the gateway's default scope applies). */
+  scope?: string;
+}
+
+/**
+ * A `fhir://host:port/fhir/R4/?client_id=…&token_url=…` connection string for a registered client:
+ * with `client_secret` for a secret client, with `client_secret_path` and `use_jwt_assertion=true` for
+ * a key client. Values are percent-encoded.
+ *
+ * @throws TypeError for a key client without `keyPath`, or a non-string option.
+ * @example
+ * ```ts
+ * buildConnectionString('http://127.0.0.1:8000/fhir/R4', 'http://127.0.0.1:8000/oauth2/token',
+ *   { clientId: 'fhirgate-demo', clientSecret: 'demo-secret' });
+ * // 'fhir://127.0.0.1:8000/fhir/R4/?client_id=fhirgate-demo&client_secret=demo-secret&token_url=http%3A%2F%2F127.0.0.1%3A8000%2Foauth2%2Ftoken'
+ * ```
+ */
+export function buildConnectionString(
+  fhirBase: string,
+  tokenUrl: string,
+  client: ResolvedClient,
+  options: ConnectionStringOptions = {},
+): string {
+  const { keyPath, scope } = options;
+  if (keyPath !== undefined && (typeof keyPath !== 'string' || keyPath === '')) {
+    throw new TypeError('connectionString: option "keyPath" must be a non-empty string');
+  }
+  if (scope !== undefined && typeof scope !== 'string') throw new TypeError('connectionString: option "scope" must be a string');
+  const params: [string, string][] = [['client_id', client.clientId]];
+  if (client.clientSecret !== undefined) {
+    params.push(['client_secret', client.clientSecret]);
+  } else if (keyPath === undefined) {
+    throw new TypeError(`connectionString: client "${client.clientId}" signs JWT assertions; pass { keyPath } to its private key`);
+  } else {
+    params.push(['client_secret_path', keyPath], ['use_jwt_assertion', 'true']);
+  }
+  params.push(['token_url', tokenUrl]);
+  if (scope !== undefined) params.push(['scope', scope]);
+  const query = params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+  return `fhir://${fhirBase.replace(/^https?:\/\//, '')}/?${query}`;
+}

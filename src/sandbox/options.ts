@@ -1,0 +1,187 @@
+/**
+ * The options of `startSandbox`, checked and copied once.
+ * @module
+ */
+import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
+import { isFhirId, isResourceType, type Resource } from '../fhir/index.js';
+
+/** A client that authenticates with a shared secret (`client_secret_basic` or `client_secret_post`). */
+export interface SandboxSecretClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** A client that authenticates with a JWT assertion (`private_key_jwt`) signed by the key's private half. */
+export interface SandboxKeyClient {
+  clientId: string;
+  /** The public key (a private key is accepted too; only its public half is kept). */
+  publicKey: KeyObject | JsonWebKey;
+}
+
+/**
+ * A registered OAuth 2.0 client of the sandbox's token endpoint.
+ *
+ * @example
+ * ```ts
+ * const clients: SandboxClient[] = [
+ *   { clientId: 'app', clientSecret: 's3cret' },
+ *   { clientId: 'backend', publicKey: createPublicKey(pem) },
+ * ];
+ * ```
+ */
+export type SandboxClient = SandboxSecretClient | SandboxKeyClient;
+
+/**
+ * Which data set the sandbox starts with.
+ *
+ * @example
+ * ```ts
+ * await startSandbox({ seed: [{ resourceType: 'Patient', id: 'p1' }] });
+ * ```
+ */
+export type SandboxSeed = boolean | 'a' | 'b' | readonly Resource[];
+
+/**
+ * Options of `startSandbox`.
+ *
+ * @example
+ * ```ts
+ * const options: SandboxOptions = { port: 0, seed: 'b', open: false, tokenLifetimeSeconds: 60, bodyLimit: 65536 };
+ * ```
+ */
+export interface SandboxOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Interface to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /**
+   * Initial data: `true` or `'a'` (default) the built-in data set, `'b'` a second, different one,
+   * `false` nothing, or your own resources (each with a valid `resourceType`; an `id` is kept).
+   */
+  seed?: SandboxSeed;
+  /** OAuth clients. Default: one secret client `{ clientId: 'fhirgate-demo', clientSecret: 'demo-secret' }`. */
+  clients?: readonly SandboxClient[];
+  /** When true the FHIR endpoints need no bearer token. Default false. */
+  open?: boolean;
+  /** Lifetime of issued access tokens, in seconds. Default 300. */
+  tokenLifetimeSeconds?: number;
+  /** Largest accepted request body, in bytes. Default 1 MiB. */
+  bodyLimit?: number;
+}
+
+/** A registered client after validation. */
+export interface ResolvedClient {
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  readonly publicKey?: KeyObject;
+}
+
+/** Validated, copied options. */
+export interface ResolvedOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly seed: 'a' | 'b' | false | readonly Resource[];
+  readonly clients: ReadonlyMap<string, ResolvedClient>;
+  readonly open: boolean;
+  readonly tokenLifetimeSeconds: number;
+  readonly bodyLimit: number;
+}
+
+/**
+ * The defaults of every sandbox option.
+ *
+ * @example
+ * ```ts
+ * SANDBOX_DEFAULTS.tokenLifetimeSeconds; // 300
+ * ```
+ */
+export const DEFAULTS = Object.freeze({
+  port: 0,
+  host: '127.0.0.1',
+  open: false,
+  tokenLifetimeSeconds: 300,
+  bodyLimit: 1024 * 1024,
+  client: Object.freeze({ clientId: 'fhirgate-demo', clientSecret: 'demo-secret' }),
+});
+
+function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number') throw new TypeError(`startSandbox: option "${name}" must be a number`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`startSandbox: option "${name}" must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function resolveClient(value: unknown, index: number): ResolvedClient {
+  const where = (field = ''): string => `startSandbox: option "clients[${index}]${field}"`;
+  if (typeof value !== 'object' || value === null) throw new TypeError(`${where()} must be an object`);
+  const { clientId, clientSecret, publicKey } = value as Record<string, unknown>;
+  if (typeof clientId !== 'string' || clientId === '') throw new TypeError(`${where('.clientId')} must be a non-empty string`);
+  if ((clientSecret === undefined) === (publicKey === undefined)) {
+    throw new TypeError(`${where()} needs exactly one of clientSecret and publicKey`);
+  }
+  if (clientSecret !== undefined) {
+    if (typeof clientSecret !== 'string' || clientSecret === '') {
+      throw new TypeError(`${where('.clientSecret')} must be a non-empty string`);
+    }
+    return { clientId, clientSecret };
+  }
+  try {
+    if (publicKey instanceof KeyObject) {
+      if (publicKey.type === 'secret') throw new TypeError('a secret key');
+      return { clientId, publicKey: publicKey.type === 'public' ? publicKey : createPublicKey(publicKey) };
+    }
+    return { clientId, publicKey: createPublicKey({ key: publicKey as JsonWebKey, format: 'jwk' }) };
+  } catch (cause) {
+    throw new TypeError(`${where('.publicKey')} must be an asymmetric KeyObject or a JWK`, { cause });
+  }
+}
+
+function resolveSeed(seed: unknown): ResolvedOptions['seed'] {
+  if (seed === undefined || seed === true || seed === 'a') return 'a';
+  if (seed === false || seed === 'b') return seed;
+  if (!Array.isArray(seed)) throw new TypeError('startSandbox: option "seed" must be a boolean, "a", "b" or an array of resources');
+  return seed.map((r: unknown, i) => {
+    const res = r as { resourceType?: unknown; id?: unknown } | null;
+    if (typeof res !== 'object' || res === null || typeof res.resourceType !== 'string' || !isResourceType(res.resourceType)) {
+      throw new TypeError(`startSandbox: option "seed[${i}]" is not a FHIR resource`);
+    }
+    if (res.id !== undefined && (typeof res.id !== 'string' || !isFhirId(res.id))) {
+      throw new TypeError(`startSandbox: option "seed[${i}].id" is not a FHIR id`);
+    }
+    return structuredClone(r) as Resource;
+  });
+}
+
+/**
+ * Checks and copies the options of `startSandbox`; misuse throws `TypeError`/`RangeError` naming the option.
+ *
+ * @example
+ * ```ts
+ * const o = resolveOptions({ port: 0, open: true });
+ * o.clients.get('fhirgate-demo')?.clientSecret; // 'demo-secret'
+ * ```
+ */
+export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('startSandbox: options must be an object');
+  const { host = DEFAULTS.host, open = DEFAULTS.open, clients = [DEFAULTS.client] } = options;
+  if (typeof host !== 'string' || host === '') throw new TypeError('startSandbox: option "host" must be a non-empty string');
+  if (typeof open !== 'boolean') throw new TypeError('startSandbox: option "open" must be a boolean');
+  if (!Array.isArray(clients)) throw new TypeError('startSandbox: option "clients" must be an array');
+  const map = new Map<string, ResolvedClient>();
+  clients.forEach((c: unknown, i: number) => {
+    const client = resolveClient(c, i);
+    if (map.has(client.clientId)) throw new TypeError(`startSandbox: option "clients" repeats clientId "${client.clientId}"`);
+    map.set(client.clientId, client);
+  });
+  return {
+    port: integer('port', options.port, DEFAULTS.port, 0, 65535),
+    host,
+    seed: resolveSeed(options.seed),
+    clients: map,
+    open,
+    tokenLifetimeSeconds: integer('tokenLifetimeSeconds', options.tokenLifetimeSeconds, DEFAULTS.tokenLifetimeSeconds, 1, 86400 * 365),
+    bodyLimit: integer('bodyLimit', options.bodyLimit, DEFAULTS.bodyLimit, 1, 2 ** 31 - 1),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Reading request bodies with a size limit, and parsing FHIR JSON bodies.
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import { FhirgateError } from '../errors.js';
+import { isResourceType, type Resource } from '../fhir/index.js';
+
+/**
+ * The whole body. Past `limit` bytes it keeps reading (and dropping) to the end, so that the client
+ * can read the answer, then rejects with `ERR_BODY_TOO_LARGE` (status 413).
+ *
+ * @example
+ * ```ts
+ * const body = await readBody(req, 1024 * 1024);
+ * ```
+ */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= limit) chunks.push(chunk as Buffer);
+  }
+  if (size > limit) throw new FhirgateError('ERR_BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, { status: 413 });
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Parses a FHIR JSON body that must be a resource of `type`: 415 for another media type, 400 for
+ * malformed JSON, a non-resource or a resource of another type.
+ *
+ * @example
+ * ```ts
+ * const patient = parseResource(req.headers['content-type'], body, 'Patient');
+ * ```
+ */
+export function parseResource(contentType: string | undefined, body: Buffer, type: string): Resource {
+  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  if (media !== 'application/fhir+json' && media !== 'application/json') {
+    throw new FhirgateError('ERR_UNSUPPORTED_MEDIA_TYPE', 'the body must be application/fhir+json', { status: 415 });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new FhirgateError('ERR_BAD_REQUEST', 'the body is not valid JSON', { status: 400 });
+  }
+  const resourceType = (value as { resourceType?: unknown } | null)?.resourceType;
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof resourceType !== 'string' || !isResourceType(resourceType)) {
+    throw new FhirgateError('ERR_INVALID_RESOURCE', 'the body is not a FHIR resource', { status: 400 });
+  }
+  if (resourceType !== type) {
+    throw new FhirgateError('ERR_INVALID_RESOURCE_TYPE', `the body is a ${resourceType}, the URL names ${type}`, { status: 400 });
+  }
+  return value as Resource;
+}

@@ -1,0 +1,104 @@
+/**
+ * Runs a FHIR search over the store: filters with every parameter (repeats AND, commas OR), sorts with
+ * `_sort`, and cuts one page with `_count` and the sandbox's own paging parameter `_offset`.
+ * @module
+ */
+import type { Resource } from '../fhir/index.js';
+import { badSearch, criterion, sortKey, type Predicate } from './search-criteria.js';
+import { searchParamsFor, type Fields, type SearchParamDef } from './search-params.js';
+import type { ResourceStore } from './store.js';
+
+/** Page size when `_count` is absent. */
+export const DEFAULT_PAGE_SIZE = 20;
+/** Largest accepted `_count`. */
+export const MAX_PAGE_SIZE = 1000;
+
+/** One page of search results. */
+export interface SearchPage {
+  /** How many resources match in all. */
+  readonly total: number;
+  /** The resources of this page (copies). */
+  readonly resources: Resource[];
+  /** The query of this page, as run. */
+  readonly self: URLSearchParams;
+  /** The query of the next page, when there is one. */
+  readonly next: URLSearchParams | undefined;
+}
+
+interface SortBy {
+  readonly def: SearchParamDef;
+  readonly descending: boolean;
+}
+
+function nonNegativeInteger(name: string, value: string, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) > max) throw badSearch(`${name} must be an integer from 0 to ${max}`);
+  return Number(value);
+}
+
+function parseSort(value: string, defs: Readonly<Record<string, SearchParamDef>>): SortBy[] {
+  return value.split(',').map((key) => {
+    const descending = key.startsWith('-');
+    const name = descending ? key.slice(1) : key;
+    if (!Object.hasOwn(defs, name)) throw badSearch(`cannot sort by "${name}"`);
+    return { def: defs[name] as SearchParamDef, descending };
+  });
+}
+
+function compare(a: Fields, b: Fields, sorts: readonly SortBy[]): number {
+  for (const { def, descending } of sorts) {
+    const x = sortKey(def, a);
+    const y = sortKey(def, b);
+    if (x === y) continue;
+    if (x === undefined) return 1;
+    if (y === undefined) return -1;
+    return (x < y ? -1 : 1) * (descending ? -1 : 1);
+  }
+  return 0;
+}
+
+/**
+ * Runs a search of one resource type. Throws `ERR_INVALID_SEARCH` (status 400) for an unknown
+ * parameter or modifier, a bad value, or a repeated `_count`/`_sort`/`_offset`.
+ *
+ * @example
+ * ```ts
+ * const page = runSearch(store, 'Patient', new URLSearchParams('birthdate=ge1970&_sort=-birthdate&_count=2'));
+ * page.total; page.resources; page.next?.toString();
+ * ```
+ */
+export function runSearch(store: ResourceStore, type: Resource['resourceType'], query: URLSearchParams): SearchPage {
+  const defs = searchParamsFor(type);
+  const predicates: Predicate[] = [];
+  const control = new Map<string, string>();
+  const self = new URLSearchParams();
+  for (const [key, value] of query) {
+    if (key === '_count' || key === '_sort' || key === '_offset') {
+      if (control.has(key)) throw badSearch(`${key} may appear only once`);
+      control.set(key, value);
+      if (key !== '_offset') self.append(key, value);
+      continue;
+    }
+    const [name = '', modifier = '', ...rest] = key.split(':');
+    if (!Object.hasOwn(defs, name)) throw badSearch(`unknown search parameter "${name}" for ${type}`);
+    if (rest.length > 0) throw badSearch(`search parameter "${key}" has more than one modifier`);
+    if (value === '') continue;
+    predicates.push(criterion(name, defs[name] as SearchParamDef, modifier, value));
+    self.append(key, value);
+  }
+  const count = nonNegativeInteger('_count', control.get('_count') ?? String(DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
+  const offset = nonNegativeInteger('_offset', control.get('_offset') ?? '0', Number.MAX_SAFE_INTEGER);
+  const sorts = control.has('_sort') ? parseSort(control.get('_sort') as string, defs) : [];
+  const matches = ([...store.list(type)] as unknown as Fields[]).filter((r) => predicates.every((p) => p(r)));
+  if (sorts.length > 0) matches.sort((a, b) => compare(a, b, sorts));
+  const withOffset = (n: number): URLSearchParams => {
+    const q = new URLSearchParams(self);
+    if (n > 0) q.set('_offset', String(n));
+    return q;
+  };
+  return {
+    total: matches.length,
+    resources: matches.slice(offset, offset + count).map((r) => structuredClone(r) as unknown as Resource),
+    self: withOffset(offset),
+    next: count > 0 && offset + count < matches.length ? withOffset(offset + count) : undefined,
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Turning CDA narrative blocks (`section/text`) into plain text, and resolving `reference` pointers.
+ * @module
+ */
+import { child, children } from '../xml-tree.js';
+import type { XmlElement } from '../xml-tree.js';
+
+const BLOCKS = new Set(['paragraph', 'tr', 'item', 'list', 'table', 'thead', 'tbody', 'caption', 'content_block']);
+const CELLS = new Set(['td', 'th']);
+
+function render(el: XmlElement, out: string[]): void {
+  for (const c of el.children) {
+    if (typeof c === 'string') out.push(c);
+    else if (c.name === 'br') out.push('\n');
+    else {
+      render(c, out);
+      if (BLOCKS.has(c.name)) out.push('\n');
+      else if (CELLS.has(c.name)) out.push('\t');
+    }
+  }
+}
+
+/**
+ * The plain text of a narrative element: `br` and block elements (paragraphs, rows, list items) end
+ * lines, cells are separated by a tab turned to ` | `; runs of white space collapse; empty lines go.
+ *
+ * @example
+ * ```ts
+ * narrativeText(child(section, 'text')); // 'Chief Complaint:\nHeadaches times three months\n…'
+ * ```
+ */
+export function narrativeText(el: XmlElement | undefined): string {
+  if (!el) return '';
+  const out: string[] = [];
+  render(el, out);
+  return out
+    .join('')
+    .split('\n')
+    .map((line) =>
+      line
+        .split('\t')
+        .map((cell) => cell.replace(/\s+/g, ' ').trim())
+        .filter(Boolean)
+        .join(' | '),
+    )
+    .filter(Boolean)
+    .join('\n');
+}
+
+/**
+ * Indexes the narrative elements that carry an `ID` attribute (`<td ID="problem3name">CHF</td>`) by
+ * that id, as plain text.
+ *
+ * @example
+ * ```ts
+ * const ids = indexNarrativeIds(root); ids.get('problem3name'); // 'CHF'
+ * ```
+ */
+export function indexNarrativeIds(root: XmlElement): Map<string, string> {
+  const index = new Map<string, string>();
+  const walk = (el: XmlElement): void => {
+    const id = el.attributes.ID;
+    if (id !== undefined && !index.has(id)) index.set(id, narrativeText(el));
+    for (const c of children(el)) walk(c);
+  };
+  walk(root);
+  return index;
+}
+
+/**
+ * The narrative text an element's `reference` (or `originalText/reference`) points to, or the
+ * element's own text when it has no reference.
+ *
+ * @example
+ * ```ts
+ * referencedText(child(observation, 'text'), ids); // 'CHF'
+ * ```
+ */
+export function referencedText(el: XmlElement | undefined, ids: ReadonlyMap<string, string>): string | undefined {
+  if (!el) return undefined;
+  const ref = child(el, 'reference') ?? child(el, 'originalText', 'reference');
+  const target = ref?.attributes.value;
+  if (target?.startsWith('#')) return ids.get(target.slice(1)) || undefined;
+  if (ref) return undefined;
+  return narrativeText(child(el, 'originalText') ?? el) || undefined;
+}

@@ -1,0 +1,120 @@
+/**
+ * Answering one SOAP POST: checks, reading, calling the handler, the event, the answer.
+ * @module
+ */
+import type { EventDispatcher } from '../events/types.js';
+import type { RouteReply, RouteRequest } from '../mount.js';
+import { decodeBase64Strict } from './base64.js';
+import { SoapFault, clientFault, clip, toSoapFault } from './fault.js';
+import type { ResolvedOptions } from './options.js';
+import { readEnvelope } from './read-envelope.js';
+import type { SoapRequestMessage } from './read-envelope.js';
+import type { NoteReaderHandler, NoteReaderRequest, NoteReaderResult } from './types.js';
+import { writeFault, writeResponse } from './write-envelope.js';
+
+/** What the POST route needs from its service, looked up per request. */
+export interface PostContext {
+  readonly options: ResolvedOptions;
+  readonly handlers: ReadonlyMap<string, NoteReaderHandler>;
+  readonly dispatcher: EventDispatcher | null;
+}
+
+const XML_HEADERS = Object.freeze({ 'content-type': 'text/xml; charset=utf-8' });
+const REQUIRED = ['SessionID', 'WorkType', 'OrganizationID', 'Document'] as const;
+
+function checkContentType(value: string | undefined): void {
+  const [type = '', ...params] = (value ?? '').split(';').map((p) => p.trim().toLowerCase());
+  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/^"|"$/g, '');
+  if (type !== 'text/xml' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+    const shown = value === undefined ? 'none' : JSON.stringify(clip(value, 100));
+    throw clientFault(`Unsupported Content-Type: ${shown}; send text/xml; charset=utf-8`, 'UnsupportedMediaType', 415);
+  }
+}
+
+function checkAction(header: string | undefined, operation: string): void {
+  if (header === undefined) return;
+  const action = header.trim().replace(/^"(.*)"$/, '$1');
+  const separator = action.charAt(action.length - operation.length - 1);
+  if (action === '' || action === operation || (action.endsWith(operation) && '/#:'.includes(separator) && separator !== '')) return;
+  throw clientFault(`SOAPAction ${JSON.stringify(clip(action))} does not name the operation ${operation}`, 'ActionMismatch');
+}
+
+function toRequest(message: SoapRequestMessage): NoteReaderRequest {
+  const value = (name: string): string => message.params.get(name)?.trim() ?? '';
+  const missing = REQUIRED.filter((name) => value(name) === '');
+  if (missing.length > 0) throw clientFault(`Missing required parameter(s): ${missing.join(', ')}`, 'MissingParameter');
+  let document = value('Document');
+  if (!message.xmlParams.has('Document')) {
+    try {
+      document = new TextDecoder('utf-8', { fatal: true }).decode(decodeBase64Strict(document));
+    } catch {
+      throw clientFault('Invalid parameter: Document is not base64 of UTF-8 text', 'InvalidParameter');
+    }
+  }
+  return { operation: message.operation, document, sessionId: value('SessionID'), workType: value('WorkType'), organizationId: value('OrganizationID') };
+}
+
+function toResult(value: unknown): NoteReaderResult {
+  if (typeof value === 'string') return { document: value };
+  const r = value as NoteReaderResult | null;
+  if (typeof r === 'object' && r !== null && ['string', 'undefined'].includes(typeof r.document)
+    && (r.error === undefined || r.error === null || typeof r.error === 'string')) {
+    return { document: r.document, error: r.error };
+  }
+  throw new TypeError('the handler returned neither a string nor { document, error }');
+}
+
+async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> {
+  const { options } = ctx;
+  checkContentType(req.headers['content-type']);
+  const limits = { maxDepth: options.maxDepth, maxElements: options.maxElements };
+  const message = await readEnvelope(req.chunks(options.maxBodyBytes), limits);
+  const handler = message.namespace === options.namespace ? ctx.handlers.get(message.operation) : undefined;
+  if (!handler) {
+    const name = message.namespace === options.namespace ? message.operation : `{${message.namespace}}${message.operation}`;
+    throw clientFault(`Unknown operation: ${clip(name)}`, 'UnknownOperation');
+  }
+  const action = req.headers['soapaction'];
+  checkAction(Array.isArray(action) ? action[0] : action, message.operation);
+  const request = toRequest(message);
+  let result: NoteReaderResult | undefined;
+  try {
+    result = toResult(await handler(request, { requestId: req.requestId, log: req.log, signal: req.signal }));
+  } catch (err) {
+    req.log.error('NoteReader handler failed', {
+      operation: request.operation,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    throw new SoapFault('Server', 'Internal server error', { type: 'Internal', cause: err });
+  } finally {
+    ctx.dispatcher?.emit(`notereader.${request.operation.toLowerCase()}`, {
+      session_id: request.sessionId,
+      work_type: request.workType,
+      organization_id: request.organizationId,
+      has_error: result === undefined || (typeof result.error === 'string' && result.error !== ''),
+      document_bytes: Buffer.byteLength(request.document),
+    });
+  }
+  return { status: 200, headers: { ...XML_HEADERS }, body: writeResponse(options.namespace, request.operation, result) };
+}
+
+/**
+ * Answers a SOAP POST. Every failure becomes a `soap:Fault` answer: HTTP 500 (SOAP 1.1 §6.2), or 413
+ * for a body over `maxBodyBytes` and 415 for a `Content-Type` other than `text/xml`.
+ *
+ * @example
+ * ```ts
+ * const route = { method: 'POST', path: '', handle: (req) => handlePost(req, context) };
+ * ```
+ */
+export async function handlePost(req: RouteRequest, ctx: PostContext): Promise<RouteReply> {
+  try {
+    return await answer(req, ctx);
+  } catch (err) {
+    const fault = toSoapFault(err);
+    if (fault.faultCode === 'Server' && !(err instanceof SoapFault)) {
+      req.log.error('NoteReader request failed', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+    }
+    return { status: fault.status, headers: { ...XML_HEADERS }, body: writeFault(ctx.options.namespace, fault) };
+  }
+}

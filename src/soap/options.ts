@@ -1,0 +1,85 @@
+/**
+ * Validating and completing the options of `NoteReaderService`.
+ * @module
+ */
+import type { EventDispatcher } from '../events/types.js';
+import type { NoteReaderServiceOptions } from './types.js';
+
+/**
+ * The defaults of every NoteReader option.
+ *
+ * @example
+ * ```ts
+ * NOTEREADER_DEFAULTS.maxBodyBytes; // 10485760
+ * ```
+ */
+export const DEFAULTS = Object.freeze({
+  namespace: 'urn:epic-com:Common.2013.Services',
+  serviceName: 'CDSServices',
+  portName: 'ICDSServices',
+  maxBodyBytes: 10 * 1024 * 1024,
+  maxDepth: 256,
+  maxElements: 200_000,
+});
+
+/** The options once checked, defaults filled in. */
+export interface ResolvedOptions {
+  readonly namespace: string;
+  readonly serviceName: string;
+  readonly portName: string;
+  readonly maxBodyBytes: number;
+  readonly maxDepth: number;
+  readonly maxElements: number;
+  readonly dispatcher: EventDispatcher | undefined;
+}
+
+const NC_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/**
+ * Throws a `TypeError` naming `option` unless `value` is an XML name without a colon (an NCName in
+ * ASCII), as WSDL names and operation names must be.
+ *
+ * @example
+ * ```ts
+ * checkNcName('ProcessDocument', 'name'); // ok
+ * ```
+ */
+export function checkNcName(value: unknown, option: string): string {
+  if (typeof value !== 'string' || !NC_NAME.test(value)) {
+    throw new TypeError(`${option} must be an XML name such as "ProcessDocument"`);
+  }
+  return value;
+}
+
+function positiveInteger(value: unknown, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TypeError(`${option} must be an integer`);
+  if (value < 1) throw new RangeError(`${option} must be at least 1`);
+  return value;
+}
+
+/**
+ * Checks the options once and fills in {@link DEFAULTS}. Misuse throws `TypeError`/`RangeError`.
+ *
+ * @example
+ * ```ts
+ * resolveOptions({ maxBodyBytes: 1024 }).maxBodyBytes; // 1024
+ * ```
+ */
+export function resolveOptions(options: NoteReaderServiceOptions = {}): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const { namespace = DEFAULTS.namespace, dispatcher } = options;
+  if (typeof namespace !== 'string' || namespace === '') throw new TypeError('namespace must be a non-empty string');
+  if (dispatcher !== undefined && (typeof dispatcher !== 'object' || dispatcher === null || typeof dispatcher.emit !== 'function')) {
+    throw new TypeError('dispatcher must be an EventDispatcher');
+  }
+  return Object.freeze({
+    namespace,
+    serviceName: checkNcName(options.serviceName ?? DEFAULTS.serviceName, 'serviceName'),
+    portName: checkNcName(options.portName ?? DEFAULTS.portName, 'portName'),
+    maxBodyBytes: positiveInteger(options.maxBodyBytes, 'maxBodyBytes', DEFAULTS.maxBodyBytes),
+    maxDepth: positiveInteger(options.maxDepth, 'maxDepth', DEFAULTS.maxDepth),
+    maxElements: positiveInteger(options.maxElements, 'maxElements', DEFAULTS.maxElements),
+    dispatcher,
+  });
+}

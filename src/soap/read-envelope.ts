@@ -1,0 +1,111 @@
+/**
+ * Reading a SOAP 1.1 request envelope from a byte stream with `saxes`, without building a tree.
+ * @module
+ */
+import { EmbeddedXmlWriter } from './embedded-xml.js';
+import { SoapFault, clientFault, clip } from './fault.js';
+import { createSecureParser } from './secure-parser.js';
+import type { XmlLimits, XmlTag } from './secure-parser.js';
+import { SOAP_ENVELOPE_NS } from './write-envelope.js';
+
+/** The operation a SOAP request calls and its parameters. */
+export interface SoapRequestMessage {
+  /** The local name of the first element in `soap:Body`. */
+  readonly operation: string;
+  /** The namespace URI of that element (`''` when it has none). */
+  readonly namespace: string;
+  /** The text of each child of the operation element, by local name (the first one wins). */
+  readonly params: ReadonlyMap<string, string>;
+  /** The names of the parameters whose content was XML elements; their value is that XML, serialized. */
+  readonly xmlParams: ReadonlySet<string>;
+}
+
+const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+
+/** Collects the parts of the envelope while the parser walks it. */
+class EnvelopeCollector {
+  inBody = false;
+  sawBody = false;
+  inOperation = false;
+  operation: XmlTag | undefined;
+  readonly params = new Map<string, string>();
+  readonly xmlParams = new Set<string>();
+  #param: { name: string; text: string[]; xml: EmbeddedXmlWriter | undefined } | undefined;
+
+  open(tag: XmlTag, depth: number): void {
+    if (depth === 1) {
+      if (tag.local !== 'Envelope') throw clientFault('Invalid SOAP message: the root element is not an Envelope', 'InvalidEnvelope');
+      if (tag.uri !== SOAP_ENVELOPE_NS) throw new SoapFault('VersionMismatch', `Unsupported envelope namespace: ${clip(tag.uri)}`, { type: 'VersionMismatch' });
+    } else if (depth === 2 && tag.uri === SOAP_ENVELOPE_NS && tag.local === 'Body' && !this.sawBody) {
+      this.inBody = this.sawBody = true;
+    } else if (depth === 3 && this.inBody && this.operation === undefined) {
+      this.operation = tag;
+      this.inOperation = true;
+    } else if (depth === 4 && this.inOperation && !this.params.has(tag.local)) {
+      this.#param = { name: tag.local, text: [], xml: undefined };
+    } else if (depth > 4 && this.#param) {
+      this.#param.xml ??= new EmbeddedXmlWriter();
+      this.#param.xml.open(tag);
+    }
+  }
+
+  close(depth: number): void {
+    if (depth === 2) this.inBody = false;
+    else if (depth === 3) this.inOperation = false;
+    else if (depth > 4 && this.#param) this.#param.xml!.close();
+    else if (depth === 4 && this.#param) {
+      const { name, text, xml } = this.#param;
+      this.params.set(name, xml ? xml.toString() : text.join(''));
+      if (xml) this.xmlParams.add(name);
+      this.#param = undefined;
+    }
+  }
+
+  text(text: string): void {
+    if (!this.#param) return;
+    if (this.#param.xml) this.#param.xml.text(text);
+    else this.#param.text.push(text);
+  }
+}
+
+/**
+ * Reads a request envelope: any prefixes; the Header ignored; the first child of `Body` is the
+ * operation; its children are matched by local name. The bytes must be UTF-8. Rejects with a
+ * {@link SoapFault} (`Client`, or `VersionMismatch` for another envelope namespace), or with the
+ * error the chunk source throws (such as `ERR_BODY_TOO_LARGE`).
+ *
+ * @example
+ * ```ts
+ * const msg = await readEnvelope(req.chunks(10 * 1024 * 1024), { maxDepth: 256, maxElements: 200_000 });
+ * msg.operation; // 'ProcessDocument'
+ * msg.params.get('Document'); // base64 text
+ * ```
+ */
+export async function readEnvelope(chunks: AsyncIterable<Uint8Array>, limits: XmlLimits): Promise<SoapRequestMessage> {
+  const collector = new EnvelopeCollector();
+  const parser = createSecureParser(limits, 'ERR_SOAP_CLIENT', {
+    open: (tag, depth) => collector.open(tag, depth),
+    close: (_tag, depth) => collector.close(depth),
+    text: (text) => collector.text(text),
+    decl: (decl) => {
+      if (decl.encoding !== undefined && !UTF8_NAMES.has(decl.encoding.toLowerCase())) {
+        throw clientFault(`Invalid XML: unsupported encoding ${clip(decl.encoding)}; send UTF-8`, 'InvalidXML');
+      }
+    },
+  });
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (chunk?: Uint8Array): string => {
+    try {
+      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch (err) {
+      throw new SoapFault('Client', 'Invalid XML: the body is not valid UTF-8', { type: 'InvalidXML', cause: err });
+    }
+  };
+  for await (const chunk of chunks) parser.write(decode(chunk));
+  parser.write(decode());
+  parser.close();
+  if (!collector.sawBody) throw clientFault('Missing SOAP Body', 'MissingBody');
+  const op = collector.operation;
+  if (!op) throw clientFault('Missing operation: the SOAP Body is empty', 'MissingOperation');
+  return { operation: op.local, namespace: op.uri, params: collector.params, xmlParams: collector.xmlParams };
+}

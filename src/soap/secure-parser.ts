@@ -1,0 +1,105 @@
+/**
+ * The one place fhirgate builds a `saxes` parser. It refuses what makes XML dangerous (a DOCTYPE, and
+ * so any entity declaration; entity references other than the five predefined ones and character
+ * references), and limits nesting depth and element count.
+ * @module
+ */
+import { SaxesParser } from 'saxes';
+import type { SaxesTagNS, XMLDecl } from 'saxes';
+import { FhirgateError } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
+import { clip } from './fault.js';
+
+/** An element as the parser reports it: namespaces resolved. */
+export type XmlTag = SaxesTagNS;
+
+/** Limits that protect a parser from hostile input. */
+export interface XmlLimits {
+  /** The deepest element nesting allowed (the root is depth 1). */
+  maxDepth: number;
+  /** The most elements a document may hold. */
+  maxElements: number;
+}
+
+/** What a consumer of {@link createSecureParser} reacts to. Each callback is optional. */
+export interface XmlEvents {
+  /** An element opened; `depth` is 1 for the root. */
+  open?(tag: XmlTag, depth: number): void;
+  /** An element closed; `depth` is the depth it had when it opened. */
+  close?(tag: XmlTag, depth: number): void;
+  /** Character data (text or CDATA), entities already resolved. May come in several pieces. */
+  text?(text: string): void;
+  /** The XML declaration, when there is one. */
+  decl?(decl: XMLDecl): void;
+}
+
+/** A parser fed piece by piece: `write` each piece, then `close` once. Both throw on bad input. */
+export interface SecureParser {
+  write(text: string): void;
+  close(): void;
+  /** The index in the input of the next character the parser reads (JavaScript string index). */
+  readonly position: number;
+}
+
+/**
+ * Builds a namespace-aware parser that throws `FhirgateError(code, 'Invalid XML: …')` on any
+ * well-formedness error, any DOCTYPE, an undefined entity, or a limit exceeded.
+ *
+ * @example
+ * ```ts
+ * const p = createSecureParser({ maxDepth: 64, maxElements: 10_000 }, 'ERR_CDA', {
+ *   open: (tag, depth) => console.log(depth, tag.local, tag.uri),
+ * });
+ * p.write('<a xmlns="urn:x"><b/></a>');
+ * p.close();
+ * ```
+ */
+export function createSecureParser(limits: XmlLimits, code: ErrorCode, events: XmlEvents): SecureParser {
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  const fail = (reason: string): never => {
+    throw new FhirgateError(code, `Invalid XML: ${reason}`);
+  };
+  let depth = 0;
+  let elements = 0;
+  parser.on('error', (err) => fail(clip(err.message)));
+  parser.on('doctype', () => fail('DOCTYPE is not allowed'));
+  parser.on('opentag', (tag) => {
+    depth += 1;
+    elements += 1;
+    if (depth > limits.maxDepth) fail(`nesting deeper than ${limits.maxDepth} elements`);
+    if (elements > limits.maxElements) fail(`more than ${limits.maxElements} elements`);
+    events.open?.(tag, depth);
+  });
+  parser.on('closetag', (tag) => {
+    events.close?.(tag, depth);
+    depth -= 1;
+  });
+  const onText = events.text;
+  if (onText) {
+    parser.on('text', onText);
+    parser.on('cdata', onText);
+  }
+  const onDecl = events.decl;
+  if (onDecl) parser.on('xmldecl', onDecl);
+  return {
+    write: (text) => void parser.write(text),
+    close: () => void parser.close(),
+    get position() {
+      return parser.position;
+    },
+  };
+}
+
+/**
+ * Parses a whole string with {@link createSecureParser}.
+ *
+ * @example
+ * ```ts
+ * parseSecurely('<a/>', { maxDepth: 8, maxElements: 8 }, 'ERR_CDA', { open: (t) => console.log(t.local) });
+ * ```
+ */
+export function parseSecurely(text: string, limits: XmlLimits, code: ErrorCode, events: XmlEvents): void {
+  const parser = createSecureParser(limits, code, events);
+  parser.write(text);
+  parser.close();
+}

@@ -1,0 +1,116 @@
+/**
+ * A small element tree built with the secure parser, for documents read whole (CDA, WSDL in tests).
+ * @module
+ */
+import type { ErrorCode } from '../errors.js';
+import { parseSecurely } from './secure-parser.js';
+import type { XmlLimits } from './secure-parser.js';
+
+/** An element: local name, namespace, attributes and children (elements and text, in order). */
+export interface XmlElement {
+  /** The local name (`ClinicalDocument`). */
+  readonly name: string;
+  /** The namespace URI (`''` when none). */
+  readonly uri: string;
+  /** The prefix the source used (`''` when none). */
+  readonly prefix: string;
+  /**
+   * The attributes without a namespace, by name (`code`, `displayName`); namespaced ones as
+   * `{uri}local` (`{http://www.w3.org/2001/XMLSchema-instance}type`). Namespace declarations left out.
+   */
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly children: readonly (XmlElement | string)[];
+}
+
+const XMLNS_URI = 'http://www.w3.org/2000/xmlns/';
+
+/**
+ * Parses `text` into an {@link XmlElement} tree, refusing DOCTYPEs and unknown entities and enforcing
+ * `limits`. Failures throw `FhirgateError(code, 'Invalid XML: …')`.
+ *
+ * @example
+ * ```ts
+ * const root = parseXmlTree('<a x="1"><b>hi</b></a>', { maxDepth: 8, maxElements: 100 }, 'ERR_CDA');
+ * root.attributes.x; // '1'
+ * ```
+ */
+export function parseXmlTree(text: string, limits: XmlLimits, code: ErrorCode): XmlElement {
+  const stack: { children: (XmlElement | string)[] }[] = [{ children: [] }];
+  parseSecurely(text, limits, code, {
+    open: (tag) => {
+      const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
+      for (const a of Object.values(tag.attributes)) {
+        if (a.uri === XMLNS_URI) continue;
+        attributes[a.uri === '' ? a.local : `{${a.uri}}${a.local}`] = a.value;
+      }
+      const element = { name: tag.local, uri: tag.uri, prefix: tag.prefix, attributes, children: [] };
+      stack.at(-1)!.children.push(element);
+      stack.push(element);
+    },
+    close: () => void stack.pop(),
+    text: (t) => {
+      if (stack.length > 1) stack.at(-1)!.children.push(t);
+    },
+  });
+  return stack[0]!.children[0] as XmlElement;
+}
+
+/**
+ * The child elements of `el`, optionally only those with local name `name`.
+ *
+ * @example
+ * ```ts
+ * children(section, 'entry').length;
+ * ```
+ */
+export function children(el: XmlElement | undefined, name?: string): XmlElement[] {
+  if (!el) return [];
+  return el.children.filter((c): c is XmlElement => typeof c !== 'string' && (name === undefined || c.name === name));
+}
+
+/**
+ * Follows a path of local names from `el`, taking the first match at each step.
+ *
+ * @example
+ * ```ts
+ * child(doc, 'recordTarget', 'patientRole', 'patient');
+ * ```
+ */
+export function child(el: XmlElement | undefined, ...path: string[]): XmlElement | undefined {
+  let current = el;
+  for (const name of path) current = children(current, name)[0];
+  return current;
+}
+
+/**
+ * Every descendant element of `el` with local name `name`, in document order.
+ *
+ * @example
+ * ```ts
+ * descendants(entry, 'observation');
+ * ```
+ */
+export function descendants(el: XmlElement | undefined, name: string): XmlElement[] {
+  const found: XmlElement[] = [];
+  const walk = (e: XmlElement): void => {
+    for (const c of children(e)) {
+      if (c.name === name) found.push(c);
+      walk(c);
+    }
+  };
+  if (el) walk(el);
+  return found;
+}
+
+/**
+ * The text content of `el` and its descendants, joined.
+ *
+ * @example
+ * ```ts
+ * textContent(child(doc, 'title')); // 'CDA for NoteReader'
+ * ```
+ */
+export function textContent(el: XmlElement | undefined): string {
+  if (!el) return '';
+  return el.children.map((c) => (typeof c === 'string' ? c : textContent(c))).join('');
+}

@@ -1,0 +1,29 @@
+/** Shared set-up of the async gateway tests: sandboxes, gateways and captured events, torn down in t.after. */
+import type { TestContext } from 'node:test';
+import { LocalEventDispatcher } from '../../src/events/index.js';
+import type { EventPair } from '../../src/events/index.js';
+import { AsyncFHIRGateway } from '../../src/gateway/index.js';
+import type { AsyncFHIRGatewayOptions } from '../../src/gateway/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
+
+export async function sandbox(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
+  const s = await startSandbox(options);
+  t.after(() => s.close());
+  return s;
+}
+
+/** A gateway whose events are captured in `events`. */
+export function gateway(t: TestContext, options: AsyncFHIRGatewayOptions = {}): { gw: AsyncFHIRGateway; events: EventPair[] } {
+  const dispatcher = new LocalEventDispatcher();
+  const events: EventPair[] = [];
+  dispatcher.register('*', (pair) => void events.push(pair));
+  const gw = new AsyncFHIRGateway({ dispatcher, ...options });
+  t.after(() => gw.close());
+  return { gw, events };
+}
+
+/** Lets queued event handlers run. */
+export async function settle(): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+}

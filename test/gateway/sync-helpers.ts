@@ -1,0 +1,79 @@
+/**
+ * Test helpers of the sync gateway: a sandbox (or a server that never answers) running in a worker
+ * thread, so that the test's own thread can block in sync calls.
+ */
+import { once } from 'node:events';
+import type { Worker } from 'node:worker_threads';
+import { siblingModuleUrl } from '../../src/gateway/sync/bridge.js';
+import { startWorker } from '../../src/gateway/sync/start-worker.js';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
+
+/** What the sandbox's stats said, copied across the thread boundary. */
+export interface StatsSnapshot {
+  requests: { total: number; byMethod: Record<string, number>; byKind: Record<string, number> };
+  tokenRequests: number;
+  socketsAccepted: number;
+  openSockets: number;
+  lastAuthMethod: string | undefined;
+}
+
+/** A server in a worker thread. */
+export interface RemoteServer {
+  origin: string;
+  fhirBase: string;
+  tokenUrl: string;
+  /** `sandbox.connectionString(...)`, computed in the worker. */
+  connectionString(clientId?: string, options?: { keyPath?: string }): Promise<string>;
+  stats(): Promise<StatsSnapshot>;
+  /** `sandbox.faults[name](...args)`. */
+  fault(name: string, ...args: unknown[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Teardown { after(fn: () => Promise<void> | void): void }
+
+const workerUrl = siblingModuleUrl(import.meta.url, './sync-sandbox-worker');
+
+async function start(t: Teardown, mode: 'sandbox' | 'silent', options: SandboxOptions): Promise<RemoteServer> {
+  const worker: Worker = startWorker(workerUrl, { workerData: { mode, options } });
+  const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([e]) => Promise.reject(e))])) as [{ ready: { origin: string; fhirBase?: string; tokenUrl?: string } }];
+  let nextId = 0;
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  worker.on('message', (msg: { id: number; value?: unknown; error?: string }) => {
+    const p = pending.get(msg.id);
+    pending.delete(msg.id);
+    if (msg.error !== undefined) p?.reject(new Error(msg.error));
+    else p?.resolve(msg.value);
+  });
+  const ask = (op: string, ...args: unknown[]): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, op, args });
+    });
+  let closed: Promise<void> | undefined;
+  const server: RemoteServer = {
+    origin: first.ready.origin,
+    fhirBase: first.ready.fhirBase ?? first.ready.origin,
+    tokenUrl: first.ready.tokenUrl ?? `${first.ready.origin}/token`,
+    connectionString: (clientId, opts) => ask('connectionString', clientId, opts) as Promise<string>,
+    stats: () => ask('stats') as Promise<StatsSnapshot>,
+    fault: async (name, ...args) => void (await ask('fault', name, ...args)),
+    close: () => (closed ??= (async () => {
+      await ask('close');
+      await worker.terminate();
+    })()),
+  };
+  t.after(() => server.close());
+  return server;
+}
+
+/** Starts `startSandbox(options)` in a worker thread; closed in `t.after`. */
+export function startRemoteSandbox(t: Teardown, options: SandboxOptions = {}): Promise<RemoteServer> {
+  return start(t, 'sandbox', options);
+}
+
+/** Starts, in a worker thread, an HTTP server that accepts requests and never answers them. */
+export function startSilentServer(t: Teardown): Promise<RemoteServer> {
+  return start(t, 'silent', {});
+}

@@ -1,0 +1,147 @@
+/** Test helpers for the host: a capturing logger, fake mountable components, a raw HTTP client, an OpenAPI checker. */
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { TestContext } from 'node:test';
+import type { EventDispatcher } from '../../src/events/types.js';
+import { createServiceAPI } from '../../src/host/index.js';
+import type { ServiceAPI, ServiceAPIOptions } from '../../src/host/index.js';
+import { MOUNT } from '../../src/mount.js';
+import type { Logger, Mountable, OpenAPIPaths, Route } from '../../src/mount.js';
+
+export interface LogLine {
+  level: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+/** A logger that keeps every line. */
+export function captureLogger(): Logger & { lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void lines.push({ level, message, fields });
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+export interface FakeSpec {
+  kind?: 'gateway' | 'service';
+  defaultPath?: string;
+  routes?: Route[];
+  status?: () => Record<string, unknown>;
+  openapi?: () => OpenAPIPaths;
+}
+
+/** A mountable component that records what the host did with it. */
+export class FakeGateway {
+  readonly spec: FakeSpec;
+  events: EventDispatcher | null | 'unset' = 'unset';
+  closeCalls = 0;
+  constructor(spec: FakeSpec = {}) {
+    this.spec = spec;
+  }
+  [MOUNT](): Mountable {
+    return {
+      kind: this.spec.kind ?? 'gateway',
+      defaultPath: this.spec.defaultPath ?? '/fhir',
+      routes: () => this.spec.routes ?? [],
+      status: this.spec.status ?? (() => ({ sources: ['a'] })),
+      openapi: this.spec.openapi ?? (() => ({})),
+      useEvents: (dispatcher) => void (this.events = dispatcher),
+      close: async () => void (this.closeCalls += 1),
+    };
+  }
+}
+
+/** The same, under a service-ish class name. */
+export class FakeService extends FakeGateway {
+  constructor(spec: FakeSpec = {}) {
+    super({ kind: 'service', defaultPath: '/svc', ...spec });
+  }
+}
+
+/** An app with a capturing logger, listening on 127.0.0.1:0, closed after the test. */
+export async function startApp(
+  t: TestContext,
+  options: ServiceAPIOptions = {},
+  setup: (app: ServiceAPI) => void = () => {},
+): Promise<{ app: ServiceAPI; base: string; log: ReturnType<typeof captureLogger> }> {
+  const log = captureLogger();
+  const app = createServiceAPI({ apiKeys: [], logger: log, ...options });
+  setup(app);
+  const server = await app.listen(0);
+  t.after(() => app.close());
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('no address');
+  return { app, base: `http://127.0.0.1:${address.port}`, log };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  json(): any;
+}
+
+/** One HTTP request on a fresh connection (no pooling), the whole answer read. */
+export function call(
+  base: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; signal?: AbortSignal } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(base);
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path, method: init.method ?? 'GET', headers: init.headers ?? {}, agent: false, signal: init.signal },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+/** Structural checks every document must pass. */
+export function checkOpenApi(doc: any): void {
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(typeof doc.info.title, 'string');
+  const ids = new Set<string>();
+  const resolve = (ref: string) => {
+    assert.ok(ref.startsWith('#/'), `local ref ${ref}`);
+    let node = doc;
+    for (const part of ref.slice(2).split('/')) {
+      node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+      assert.ok(node !== undefined, `$ref ${ref} resolves`);
+    }
+  };
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (typeof value === 'object' && value !== null) {
+      for (const [k, v] of Object.entries(value)) {
+        if (k === '$ref') resolve(v as string);
+        else walk(v);
+      }
+    }
+  };
+  walk(doc);
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    assert.ok(path.startsWith('/'), path);
+    assert.ok(!path.includes(':'), `OpenAPI style path: ${path}`);
+    const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    for (const [method, op] of Object.entries<any>(item)) {
+      assert.ok(['get', 'post', 'put', 'patch', 'delete'].includes(method), method);
+      assert.ok(!ids.has(op.operationId), `operationId ${op.operationId} is unique`);
+      ids.add(op.operationId);
+      assert.ok(op.responses && Object.keys(op.responses).length > 0, `${method} ${path} has responses`);
+      const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path');
+      assert.deepEqual(declared.map((p: any) => p.name).sort(), [...inPath].sort(), `${method} ${path} declares its path parameters`);
+      for (const p of declared) assert.equal(p.required, true);
+    }
+  }
+}
+
