@@ -18,7 +18,7 @@ import { parseJsonObject, validateRequest } from './validate-request.js';
 
 /** What the routes need from the service that owns them. */
 export interface CallEnvironment {
-  readonly bodyLimitBytes: number;
+  readonly bodyLimit: number;
   readonly prefetch: Omit<PrefetchOptions, 'signal'>;
   /** The service with that id; throws `ERR_CLOSED` (503) once closed. */
   lookup(id: string): ServiceEntry | undefined;
@@ -55,10 +55,10 @@ async function admit(req: RouteRequest, env: CallEnvironment): Promise<Admitted>
   }
   let bytes: Buffer;
   try {
-    bytes = await req.bytes(env.bodyLimitBytes);
+    bytes = await req.bytes(env.bodyLimit);
   } catch (err) {
     if (isFhirgateError(err, 'ERR_BODY_TOO_LARGE')) {
-      throw new CDSError('ERR_BODY_TOO_LARGE', `the body is larger than ${env.bodyLimitBytes} bytes`, 413, undefined, err);
+      throw new CDSError('ERR_BODY_TOO_LARGE', `the body is larger than ${env.bodyLimit} bytes`, 413, undefined, err);
     }
     throw err;
   }

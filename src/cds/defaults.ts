@@ -9,12 +9,12 @@
  * @example
  * ```ts
  * import { CDS_DEFAULTS } from 'fhirgate/cds';
- * console.log(CDS_DEFAULTS.bodyLimitBytes, CDS_DEFAULTS.auth.algorithms); // 1048576 ['RS384', 'ES384']
+ * console.log(CDS_DEFAULTS.bodyLimit, CDS_DEFAULTS.auth.algorithms); // 1048576 ['RS384', 'ES384']
  * ```
  */
 export const CDS_DEFAULTS = Object.freeze({
   /** Largest accepted request body: 1 MiB. */
-  bodyLimitBytes: 1024 * 1024,
+  bodyLimit: 1024 * 1024,
   /** Time-out of one prefetch fetch: 10 s. */
   prefetchTimeoutMs: 10_000,
   /** Largest accepted prefetch answer: 10 MiB. */

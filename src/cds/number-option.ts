@@ -7,7 +7,7 @@
 /**
  * @example
  * ```ts
- * const limit = numberOption(options.bodyLimitBytes, 'bodyLimitBytes', 1024 * 1024, 1);
+ * const limit = numberOption(options.bodyLimit, 'bodyLimit', 1024 * 1024, 1);
  * ```
  */
 export function numberOption(value: unknown, name: string, fallback: number, min = 0): number {

@@ -3,6 +3,7 @@
  * from the request's context.
  * @module
  */
+import { CDSError } from './cds-error.js';
 import { primitiveContextFields } from './hooks-context.js';
 import type { JsonObject } from './types.js';
 
@@ -65,6 +66,7 @@ function tokenValue(token: string, context: JsonObject): string | undefined {
 /**
  * Fills a checked template from a request context, URL-encoding each value. `null` when a token has no
  * value in this context (an absent optional field, a user of another type): the data does not exist.
+ * Throws `CDSError('ERR_CDS_REQUEST', …, 400)` for a value that is not well-formed text.
  *
  * @example
  * ```ts
@@ -76,7 +78,13 @@ export function renderTemplate(template: string, context: JsonObject): string | 
   const rendered = template.replace(TOKEN, (_, token: string) => {
     const value = tokenValue(token, context);
     if (value === undefined) missing = true;
-    return encodeURIComponent(value ?? '');
+    try {
+      return encodeURIComponent(value ?? '');
+    } catch {
+      // A lone UTF-16 surrogate (sent as a `\ud800` JSON escape) has no URL encoding: the client's fault.
+      const field = `context.${CONTEXT_TOKEN.exec(token)?.[1] ?? 'userId'}`;
+      throw new CDSError('ERR_CDS_REQUEST', `${field} is not well-formed text`, 400, field);
+    }
   });
   return missing ? null : rendered;
 }

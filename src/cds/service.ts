@@ -54,7 +54,7 @@ export class CDSHooksService implements MountableComponent {
       throw new TypeError('allowInsecureFhirServer must be a boolean');
     }
     this.#environment = {
-      bodyLimitBytes: numberOption(options.bodyLimitBytes, 'bodyLimitBytes', CDS_DEFAULTS.bodyLimitBytes, 1),
+      bodyLimit: numberOption(options.bodyLimit, 'bodyLimit', CDS_DEFAULTS.bodyLimit, 1),
       prefetch: {
         timeoutMs: numberOption(options.prefetchTimeoutMs, 'prefetchTimeoutMs', CDS_DEFAULTS.prefetchTimeoutMs, 1),
         maxBytes: numberOption(options.prefetchMaxBytes, 'prefetchMaxBytes', CDS_DEFAULTS.prefetchMaxBytes, 1),

@@ -268,7 +268,7 @@ export interface ClientAuthOptions {
  *
  * @example
  * ```ts
- * const cds = new CDSHooksService({ bodyLimitBytes: 2 ** 20, auth: { issuers: [{ issuer: 'ehr', jwksUrls: [url] }] } });
+ * const cds = new CDSHooksService({ bodyLimit: 2 ** 20, auth: { issuers: [{ issuer: 'ehr', jwksUrls: [url] }] } });
  * ```
  */
 export interface CDSHooksServiceOptions {
@@ -277,7 +277,7 @@ export interface CDSHooksServiceOptions {
   /** Client JWT verification for every service (a service may override it). Default: off. */
   auth?: ClientAuthOptions;
   /** Largest accepted request body, in bytes. Default 1 MiB. */
-  bodyLimitBytes?: number;
+  bodyLimit?: number;
   /** Time-out of one prefetch fetch, in milliseconds. Default 10000. */
   prefetchTimeoutMs?: number;
   /** Largest accepted prefetch answer, in bytes. Default 10 MiB. */

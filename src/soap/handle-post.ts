@@ -68,7 +68,7 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
   const { options } = ctx;
   checkContentType(req.headers['content-type']);
   const limits = { maxDepth: options.maxDepth, maxElements: options.maxElements };
-  const message = await readEnvelope(req.chunks(options.maxBodyBytes), limits);
+  const message = await readEnvelope(req.chunks(options.bodyLimit), limits);
   const handler = message.namespace === options.namespace ? ctx.handlers.get(message.operation) : undefined;
   if (!handler) {
     const name = message.namespace === options.namespace ? message.operation : `{${message.namespace}}${message.operation}`;
@@ -100,7 +100,7 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
 
 /**
  * Answers a SOAP POST. Every failure becomes a `soap:Fault` answer: HTTP 500 (SOAP 1.1 §6.2), or 413
- * for a body over `maxBodyBytes` and 415 for a `Content-Type` other than `text/xml`.
+ * for a body over `bodyLimit` and 415 for a `Content-Type` other than `text/xml`.
  *
  * @example
  * ```ts

@@ -10,14 +10,14 @@ import type { NoteReaderServiceOptions } from './types.js';
  *
  * @example
  * ```ts
- * NOTEREADER_DEFAULTS.maxBodyBytes; // 10485760
+ * NOTEREADER_DEFAULTS.bodyLimit; // 10485760
  * ```
  */
 export const DEFAULTS = Object.freeze({
   namespace: 'urn:epic-com:Common.2013.Services',
   serviceName: 'CDSServices',
   portName: 'ICDSServices',
-  maxBodyBytes: 10 * 1024 * 1024,
+  bodyLimit: 10 * 1024 * 1024,
   maxDepth: 256,
   maxElements: 200_000,
 });
@@ -27,7 +27,7 @@ export interface ResolvedOptions {
   readonly namespace: string;
   readonly serviceName: string;
   readonly portName: string;
-  readonly maxBodyBytes: number;
+  readonly bodyLimit: number;
   readonly maxDepth: number;
   readonly maxElements: number;
   readonly dispatcher: EventDispatcher | undefined;
@@ -63,7 +63,7 @@ function positiveInteger(value: unknown, option: string, fallback: number): numb
  *
  * @example
  * ```ts
- * resolveOptions({ maxBodyBytes: 1024 }).maxBodyBytes; // 1024
+ * resolveOptions({ bodyLimit: 1024 }).bodyLimit; // 1024
  * ```
  */
 export function resolveOptions(options: NoteReaderServiceOptions = {}): ResolvedOptions {
@@ -77,7 +77,7 @@ export function resolveOptions(options: NoteReaderServiceOptions = {}): Resolved
     namespace,
     serviceName: checkNcName(options.serviceName ?? DEFAULTS.serviceName, 'serviceName'),
     portName: checkNcName(options.portName ?? DEFAULTS.portName, 'portName'),
-    maxBodyBytes: positiveInteger(options.maxBodyBytes, 'maxBodyBytes', DEFAULTS.maxBodyBytes),
+    bodyLimit: positiveInteger(options.bodyLimit, 'bodyLimit', DEFAULTS.bodyLimit),
     maxDepth: positiveInteger(options.maxDepth, 'maxDepth', DEFAULTS.maxDepth),
     maxElements: positiveInteger(options.maxElements, 'maxElements', DEFAULTS.maxElements),
     dispatcher,

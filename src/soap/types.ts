@@ -54,7 +54,7 @@ export interface NoteReaderServiceOptions {
   /** The WSDL `portType`, `binding` and `port` name. Default `ICDSServices`. */
   portName?: string;
   /** The largest request body, in bytes. Default 10 MiB (10 485 760). Larger bodies get HTTP 413. */
-  maxBodyBytes?: number;
+  bodyLimit?: number;
   /** The deepest element nesting accepted in a request (the Envelope is 1). Default 256. */
   maxDepth?: number;
   /** The most elements accepted in a request. Default 200 000. */

@@ -77,7 +77,7 @@ test('no advice answers 200 with an empty card list; fhir+json with charset is a
 
 test('unknown id 404, wrong content type 415, too large 413, bad JSON 400, mismatched hook 400', async (t) => {
   const dispatcher = recordingDispatcher();
-  const cds = new CDSHooksService({ dispatcher, bodyLimitBytes: 2048 });
+  const cds = new CDSHooksService({ dispatcher, bodyLimit: 2048 });
   cds.hook('patient-view', { id: 'greet', description: 'x' }, () => ({ cards: [] }));
   const { base } = await serveMountable(t, cds);
   const missing = await post(`${base}/cds-services/nope`, call());
@@ -235,7 +235,7 @@ test('registration: wrapper form, duplicate ids and misuse', () => {
     [() => cds.hook('patient-view', { id: 'a', description: 'x', feedback: 'x' as never }, handler), /definition\.feedback/],
     [() => cds.hook('patient-view', { id: 'a', description: 'x', auth: 'x' as never }, handler), /definition\.auth/],
     [() => cds.hook('patient-view', { id: 'a', description: 'x' }, 'x' as never), /handler must be a function/],
-    [() => new CDSHooksService({ bodyLimitBytes: 0 }), /bodyLimitBytes/],
+    [() => new CDSHooksService({ bodyLimit: 0 }), /bodyLimit/],
     [() => new CDSHooksService({ prefetchTimeoutMs: -1 }), /prefetchTimeoutMs/],
     [() => new CDSHooksService({ prefetchMaxBytes: Number.NaN }), /prefetchMaxBytes/],
     [() => new CDSHooksService({ allowInsecureFhirServer: 'yes' as never }), /allowInsecureFhirServer/],

@@ -97,8 +97,8 @@ test('a Content-Type other than text/xml (UTF-8) is answered 415 with a Client f
   assert.equal(none.status, 415);
 });
 
-test('a body over maxBodyBytes is answered 413 with a Client fault', async (t) => {
-  const { baseUrl } = await serve(t, () => 'ok', { maxBodyBytes: 4096 });
+test('a body over bodyLimit is answered 413 with a Client fault', async (t) => {
+  const { baseUrl } = await serve(t, () => 'ok', { bodyLimit: 4096 });
   await expectFault(baseUrl, envelope('x'.repeat(8192)), { status: 413, code: 'Client', string: 'Request body too large', type: 'TooLarge' });
   assert.equal((await post(baseUrl, envelope('x'.repeat(1000)))).status, 200);
 });

@@ -15,7 +15,7 @@ if (!gc) throw new Error('run with --expose-gc');
 
 const cleanups: (() => unknown)[] = [];
 const t = { after: (fn: () => unknown) => void cleanups.push(fn) } as unknown as TestContext;
-const nr = new NoteReaderService({ maxBodyBytes: 16 * MiB, dispatcher: { emit: () => {}, register: () => () => {}, drain: async () => {} } });
+const nr = new NoteReaderService({ bodyLimit: 16 * MiB, dispatcher: { emit: () => {}, register: () => () => {}, drain: async () => {} } });
 nr.method('ProcessDocument', (req) => ({ document: req.document.slice(0, 1000) }));
 const { baseUrl } = await serveMountable(t, nr[MOUNT]());
 const body = Buffer.from(envelope(bigDocument(10 * MiB)));

@@ -45,9 +45,9 @@ test('through createServiceAPI: both paths, the WSDL address, events, faults and
   assert.equal(anonymous.status, 401, 'the POST asks for an API key');
 });
 
-test('through createServiceAPI: 413 past maxBodyBytes and 415 for another Content-Type', async (t) => {
+test('through createServiceAPI: 413 past bodyLimit and 415 for another Content-Type', async (t) => {
   const app = createServiceAPI({ logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} } });
-  const nr = new NoteReaderService({ maxBodyBytes: 2000 });
+  const nr = new NoteReaderService({ bodyLimit: 2000 });
   nr.method('ProcessDocument', () => 'ok');
   app.registerService(nr, { path: '/nr' });
   const server = await app.listen(0);

@@ -12,7 +12,7 @@ import { bigDocument, bodyChild, envelope, post } from './soap-client.js';
 const MiB = 1024 * 1024;
 
 test('a 10 MiB document (base64 in lines of 76) is decoded whole and answered', { timeout: 300_000 }, async (t) => {
-  const nr = new NoteReaderService({ maxBodyBytes: 16 * MiB, dispatcher: { emit: () => {}, register: () => () => {}, drain: async () => {} } });
+  const nr = new NoteReaderService({ bodyLimit: 16 * MiB, dispatcher: { emit: () => {}, register: () => () => {}, drain: async () => {} } });
   let received = '';
   nr.method('ProcessDocument', (req) => {
     received = req.document;
