@@ -1,0 +1,10 @@
+/** fhirgate's host serving a transform handler that returns the cached resource. */
+import { AsyncFHIRGateway, createServiceAPI } from '../../src/index.js';
+import { announce, cachedPatient } from './transform-resource.js';
+
+const gw = new AsyncFHIRGateway();
+gw.transform('Patient', (id) => ({ ...cachedPatient, id }));
+const app = createServiceAPI({ title: 'bench', logger: { debug() {}, info() {}, warn() {}, error() {} } });
+app.registerGateway(gw, { path: '/fhir' });
+const server = await app.listen(0, '127.0.0.1');
+announce(server);

@@ -1,0 +1,21 @@
+/** The cached resource every host benchmark server answers with, and the port announcement. */
+import type { Server } from 'node:http';
+
+export const cachedPatient = {
+  resourceType: 'Patient' as const,
+  id: 'bench-1',
+  active: true,
+  name: [{ use: 'official' as const, family: 'Benchmark', given: ['Bea', 'Q'] }],
+  gender: 'female' as const,
+  birthDate: '1980-04-12',
+  extension: [{ url: 'https://fhirgate.dev/StructureDefinition/summary', valueString: 'female, born 1980' }],
+};
+
+export function announce(server: Server): void {
+  const address = server.address();
+  if (address && typeof address === 'object') console.log(`listening ${address.port}`);
+  process.on('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}
