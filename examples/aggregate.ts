@@ -42,8 +42,9 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/fhir/agg
 console.log(`GET ${url}`);
 report('both sources up', await getBundle(url));
 
-// Make ehr-b answer its next FHIR request with 503 Service Unavailable.
-hospitalB.faults.failNext(1, 503);
+// Make ehr-b answer 503 Service Unavailable three times: the gateway retries a 503 twice (with
+// backoff) before it gives up, so the third failure reaches the aggregate handler.
+hospitalB.faults.failNext(3, 503);
 report('ehr-b failing', await getBundle(url));
 
 async function getBundle(address: string): Promise<Bundle> {

@@ -52,8 +52,9 @@ test('the main entry exports exactly the documented names', async () => {
   assert.deepEqual(Object.keys(api).sort(), [
     'AsyncFHIRGateway', 'AuthTokenError', 'CDSHooksService', 'DEFAULT_SCOPE', 'ERROR_CODES', 'FHIRGateway', 'FHIRHttpError',
     'FhirgateError', 'GATEWAY_DEFAULTS', 'HandlerRegistry', 'LocalEventDispatcher', 'MOUNT', 'ModifyHandle', 'RESOURCE_TYPES',
-    'SOURCE_TAG_SYSTEM', 'ServiceAPI', 'aggregateSources', 'createJsonLogger', 'createServiceAPI', 'getAllGateways', 'getApp',
-    'getGateway', 'isFhirId', 'isFhirgateError', 'isResourceType', 'json', 'localHandler', 'operationOutcome', 'outcomeMessage',
-    'parseConnectionString', 'reply', 'searchsetBundle',
+    'SOURCE_TAG_SYSTEM', 'ServiceAPI', 'aggregateSources', 'createEntry', 'createJsonLogger', 'createServiceAPI', 'deleteEntry',
+    'getAllGateways', 'getApp', 'getGateway', 'isFhirId', 'isFhirgateError', 'isResourceType', 'json', 'localHandler',
+    'operationOutcome', 'outcomeMessage', 'parseConnectionString', 'readEntry', 'reply', 'requestBundle', 'searchEntry',
+    'searchsetBundle', 'updateEntry',
   ]);
 });

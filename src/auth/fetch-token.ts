@@ -95,7 +95,8 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
   } catch (cause) {
     const code = isFhirgateError(cause) ? cause.code : 'ERR_NETWORK';
     report({ error: code });
-    throw new AuthTokenError(`${where} failed: ${code}`, { cause });
+    const reason = systemCode(cause);
+    throw new AuthTokenError(`${where} failed: ${code}${reason === undefined ? '' : ` (${reason})`}`, { cause });
   }
   const body = parseJson(res.body);
   if (res.status < 200 || res.status > 299) {
@@ -119,6 +120,12 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
   const expiresIn = body?.expires_in !== undefined && Number.isFinite(expires) && expires > 0 ? expires : undefined;
   report({ status: res.status, expiresIn });
   return { accessToken: token, expiresIn };
+}
+
+/** The system error code under a transport error (`ECONNREFUSED`, `ENOTFOUND`, ...), when there is one. */
+function systemCode(err: unknown): string | undefined {
+  const code = ((err as { cause?: { code?: unknown } } | null)?.cause)?.code;
+  return typeof code === 'string' && /^E[A-Z0-9_]+$/.test(code) ? code : undefined;
 }
 
 function parseJson(body: Buffer): Record<string, unknown> | undefined {

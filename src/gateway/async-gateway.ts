@@ -5,23 +5,27 @@
  */
 import { parseConnectionString, TokenManager } from '../auth/index.js';
 import { FhirgateError } from '../errors.js';
-import { localHandler } from '../events/index.js';
-import type { EventDispatcher, EventPayload } from '../events/types.js';
+import type { EventPayload } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
 import { AgentPool } from '../http/index.js';
 import type { HttpResponse } from '../http/index.js';
 import { MOUNT } from '../mount.js';
 import type { Mountable } from '../mount.js';
-import { callFhir, readResource } from './fhir-call.js';
+import { callFhir, callSignal, readResource } from './fhir-call.js';
 import type { CallContext, FhirCall } from './fhir-call.js';
-import { gatewayMountable, HandlerRegistry } from './handlers/index.js';
-import type { AggregateHandler, SearchParams, TransformHandler } from './handlers/index.js';
+import { HandlerHost } from './handler-host.js';
+import type { SearchParams } from './handlers/index.js';
+import { ifNoneExistHeader } from './if-none-exist.js';
 import { ModifyHandle, MODIFY_ATTEMPTS } from './modify.js';
 import type { ModifyFn } from './modify.js';
 import { checkGatewayOptions } from './options.js';
 import type { AsyncFHIRGatewayOptions, GatewayOptions } from './options.js';
+import { checkPagingOptions, isMatch, matchingResources, nextPageUrl } from './paging.js';
+import type { PageOptions, PagingLimits, SearchAllOptions } from './paging.js';
 import { poolStatus } from './pool-status.js';
 import type { PoolStatus } from './pool-status.js';
+import { checkRequestBundle, failedEntries } from './request-bundle.js';
+import type { BundleKind } from './request-bundle.js';
 import { checkId, checkResource, checkType, resourceUrl } from './resource-path.js';
 import { searchQuery } from './search-params.js';
 import { SourceRegistry } from './source-registry.js';
@@ -31,6 +35,18 @@ import type { Source } from './source-registry.js';
 export interface CallOptions {
   /** Aborts the call (`ERR_ABORTED`; `ERR_TIMEOUT` when the reason is a `TimeoutError`). */
   signal?: AbortSignal;
+  /** `false` sends each request of this call once, whatever the gateway's retry options. */
+  retry?: boolean;
+}
+
+/** Options of `create`. */
+export interface CreateOptions extends CallOptions {
+  /**
+   * Makes the create conditional (`If-None-Exist`): the query part of a search (`identifier=sys|123`,
+   * no leading `?`) or search parameters. The server creates only when nothing matches; one match is
+   * returned as it is (200), several are `ERR_FHIR_HTTP` 412.
+   */
+  ifNoneExist?: string | SearchParams;
 }
 
 /**
@@ -44,21 +60,20 @@ export interface CallOptions {
  * await gw.modify('Patient', '123', 'epic', (p) => { p.active = true; });
  * ```
  */
-export class AsyncFHIRGateway implements AsyncDisposable {
+export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   readonly #options: GatewayOptions;
   readonly #pool: AgentPool;
   readonly #ctx: CallContext;
   readonly #sources = new SourceRegistry();
-  readonly #registry = new HandlerRegistry();
   readonly #inFlight = new Set<Promise<unknown>>();
-  #dispatcher: EventDispatcher | null;
   #closing: Promise<void> | undefined;
 
   constructor(options: AsyncFHIRGatewayOptions = {}) {
-    this.#options = checkGatewayOptions(options);
+    const checked = checkGatewayOptions(options);
+    super(checked);
+    this.#options = checked;
     this.#pool = new AgentPool(this.#options.pool);
-    this.#ctx = { pool: this.#pool, maxResponseBytes: this.#options.maxResponseBytes };
-    this.#dispatcher = this.#options.events ? (this.#options.dispatcher ?? localHandler) : null;
+    this.#ctx = { pool: this.#pool, maxResponseBytes: this.#options.maxResponseBytes, retry: this.#options.retry };
   }
 
   /**
@@ -108,19 +123,24 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   /**
    * Creates a resource; returns it as the server stored it (with its id). Sends
    * `Prefer: return=representation`; when the server answers with an empty body, the `Location` is read.
+   * With `options.ifNoneExist` the create is conditional and returns the created or the existing
+   * resource; its event then says `created: true` or `false`.
    *
    * @example
    * ```ts
    * const p = await gw.create({ resourceType: 'Patient', name: [{ family: 'Doe' }] }, 'epic');
+   * const once = await gw.create(patient, 'epic', { ifNoneExist: 'identifier=http://hospital.example/mrn|123' });
    * ```
    */
-  create<R extends Resource>(resource: R, source?: string, options?: CallOptions): Promise<R> {
+  create<R extends Resource>(resource: R, source?: string, options?: CreateOptions): Promise<ResourceOf<R['resourceType']>> {
+    const condition = options?.ifNoneExist === undefined ? undefined : ifNoneExistHeader(options.ifNoneExist);
     return this.#run(options, async (signal) => {
       const { type } = checkResource(resource, false, 'create');
       const src = this.#sources.get(source);
-      const res = await this.#call(src, { method: 'POST', url: resourceUrl(src.baseUrl, type), body: JSON.stringify(resource), headers: { prefer: 'return=representation' }, operation: 'create', reference: type, signal });
-      const created = (await this.#resourceOf(src, res, type, 'create', undefined, signal)) as R;
-      this.#emit(type, 'create', src, created.id);
+      const headers = { prefer: 'return=representation', ...(condition === undefined ? {} : { 'if-none-exist': condition }) };
+      const res = await this.#call(src, { method: 'POST', url: resourceUrl(src.baseUrl, type), body: JSON.stringify(resource), headers, operation: 'create', reference: type, signal });
+      const created = (await this.#resourceOf(src, res, type, 'create', undefined, signal)) as unknown as ResourceOf<R['resourceType']>;
+      this.#emit(type, 'create', src, created.id, condition === undefined ? {} : { created: res.status === 201 });
       return created;
     });
   }
@@ -146,8 +166,8 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * const saved = await gw.update({ ...patient, active: false }, 'epic');
    * ```
    */
-  update<R extends Resource>(resource: R, source?: string, options?: CallOptions): Promise<R> {
-    return this.#run(options, (signal) => this.#update(resource, source, signal, undefined) as Promise<R>);
+  update<R extends Resource>(resource: R, source?: string, options?: CallOptions): Promise<ResourceOf<R['resourceType']>> {
+    return this.#run(options, async (signal) => (await this.#update(resource, source, signal, undefined)) as unknown as ResourceOf<R['resourceType']>);
   }
 
   /**
@@ -184,14 +204,86 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     return this.#run(options, async (signal) => {
       const t = checkType(type);
       const src = this.#sources.get(source);
-      const url = resourceUrl(src.baseUrl, t);
-      url.search = searchQuery(params);
-      const res = await this.#call(src, { method: 'GET', url, operation: 'search', reference: t, signal });
-      const bundle = readResource(res, 'Bundle', `search ${t}`) as unknown as Bundle<ResourceOf<T>>;
-      const matches = (bundle.entry ?? []).filter((e) => e.search?.mode === undefined || e.search.mode === 'match').length;
-      this.#emit(t, 'search', src, undefined, { result_count: matches });
-      return bundle;
+      return this.#searchPage(src, t, searchUrl(src, t, params), {}, signal) as Promise<Bundle<ResourceOf<T>>>;
     });
+  }
+
+  /**
+   * Pages through a search: the first page, then each `Bundle.link[relation=next]` exactly as the server
+   * gives it (HAPI's `[base]?_getpages=…` included), only on the source's origin (`ERR_CROSS_ORIGIN`,
+   * nothing sent) and never twice (`ERR_PAGINATION`). Stops after `maxPages`. Each page fetched is one
+   * `fhir.<type>.search` event with `page` (1, 2, ...) and that page's `result_count`. Nothing is sent
+   * until the first `next()`; breaking out of the loop stops fetching.
+   *
+   * @example
+   * ```ts
+   * for await (const page of gw.pages('Observation', { patient: '123', _count: 100 }, 'epic', { maxPages: 10 })) {
+   *   console.log(page.entry?.length);
+   * }
+   * ```
+   */
+  pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: PageOptions): AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined> {
+    return this.#pages(type, params, source, checkPagingOptions(options)) as AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined>;
+  }
+
+  /**
+   * The resources a search matched, across its pages (see {@link pages}): entries with `search.mode`
+   * `match`, or without a mode; `include` and `outcome` entries are left out. Stops after
+   * `maxResources` resources (no page is fetched past them) or `maxPages` pages.
+   *
+   * @example
+   * ```ts
+   * for await (const obs of gw.searchAll('Observation', { patient: '123' }, 'epic', { maxResources: 1000 })) {
+   *   console.log(obs.id);
+   * }
+   * ```
+   */
+  searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SearchAllOptions): AsyncGenerator<ResourceOf<T>, void, undefined> {
+    const limits = checkPagingOptions(options);
+    const pages = this.#pages(type, params, source, limits);
+    return (async function* matches() {
+      let count = 0;
+      for await (const page of pages) {
+        for (const resource of matchingResources(page)) {
+          yield resource as ResourceOf<T>;
+          if (++count >= limits.maxResources) return;
+        }
+      }
+    })();
+  }
+
+  /**
+   * Posts a `transaction` Bundle to the source's base (`POST [base]`): the server applies every entry
+   * or none. Returns the `transaction-response` Bundle (`entry[].response.status`, `location`, `etag`);
+   * a failed transaction is `ERR_FHIR_HTTP` with the server's status and OperationOutcome. The Bundle is
+   * checked first (`ERR_INVALID_RESOURCE`); a missing `type` is set. One `fhir.bundle.transaction` event.
+   *
+   * @example
+   * ```ts
+   * const p = createEntry({ resourceType: 'Patient', name: [{ family: 'Doe' }] });
+   * const o = createEntry({ resourceType: 'Observation', status: 'final', code: { text: 'pulse' }, subject: { reference: p.fullUrl } });
+   * const answer = await gw.transaction(requestBundle('transaction', [p, o]), 'epic');
+   * answer.entry?.map((e) => e.response?.location);
+   * ```
+   */
+  transaction(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
+    return this.#run(options, (signal) => this.#postBundle('transaction', bundle, source, signal));
+  }
+
+  /**
+   * Posts a `batch` Bundle to the source's base (`POST [base]`): the server runs each entry on its own.
+   * Returns the `batch-response` Bundle, one entry per request entry in order, failures included
+   * (`response.status` `404 Not Found`, `response.outcome`). One `fhir.bundle.batch` event with
+   * `entry_count` and `error_count`.
+   *
+   * @example
+   * ```ts
+   * const answer = await gw.batch(requestBundle('batch', [readEntry('Patient', '1'), readEntry('Patient', '2')]));
+   * answer.entry?.map((e) => e.response?.status); // ['200 OK', '404 Not Found']
+   * ```
+   */
+  batch(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
+    return this.#run(options, (signal) => this.#postBundle('batch', bundle, source, signal));
   }
 
   /** Reads, calls `fn`, saves with `If-Match`; nothing is saved if `fn` throws. Retries a 412 up to 3 tries. */
@@ -242,52 +334,6 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     return poolStatus(this.#pool.status(), this.#sources.all());
   }
 
-  /** Registers the transform handler of `type` and returns it. */
-  transform<T extends ResourceType>(type: T, handler: TransformHandler<T>): TransformHandler<T>;
-  /** Returns a wrapper that registers the handler it is applied to. */
-  transform<T extends ResourceType>(type: T): <H extends TransformHandler<T>>(handler: H) => H;
-  /**
-   * Transform handlers become `GET <prefix>/transform/<type>/<id>` when the gateway is mounted.
-   *
-   * @example
-   * ```ts
-   * gw.transform('Patient', async (id, source) => ({ ...(await gw.read('Patient', id, source)), active: true }));
-   * ```
-   */
-  transform(type: ResourceType, handler?: TransformHandler): unknown {
-    return arguments.length < 2 ? this.#registry.transform(type) : this.#registry.transform(type, handler as TransformHandler);
-  }
-
-  /** Registers the aggregate handler of `type` and returns it. */
-  aggregate<H extends AggregateHandler>(type: ResourceType, handler: H): H;
-  /** Returns a wrapper that registers the handler it is applied to. */
-  aggregate(type: ResourceType): <H extends AggregateHandler>(handler: H) => H;
-  /**
-   * Aggregate handlers become `GET <prefix>/aggregate/<type>?patient_id=…&sources=…` when mounted.
-   *
-   * @example
-   * ```ts
-   * gw.aggregate('Observation', (patientId, sources) => aggregateSources(gw, { resourceType: 'Observation', params: { patient: patientId }, sources: sources ?? gw.sourceNames }));
-   * ```
-   */
-  aggregate(type: ResourceType, handler?: AggregateHandler): unknown {
-    return arguments.length < 2 ? this.#registry.aggregate(type) : this.#registry.aggregate(type, handler as AggregateHandler);
-  }
-
-  /**
-   * Sets where events go (the host calls it when mounting); `null` turns them off. A gateway built with
-   * `events: false` stays silent.
-   *
-   * @example
-   * ```ts
-   * gw.useEvents(new LocalEventDispatcher());
-   * ```
-   */
-  useEvents(dispatcher: EventDispatcher | null): void {
-    if (dispatcher !== null && typeof dispatcher?.emit !== 'function') throw new TypeError('dispatcher must be an EventDispatcher or null');
-    if (this.#options.events) this.#dispatcher = dispatcher;
-  }
-
   /**
    * Lets the calls in flight finish, then closes every socket. Idempotent; later calls reject with
    * `ERR_CLOSED`.
@@ -312,14 +358,10 @@ export class AsyncFHIRGateway implements AsyncDisposable {
 
   /** The gateway's face for `createServiceAPI().registerGateway()`. */
   [MOUNT](): Mountable {
-    return gatewayMountable({
+    return this.mountable({
       className: 'AsyncFHIRGateway',
-      registry: this.#registry,
       sourceNames: () => this.sourceNames,
       poolStatus: () => ({ ...this.getPoolStatus() }),
-      emit: (name: string, payload: EventPayload) => this.#dispatcher?.emit(name, payload),
-      useEvents: (dispatcher: EventDispatcher | null) => this.useEvents(dispatcher),
-      eventsEnabled: () => this.#dispatcher !== null,
       close: () => this.close(),
     });
   }
@@ -331,8 +373,8 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   /** Runs one public call: closed check, option check, in-flight tracking for `close()`. */
   #run<T>(options: CallOptions | undefined, body: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
     if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
-    const signal = options?.signal;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
+    if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
+    const signal = callSignal(options);
     const pending = (async () => {
       this.#live();
       return body(signal);
@@ -341,6 +383,41 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     const forget = (): void => void this.#inFlight.delete(pending);
     pending.then(forget, forget);
     return pending;
+  }
+
+  /** The pages of a search; each fetch is one public call (closed check, signal, in-flight tracking). */
+  async *#pages(type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): AsyncGenerator<Bundle> {
+    const t = checkType(type);
+    const src = this.#sources.get(source);
+    let url = searchUrl(src, t, params);
+    const seen = new Set([url.href]);
+    const options = limits.signal === undefined ? {} : { signal: limits.signal };
+    for (let page = 1; ; page++) {
+      const at = url;
+      const bundle = await this.#run(options, (signal) => this.#searchPage(src, t, at, { page }, signal));
+      yield bundle;
+      const next = page < limits.maxPages ? nextPageUrl(bundle, src, seen, t) : undefined;
+      if (next === undefined) return;
+      url = next;
+    }
+  }
+
+  /** Fetches one page of a search and sends its event. */
+  async #searchPage(src: Source, type: ResourceType, url: URL, extra: EventPayload, signal: AbortSignal | undefined): Promise<Bundle> {
+    const res = await this.#call(src, { method: 'GET', url, operation: 'search', reference: type, signal });
+    const bundle = readResource(res, 'Bundle', `search ${type}`) as unknown as Bundle;
+    const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
+    this.#emit(type, 'search', src, undefined, { ...extra, result_count: entries.filter(isMatch).length });
+    return bundle;
+  }
+
+  async #postBundle(kind: BundleKind, bundle: Bundle, source: string | undefined, signal: AbortSignal | undefined): Promise<Bundle> {
+    const body = checkRequestBundle(bundle, kind);
+    const src = this.#sources.get(source);
+    const res = await this.#call(src, { method: 'POST', url: new URL(src.baseUrl), body: JSON.stringify(body), operation: kind, reference: 'Bundle', signal });
+    const answer = readResource(res, 'Bundle', kind) as unknown as Bundle;
+    this.#emit('Bundle', kind, src, undefined, { entry_count: body.entry?.length ?? 0, error_count: failedEntries(answer) });
+    return answer;
   }
 
   #call(source: Source, call: FhirCall): Promise<HttpResponse> {
@@ -398,7 +475,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   }
 
   #emit(type: ResourceType, operation: string, source: Source, id: string | undefined, extra: EventPayload = {}): void {
-    this.#dispatcher?.emit(`fhir.${type.toLowerCase()}.${operation}`, { resource_type: type, resource_id: id, source: source.name, operation, ...extra });
+    this.emitEvent(`fhir.${type.toLowerCase()}.${operation}`, { resource_type: type, resource_id: id, source: source.name, operation, ...extra });
   }
 }
 
@@ -407,6 +484,13 @@ interface Versioned {
   /** The resource as read, serialised: a save of an unchanged resource is skipped. */
   original: string;
   etag: string | undefined;
+}
+
+/** `[base]/[type]?params` of a search's first page. */
+function searchUrl(src: Source, type: ResourceType, params: SearchParams): URL {
+  const url = resourceUrl(src.baseUrl, type);
+  url.search = searchQuery(params);
+  return url;
 }
 
 function isOutcome(res: HttpResponse): boolean {

@@ -1,12 +1,13 @@
 /**
- * One call to a source's FHIR server: the bearer token (own origin only), one retry after a 401, and
- * the mapping of non-2xx answers to `FHIRHttpError`.
+ * One call to a source's FHIR server: the bearer token (own origin only), one retry after a 401, the
+ * gateway's retry options (and a call's `retry: false`), and the mapping of non-2xx answers to
+ * `FHIRHttpError`.
  * @module
  */
 import { STATUS_CODES } from 'node:http';
 import { FHIRHttpError, FhirgateError } from '../errors.js';
 import { outcomeMessage } from '../fhir/index.js';
-import type { AgentPool, HttpResponse } from '../http/index.js';
+import type { AgentPool, HttpResponse, RetryOptions } from '../http/index.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -37,18 +38,45 @@ export interface FhirCall {
  *
  * @example
  * ```ts
- * const ctx: CallContext = { pool: new AgentPool(), maxResponseBytes: 10 * 1024 * 1024 };
+ * const ctx: CallContext = { pool: new AgentPool(), maxResponseBytes: 10 * 1024 * 1024, retry: { maxRetries: 2 } };
  * ```
  */
 export interface CallContext {
   readonly pool: AgentPool;
   readonly maxResponseBytes: number;
+  /** The gateway's retry options (defaults for every source). */
+  readonly retry: Readonly<RetryOptions>;
+}
+
+/** Signals of gateway calls made with `retry: false`: every FHIR call made under one is sent once. */
+const sendOnce = new WeakSet<AbortSignal>();
+
+/**
+ * The signal a gateway call hands down to the FHIR calls it makes. With `retry: false` it is a new
+ * signal (following `options.signal`) marked so that {@link callFhir} sends each request once: the
+ * setting reaches every request of the call without being threaded through each of them. Throws
+ * `TypeError` for a `retry` that is not a boolean.
+ *
+ * @example
+ * ```ts
+ * const signal = callSignal({ signal: controller.signal, retry: false });
+ * ```
+ */
+export function callSignal(options: { readonly signal?: AbortSignal | undefined; readonly retry?: boolean } | undefined): AbortSignal | undefined {
+  const retry = options?.retry;
+  if (retry !== undefined && typeof retry !== 'boolean') throw new TypeError('options.retry must be a boolean');
+  if (retry !== false) return options?.signal;
+  const signal = options?.signal === undefined ? new AbortController().signal : AbortSignal.any([options.signal]);
+  sendOnce.add(signal);
+  return signal;
 }
 
 /**
  * Sends `call` to `source`. A URL on another origin than the source's is `ERR_CROSS_ORIGIN` (the token
- * never leaves the source's origin). A 401 drops the token and the call is sent once more with a new
- * one. A non-2xx answer is `ERR_FHIR_HTTP` with the status and the server's OperationOutcome.
+ * never leaves the source's origin). Idempotent requests are retried as `ctx.retry` says (not when
+ * the call's signal came from {@link callSignal} with `retry: false`). A 401 drops the token and the
+ * call is sent once more with a new one. A non-2xx answer is `ERR_FHIR_HTTP` with the status of the
+ * last try and the server's OperationOutcome.
  *
  * @example
  * ```ts
@@ -71,6 +99,8 @@ export async function callFhir(ctx: CallContext, source: Source, call: FhirCall)
       ...(call.signal === undefined ? {} : { signal: call.signal }),
       timeoutMs: source.timeoutMs,
       maxResponseBytes: ctx.maxResponseBytes,
+      ...ctx.retry,
+      ...(call.signal !== undefined && sendOnce.has(call.signal) ? { retry: false } : {}),
     });
     return { res, token };
   };

@@ -3,7 +3,31 @@
  * @module
  */
 import type { EventDispatcher } from '../events/types.js';
-import { POOL_DEFAULTS } from '../http/index.js';
+import { checkRetryOptions, POOL_DEFAULTS, RETRY_DEFAULTS } from '../http/index.js';
+import type { RetryOptions } from '../http/index.js';
+
+/**
+ * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.
+ * Idempotent requests (GET, PUT, DELETE, a create with `If-None-Exist`) are retried on 429, 502, 503,
+ * 504 and on refused or reset connections; a plain POST only when the connection was refused.
+ *
+ * @example
+ * ```ts
+ * new AsyncFHIRGateway({ maxRetries: 4, retryOn: [429, 503], maxRetryDelay: 5 });
+ * ```
+ */
+export interface GatewayRetryOptions {
+  /** `false` sends every request once (a stale keep-alive socket is still replaced once). Default `true`. */
+  retry?: boolean;
+  /** Retries after the first try of one request. Default 2. */
+  maxRetries?: number;
+  /** Statuses that are retried. Default `[429, 502, 503, 504]`. */
+  retryOn?: readonly number[];
+  /** Seconds: the backoff before retry `n` is random in `[0, min(maxRetryDelay, retryBaseDelay × 2^(n-1)))`. Default 0.1. */
+  retryBaseDelay?: number;
+  /** Seconds any one wait lasts at most, a `Retry-After` included. Default 10. */
+  maxRetryDelay?: number;
+}
 
 /**
  * Options of `new AsyncFHIRGateway(options)`.
@@ -13,7 +37,7 @@ import { POOL_DEFAULTS } from '../http/index.js';
  * new AsyncFHIRGateway({ maxConnections: 50, keepaliveExpiry: 10, timeout: 15, events: false });
  * ```
  */
-export interface AsyncFHIRGatewayOptions {
+export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
   /** Sockets open at once across all sources (busy and idle). Default 100. */
   maxConnections?: number;
   /** Idle keep-alive sockets kept per source origin. Default 20. */
@@ -44,17 +68,27 @@ export interface GatewayOptions {
   readonly maxResponseBytes: number;
   readonly dispatcher: EventDispatcher | undefined;
   readonly events: boolean;
+  /** The retry options in the transport's terms (milliseconds), validated. */
+  readonly retry: Readonly<RetryOptions>;
 }
 
 /**
- * Defaults of the gateway: the pool's (100 / 20 / 5 s), a 30 s time-out and a 10 MiB answer limit.
+ * Defaults of the gateway: the pool's (100 / 20 / 5 s), a 30 s time-out, a 10 MiB answer limit, and
+ * 2 retries with a 0.1 s backoff base and waits of 10 s at most.
  *
  * @example
  * ```ts
  * GATEWAY_DEFAULTS.timeout; // 30
  * ```
  */
-export const GATEWAY_DEFAULTS = Object.freeze({ ...POOL_DEFAULTS, timeout: 30, maxResponseBytes: 10 * 1024 * 1024 });
+export const GATEWAY_DEFAULTS = Object.freeze({
+  ...POOL_DEFAULTS,
+  timeout: 30,
+  maxResponseBytes: 10 * 1024 * 1024,
+  maxRetries: RETRY_DEFAULTS.maxRetries,
+  retryBaseDelay: RETRY_DEFAULTS.retryBaseDelayMs / 1000,
+  maxRetryDelay: RETRY_DEFAULTS.maxRetryDelayMs / 1000,
+});
 
 /**
  * Validates and copies the options once: `TypeError`/`RangeError` naming the option. The pool limits
@@ -82,7 +116,32 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
     maxResponseBytes: positive(options.maxResponseBytes, 'maxResponseBytes', GATEWAY_DEFAULTS.maxResponseBytes),
     dispatcher,
     events,
+    retry: checkGatewayRetry(options),
   });
+}
+
+/** The retry options in milliseconds, checked by the transport's own check (which names the option) and copied. */
+function checkGatewayRetry(options: GatewayRetryOptions): Readonly<RetryOptions> {
+  const policy = checkRetryOptions({
+    retryBaseDelayMs: seconds(options.retryBaseDelay, 'retryBaseDelay', GATEWAY_DEFAULTS.retryBaseDelay) * 1000,
+    maxRetryDelayMs: seconds(options.maxRetryDelay, 'maxRetryDelay', GATEWAY_DEFAULTS.maxRetryDelay) * 1000,
+    ...(options.retry === undefined ? {} : { retry: options.retry }),
+    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    ...(options.retryOn === undefined ? {} : { retryOn: options.retryOn }),
+  });
+  return Object.freeze({
+    maxRetries: policy.maxRetries,
+    retryOn: Object.freeze([...policy.retryOn]),
+    retryBaseDelayMs: policy.baseDelayMs,
+    maxRetryDelayMs: policy.maxDelayMs,
+  });
+}
+
+function seconds(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`options.${name} must be a number of seconds`);
+  if (value < 0 || !Number.isFinite(value)) throw new RangeError(`options.${name} must be a finite number of seconds, 0 or more`);
+  return value;
 }
 
 function positive(value: number | undefined, name: string, fallback: number): number {

@@ -3,13 +3,14 @@
  * @module
  */
 import { parseConnectionString } from '../auth/index.js';
-import { localHandler } from '../events/index.js';
-import type { EventDispatcher, EventPayload } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
 import { MOUNT } from '../mount.js';
 import type { Mountable } from '../mount.js';
-import { gatewayMountable, HandlerRegistry } from './handlers/index.js';
-import type { AggregateHandler, SearchParams, TransformHandler } from './handlers/index.js';
+import { HandlerHost } from './handler-host.js';
+import type { SearchParams } from './handlers/index.js';
+import { ifNoneExistHeader } from './if-none-exist.js';
+import { checkPagingOptions } from './paging.js';
+import type { PagingLimits } from './paging.js';
 import { SyncBridge, siblingModuleUrl } from './sync/bridge.js';
 import type { CollectedEvent } from './sync/collecting-dispatcher.js';
 import { refuseSameThreadServer } from './sync/deadlock.js';
@@ -17,6 +18,22 @@ import { checkSyncOptions } from './sync/options.js';
 import type { FHIRGatewayOptions, SyncGatewayOptions } from './sync/options.js';
 
 export type { FHIRGatewayOptions } from './sync/options.js';
+
+/**
+ * Options of `FHIRGateway.pages()` and `searchAll()`: the limits of the async gateway's, without a
+ * signal (a blocking call cannot be aborted).
+ *
+ * @example
+ * ```ts
+ * const options: SyncPagingOptions = { maxPages: 10, maxResources: 500 };
+ * ```
+ */
+export interface SyncPagingOptions {
+  /** Pages fetched at most (the first included), a positive integer. Default: no limit. */
+  maxPages?: number;
+  /** Resources yielded at most by `searchAll`, a positive integer. Default: no limit. */
+  maxResources?: number;
+}
 
 /**
  * How long past its request time-out a blocked call waits for the worker: a request may be followed by
@@ -34,8 +51,8 @@ interface SourceFacts {
 
 /**
  * A synchronous client of many FHIR servers: the same operations, arguments, errors, events and
- * connection strings as `AsyncFHIRGateway`, returning values instead of Promises. No pool options,
- * no `modify`, no `getPoolStatus`.
+ * connection strings as `AsyncFHIRGateway`, returning values instead of Promises (`pages` and
+ * `searchAll` return sync iterators). No pool options, no `modify`, no `getPoolStatus`.
  *
  * Each gateway runs an `AsyncFHIRGateway` in its own worker thread (started on first use, never keeping
  * the process alive, ended by {@link close}); a call blocks the calling thread with `Atomics.wait`
@@ -54,16 +71,15 @@ interface SourceFacts {
  * const patient = gw.read('Patient', '123', 'epic'); // a Patient, not a Promise
  * ```
  */
-export class FHIRGateway implements Disposable {
+export class FHIRGateway extends HandlerHost implements Disposable {
   readonly #options: SyncGatewayOptions;
   readonly #bridge: SyncBridge;
   readonly #sources = new Map<string, SourceFacts>();
-  readonly #registry = new HandlerRegistry();
-  #dispatcher: EventDispatcher | null;
 
   constructor(options: FHIRGatewayOptions = {}) {
-    this.#options = checkSyncOptions(options);
-    this.#dispatcher = this.#options.events ? (this.#options.dispatcher ?? localHandler) : null;
+    const checked = checkSyncOptions(options);
+    super(checked);
+    this.#options = checked;
     this.#bridge = new SyncBridge({
       workerUrl: siblingModuleUrl(import.meta.url, './sync/gateway-worker'),
       workerData: this.#options.worker,
@@ -115,15 +131,20 @@ export class FHIRGateway implements Disposable {
   }
 
   /**
-   * Creates a resource; returns it as the server stored it (with its id).
+   * Creates a resource; returns it as the server stored it (with its id). With `options.ifNoneExist`
+   * (`identifier=sys|123`, or search parameters) the create is conditional and returns the created or
+   * the existing resource.
    *
    * @example
    * ```ts
    * const p = gw.create({ resourceType: 'Patient', name: [{ family: 'Doe' }] }, 'epic');
+   * const once = gw.create(patient, 'epic', { ifNoneExist: 'identifier=http://hospital.example/mrn|123' });
    * ```
    */
-  create<R extends Resource>(resource: R, source?: string): R {
-    return this.#io('create', [resource, source], source) as R;
+  create<R extends Resource>(resource: R, source?: string, options?: { ifNoneExist?: string | SearchParams }): ResourceOf<R['resourceType']> {
+    if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
+    const condition = options?.ifNoneExist === undefined ? undefined : ifNoneExistHeader(options.ifNoneExist);
+    return this.#io('create', [resource, source, ...(condition === undefined ? [] : [{ ifNoneExist: condition }])], source) as ResourceOf<R['resourceType']>;
   }
 
   /**
@@ -146,8 +167,8 @@ export class FHIRGateway implements Disposable {
    * const saved = gw.update({ ...patient, active: false }, 'epic');
    * ```
    */
-  update<R extends Resource>(resource: R, source?: string): R {
-    return this.#io('update', [resource, source], source) as R;
+  update<R extends Resource>(resource: R, source?: string): ResourceOf<R['resourceType']> {
+    return this.#io('update', [resource, source], source) as ResourceOf<R['resourceType']>;
   }
 
   /**
@@ -174,52 +195,60 @@ export class FHIRGateway implements Disposable {
     return this.#io('search', [type, params, source], source) as Bundle<ResourceOf<T>>;
   }
 
-  /** Registers the transform handler of `type` and returns it. */
-  transform<T extends ResourceType>(type: T, handler: TransformHandler<T>): TransformHandler<T>;
-  /** Returns a wrapper that registers the handler it is applied to. */
-  transform<T extends ResourceType>(type: T): <H extends TransformHandler<T>>(handler: H) => H;
   /**
-   * Transform handlers become `GET <prefix>/transform/<type>/<id>` when the gateway is mounted. They
-   * run on the host's thread and block it while this gateway waits for upstream servers.
+   * Pages through a search like `AsyncFHIRGateway.pages`, as a sync iterator: each step fetches one
+   * page (one blocking call with the usual time-out), following `next` links on the source's origin
+   * only and never twice. `Array.from(gw.pages(...))` collects them; breaking out stops fetching.
    *
    * @example
    * ```ts
-   * gw.transform('Patient', (id, source) => ({ ...gw.read('Patient', id, source), active: true }));
+   * for (const page of gw.pages('Observation', { patient: '123', _count: 100 }, 'epic', { maxPages: 10 })) {
+   *   console.log(page.entry?.length);
+   * }
    * ```
    */
-  transform(type: ResourceType, handler?: TransformHandler): unknown {
-    return arguments.length < 2 ? this.#registry.transform(type) : this.#registry.transform(type, handler as TransformHandler);
-  }
-
-  /** Registers the aggregate handler of `type` and returns it. */
-  aggregate<H extends AggregateHandler>(type: ResourceType, handler: H): H;
-  /** Returns a wrapper that registers the handler it is applied to. */
-  aggregate(type: ResourceType): <H extends AggregateHandler>(handler: H) => H;
-  /**
-   * Aggregate handlers become `GET <prefix>/aggregate/<type>?patient_id=…&sources=…` when mounted. They
-   * run on the host's thread and block it while this gateway waits for upstream servers.
-   *
-   * @example
-   * ```ts
-   * gw.aggregate('Observation', (patientId) => gw.search('Observation', { patient: patientId }));
-   * ```
-   */
-  aggregate(type: ResourceType, handler?: AggregateHandler): unknown {
-    return arguments.length < 2 ? this.#registry.aggregate(type) : this.#registry.aggregate(type, handler as AggregateHandler);
+  pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<Bundle<ResourceOf<T>>, void, undefined> {
+    return this.#cursor('pages', type, params, source, checkPagingOptions(options, false)) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
   }
 
   /**
-   * Sets where events go (the host calls it when mounting); `null` turns them off. A gateway built with
-   * `events: false` stays silent.
+   * The resources a search matched across its pages, like `AsyncFHIRGateway.searchAll`, as a sync
+   * iterator (one blocking call a resource; a page is fetched when its first resource is asked for);
+   * stops after `maxResources` resources or `maxPages` pages.
    *
    * @example
    * ```ts
-   * gw.useEvents(new LocalEventDispatcher());
+   * const all = Array.from(gw.searchAll('Observation', { patient: '123' }, 'epic', { maxResources: 1000 }));
    * ```
    */
-  useEvents(dispatcher: EventDispatcher | null): void {
-    if (dispatcher !== null && typeof dispatcher?.emit !== 'function') throw new TypeError('dispatcher must be an EventDispatcher or null');
-    if (this.#options.events) this.#dispatcher = dispatcher;
+  searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<ResourceOf<T>, void, undefined> {
+    return this.#cursor('searchAll', type, params, source, checkPagingOptions(options, false)) as Generator<ResourceOf<T>, void, undefined>;
+  }
+
+  /**
+   * Posts a `transaction` Bundle to the source's base: every entry or none. Returns the
+   * `transaction-response` Bundle; a failed transaction is `ERR_FHIR_HTTP` with the server's status.
+   *
+   * @example
+   * ```ts
+   * const answer = gw.transaction(requestBundle('transaction', [createEntry(patient), deleteEntry('Patient', 'old')]), 'epic');
+   * ```
+   */
+  transaction(bundle: Bundle, source?: string): Bundle {
+    return this.#io('transaction', [bundle, source], source) as Bundle;
+  }
+
+  /**
+   * Posts a `batch` Bundle to the source's base: each entry on its own. Returns the `batch-response`
+   * Bundle with one outcome per entry, failures included.
+   *
+   * @example
+   * ```ts
+   * const answer = gw.batch(requestBundle('batch', [readEntry('Patient', '1'), readEntry('Patient', '2')]));
+   * ```
+   */
+  batch(bundle: Bundle, source?: string): Bundle {
+    return this.#io('batch', [bundle, source], source) as Bundle;
   }
 
   /**
@@ -263,16 +292,36 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   [MOUNT](): Mountable {
-    return gatewayMountable({
+    return this.mountable({
       className: 'FHIRGateway',
-      registry: this.#registry,
       sourceNames: () => this.sourceNames,
       poolStatus: () => null,
-      emit: (name: string, payload: EventPayload) => this.#dispatcher?.emit(name, payload),
-      useEvents: (dispatcher: EventDispatcher | null) => this.useEvents(dispatcher),
-      eventsEnabled: () => this.#dispatcher !== null,
       close: async () => this.close(),
     });
+  }
+
+  /**
+   * Steps the worker gateway's async `pages` or `searchAll` iterator through a cursor: opened on the
+   * first step, advanced one item a call, closed when the loop ends or breaks.
+   */
+  *#cursor(method: 'pages' | 'searchAll', type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): Generator<unknown> {
+    const options = {
+      ...(Number.isFinite(limits.maxPages) ? { maxPages: limits.maxPages } : {}),
+      ...(Number.isFinite(limits.maxResources) ? { maxResources: limits.maxResources } : {}),
+    };
+    const cursor = this.#io('iterate', [method, [type, params, source, options]], source) as number;
+    let done = false;
+    try {
+      for (;;) {
+        const step = this.#io('next', [cursor], source) as IteratorResult<unknown, unknown>;
+        if (step.done === true) break;
+        yield step.value;
+      }
+      done = true;
+    } finally {
+      // A loop left early (break, or a page that failed) releases the worker's iterator.
+      if (!done && !this.#bridge.closed) this.#call('return', [cursor], this.#options.timeoutMs);
+    }
   }
 
   /** A call that reaches a FHIR server: refused at once when that server runs on this thread. */
@@ -294,6 +343,6 @@ export class FHIRGateway implements Disposable {
   }
 
   #emitAll(events: CollectedEvent[]): void {
-    for (const [name, payload] of events) this.#dispatcher?.emit(name, payload);
+    for (const [name, payload] of events) this.emitEvent(name, payload);
   }
 }

@@ -7,9 +7,11 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { FhirgateError } from '../errors.js';
-import { exchange, isStaleSocketError } from './exchange.js';
+import { exchange } from './exchange.js';
+import { dropIdleSockets } from './idle-sockets.js';
 import { checkRequestOptions, toHttpUrl } from './request-options.js';
 import type { HttpRequestOptions, HttpResponse } from './request-options.js';
+import { sendWithRetries } from './send-with-retries.js';
 import { abortError, deadlineSignal } from './signals.js';
 
 /**
@@ -71,8 +73,6 @@ export interface AgentPoolStatus {
  */
 export const POOL_DEFAULTS = Object.freeze({ maxConnections: 100, maxKeepaliveConnections: 20, keepaliveExpiry: 5 });
 
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
-
 interface Origin {
   readonly origin: string;
   readonly agent: http.Agent;
@@ -117,9 +117,9 @@ export class AgentPool {
   }
 
   /**
-   * Sends a request through the pool; same contract as `request()` (the agent is the pool's). The
-   * time-out covers the wait for a socket too. An idempotent request that fails on a reused idle socket
-   * before any answer is sent once more.
+   * Sends a request through the pool; same contract as `request()` (the agent is the pool's), retries
+   * included. The time-out covers the waits for a socket and between retries too. A request that
+   * fails on a stale idle socket is sent once more after the origin's idle sockets are closed.
    *
    * @example
    * ```ts
@@ -136,10 +136,10 @@ export class AgentPool {
     origin.inFlight++;
     const run = async (): Promise<HttpResponse> => {
       try {
-        return await this.#send(origin, () => exchange(target, opts, signal), signal, target);
-      } catch (err) {
-        if (!isStaleSocketError(err) || !IDEMPOTENT.has(opts.method)) throw err;
-        return await this.#send(origin, () => exchange(target, opts, signal), signal, target);
+        return await sendWithRetries(target, opts, signal, (freshSocket) => {
+          if (freshSocket) dropIdleSockets(origin.agent, target);
+          return this.#send(origin, () => exchange(target, opts, signal), signal, target);
+        });
       } finally {
         origin.inFlight--;
         if (origin.retired && origin.inFlight === 0) this.#destroy(origin);

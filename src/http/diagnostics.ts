@@ -31,6 +31,17 @@ export const requestStartChannel = diagnostics_channel.channel('fhirgate:request
  */
 export const requestEndChannel = diagnostics_channel.channel('fhirgate:request:end');
 /**
+ * Published before a request is sent again: `{ method, origin, path, attempt, delayMs, status?, error? }`
+ * (`attempt` is the number of the try about to be sent, 2 for the first resend; `status` or `error`
+ * tells what the previous try got).
+ *
+ * @example
+ * ```ts
+ * requestRetryChannel.subscribe((m) => console.log('retry', m));
+ * ```
+ */
+export const requestRetryChannel = diagnostics_channel.channel('fhirgate:request:retry');
+/**
  * Published when a token is fetched: `{ origin, path, clientId, status?, error?, expiresIn?, durationMs }`.
  *
  * @example

@@ -9,22 +9,24 @@ import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
 import { publish, requestEndChannel, requestStartChannel } from './diagnostics.js';
 import type { CheckedRequestOptions, HttpResponse } from './request-options.js';
+import type { TryFailure } from './retry-policy.js';
 import { abortError } from './signals.js';
 import { USER_AGENT } from './user-agent.js';
 
-const staleSocketErrors = new WeakSet<Error>();
+const failures = new WeakMap<Error, TryFailure>();
 
 /**
- * True when `err` is an `ERR_NETWORK` that happened on a reused keep-alive socket before any answer
- * arrived: the server had closed an idle connection, and an idempotent request may be sent again.
+ * How a rejection of {@link exchange} failed, for the retry decision: `refused`, `reset` (reset, broken
+ * pipe or hang-up before any response byte), `stale` (the same on a reused keep-alive socket: the
+ * server had closed an idle connection) or `other`.
  *
  * @example
  * ```ts
- * if (isStaleSocketError(err) && method === 'GET') return exchange(url, options, signal);
+ * if (failureOf(err).failure === 'stale') return exchange(url, options, signal);
  * ```
  */
-export function isStaleSocketError(err: unknown): boolean {
-  return err instanceof Error && staleSocketErrors.has(err);
+export function failureOf(err: unknown): { readonly failure: TryFailure } {
+  return { failure: (err instanceof Error && failures.get(err)) || 'other' };
 }
 
 /**
@@ -66,7 +68,8 @@ export function exchange(target: URL, options: CheckedRequestOptions, signal: Ab
     let responded = false;
     req.on('error', (cause) => {
       const err = new FhirgateError('ERR_NETWORK', `${what} failed: ${errorCode(cause)}`, { cause });
-      if (req.reusedSocket && !responded) staleSocketErrors.add(err);
+      const kind = responded ? undefined : beforeAnswer(cause);
+      if (kind !== undefined) failures.set(err, kind === 'reset' && req.reusedSocket ? 'stale' : kind);
       settle(err);
     });
     req.on('response', (res) => {
@@ -85,11 +88,23 @@ export function exchange(target: URL, options: CheckedRequestOptions, signal: Ab
         if (size > limit) settle(tooLarge());
         else chunks.push(chunk);
       });
-      res.on('error', (cause) => settle(new FhirgateError('ERR_NETWORK', `${what} failed: ${errorCode(cause)}`, { cause })));
+      const cutShort = (cause?: unknown): void =>
+        settle(new FhirgateError('ERR_NETWORK', `${what} failed: the connection closed in the middle of the answer`, { cause }));
+      res.on('error', cutShort);
+      res.on('close', () => {
+        if (!res.complete) cutShort();
+      });
       res.on('end', () => settle(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size) }));
     });
     req.end(options.body);
   });
+}
+
+/** `refused` or `reset` for the socket failures that a retry may cure; `undefined` for the others. */
+function beforeAnswer(cause: unknown): 'refused' | 'reset' | undefined {
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (code === 'ECONNREFUSED') return 'refused';
+  return code === 'ECONNRESET' || code === 'EPIPE' ? 'reset' : undefined;
 }
 
 function errorCode(cause: unknown): string {

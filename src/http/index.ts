@@ -1,5 +1,5 @@
 /**
- * The transport: `request()` and the shared keep-alive {@link AgentPool}.
+ * The transport: `request()` with retries, and the shared keep-alive {@link AgentPool}.
  * @module
  */
 export { request } from './request.js';
@@ -7,4 +7,6 @@ export type { HttpRequestOptions, HttpResponse } from './request-options.js';
 export { HTTP_DEFAULTS } from './request-options.js';
 export { AgentPool, POOL_DEFAULTS } from './agent-pool.js';
 export type { AgentPoolOptions, AgentPoolStatus, OriginPoolStatus } from './agent-pool.js';
+export { RETRY_DEFAULTS, checkRetryOptions } from './retry-policy.js';
+export type { RetryOptions, RetryPolicy } from './retry-policy.js';
 export { USER_AGENT } from './user-agent.js';

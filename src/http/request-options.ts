@@ -3,16 +3,19 @@
  * @module
  */
 import type http from 'node:http';
+import { checkRetryOptions } from './retry-policy.js';
+import type { RetryOptions, RetryPolicy } from './retry-policy.js';
 
 /**
- * Options of `request()`.
+ * Options of `request()`. The retry options are those of {@link RetryOptions}: idempotent requests are
+ * retried on 429, 502, 503, 504 and on refused or reset connections, twice by default.
  *
  * @example
  * ```ts
  * const options: HttpRequestOptions = { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000 };
  * ```
  */
-export interface HttpRequestOptions {
+export interface HttpRequestOptions extends RetryOptions {
   /** The HTTP method, upper case. Default `GET`. */
   method?: string;
   /** Request headers. Names are case-insensitive; `User-Agent` defaults to `fhirgate/<version>`. */
@@ -21,7 +24,7 @@ export interface HttpRequestOptions {
   body?: string | Uint8Array;
   /** Aborts the request (rejects with `ERR_ABORTED`, or `ERR_TIMEOUT` for a `TimeoutError` reason). */
   signal?: AbortSignal;
-  /** Milliseconds before the request rejects with `ERR_TIMEOUT`. Default 30 000; `Infinity` for none. */
+  /** Milliseconds before the request rejects with `ERR_TIMEOUT`, retries and their waits included. Default 30 000; `Infinity` for none. */
   timeoutMs?: number;
   /** Bytes of response body buffered at most; more rejects with `ERR_RESPONSE_TOO_LARGE`. Default 10 MiB. */
   maxResponseBytes?: number;
@@ -59,6 +62,7 @@ export interface CheckedRequestOptions {
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
   readonly agent: http.Agent | undefined;
+  readonly retry: RetryPolicy;
 }
 
 /**
@@ -106,6 +110,7 @@ export function checkRequestOptions(options: HttpRequestOptions): CheckedRequest
     timeoutMs: positive(options.timeoutMs, 'options.timeoutMs', HTTP_DEFAULTS.timeoutMs, true),
     maxResponseBytes: positive(options.maxResponseBytes, 'options.maxResponseBytes', HTTP_DEFAULTS.maxResponseBytes, false),
     agent: options.agent,
+    retry: checkRetryOptions(options),
   };
 }
 

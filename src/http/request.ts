@@ -1,12 +1,16 @@
 /**
- * `request()`: one HTTP request with a time-out, an abort signal, a response size limit and coded
- * errors. Used by the gateway (through the pool), the token manager, and the CDS service (prefetch,
+ * `request()`: one HTTP request with retries, a time-out, an abort signal, a response size limit and
+ * coded errors. Used by the gateway (through the pool), the token manager, and the CDS service (prefetch,
  * JWKS).
  * @module
  */
+import http from 'node:http';
+import https from 'node:https';
 import { exchange } from './exchange.js';
+import { dropIdleSockets } from './idle-sockets.js';
 import { checkRequestOptions, toHttpUrl } from './request-options.js';
 import type { HttpRequestOptions, HttpResponse } from './request-options.js';
+import { sendWithRetries } from './send-with-retries.js';
 import { deadlineSignal } from './signals.js';
 
 /**
@@ -14,6 +18,10 @@ import { deadlineSignal } from './signals.js';
  * never followed (a 3xx resolves as it is). Rejects only with coded errors: `ERR_TIMEOUT`,
  * `ERR_ABORTED`, `ERR_NETWORK` or `ERR_RESPONSE_TOO_LARGE`, the Node error as `cause`. Misuse
  * (a non-http URL, a bad option) throws `TypeError`/`RangeError` at once.
+ *
+ * Idempotent requests are retried (see the retry options of {@link HttpRequestOptions}) and the last answer is returned: a 503
+ * retried twice resolves as the third 503. A request that fails on a stale keep-alive socket is sent
+ * once more on a new socket, whatever its method.
  *
  * @example
  * ```ts
@@ -27,5 +35,9 @@ import { deadlineSignal } from './signals.js';
 export function request(url: string | URL, options: HttpRequestOptions = {}): Promise<HttpResponse> {
   const target = toHttpUrl(url);
   const checked = checkRequestOptions(options);
-  return exchange(target, checked, deadlineSignal(checked.signal, checked.timeoutMs));
+  const signal = deadlineSignal(checked.signal, checked.timeoutMs);
+  return sendWithRetries(target, checked, signal, (freshSocket) => {
+    if (freshSocket) dropIdleSockets(checked.agent ?? (target.protocol === 'https:' ? https.globalAgent : http.globalAgent), target);
+    return exchange(target, checked, signal);
+  });
 }

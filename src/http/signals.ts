@@ -35,3 +35,30 @@ export function abortError(signal: AbortSignal, what: string): FhirgateError {
     ? new FhirgateError('ERR_TIMEOUT', `${what} timed out`, { cause: reason })
     : new FhirgateError('ERR_ABORTED', `${what} was aborted`, { cause: reason });
 }
+
+/**
+ * Resolves after `ms` milliseconds; rejects at once with {@link abortError} when `signal` aborts
+ * (before or during the wait).
+ *
+ * @example
+ * ```ts
+ * await pause(250, signal, 'GET https://fhir.example.org/r4/Patient');
+ * ```
+ */
+export function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortError(signal, what));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortError(signal as AbortSignal, what));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

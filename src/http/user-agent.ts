@@ -1,10 +1,8 @@
 /**
- * The `User-Agent` fhirgate sends on every outgoing request, built once from package.json.
+ * The `User-Agent` fhirgate sends on every outgoing request, built once from the package version.
  * @module
  */
-import { readFileSync } from 'node:fs';
-
-const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+import { VERSION } from '../version.js';
 
 /**
  * `fhirgate/<version>`, the value of the `User-Agent` header of every outgoing request.
@@ -14,4 +12,4 @@ const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.me
  * console.log(USER_AGENT); // "fhirgate/0.1.0"
  * ```
  */
-export const USER_AGENT = `fhirgate/${typeof manifest.version === 'string' ? manifest.version : '0.0.0'}`;
+export const USER_AGENT = `fhirgate/${VERSION}`;

@@ -12,7 +12,7 @@ const SEARCH_TYPE = { string: 'string', token: 'token', date: 'date', reference:
 
 /**
  * The CapabilityStatement of a running sandbox: every R4B resource type with read, vread, create,
- * update, delete and search, and the search parameters each one takes.
+ * update, delete and search, and the search parameters each one takes; transaction and batch at the base.
  *
  * @example
  * ```ts
@@ -47,6 +47,7 @@ export function capabilityStatement(ctx: SandboxContext): CapabilityStatement {
         interaction: (['read', 'vread', 'create', 'update', 'delete', 'search-type'] as const).map((code) => ({ code })),
         searchParam: Object.entries(searchParamsFor(type)).map(([name, def]) => ({ name, type: SEARCH_TYPE[def.kind] })),
       })),
+      interaction: [{ code: 'transaction' }, { code: 'batch' }],
     }],
   };
 }

@@ -5,19 +5,12 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FhirgateError } from '../errors.js';
 import { searchsetBundle, type Resource, type ResourceType } from '../fhir/index.js';
 import type { SandboxContext } from './context.js';
+import { createResource, deleteResource, readResource, updateResource, type Target, type Written } from './interactions.js';
 import { parseResource, readBody } from './read-body.js';
 import { sendJson, sendOutcome } from './reply.js';
 import { runSearch } from './search.js';
-
-/** The resource a request addresses: `[type]`, `[type]/[id]` or `[type]/[id]/_history/[vid]`. */
-export interface Target {
-  readonly type: ResourceType;
-  readonly id?: string;
-  readonly vid?: number;
-}
 
 function versionHeaders(ctx: SandboxContext, resource: Resource, withLocation: boolean): Record<string, string> {
   const vid = resource.meta?.versionId ?? '1';
@@ -30,19 +23,12 @@ function versionHeaders(ctx: SandboxContext, resource: Resource, withLocation: b
 }
 
 /** Answers a write with the body `Prefer: return=` asks for (default the resource). */
-function sendWritten(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, status: number, resource: Resource): void {
+function sendWritten(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, { status, resource }: Written): void {
   const headers = versionHeaders(ctx, resource, true);
   const prefer = /return=(minimal|representation|operationoutcome)/i.exec(String(req.headers.prefer ?? ''))?.[1]?.toLowerCase();
   if (prefer === 'minimal') sendJson(res, status, undefined, headers);
   else if (prefer === 'operationoutcome') sendOutcome(res, status, 'informational', `${resource.resourceType}/${resource.id} saved`, headers);
   else sendJson(res, status, resource, headers);
-}
-
-function notThere(target: Target, state: 'deleted' | 'missing'): FhirgateError {
-  const ref = `${target.type}/${target.id}${target.vid === undefined ? '' : `/_history/${target.vid}`}`;
-  return state === 'deleted'
-    ? new FhirgateError('ERR_NOT_FOUND', `${ref} was deleted`, { status: 410 })
-    : new FhirgateError('ERR_NOT_FOUND', `${ref} is not known`, { status: 404 });
 }
 
 /**
@@ -54,11 +40,8 @@ function notThere(target: Target, state: 'deleted' | 'missing'): FhirgateError {
  * ```
  */
 export function read(ctx: SandboxContext, res: ServerResponse, target: Target & { id: string }): void {
-  const found = target.vid === undefined
-    ? ctx.store.read(target.type, target.id)
-    : ctx.store.vread(target.type, target.id, target.vid);
-  if (found.state !== 'found') throw notThere(target, found.state);
-  sendJson(res, 200, found.resource, versionHeaders(ctx, found.resource, false));
+  const resource = readResource(ctx, target);
+  sendJson(res, 200, resource, versionHeaders(ctx, resource, false));
 }
 
 /**
@@ -93,14 +76,7 @@ export async function search(ctx: SandboxContext, req: IncomingMessage, res: Ser
 export async function create(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, type: ResourceType): Promise<void> {
   const resource = parseResource(req.headers['content-type'], await readBody(req, ctx.options.bodyLimit), type);
   const condition = req.headers['if-none-exist'];
-  if (condition !== undefined) {
-    const existing = runSearch(ctx.store, type, new URLSearchParams(String(condition).replace(/^[^?]*\?/, '')));
-    if (existing.total > 1) throw new FhirgateError('ERR_CONFLICT', 'If-None-Exist matches more than one resource', { status: 412 });
-    const [match] = existing.resources;
-    if (match !== undefined) return sendWritten(ctx, req, res, 200, match);
-  }
-  delete resource.id;
-  sendWritten(ctx, req, res, 201, ctx.store.create(resource));
+  sendWritten(ctx, req, res, createResource(ctx, resource, condition === undefined ? undefined : String(condition)));
 }
 
 /**
@@ -114,19 +90,7 @@ export async function create(ctx: SandboxContext, req: IncomingMessage, res: Ser
  */
 export async function update(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, target: Target & { id: string }): Promise<void> {
   const resource = parseResource(req.headers['content-type'], await readBody(req, ctx.options.bodyLimit), target.type);
-  if (resource.id !== target.id) {
-    throw new FhirgateError('ERR_INVALID_ID', resource.id === undefined ? 'the body has no id' : `the body's id "${String(resource.id)}" is not the URL's "${target.id}"`, { status: 400 });
-  }
-  const current = ctx.store.read(target.type, target.id);
-  const ifMatch = req.headers['if-match'];
-  if (ifMatch !== undefined) {
-    const wanted = /^(?:W\/)?"(\d+)"$/.exec(ifMatch.trim())?.[1];
-    if (wanted === undefined) throw new FhirgateError('ERR_BAD_REQUEST', 'If-Match must be W/"<versionId>"', { status: 400 });
-    if (current.state !== 'found' || current.resource.meta?.versionId !== wanted) {
-      throw new FhirgateError('ERR_CONFLICT', `version ${wanted} of ${target.type}/${target.id} is not the current one`, { status: 412 });
-    }
-  }
-  sendWritten(ctx, req, res, current.state === 'found' ? 200 : 201, ctx.store.update(resource as Resource & { id: string }));
+  sendWritten(ctx, req, res, updateResource(ctx, target, resource, req.headers['if-match']));
 }
 
 /**
@@ -138,6 +102,6 @@ export async function update(ctx: SandboxContext, req: IncomingMessage, res: Ser
  * ```
  */
 export function remove(ctx: SandboxContext, res: ServerResponse, target: Target & { id: string }): void {
-  if (ctx.store.delete(target.type, target.id) === 'missing') throw notThere(target, 'missing');
+  deleteResource(ctx, target);
   sendJson(res, 204, undefined);
 }

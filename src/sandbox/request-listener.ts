@@ -5,23 +5,13 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isFhirgateError, type ErrorCode } from '../errors.js';
-import type { IssueType } from '../fhir/index.js';
 import type { SandboxContext } from './context.js';
+import { failureOf } from './failure.js';
 import type { FaultAction } from './faults.js';
 import { FHIR_JSON, sendJson, sendOutcome, sendText } from './reply.js';
 import { resolveRoute } from './routes.js';
 
 const REALM = 'Bearer realm="fhirgate-sandbox"';
-
-const ISSUE_FOR: Partial<Record<ErrorCode, IssueType>> = {
-  ERR_NOT_FOUND: 'not-found',
-  ERR_BODY_TOO_LARGE: 'too-long',
-  ERR_UNSUPPORTED_MEDIA_TYPE: 'not-supported',
-  ERR_CONFLICT: 'conflict',
-  ERR_BAD_REQUEST: 'structure',
-  ERR_INVALID_RESOURCE: 'structure',
-};
 
 /** True when the request carries a valid, unexpired bearer token; otherwise answers 401. */
 function authorized(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): boolean {
@@ -55,12 +45,8 @@ function answerError(ctx: SandboxContext, res: ServerResponse, err: unknown): vo
     res.destroy();
     return;
   }
-  if (isFhirgateError(err) && err.status !== undefined) {
-    const extra: Record<string, string> = err.status === 413 ? { connection: 'close' } : {};
-    sendOutcome(res, err.status, err.status === 410 ? 'deleted' : ISSUE_FOR[err.code] ?? 'invalid', err.message, extra);
-    return;
-  }
-  sendOutcome(res, 500, 'exception', 'internal error in the sandbox');
+  const { status, code, message } = failureOf(err);
+  sendOutcome(res, status, code, message, status === 413 ? { connection: 'close' } : {});
 }
 
 async function handle(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {

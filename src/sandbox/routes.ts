@@ -1,5 +1,6 @@
 /**
- * Which handler answers a request: the FHIR interactions under `/fhir/R4`, the token endpoint at
+ * Which handler answers a request: the FHIR interactions under `/fhir/R4` (transaction and batch
+ * Bundles posted to the base included), the token endpoint at
  * `/oauth2/token`, and 404/405 answers for everything else. A resource type that is not an R4B
  * type answers 404 (`not-supported`); a malformed id answers 400.
  * @module
@@ -9,6 +10,7 @@ import { FhirgateError } from '../errors.js';
 import { isFhirId, isResourceType, type IssueType, type ResourceType } from '../fhir/index.js';
 import { capabilityStatement, smartConfiguration } from './capability.js';
 import type { SandboxContext } from './context.js';
+import { postBundle } from './bundle.js';
 import { create, read, remove, search, update } from './fhir-routes.js';
 import { readBody } from './read-body.js';
 import { sendJson, sendOutcome } from './reply.js';
@@ -88,6 +90,7 @@ function fhirRoute(method: string, rest: readonly string[]): Route {
       ? { kind: 'metadata', public: true, run: (ctx, _q, res) => sendJson(res, 200, smartConfiguration(ctx), {}, 'application/json; charset=utf-8') }
       : notAllowed('GET, HEAD');
   }
+  if (rest.length === 0 && method === 'POST') return { kind: 'bundle', public: false, run: (ctx, req, res) => postBundle(ctx, req, res) };
   if (rest.length === 0 || rest.length === 3 || rest.length > 4) return noEndpoint();
   if (!isResourceType(first)) return fail(404, 'not-supported', `"${first}" is not a resource type this server supports`);
   if (second === undefined) return typeRoute(method, first);

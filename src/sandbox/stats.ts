@@ -4,9 +4,9 @@
  * @module
  */
 
-/** What a request was for. */
+/** What a request was for (`bundle`: a transaction or batch posted to the base). */
 export type RequestKind =
-  | 'read' | 'vread' | 'search' | 'create' | 'update' | 'delete' | 'metadata' | 'token' | 'other';
+  | 'read' | 'vread' | 'search' | 'create' | 'update' | 'delete' | 'bundle' | 'metadata' | 'token' | 'other';
 
 /** How a token request authenticated its client. */
 export type TokenAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';

@@ -17,6 +17,11 @@ export type StoreRead =
   | { readonly state: 'deleted'; readonly versionId: number }
   | { readonly state: 'missing' };
 
+/** What {@link ResourceStore.snapshot} copied; opaque. */
+export interface StoreSnapshot {
+  readonly types: ReadonlyMap<string, Map<string, Version[]>>;
+}
+
 /**
  * An in-memory store of FHIR resources with version history. Resources go in and come out as copies.
  *
@@ -60,6 +65,17 @@ export class ResourceStore {
     if (versions.at(-1)?.resource === undefined) return 'gone';
     versions.push({ resource: undefined });
     return 'deleted';
+  }
+
+  /** A copy of everything stored, for {@link restore} (a transaction that fails stores nothing). */
+  snapshot(): StoreSnapshot {
+    return { types: structuredClone(this.#types) };
+  }
+
+  /** Puts back what {@link snapshot} copied, dropping every write since. */
+  restore(snapshot: StoreSnapshot): void {
+    this.#types.clear();
+    for (const [type, byId] of structuredClone(snapshot.types)) this.#types.set(type, byId);
   }
 
   /** The current, not deleted resources of a type in the order they were first stored (not copies). */

@@ -119,7 +119,7 @@ test('a non-2xx answer is ERR_FHIR_HTTP with status, operation, reference and Op
   assert.match(err.message, /^read Patient\/nope failed: 404 Not Found: .*Patient\/nope/);
   assert.equal((err.operationOutcome as { resourceType?: string }).resourceType, 'OperationOutcome');
   s.faults.failNext(1, 503, { body: 'down' });
-  await assert.rejects(gw.search('Patient', {}), { code: 'ERR_FHIR_HTTP', status: 503, message: 'search Patient failed: 503 Service Unavailable', operationOutcome: undefined });
+  await assert.rejects(gw.search('Patient', {}, undefined, { retry: false }), { code: 'ERR_FHIR_HTTP', status: 503, message: 'search Patient failed: 503 Service Unavailable', operationOutcome: undefined });
   assert.equal(gw.getPoolStatus().sources.s?.errors, 2);
 });
 

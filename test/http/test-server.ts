@@ -1,6 +1,7 @@
 /** A small node:http server for transport tests: counts sockets, lets each test answer as it likes. */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { TestContext } from 'node:test';
 
 export interface TestServer {
@@ -8,8 +9,8 @@ export interface TestServer {
   readonly server: http.Server;
   /** Sockets open now, the most at once, and accepted in all. */
   readonly sockets: { open: number; max: number; accepted: number };
-  /** Every request seen: method, url, headers, body. */
-  readonly seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string; socket: Socket }[];
+  /** Every request seen: method, url, headers, body, and when it arrived (`performance.now()` of the server). */
+  readonly seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string; socket: Socket; at: number }[];
 }
 
 export async function startServer(
@@ -19,11 +20,12 @@ export async function startServer(
   const sockets = { open: 0, max: 0, accepted: 0 };
   const seen: TestServer['seen'] = [];
   const server = http.createServer((req, res) => {
+    const at = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, socket: req.socket });
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, socket: req.socket, at });
       handle(req, res, body);
     });
   });

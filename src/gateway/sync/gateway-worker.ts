@@ -1,25 +1,38 @@
 /**
  * The worker entry of `FHIRGateway`: hosts one `AsyncFHIRGateway` and serves its methods over the
- * sync bridge. The events a call emits travel back with its answer.
+ * sync bridge. The events a call emits travel back with its answer. Async iterators (`pages`,
+ * `searchAll`) are served through cursors: `iterate` opens one, `next` steps it, `return` ends it.
  * @module
  */
 import { workerData } from 'node:worker_threads';
 import { AsyncFHIRGateway } from '../async-gateway.js';
 import type { AsyncFHIRGatewayOptions } from '../options.js';
 import { CollectingDispatcher } from './collecting-dispatcher.js';
+import { CursorTable } from './cursors.js';
 import type { BridgeWorkerData } from './protocol.js';
 import { serveBridge } from './serve.js';
 
 /** The methods of `AsyncFHIRGateway` that the calling thread may call. */
-const METHODS = new Set(['addSource', 'sourceBaseUrl', 'create', 'read', 'update', 'delete', 'search', 'close']);
+const METHODS = new Set(['addSource', 'sourceBaseUrl', 'create', 'read', 'update', 'delete', 'search', 'transaction', 'batch', 'close']);
+
+/** The methods returning async iterators, which the calling thread may open a cursor on. */
+const ITERATORS = new Set(['pages', 'searchAll']);
 
 const data = workerData as BridgeWorkerData;
 const events = new CollectingDispatcher();
 const gateway = new AsyncFHIRGateway({ ...(data.data as AsyncFHIRGatewayOptions), dispatcher: events, events: true });
 const callable = gateway as unknown as Record<string, (...args: unknown[]) => unknown>;
+const cursors = new CursorTable();
 
 serveBridge(data, {
   call(method, args) {
+    if (method === 'iterate') {
+      const [name, params] = args as [string, unknown[]];
+      if (!ITERATORS.has(name)) throw new TypeError(`FHIRGateway has no iterator ${JSON.stringify(name)}`);
+      return cursors.open(callable[name]!(...params) as AsyncIterable<unknown>);
+    }
+    if (method === 'next') return cursors.next(args[0] as number);
+    if (method === 'return') return cursors.return(args[0] as number);
     if (!METHODS.has(method)) throw new TypeError(`FHIRGateway has no method ${JSON.stringify(method)}`);
     return callable[method]!(...args);
   },

@@ -4,7 +4,7 @@
  * @module
  */
 import type { EventDispatcher } from '../../events/types.js';
-import { checkGatewayOptions } from '../options.js';
+import { checkGatewayOptions, type GatewayRetryOptions } from '../options.js';
 
 /**
  * Options of `new FHIRGateway(options)`.
@@ -14,7 +14,7 @@ import { checkGatewayOptions } from '../options.js';
  * const gw = new FHIRGateway({ timeout: 10, dispatcher: new LocalEventDispatcher() });
  * ```
  */
-export interface FHIRGatewayOptions {
+export interface FHIRGatewayOptions extends GatewayRetryOptions {
   /** Seconds a request may take (a token fetch included). Default 30; a source's connection-string `timeout` wins. */
   timeout?: number;
   /** Bytes of one FHIR answer buffered at most. Default 10 MiB. */
@@ -35,7 +35,7 @@ export interface FHIRGatewayOptions {
  */
 export interface SyncGatewayOptions {
   /** What the worker's `AsyncFHIRGateway` is built with. */
-  readonly worker: { readonly timeout?: number; readonly maxResponseBytes?: number };
+  readonly worker: Readonly<Pick<FHIRGatewayOptions, 'timeout' | 'maxResponseBytes' | keyof GatewayRetryOptions>>;
   /** The gateway-wide request time-out, in milliseconds. */
   readonly timeoutMs: number;
   readonly dispatcher: EventDispatcher | undefined;
@@ -61,9 +61,12 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
       throw new TypeError(`options.${name}: FHIRGateway has no pool options (one connection per source); use AsyncFHIRGateway for a pool`);
     }
   }
-  const { timeout, maxResponseBytes } = options;
+  // What the worker's AsyncFHIRGateway needs, as plain data (it crosses the thread boundary); it
+  // validates them again with the same checks.
+  const { timeout, maxResponseBytes, retry, maxRetries, retryOn, retryBaseDelay, maxRetryDelay } = options;
+  const worker = { timeout, maxResponseBytes, retry, maxRetries, retryOn: retryOn && [...retryOn], retryBaseDelay, maxRetryDelay };
   return Object.freeze({
-    worker: Object.freeze({ ...(timeout === undefined ? {} : { timeout }), ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }) }),
+    worker: Object.freeze(Object.fromEntries(Object.entries(worker).filter(([, v]) => v !== undefined))),
     timeoutMs: checked.timeoutMs,
     dispatcher: checked.dispatcher,
     events: checked.events,

@@ -1,0 +1,177 @@
+/**
+ * When a request is sent again, and after how long: the retry options, their one-time validation, the
+ * decision table and the exponential backoff with full jitter.
+ * @module
+ */
+
+/**
+ * The retry options of `request()` and `AgentPool.request()`.
+ *
+ * @example
+ * ```ts
+ * const options: RetryOptions = { maxRetries: 4, retryOn: [429, 503], retryBaseDelayMs: 200, maxRetryDelayMs: 5_000 };
+ * ```
+ */
+export interface RetryOptions {
+  /** `false` sends the request once (a stale keep-alive socket is still replaced once). Default `true`. */
+  retry?: boolean;
+  /** Retries after the first try. Default 2. */
+  maxRetries?: number;
+  /** Statuses that are retried (idempotent requests only). Default `[429, 502, 503, 504]`. */
+  retryOn?: readonly number[];
+  /** Milliseconds: the backoff before retry `n` is a random time in `[0, min(maxRetryDelayMs, retryBaseDelayMs × 2^(n-1)))`. Default 100. */
+  retryBaseDelayMs?: number;
+  /** Milliseconds any one wait lasts at most, a `Retry-After` included. Default 10 000. */
+  maxRetryDelayMs?: number;
+}
+
+/**
+ * The retry options after validation. `retry: false` is `maxRetries: 0`.
+ *
+ * @example
+ * ```ts
+ * const policy: RetryPolicy = checkRetryOptions({ maxRetries: 1 });
+ * ```
+ */
+export interface RetryPolicy {
+  readonly maxRetries: number;
+  readonly retryOn: ReadonlySet<number>;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/**
+ * Defaults: 2 retries of 429, 502, 503 and 504, a 100 ms backoff base, waits of 10 s at most.
+ *
+ * @example
+ * ```ts
+ * RETRY_DEFAULTS.maxRetries; // 2
+ * ```
+ */
+export const RETRY_DEFAULTS = Object.freeze({
+  maxRetries: 2,
+  retryOn: Object.freeze([429, 502, 503, 504]) as readonly number[],
+  retryBaseDelayMs: 100,
+  maxRetryDelayMs: 10_000,
+});
+
+/**
+ * Validates and copies the retry options once; `TypeError`/`RangeError` name the option
+ * (`prefix` + name, e.g. `options.maxRetries`).
+ *
+ * @example
+ * ```ts
+ * const policy = checkRetryOptions({ retry: false }); // maxRetries 0
+ * ```
+ */
+export function checkRetryOptions(options: RetryOptions, prefix = 'options.'): RetryPolicy {
+  const { retry = true, retryOn = RETRY_DEFAULTS.retryOn } = options;
+  if (typeof retry !== 'boolean') throw new TypeError(`${prefix}retry must be a boolean`);
+  if (!Array.isArray(retryOn) || !retryOn.every((s) => Number.isInteger(s) && s >= 400 && s <= 599)) {
+    throw new TypeError(`${prefix}retryOn must be an array of HTTP statuses from 400 to 599`);
+  }
+  const maxRetries = options.maxRetries ?? RETRY_DEFAULTS.maxRetries;
+  if (typeof maxRetries !== 'number' || !Number.isInteger(maxRetries)) throw new TypeError(`${prefix}maxRetries must be an integer`);
+  if (maxRetries < 0) throw new RangeError(`${prefix}maxRetries must be 0 or more`);
+  return Object.freeze({
+    maxRetries: retry ? maxRetries : 0,
+    retryOn: new Set(retryOn),
+    baseDelayMs: delay(options.retryBaseDelayMs, `${prefix}retryBaseDelayMs`, RETRY_DEFAULTS.retryBaseDelayMs),
+    maxDelayMs: delay(options.maxRetryDelayMs, `${prefix}maxRetryDelayMs`, RETRY_DEFAULTS.maxRetryDelayMs),
+  });
+}
+
+function delay(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`${name} must be a number of milliseconds`);
+  if (value < 0 || !Number.isFinite(value)) throw new RangeError(`${name} must be a finite number of milliseconds, 0 or more`);
+  return value;
+}
+
+/**
+ * The backoff before retry number `retry` (1 for the first): full jitter, a uniformly random time in
+ * `[0, min(maxDelayMs, baseDelayMs × 2^(retry-1)))`. `random` returns a number in `[0, 1)`.
+ *
+ * @example
+ * ```ts
+ * backoffDelay(3, { baseDelayMs: 100, maxDelayMs: 10_000 }, () => 0.5); // 200
+ * ```
+ */
+export function backoffDelay(retry: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number = Math.random): number {
+  return random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+}
+
+/**
+ * How a try failed without an answer: `refused` (the connection was never made), `reset` (reset,
+ * broken pipe or hang-up before any response byte), `stale` (the same on a reused keep-alive socket),
+ * `other` (time-out, abort, DNS, size limit, an answer cut short, ...).
+ *
+ * @example
+ * ```ts
+ * const failure: TryFailure = 'refused';
+ * ```
+ */
+export type TryFailure = 'refused' | 'reset' | 'stale' | 'other';
+
+/**
+ * How one try ended: an answer's status, or a failure.
+ *
+ * @example
+ * ```ts
+ * const outcome: TryOutcome = { status: 503 };
+ * ```
+ */
+export type TryOutcome = { readonly status: number } | { readonly failure: TryFailure };
+
+/**
+ * What to do after a try: nothing (`none`), send again at once on a new socket (`fresh-socket`), or
+ * wait a backoff and send again (`backoff`, when retries are left).
+ *
+ * @example
+ * ```ts
+ * const action: RetryAction = 'backoff';
+ * ```
+ */
+export type RetryAction = 'none' | 'fresh-socket' | 'backoff';
+
+/**
+ * True for requests that may be sent twice: GET, HEAD, OPTIONS, PUT, DELETE, and a conditional create
+ * (a POST with `If-None-Exist`). `headers` has lower-case names.
+ *
+ * @example
+ * ```ts
+ * isIdempotent('POST', { 'if-none-exist': 'identifier=x|1' }); // true
+ * ```
+ */
+export function isIdempotent(method: string, headers: Readonly<Record<string, string>>): boolean {
+  if (method === 'POST') return headers['if-none-exist'] !== undefined;
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || method === 'PUT' || method === 'DELETE';
+}
+
+/**
+ * The decision table. A stale keep-alive socket is replaced once, whatever the method (the server
+ * closed it while idle, so it never read the request). A refused connection is retried whatever the
+ * method (nothing reached the server). Resets before any answer, and answers whose status is in
+ * `retryOn`, are retried for idempotent requests only: a plain POST that may have reached the server
+ * is never sent twice.
+ *
+ * @example
+ * ```ts
+ * retryAction({ method: 'GET', headers: {} }, { status: 503 }, policy, false); // 'backoff'
+ * retryAction({ method: 'POST', headers: {} }, { status: 503 }, policy, false); // 'none'
+ * ```
+ */
+export function retryAction(
+  request: { readonly method: string; readonly headers: Readonly<Record<string, string>> },
+  outcome: TryOutcome,
+  policy: RetryPolicy,
+  staleReplaced: boolean,
+): RetryAction {
+  if ('status' in outcome) {
+    return policy.retryOn.has(outcome.status) && isIdempotent(request.method, request.headers) ? 'backoff' : 'none';
+  }
+  if (outcome.failure === 'stale' && !staleReplaced) return 'fresh-socket';
+  if (outcome.failure === 'refused') return 'backoff';
+  if (outcome.failure === 'other') return 'none';
+  return isIdempotent(request.method, request.headers) ? 'backoff' : 'none';
+}
