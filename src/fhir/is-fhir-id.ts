@@ -7,15 +7,18 @@ const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
 /**
  * True when `id` is a FHIR id: 1 to 64 characters, each an ASCII letter, a digit, `-` or `.`
- * (`[A-Za-z0-9\-\.]{1,64}`, FHIR R4B §2.24.0.1). Use it before putting an id into a URL path.
+ * (`[A-Za-z0-9\-\.]{1,64}`, FHIR R4B §2.24.0.1), and not `.` or `..`: the regex allows those two, but in
+ * a URL path they are dot segments (RFC 3986 §5.2.4) that would leave `[base]/[type]/`, so no server can
+ * serve them as ids. Use it before putting an id into a URL path.
  *
  * @example
  * ```ts
  * isFhirId('example-1.2');  // true
  * isFhirId('a/b');          // false: a slash would change the URL path
  * isFhirId('x'.repeat(65)); // false: longer than 64
+ * isFhirId('..');           // false: a dot segment
  * ```
  */
 export function isFhirId(id: unknown): id is string {
-  return typeof id === 'string' && FHIR_ID.test(id);
+  return typeof id === 'string' && FHIR_ID.test(id) && id !== '.' && id !== '..';
 }

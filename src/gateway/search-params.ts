@@ -24,10 +24,19 @@ export function searchQuery(params: SearchParams): string {
   for (const [name, value] of Object.entries(params)) {
     if (name === '') throw new FhirgateError('ERR_INVALID_SEARCH', 'a search parameter has an empty name');
     for (const one of Array.isArray(value) ? (value as readonly unknown[]) : [value]) {
-      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(valueText(name, one))}`);
+      parts.push(`${encodeText(name, name)}=${encodeText(name, valueText(name, one))}`);
     }
   }
   return parts.join('&');
+}
+
+/** Percent-encodes `text`; text that is not well-formed Unicode (a lone surrogate) is `ERR_INVALID_SEARCH`. */
+function encodeText(name: string, text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch (err) {
+    throw new FhirgateError('ERR_INVALID_SEARCH', `search parameter ${JSON.stringify(name.slice(0, 60))} holds text that is not well-formed Unicode`, { cause: err });
+  }
 }
 
 function valueText(name: string, value: unknown): string {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { isFhirId } from '../../src/fhir/index.js';
 
 test('isFhirId accepts 1 to 64 ASCII letters, digits, "-" and "."', () => {
-  for (const id of ['a', '1', 'example', 'Patient-123.v2', '-', '.', '..', 'a..b', 'ABCxyz0189', 'x'.repeat(64),
+  for (const id of ['a', '1', 'example', 'Patient-123.v2', '-', '...', '.a', 'a..b', 'ABCxyz0189', 'x'.repeat(64),
     '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0']) {
     assert.equal(isFhirId(id), true, id);
   }
@@ -15,4 +15,10 @@ test('isFhirId rejects empty, too long, other characters and non-strings', () =>
     assert.equal(isFhirId(id), false, JSON.stringify(id));
   }
   for (const value of [undefined, null, 1, ['a'], { toString: () => 'a' }]) assert.equal(isFhirId(value), false);
+});
+
+test('isFhirId rejects the dot segments "." and "..", which would resolve out of [base]/[type]/ in a URL', () => {
+  assert.equal(isFhirId('.'), false);
+  assert.equal(isFhirId('..'), false);
+  assert.equal(new URL('https://h/r4/Patient/..').pathname, '/r4/', 'why: the URL parser removes dot segments');
 });
