@@ -69,6 +69,12 @@ async function main(): Promise<void> {
   const result = await autocannon({ url: demo.origin, connections, duration: seconds, timeout: 30, requests });
   clearInterval(sampler);
   const rssEnd = demo.rssBytes();
+  // Does the host recover? One transform once the load has stopped (requests still queued in the host
+  // finish first).
+  const after = performance.now();
+  const probe = await fetch(`${demo.origin}${sampleRequests()[0]?.path}`, { signal: AbortSignal.timeout(120_000) })
+    .then(async (res) => `${res.status} after ${Math.round(performance.now() - after)} ms${(await res.text()).includes(SUMMARY_EXTENSION_URL) ? '' : ' (wrong body)'}`)
+    .catch((err: Error) => `failed: ${err.message}`);
   const code = await demo.stop();
 
   const hostErrors = demo.errorLines();
@@ -83,6 +89,7 @@ async function main(): Promise<void> {
 | requests per second (mean) | ${Math.round(result.requests.average).toLocaleString('en-US')} |
 | latency p50 / p99 | ${result.latency.p50} ms / ${result.latency.p99} ms |
 | errors (connection errors + time-outs + non-2xx + wrong bodies) | ${errors} (${result.errors} + ${result.timeouts} + ${result.non2xx} + ${bad}) |
+| a transform right after the load | ${probe} |
 | host RSS start / peak / end | ${mb(rssStart)} / ${mb(rssPeak)} / ${mb(rssEnd)} |
 | audit lines printed by the host | ${demo.auditLines().toLocaleString('en-US')} |
 | host warning/error log lines | ${hostErrors.count.toLocaleString('en-US')} |
@@ -92,7 +99,7 @@ async function main(): Promise<void> {
 |---|---|---|---|
 ${[...tallies].map(([kind, t]) => `| ${kind} | ${t.ok.toLocaleString('en-US')} | ${t.bad} | ${[...t.statuses].map(([s, n]) => `${s}×${n}`).join(', ')} |`).join('\n')}
 ${hostErrors.first.length === 0 ? '' : `\nfirst host log lines on stderr:\n${hostErrors.first.join('\n')}`}`);
-  process.exitCode = errors === 0 && hostErrors.count === 0 && code === 0 ? 0 : 1;
+  process.exitCode = errors === 0 && hostErrors.count === 0 && probe.startsWith('200 ') && !probe.includes('wrong') && code === 0 ? 0 : 1;
 }
 
 await main();

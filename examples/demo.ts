@@ -1,20 +1,30 @@
 /**
- * `npm start`: starts the embedded sandbox (FHIR R4 server + OAuth 2.0 token endpoint) and prints how
- * to reach it. `PORT` picks the port (default 8000; 0 picks a free one). Ctrl-C or SIGTERM stops it.
+ * `npm start`: the whole of fhirgate in one process. Two embedded FHIR sandboxes with different data
+ * (`ehr-a` with a client secret, `ehr-b` with a JWT assertion signed by a key made at start) behind one
+ * `AsyncFHIRGateway` with transform and aggregate handlers, a CDS Hooks service and a NoteReader SOAP
+ * service, all in one host, with an audit trail of every event. It prints the URLs to open (the docs page
+ * first) and `curl` commands to paste.
+ *
+ * `PORT` picks the port (default 8000; 0 picks a free one, and the banner says which). A busy port
+ * exits with code 1 and a hint. Ctrl-C or SIGTERM shuts down cleanly (exit code 0); a second Ctrl-C
+ * exits at once (code 1), still removing the key file.
  *
  * @example
  * ```sh
+ * npm start
  * PORT=8080 npm start
  * ```
  * @module
  */
-import { isFhirgateError } from '../src/errors.js';
-import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { banner } from './demo/banner.js';
+import { startDemo, type Demo } from './demo/start-demo.js';
+
+const DEFAULT_PORT = 8000;
 
 function portFromEnv(): number {
-  const text = process.env.PORT ?? '8000';
+  const text = process.env.PORT ?? String(DEFAULT_PORT);
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) {
+  if (!/^\d{1,5}$/.test(text) || port > 65535) {
     console.error(`PORT must be an integer from 0 to 65535, not "${text}"`);
     process.exit(1);
   }
@@ -23,34 +33,40 @@ function portFromEnv(): number {
 
 async function main(): Promise<void> {
   const port = portFromEnv();
-  let sandbox: Sandbox;
+  let demo: Demo;
   try {
-    sandbox = await startSandbox({ port });
+    demo = await startDemo({ port });
   } catch (err) {
-    console.error(isFhirgateError(err) ? err.message : String(err));
-    console.error(`Choose another port, e.g. PORT=${port === 8000 ? 8001 : 8000} npm start`);
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      console.error(`Port ${port} is already in use. Stop what uses it, or choose another port: PORT=${port === DEFAULT_PORT ? DEFAULT_PORT + 1 : DEFAULT_PORT} npm start (PORT=0 picks a free one).`);
+    } else {
+      console.error(`The demo could not start: ${err instanceof Error ? err.message : String(err)}`);
+    }
     process.exit(1);
   }
-  const secret = 'demo-secret';
-  console.log(`fhirgate sandbox is running (data set "a", client "fhirgate-demo").
-
-  FHIR base:         ${sandbox.fhirBase}
-  Token endpoint:    ${sandbox.tokenUrl}
-  Connection string: ${sandbox.connectionString()}
-
-Get a token and read a patient:
-
-  TOKEN=$(curl -s -u fhirgate-demo:${secret} -d grant_type=client_credentials ${sandbox.tokenUrl} \\
-    | node -e "process.stdin.on('data', (d) => console.log(JSON.parse(d).access_token))")
-  curl -s -H "Authorization: Bearer $TOKEN" ${sandbox.fhirBase}/Patient/a-patient-1
-
-Press Ctrl-C to stop.`);
-  const stop = (signal: string): void => {
-    console.log(`\n${signal}: closing the sandbox`);
-    void sandbox.close().then(() => process.exit(0));
+  console.log(banner(demo));
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      // A second Ctrl-C: leave now (process.exit still runs the exit hook that removes the key file).
+      console.error(`${signal} again: exiting without waiting`);
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`\n${signal}: shutting down (host, gateway, services, sandboxes, key file)`);
+    demo.close().then(
+      () => {
+        console.log('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        console.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 await main();

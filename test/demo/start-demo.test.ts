@@ -1,0 +1,109 @@
+/**
+ * The demo's parts, started in this process: what the handlers and services answer when a source fails
+ * or a patient is unknown, the audit trail, the curl rendering, and a clean close.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { test } from 'node:test';
+import type { Bundle, OperationOutcome, Patient } from '../../src/index.js';
+import { auditLine } from '../../examples/demo/audit.js';
+import { CDS_SERVICE_ID } from '../../examples/demo/cds.js';
+import { SUMMARY_EXTENSION_URL } from '../../examples/demo/handlers.js';
+import { problemsIn } from '../../examples/demo/notereader.js';
+import { toCurl } from '../../examples/demo/requests.js';
+import { startDemo, type Demo } from '../../examples/demo/start-demo.js';
+import { curlToFetch } from './demo-process.js';
+
+async function started(t: { after(fn: () => unknown): void }, lines: string[] = []): Promise<Demo> {
+  const demo = await startDemo({ port: 0, audit: (line) => lines.push(line) });
+  t.after(() => demo.close());
+  return demo;
+}
+
+async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  assert.equal(res.status, 200, `${url} -> ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+function cdsCall(demo: Demo, patientId: string): Promise<{ cards: { summary: string; detail?: string; indicator: string }[] }> {
+  return getJson(`${demo.origin}/cds/cds-services/${CDS_SERVICE_ID}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ hook: 'patient-view', hookInstance: crypto.randomUUID(), context: { userId: 'Practitioner/x', patientId } }),
+  });
+}
+
+test('an aggregate still answers 200 when ehr-b fails, with ehr-a\'s resources and an outcome naming ehr-b', async (t) => {
+  const demo = await started(t);
+  demo.sources.list[1].sandbox.faults.failNext(10, 500);
+  t.after(() => demo.sources.list[1].sandbox.faults.reset());
+  const bundle = await getJson<Bundle>(`${demo.origin}/fhir/aggregate/Condition?patient_id=a-patient-1`);
+  const outcomes = (bundle.entry ?? []).filter((e) => e.search?.mode === 'outcome');
+  assert.equal(outcomes.length, 1);
+  assert.match(String((outcomes[0]?.resource as OperationOutcome).issue[0]?.diagnostics), /^source "ehr-b" failed: the server answered HTTP 500$/);
+  assert.equal(bundle.total, 2, 'the two conditions of ehr-a');
+});
+
+test('the CDS card names a failing source, says when the patient could not be looked up, and when no source knows them', async (t) => {
+  const demo = await started(t);
+  const healthy = await cdsCall(demo, 'b-patient-4');
+  assert.equal(healthy.cards[0]?.summary, 'Élodie Dubois: 1 active problem(s) at 1 source(s)');
+  assert.equal(healthy.cards[0]?.indicator, 'info');
+  demo.sources.list[0].sandbox.faults.failNext(10, 500);
+  t.after(() => demo.sources.list[0].sandbox.faults.reset());
+  const degraded = await cdsCall(demo, 'b-patient-4');
+  assert.match(String(degraded.cards[0]?.detail), /^- Hypertensive disorder \(ehr-b\)\n- \*source "ehr-a" failed: the server answered HTTP 500\*$/);
+  const unreadable = await cdsCall(demo, 'a-patient-2');
+  assert.equal(unreadable.cards[0]?.summary, 'Patient/a-patient-2 could not be looked up at ehr-a');
+  assert.equal(unreadable.cards[0]?.indicator, 'warning');
+  demo.sources.list[0].sandbox.faults.reset();
+  const unknown = await cdsCall(demo, 'nobody-1');
+  assert.equal(unknown.cards[0]?.summary, 'No connected EHR knows Patient/nobody-1');
+});
+
+test('the transform summary of a patient with no active condition says so', async (t) => {
+  const demo = await started(t);
+  const patient = await getJson<Patient>(`${demo.origin}/fhir/transform/Patient/b-patient-3?source=ehr-b`);
+  const parts = patient.extension?.find((e) => e.url === SUMMARY_EXTENSION_URL)?.extension ?? [];
+  assert.equal(parts.find((e) => e.url === 'activeConditions')?.valueInteger, 0);
+  assert.equal(parts.filter((e) => e.url === 'lastVitalSign').length, 2, 'heart rate and body weight');
+  assert.match(String(parts.find((e) => e.url === 'text')?.valueString), /^Yui Tanaka, \d+ years, 0 active condition\(s\), last vital signs: Body weight/);
+});
+
+test('the audit trail gets one line per event, and close() removes the key file and is idempotent', async (t) => {
+  const lines: string[] = [];
+  const demo = await started(t, lines);
+  assert.ok(existsSync(demo.sources.keyPath));
+  await getJson(`${demo.origin}/fhir/transform/Patient/a-patient-1?source=ehr-a`);
+  await Promise.all([demo.close(), demo.close()]);
+  assert.equal(existsSync(demo.sources.keyPath), false);
+  assert.ok(lines.some((l) => /^audit \S+Z fhir\.patient\.transform resource_type=Patient resource_id=a-patient-1 source=ehr-a operation=transform$/.test(l)), lines.join('\n'));
+  assert.ok(lines.every((l) => !/secret|token=|Bearer/.test(l)), lines.join('\n'));
+});
+
+test('auditLine leaves out credential-like fields and empty values and clips long ones', () => {
+  const line = auditLine(['x.y', { access_token: 'abc', client_secret: 's', api_key: 'k', note: 'a'.repeat(100), empty: null, gone: undefined, n: 3 }], new Date(0));
+  assert.equal(line, `audit 1970-01-01T00:00:00.000Z x.y note=${'a'.repeat(80)}… n=3`);
+});
+
+test('problemsIn finds the problems a note mentions and skips the listed ones', () => {
+  const found = problemsIn('High blood pressure; diabetes; asthma.', new Set(['195967001']));
+  assert.deepEqual(found.map((p) => p.code?.code), ['38341003', '44054006']);
+});
+
+test('toCurl quotes every word, so the command parses back to the same request; a single quote is refused', () => {
+  const request = { kind: 'cds', title: 't', method: 'POST', path: '/p?q=1&r=2', headers: { 'content-type': 'application/json' }, body: '{"a": "b c"}' } as const;
+  const { url, init } = curlToFetch(toCurl('http://h:1', request));
+  assert.equal(url, 'http://h:1/p?q=1&r=2');
+  assert.deepEqual(init, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a": "b c"}' });
+  assert.equal(toCurl('http://h:1', { kind: 'soap', title: 't', method: 'POST', path: '/x' }), "curl -s -X POST 'http://h:1/x'");
+  assert.throws(() => toCurl('http://h:1', { ...request, body: "it's" }), RangeError);
+});
+
+test('startDemo refuses bad options before starting anything', async () => {
+  await assert.rejects(startDemo({ port: 70000 }), { name: 'RangeError', message: /option "port"/ });
+  await assert.rejects(startDemo({ host: '' }), { name: 'TypeError', message: /option "host"/ });
+  await assert.rejects(startDemo({ audit: 'yes' as never }), { name: 'TypeError', message: /option "audit"/ });
+});
