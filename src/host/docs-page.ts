@@ -14,7 +14,7 @@ header{background:#14213d;color:#fff;padding:20px 32px}header h1{margin:0;font-s
 main{max-width:1080px;margin:0 auto;padding:24px 32px 64px}
 .key{display:flex;gap:8px;align-items:center;margin:0 0 20px;padding:12px 16px;background:var(--card);border:1px solid var(--line);border-radius:8px}
 .key label{font-weight:600}.key input{flex:1}
-h2{font-size:17px;margin:28px 0 10px;color:var(--mute);text-transform:uppercase;letter-spacing:.04em}
+h2{font-size:17px;margin:28px 0 10px;color:var(--mute);letter-spacing:.01em}
 details.op{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:0 0 8px;overflow:hidden}
 details.op>summary{cursor:pointer;display:flex;gap:12px;align-items:center;padding:10px 14px;list-style:none}
 details.op>summary::-webkit-details-marker{display:none}details.op[open]>summary{border-bottom:1px solid var(--line)}
@@ -183,6 +183,7 @@ const PAGE = Object.freeze({
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>API docs</title>
+<link rel="icon" href="data:,">
 <style>${STYLE}</style>
 </head>
 <body>
