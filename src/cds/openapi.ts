@@ -36,7 +36,12 @@ function callBody(hooks: readonly string[]): NonNullable<OpenAPIOperation['reque
       prefetch: { type: 'object' },
     },
   };
-  return { required: true, content: { 'application/json': { schema } } };
+  const example = {
+    hook: hooks[0] ?? 'patient-view',
+    hookInstance: 'd1577c69-dfbe-44ad-ba6d-3e05e953b2ea',
+    context: { userId: 'Practitioner/example', patientId: 'example' },
+  };
+  return { required: true, content: { 'application/json': { schema, example } } };
 }
 
 function callOperation(summary: string, hooks: readonly string[], extra: Partial<OpenAPIOperation>): OpenAPIOperation {
@@ -79,7 +84,15 @@ export function buildOpenAPI(services: readonly CDSDiscoveryEntry[]): OpenAPIPat
         summary: 'Feedback on the cards of a CDS service',
         tags: ['CDS Hooks'],
         parameters: [idParameter],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['feedback'] } } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['feedback'] },
+              example: { feedback: [{ card: '9368d37b-283f-44a0-93ea-547cebab93ed', outcome: 'overridden', outcomeTimestamp: '2026-01-01T12:00:00Z' }] },
+            },
+          },
+        },
         responses: { 200: { description: 'feedback accepted' }, ...CALL_ERRORS },
       },
     },

@@ -12,18 +12,19 @@ const FAULT = { description: 'soap:Fault', content: { 'text/xml': { schema: { ty
  *
  * @example
  * ```ts
- * noteReaderOpenapi('CDSServices', ['ProcessDocument'])[''].post?.summary;
+ * noteReaderOpenapi('CDSServices', ['ProcessDocument'], 'urn:epic-com:Common.2013.Services')[''].post?.summary;
  * ```
  */
-export function noteReaderOpenapi(serviceName: string, operations: readonly string[]): OpenAPIPaths {
+export function noteReaderOpenapi(serviceName: string, operations: readonly string[], namespace: string): OpenAPIPaths {
   const ops = operations.join(', ') || 'none registered';
+  const example = exampleEnvelope(operations[0] ?? 'ProcessDocument', namespace);
   return {
     '': {
       post: {
         summary: `${serviceName} SOAP 1.1 endpoint (${ops})`,
         description: 'A SOAP 1.1 document/literal envelope. Faults answer HTTP 500 (413 when too large, 415 for another Content-Type).',
         tags: ['NoteReader'],
-        requestBody: { required: true, content: { 'text/xml': { schema: { type: 'string' } } } },
+        requestBody: { required: true, content: { 'text/xml': { schema: { type: 'string' }, example } } },
         responses: {
           200: { description: 'The operation response envelope', content: { 'text/xml': { schema: { type: 'string' } } } },
           413: FAULT,
@@ -61,4 +62,19 @@ export function describeService(serviceName: string, operations: readonly string
     `POST SOAP envelopes (Content-Type: text/xml; charset=utf-8) to ${baseUrl}\n` +
     `WSDL: ${baseUrl}?wsdl\n`
   );
+}
+
+/** A small request envelope for the docs page: a one-section CDA, base64-encoded. */
+function exampleEnvelope(operation: string, namespace: string): string {
+  const cda = '<ClinicalDocument xmlns="urn:hl7-org:v3"><component><structuredBody><component><section>'
+    + '<code code="11450-4" codeSystem="2.16.840.1.113883.6.1"/><title>Problems</title><text>Hypertension</text>'
+    + '</section></component></structuredBody></component></ClinicalDocument>';
+  return [
+    `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:tns="${namespace}">`,
+    `  <soap:Body><tns:${operation}>`,
+    '    <tns:SessionID>docs-page</tns:SessionID><tns:WorkType>2</tns:WorkType><tns:OrganizationID>Example</tns:OrganizationID>',
+    `    <tns:Document>${Buffer.from(cda).toString('base64')}</tns:Document>`,
+    `  </tns:${operation}></soap:Body>`,
+    '</soap:Envelope>',
+  ].join('\n');
 }

@@ -97,7 +97,7 @@ export class NoteReaderService {
         { method: 'GET', path: '', public: true, handle: (req) => this.#get(req) },
       ],
       status: () => ({ status: 'active', methods: this.methods }),
-      openapi: () => noteReaderOpenapi(this.#options.serviceName, this.methods),
+      openapi: () => noteReaderOpenapi(this.#options.serviceName, this.methods, this.#options.namespace),
       useEvents: (dispatcher) => {
         this.#dispatcher = dispatcher;
       },
