@@ -112,14 +112,22 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
   }
   const token = body?.access_token;
   const tokenType = body?.token_type;
-  if (typeof token !== 'string' || !/^[\x21-\x7e]+$/.test(token) || (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer')) {
+  if (typeof token !== 'string' || !/^[\x21-\x7e]+$/.test(token) || (tokenType !== undefined && (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer'))) {
     report({ status: res.status, error: 'ERR_AUTH_TOKEN' });
     throw new AuthTokenError(`${where}: the answer holds no bearer access_token`, { status: res.status });
   }
-  const expires = Number(body?.expires_in);
-  const expiresIn = body?.expires_in !== undefined && Number.isFinite(expires) && expires > 0 ? expires : undefined;
+  const expiresIn = lifetime(body?.expires_in);
   report({ status: res.status, expiresIn });
   return { accessToken: token, expiresIn };
+}
+
+/**
+ * `expires_in` in seconds: a positive number, or a string of one (some servers quote it); anything else
+ * (absent, `true`, `[]`, `""`, `"soon"`) is unknown.
+ */
+function lifetime(value: unknown): number | undefined {
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+(?:\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
 }
 
 /** The system error code under a transport error (`ECONNREFUSED`, `ENOTFOUND`, ...), when there is one. */

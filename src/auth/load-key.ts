@@ -24,7 +24,8 @@ export interface AssertionKey {
 /**
  * Reads the key file at `path` (PEM PKCS#1, PKCS#8 or SEC1, or a JWK) and derives the algorithm from
  * the key: RS384 for RSA, ES384 for EC P-384. A public key, another key type, or a JWK whose `alg`
- * says otherwise is `ERR_AUTH_KEY`. `kid` is `keyId` when given, else the RFC 7638 thumbprint.
+ * says otherwise is `ERR_AUTH_KEY`. `kid` is `keyId` when given, else the JWK's own `kid` (the one its
+ * JWKS publishes), else the RFC 7638 thumbprint.
  *
  * @example
  * ```ts
@@ -41,17 +42,21 @@ export function loadAssertionKey(path: string, keyId: string | undefined): Asser
   const key = readKey(text);
   if (key.type !== 'private') throw new FhirgateError('ERR_AUTH_KEY', 'client_secret_path holds a public key; a private key is needed');
   const alg = algorithmFor(key);
-  const declared = declaredAlg(text);
-  if (declared !== undefined && declared !== alg) {
-    throw new FhirgateError('ERR_AUTH_KEY', `the JWK says alg ${declared}, but its key signs ${alg}`);
+  const declared = declaredMembers(text);
+  if (declared.alg !== undefined && declared.alg !== alg) {
+    throw new FhirgateError('ERR_AUTH_KEY', `the JWK says alg ${declared.alg}, but its key signs ${alg}`);
   }
-  return { key, alg, kid: keyId ?? jwkThumbprint(toPublicJwk(key)) };
+  return { key, alg, kid: keyId ?? declared.kid ?? jwkThumbprint(toPublicJwk(key)) };
 }
 
-function declaredAlg(text: string): string | undefined {
-  if (!text.trimStart().startsWith('{')) return undefined;
-  const alg = (JSON.parse(text) as { alg?: unknown }).alg;
-  return typeof alg === 'string' ? alg : undefined;
+/** The `alg` and `kid` a JWK file declares (none for PEM). */
+function declaredMembers(text: string): { alg?: string; kid?: string } {
+  if (!text.trimStart().startsWith('{')) return {};
+  const { alg, kid } = JSON.parse(text) as { alg?: unknown; kid?: unknown };
+  return {
+    ...(typeof alg === 'string' ? { alg } : {}),
+    ...(typeof kid === 'string' && kid !== '' ? { kid } : {}),
+  };
 }
 
 function codeOf(cause: unknown): string {

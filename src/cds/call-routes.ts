@@ -19,7 +19,8 @@ import { parseJsonObject, validateRequest } from './validate-request.js';
 /** What the routes need from the service that owns them. */
 export interface CallEnvironment {
   readonly bodyLimit: number;
-  readonly prefetch: Omit<PrefetchOptions, 'signal'>;
+  /** How prefetch fetches behave; `allowed` is the service-wide list, which a service's own list replaces. */
+  readonly prefetch: Omit<PrefetchOptions, 'signal' | 'log'>;
   /** The service with that id; throws `ERR_CLOSED` (503) once closed. */
   lookup(id: string): ServiceEntry | undefined;
   /** The client authentication that applies to a service, or `null` for none. */
@@ -101,7 +102,8 @@ export async function handleServiceCall(req: RouteRequest, env: CallEnvironment)
     const { entry, body, context } = await admit(req, env);
     const { hook } = entry.discovery;
     const request = validateRequest(body, hook);
-    request.prefetch = await fillPrefetch(request, entry.discovery.prefetch ?? {}, { ...env.prefetch, signal: req.signal });
+    const allowed = entry.fhirServers ?? env.prefetch.allowed;
+    request.prefetch = await fillPrefetch(request, entry.discovery.prefetch ?? {}, { ...env.prefetch, allowed, signal: req.signal, log: req.log });
     const response = validateResponse(await runHandler(() => entry.handler(request, context)));
     const patientId = request.context.patientId;
     env.emit(`cdshooks.${hook}`, {

@@ -109,7 +109,9 @@ export class ClientAuth {
     });
     const { jti, exp, sub, tenant } = verified.payload;
     if (typeof jti !== 'string' || jti === '') reject('jti not a string');
-    if (!this.#replays.remember(`${trusted.issuer} ${jti}`, (exp as number) + s.clockToleranceSeconds)) reject('jti replayed');
+    const verdict = this.#replays.remember(`${trusted.issuer} ${jti}`, (exp as number) + s.clockToleranceSeconds);
+    if (verdict === 'replayed') reject('jti replayed');
+    if (verdict === 'full') reject('replay cache full');
     const client: CDSClient = { issuer: trusted.issuer };
     if (typeof sub === 'string') client.subject = sub;
     if (typeof tenant === 'string') client.tenant = tenant;

@@ -26,6 +26,6 @@ export const CDS_DEFAULTS = Object.freeze({
     jwksCacheSeconds: 300,
     jwksCooldownSeconds: 30,
     jwksTimeoutMs: 5000,
-    replayCacheSize: 10_000,
+    replayCacheSize: 100_000,
   }),
 });

@@ -4,7 +4,8 @@
  * allowed; their context only has to be an object.
  * @module
  */
-import { checker, FHIR_ID } from './json-checks.js';
+import { isFhirId } from '../fhir/index.js';
+import { checker } from './json-checks.js';
 import type { JsonObject } from './types.js';
 
 type FieldKind = 'id' | 'user' | 'references' | 'bundle';
@@ -43,8 +44,14 @@ const KNOWN_HOOKS: Readonly<Record<string, HookSpec>> = Object.freeze({
   },
 });
 
-const REFERENCE = /^[A-Z][A-Za-z]+\/[A-Za-z0-9\-.]{1,64}$/;
-const USER_REFERENCE = /^([A-Za-z]+)\/[A-Za-z0-9\-.]{1,64}$/;
+/** `Type/id`: the type part of a relative reference whose id is a FHIR id (never `.` or `..`, which prefetch URLs would resolve away). */
+const REFERENCE = /^([A-Z][A-Za-z]+)\/([^/]*)$/;
+
+/** The type of a relative reference `Type/id`, or `undefined` when the value is not one. */
+function referenceType(value: unknown): string | undefined {
+  const match = typeof value === 'string' ? REFERENCE.exec(value) : null;
+  return match !== null && isFhirId(match[2]) ? match[1] : undefined;
+}
 const check = checker('ERR_CDS_REQUEST', 400);
 
 /** The spec of a known hook; an own-property lookup, so that `constructor` or `toString` is just unknown. */
@@ -53,11 +60,10 @@ const specFor = (hook: string): HookSpec | undefined => (Object.hasOwn(KNOWN_HOO
 function checkField(spec: HookSpec, kind: FieldKind, value: unknown, field: string): void {
   switch (kind) {
     case 'id':
-      if (typeof value !== 'string' || !FHIR_ID.test(value)) check.fail(field, 'must be a FHIR id');
+      if (!isFhirId(value)) check.fail(field, 'must be a FHIR id');
       return;
     case 'user': {
-      const match = typeof value === 'string' ? USER_REFERENCE.exec(value) : null;
-      if (match === null || !spec.userTypes.includes(match[1] ?? '')) {
+      if (!spec.userTypes.includes(referenceType(value) ?? '')) {
         check.fail(field, `must be a reference to a ${spec.userTypes.join(', ')} (Type/id)`);
       }
       return;
@@ -66,7 +72,7 @@ function checkField(spec: HookSpec, kind: FieldKind, value: unknown, field: stri
       const list = check.array(value, field);
       if (list.length === 0) check.fail(field, 'must not be empty');
       list.forEach((item, i) => {
-        if (typeof item !== 'string' || !REFERENCE.test(item)) check.fail(`${field}[${i}]`, 'must be a reference (Type/id)');
+        if (referenceType(item) === undefined) check.fail(`${field}[${i}]`, 'must be a reference (Type/id)');
       });
       return;
     }

@@ -7,9 +7,6 @@ import type { ErrorCode } from '../errors.js';
 import { CDSError } from './cds-error.js';
 import type { JsonObject } from './types.js';
 
-/** FHIR id syntax. */
-export const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
-
 /** A UUID in its canonical text form (any version). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -66,7 +66,8 @@ function tokenValue(token: string, context: JsonObject): string | undefined {
 /**
  * Fills a checked template from a request context, URL-encoding each value. `null` when a token has no
  * value in this context (an absent optional field, a user of another type): the data does not exist.
- * Throws `CDSError('ERR_CDS_REQUEST', …, 400)` for a value that is not well-formed text.
+ * Throws `CDSError('ERR_CDS_REQUEST', …, 400)` for a value that is not well-formed text, or a `.` or `..`
+ * in the path (a dot segment, which would move the URL out of its resource type).
  *
  * @example
  * ```ts
@@ -75,14 +76,17 @@ function tokenValue(token: string, context: JsonObject): string | undefined {
  */
 export function renderTemplate(template: string, context: JsonObject): string | null {
   let missing = false;
-  const rendered = template.replace(TOKEN, (_, token: string) => {
+  const query = template.indexOf('?');
+  const rendered = template.replace(TOKEN, (_, token: string, offset: number) => {
     const value = tokenValue(token, context);
     if (value === undefined) missing = true;
+    const field = `context.${CONTEXT_TOKEN.exec(token)?.[1] ?? 'userId'}`;
+    // `.` and `..` (even percent-encoded) are dot segments: `Patient/..` would resolve to the server's base.
+    if ((value === '.' || value === '..') && (query === -1 || offset < query)) throw new CDSError('ERR_CDS_REQUEST', `${field} cannot be used in a prefetch URL`, 400, field);
     try {
       return encodeURIComponent(value ?? '');
     } catch {
       // A lone UTF-16 surrogate (sent as a `\ud800` JSON escape) has no URL encoding: the client's fault.
-      const field = `context.${CONTEXT_TOKEN.exec(token)?.[1] ?? 'userId'}`;
       throw new CDSError('ERR_CDS_REQUEST', `${field} is not well-formed text`, 400, field);
     }
   });

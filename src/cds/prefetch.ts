@@ -2,12 +2,14 @@
  * Fills the prefetch keys a CDS client did not send, by querying its `fhirServer` with its
  * `fhirAuthorization` bearer token, through fhirgate's own HTTP core. Every URL is the rendered template
  * resolved against `fhirServer`; templates are relative and their values URL-encoded, so no other origin
- * is ever reached.
+ * is ever reached. With an allowlist (`fhirServers`), a URL outside it is never fetched.
  * @module
  */
 import { isFhirgateError } from '../errors.js';
 import { request } from '../http/index.js';
+import type { Logger } from '../mount.js';
 import { CDSError } from './cds-error.js';
+import type { FhirServerAllowlist } from './fhir-server-allowlist.js';
 import { isReadQuery, renderTemplate } from './prefetch-template.js';
 import type { CDSHookRequest, JsonObject } from './types.js';
 
@@ -19,6 +21,10 @@ export interface PrefetchOptions {
   maxBytes: number;
   /** Allow plain http on hosts other than loopback. */
   allowInsecure: boolean;
+  /** The FHIR servers that may be fetched from; `undefined`: any. */
+  allowed: FhirServerAllowlist | undefined;
+  /** Where a refused `fhirServer` is reported. */
+  log: Logger;
   /** Aborts the fetches (the caller went away). */
   signal: AbortSignal;
 }
@@ -39,7 +45,12 @@ function serverBase(fhirServer: string | undefined, key: string, allowInsecure: 
 }
 
 async function fetchOne(key: string, query: string, req: CDSHookRequest, options: PrefetchOptions): Promise<JsonObject | null> {
-  const url = new URL(query, serverBase(req.fhirServer, key, options.allowInsecure));
+  const base = serverBase(req.fhirServer, key, options.allowInsecure);
+  const url = new URL(query, base);
+  if (options.allowed !== undefined && !options.allowed.allows(url)) {
+    options.log.warn('CDS prefetch refused: fhirServer is not an allowed FHIR server', { prefetch_key: key, fhir_server: `${base.origin}${base.pathname}` });
+    throw new CDSError('ERR_CDS_PREFETCH', `fhirServer is not an allowed FHIR server: prefetch.${key} could not be obtained`, 412, 'fhirServer');
+  }
   const headers: Record<string, string> = { accept: 'application/fhir+json' };
   if (req.fhirAuthorization !== undefined) headers.authorization = `Bearer ${req.fhirAuthorization.access_token}`;
   let response;
@@ -66,7 +77,8 @@ async function fetchOne(key: string, query: string, req: CDSHookRequest, options
 /**
  * Returns the prefetch the handler gets: what the client sent, plus every template key it did not send,
  * fetched from `fhirServer` (`null` when the data does not exist: a 404/410 read, or a token with no value
- * in this context). Throws `CDSError('ERR_CDS_PREFETCH', ..., 412, 'prefetch.<key>')` when data cannot be had.
+ * in this context). Throws `CDSError('ERR_CDS_PREFETCH', ..., 412, 'prefetch.<key>')` when data cannot be had,
+ * and `CDSError('ERR_CDS_PREFETCH', ..., 412, 'fhirServer')` when `fhirServer` is not in `options.allowed`.
  *
  * @example
  * ```ts

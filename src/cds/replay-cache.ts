@@ -1,22 +1,33 @@
 /**
  * Remembers the `jti` of accepted client tokens until they expire, so that a captured token cannot be
- * played again. Bounded: when full, expired entries go first, then the oldest.
+ * played again. Bounded, and failing closed: an id is never forgotten before it expires; when the cache
+ * is full of ids that have not expired, a new id is refused until some expire.
  * @module
  */
+import { ExpiryHeap } from './expiry-heap.js';
+
+/**
+ * What {@link ReplayCache.remember} decided: `accepted` (new, now remembered), `replayed` (already
+ * remembered and not expired), `full` (new, but no room: every remembered id is still live).
+ */
+export type ReplayVerdict = 'accepted' | 'replayed' | 'full';
 
 /**
  * A bounded set of token ids with expiry times.
  *
  * @example
  * ```ts
- * const seen = new ReplayCache(10_000);
- * if (!seen.remember(`${iss} ${jti}`, exp)) throw new Error('replayed');
+ * const seen = new ReplayCache(100_000);
+ * const verdict = seen.remember(`${iss} ${jti}`, exp);
+ * if (verdict !== 'accepted') throw new Error(verdict === 'full' ? 'replay cache full' : 'jti replayed');
  * ```
  */
 export class ReplayCache {
   readonly #max: number;
-  /** id → expiry, in seconds since the epoch; insertion order is age order. */
+  /** id → expiry, in seconds since the epoch. */
   readonly #seen = new Map<string, number>();
+  /** The same ids by expiry: an id leaves both at once, when it expires. */
+  readonly #expiries = new ExpiryHeap();
 
   constructor(maxEntries: number) {
     this.#max = maxEntries;
@@ -28,28 +39,21 @@ export class ReplayCache {
   }
 
   /**
-   * Records `id` until `expiresAt` (seconds). False when it is already remembered and not yet expired
-   * (a replay).
+   * Forgets the ids that expired before `nowSeconds`, then records `id` until `expiresAt` (seconds)
+   * unless it is a replay or there is no room.
    */
-  remember(id: string, expiresAt: number, nowSeconds = Date.now() / 1000): boolean {
-    const known = this.#seen.get(id);
-    if (known !== undefined && known >= nowSeconds) return false;
-    this.#seen.delete(id);
-    if (this.#seen.size >= this.#max) this.#prune(nowSeconds);
+  remember(id: string, expiresAt: number, nowSeconds = Date.now() / 1000): ReplayVerdict {
+    for (const item of this.#expiries.popExpired(nowSeconds)) this.#seen.delete(item.id);
+    if (this.#seen.has(id)) return 'replayed';
+    if (this.#seen.size >= this.#max) return 'full';
     this.#seen.set(id, expiresAt);
-    return true;
+    this.#expiries.push(id, expiresAt);
+    return 'accepted';
   }
 
   /** Forgets every id. */
   clear(): void {
     this.#seen.clear();
-  }
-
-  #prune(nowSeconds: number): void {
-    for (const [id, expiresAt] of this.#seen) if (expiresAt < nowSeconds) this.#seen.delete(id);
-    for (const id of this.#seen.keys()) {
-      if (this.#seen.size < this.#max) break;
-      this.#seen.delete(id);
-    }
+    this.#expiries.clear();
   }
 }

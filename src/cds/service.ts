@@ -4,13 +4,14 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import { localHandler } from '../events/index.js';
+import { emitSafely, localHandler } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
 import { json, MOUNT, type Mountable, type MountableComponent, type Route } from '../mount.js';
 import { handleFeedback, handleServiceCall, type CallEnvironment } from './call-routes.js';
 import { CDSError } from './cds-error.js';
 import { ClientAuth } from './client-auth.js';
 import { CDS_DEFAULTS } from './defaults.js';
+import { FhirServerAllowlist } from './fhir-server-allowlist.js';
 import { numberOption } from './number-option.js';
 import { buildOpenAPI } from './openapi.js';
 import { prepareEntry, type CDSDiscoveryEntry, type ServiceEntry } from './registry-entry.js';
@@ -59,13 +60,14 @@ export class CDSHooksService implements MountableComponent {
         timeoutMs: numberOption(options.prefetchTimeoutMs, 'prefetchTimeoutMs', CDS_DEFAULTS.prefetchTimeoutMs, 1),
         maxBytes: numberOption(options.prefetchMaxBytes, 'prefetchMaxBytes', CDS_DEFAULTS.prefetchMaxBytes, 1),
         allowInsecure: options.allowInsecureFhirServer ?? false,
+        allowed: FhirServerAllowlist.from(options.fhirServers, 'fhirServers'),
       },
       lookup: (id) => {
         if (this.#closed) throw new CDSError('ERR_CLOSED', 'the CDS service is closed', 503);
         return this.#services.get(id);
       },
       authFor: (entry) => (entry.auth === undefined ? this.#auth : entry.auth),
-      emit: (name, payload) => this.#dispatcher?.emit(name, payload),
+      emit: (name, payload) => emitSafely(this.#dispatcher, name, payload),
     };
   }
 

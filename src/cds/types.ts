@@ -259,7 +259,14 @@ export interface ClientAuthOptions {
   jwksCooldownSeconds?: number;
   /** Time-out of one JWKS fetch, in milliseconds. Default 5000. */
   jwksTimeoutMs?: number;
-  /** How many `jti` values are remembered against replay. Default 10000. */
+  /**
+   * How many `jti` values are remembered against replay, each until its token expires (plus the clock
+   * tolerance). An unexpired value is never forgotten: when the cache is full of them, a new token is
+   * refused (401, "replay cache full" in the log) until some expire. Size it above the peak number of
+   * calls per `maxLifetimeSeconds + clockToleranceSeconds` (100,000 covers about 280 calls/s with the
+   * default 360 s). Memory: about 210 bytes per entry on 64-bit Node (for a 60-character issuer plus
+   * `jti`), so about 21 MB when the default cache is full. Default 100000.
+   */
   replayCacheSize?: number;
 }
 
@@ -284,6 +291,20 @@ export interface CDSHooksServiceOptions {
   prefetchMaxBytes?: number;
   /** Allow a plain-http `fhirServer` on any host (default: only on loopback). */
   allowInsecureFhirServer?: boolean;
+  /**
+   * The FHIR servers prefetch data may be fetched from: base URLs (`https://ehr.example.org/fhir`) or
+   * origins (`https://ehr.example.org`), absolute http(s) URLs without credentials, query or fragment.
+   * A URL matches an entry with the same origin whose path is a prefix of its own on a path-segment
+   * boundary (`https://ehr.example.org/fhir` does not allow `https://ehr.example.org/fhirx` or
+   * `https://ehr.example.org/other`). A `fhirServer` outside the list is never contacted: the missing
+   * prefetch is unobtainable (412, `field: 'fhirServer'`). Checked at construction (`TypeError`).
+   *
+   * Default: none, and then a service fetches from whatever `fhirServer` a caller names, sending it the
+   * caller's `fhirAuthorization` token: anyone who can call the service can make this server send
+   * GET requests to any https URL (and to http ones on loopback), which is a server-side request
+   * forgery risk when the service is reachable by untrusted callers. Set it in production.
+   */
+  fhirServers?: readonly string[];
 }
 
 /**
@@ -309,4 +330,9 @@ export interface CDSServiceDefinition {
   feedback?: CDSFeedbackHandler;
   /** Client JWT verification for this service: options, or `false` to turn the service-wide one off. */
   auth?: ClientAuthOptions | false;
+  /**
+   * The FHIR servers this service may fetch prefetch data from; replaces the service-wide
+   * `fhirServers` of `new CDSHooksService()` (same syntax and matching). Default: the service-wide list.
+   */
+  fhirServers?: readonly string[];
 }

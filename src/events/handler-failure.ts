@@ -21,8 +21,15 @@ export type HandlerFailureLogger = (failure: HandlerFailure) => void;
 
 const MAX_MESSAGE_LENGTH = 300;
 
-/** An error's `message` (never its stack) or the string form of anything else, on one line, cut short. */
-function errorMessage(error: unknown): string {
+/**
+ * An error's `message` (never its stack) or the string form of anything else, on one line, cut short.
+ *
+ * @example
+ * ```ts
+ * errorMessage(new Error('bus\ndown')); // 'bus down'
+ * ```
+ */
+export function errorMessage(error: unknown): string {
   let message: string;
   try {
     message = error instanceof Error ? error.message : String(error);

@@ -154,7 +154,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   read<T extends ResourceType>(type: T, id: string, source?: string, options?: CallOptions): Promise<ResourceOf<T>> {
-    return this.#run(options, async (signal) => (await this.#read(type, id, source, signal)).resource as unknown as ResourceOf<T>);
+    return this.#run(options, async (signal) => (await this.#read(type, id, source, signal, false)).resource as unknown as ResourceOf<T>);
   }
 
   /**
@@ -377,7 +377,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     const signal = callSignal(options);
     const pending = (async () => {
       this.#live();
-      return body(signal);
+      return await body(signal);
     })();
     this.#inFlight.add(pending);
     const forget = (): void => void this.#inFlight.delete(pending);
@@ -424,13 +424,14 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     return callFhir(this.#ctx, source, call);
   }
 
-  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined): Promise<Versioned> {
+  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave = true): Promise<Versioned> {
     const t = checkType(type);
     const i = checkId(id);
     const src = this.#sources.get(source);
     const res = await this.#call(src, { method: 'GET', url: resourceUrl(src.baseUrl, t, i), operation: 'read', reference: `${t}/${i}`, signal });
     const resource = readResource(res, t, `read ${t}/${i}`);
     this.#emit(t, 'read', src, i);
+    if (!forSave) return { resource, original: '', etag: undefined };
     return { resource, original: JSON.stringify(resource), etag: etagOf(res, resource) };
   }
 
@@ -465,8 +466,12 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   async #resourceOf(src: Source, res: HttpResponse, type: ResourceType, operation: string, fallback: URL | undefined, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
     const what = `${operation} ${type}`;
     if (res.body.length > 0 && !isOutcome(res)) return readResource(res, type, what);
-    const location = res.headers['content-location'] ?? res.headers.location;
-    const url = typeof location === 'string' ? new URL(location, `${src.baseUrl}/`) : fallback;
+    const location = [res.headers['content-location'], res.headers.location].find((l) => typeof l === 'string' && l.trim() !== '')?.trim();
+    const base = `${src.baseUrl}/`;
+    if (location !== undefined && !URL.canParse(location, base)) {
+      throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with a Location that is not a URL`, { status: res.status });
+    }
+    const url = location === undefined ? fallback : new URL(location, base);
     if (url === undefined) {
       throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with neither the resource nor a Location`, { status: res.status });
     }

@@ -3,7 +3,7 @@
  * dispatcher, and the HTTP face built from them.
  * @module
  */
-import { localHandler } from '../events/index.js';
+import { emitSafely, localHandler } from '../events/index.js';
 import type { EventDispatcher, EventPayload } from '../events/types.js';
 import type { ResourceType } from '../fhir/index.js';
 import type { Mountable } from '../mount.js';
@@ -112,7 +112,7 @@ export abstract class HandlerHost {
 
   /** Sends an event through the current dispatcher; nothing when events are off. */
   protected emitEvent(eventName: string, payload: EventPayload): void {
-    this.#dispatcher?.emit(eventName, payload);
+    emitSafely(this.#dispatcher, eventName, payload);
   }
 
   /** The face for `createServiceAPI().registerGateway()`, from the variant's own facts. */

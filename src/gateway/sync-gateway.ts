@@ -43,6 +43,11 @@ export interface SyncPagingOptions {
 const WAIT_REQUESTS = 3;
 const WAIT_MARGIN_MS = 5_000;
 
+/** The worker cursor of one `pages()`/`searchAll()` iterator, once its first step opened it. */
+interface CursorHandle {
+  id: number | undefined;
+}
+
 /** What the calling thread knows of a source: its time-out and the origins a call to it reaches. */
 interface SourceFacts {
   readonly timeoutMs: number;
@@ -75,6 +80,10 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   readonly #options: SyncGatewayOptions;
   readonly #bridge: SyncBridge;
   readonly #sources = new Map<string, SourceFacts>();
+  /** Closes the worker cursor of an iterator that was dropped unfinished, once it is garbage-collected. */
+  readonly #finalizer = new FinalizationRegistry<CursorHandle>((handle) => {
+    if (handle.id !== undefined) this.#bridge.send('return', [handle.id]);
+  });
 
   constructor(options: FHIRGatewayOptions = {}) {
     const checked = checkSyncOptions(options);
@@ -116,6 +125,22 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    */
   get sourceNames(): string[] {
     return [...this.#sources.keys()];
+  }
+
+  /**
+   * How many `pages()`/`searchAll()` iterators hold an open cursor in the worker (started, neither
+   * finished nor returned, not yet garbage-collected); at most `maxOpenCursors`. 0 before the first
+   * call and after {@link close}. A blocking call to the worker.
+   *
+   * @example
+   * ```ts
+   * for (const page of gw.pages('Patient')) break;
+   * gw.openCursors; // 0: breaking out returned the cursor
+   * ```
+   */
+  get openCursors(): number {
+    if (!this.#bridge.started || this.#bridge.closed) return 0;
+    return this.#call('openCursors', [], this.#options.timeoutMs) as number;
   }
 
   /**
@@ -199,6 +224,9 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * Pages through a search like `AsyncFHIRGateway.pages`, as a sync iterator: each step fetches one
    * page (one blocking call with the usual time-out), following `next` links on the source's origin
    * only and never twice. `Array.from(gw.pages(...))` collects them; breaking out stops fetching.
+   * Each started iterator holds a cursor in the worker until it finishes or is returned (a `for...of`
+   * left early returns it); one dropped unfinished is closed once garbage-collected, and beyond
+   * `maxOpenCursors` open at once the least recently used is closed (its next step throws `ERR_CLOSED`).
    *
    * @example
    * ```ts
@@ -208,7 +236,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<Bundle<ResourceOf<T>>, void, undefined> {
-    return this.#cursor('pages', type, params, source, checkPagingOptions(options, false)) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
+    return this.#iterator('pages', type, params, source, checkPagingOptions(options, false)) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
   }
 
   /**
@@ -222,7 +250,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<ResourceOf<T>, void, undefined> {
-    return this.#cursor('searchAll', type, params, source, checkPagingOptions(options, false)) as Generator<ResourceOf<T>, void, undefined>;
+    return this.#iterator('searchAll', type, params, source, checkPagingOptions(options, false)) as Generator<ResourceOf<T>, void, undefined>;
   }
 
   /**
@@ -301,15 +329,28 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   }
 
   /**
-   * Steps the worker gateway's async `pages` or `searchAll` iterator through a cursor: opened on the
-   * first step, advanced one item a call, closed when the loop ends or breaks.
+   * A sync iterator over the worker gateway's `pages` or `searchAll`; if it is dropped unfinished, its
+   * cursor is returned when it is garbage-collected.
    */
-  *#cursor(method: 'pages' | 'searchAll', type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): Generator<unknown> {
+  #iterator(method: 'pages' | 'searchAll', type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): Generator<unknown> {
+    const handle: CursorHandle = { id: undefined };
+    const iterator = this.#cursor(handle, method, type, params, source, limits);
+    this.#finalizer.register(iterator, handle, handle);
+    return iterator;
+  }
+
+  /**
+   * Steps the worker gateway's async `pages` or `searchAll` iterator through a cursor: opened on the
+   * first step, advanced one item a call, closed when the loop ends or breaks. `handle` (which must not
+   * reference the generator) tells the finalizer which cursor to return.
+   */
+  *#cursor(handle: CursorHandle, method: 'pages' | 'searchAll', type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): Generator<unknown> {
     const options = {
       ...(Number.isFinite(limits.maxPages) ? { maxPages: limits.maxPages } : {}),
       ...(Number.isFinite(limits.maxResources) ? { maxResources: limits.maxResources } : {}),
     };
     const cursor = this.#io('iterate', [method, [type, params, source, options]], source) as number;
+    handle.id = cursor;
     let done = false;
     try {
       for (;;) {
@@ -319,6 +360,8 @@ export class FHIRGateway extends HandlerHost implements Disposable {
       }
       done = true;
     } finally {
+      this.#finalizer.unregister(handle);
+      handle.id = undefined;
       // A loop left early (break, or a page that failed) releases the worker's iterator.
       if (!done && !this.#bridge.closed) this.#call('return', [cursor], this.#options.timeoutMs);
     }

@@ -97,7 +97,8 @@ function checkClaims(payload: JwtClaims, options: VerifyJwtOptions): void {
 
 /**
  * Verifies a JWT's signature and claims. Every failure is `FhirgateError('ERR_JWT', reason)` with a short
- * reason (`signature invalid`, `token expired`, `aud mismatch`, `alg not allowed`, `unknown key`, ...):
+ * reason (`signature invalid`, `token expired`, `aud mismatch`, `alg not allowed`, `unknown key`,
+ * `crit not supported` for any header with `crit` (RFC 7515 §4.1.11), ...):
  * log it, but answer callers with one generic message.
  *
  * @example
@@ -115,6 +116,8 @@ export async function verifyJwt(token: string, options: VerifyJwtOptions): Promi
   if (!options.algorithms.includes(header.alg) || header.alg === 'none' || header.alg.startsWith('HS')) {
     throw new FhirgateError('ERR_JWT', 'alg not allowed');
   }
+  // RFC 7515 §4.1.11: extensions listed in `crit` must be understood; fhirgate understands none.
+  if (header.crit !== undefined) throw new FhirgateError('ERR_JWT', 'crit not supported');
   const found = await options.key(header);
   if (found === undefined) throw new FhirgateError('ERR_JWT', 'unknown key');
   let key: KeyObject;

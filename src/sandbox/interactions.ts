@@ -9,6 +9,9 @@ import type { Resource, ResourceType } from '../fhir/index.js';
 import type { SandboxContext } from './context.js';
 import { runSearch } from './search.js';
 
+/** Search parameters that shape a page but select nothing. */
+const PAGING = new Set(['_count', '_sort', '_offset']);
+
 /** The resource a request addresses: `[type]`, `[type]/[id]` or `[type]/[id]/_history/[vid]`. */
 export interface Target {
   readonly type: ResourceType;
@@ -45,7 +48,8 @@ export function readResource(ctx: SandboxContext, target: Target & { id: string 
 
 /**
  * Creates `resource` (an id in it is replaced by `id`, default a fresh UUID): 201. With `ifNoneExist`
- * (a query, with or without a leading `[type]?`) it is conditional: 200 and the one match, 412 for several.
+ * (a query, with or without a leading `[type]?`) it is conditional: 200 and the one match, 412 for several,
+ * 400 for a query without any criterion (it would match everything).
  *
  * @example
  * ```ts
@@ -54,7 +58,12 @@ export function readResource(ctx: SandboxContext, target: Target & { id: string 
  */
 export function createResource(ctx: SandboxContext, resource: Resource, ifNoneExist?: string, id?: string): Written {
   if (ifNoneExist !== undefined) {
-    const existing = runSearch(ctx.store, resource.resourceType, new URLSearchParams(ifNoneExist.replace(/^[^?]*\?/, '')));
+    const query = new URLSearchParams(ifNoneExist.replace(/^[^?]*\?/, ''));
+    // A condition with no criterion would match every resource: refuse it rather than answer 412 or a stranger.
+    if (![...query].some(([name, value]) => value !== '' && !PAGING.has(name))) {
+      throw new FhirgateError('ERR_INVALID_SEARCH', 'If-None-Exist holds no search criterion', { status: 400 });
+    }
+    const existing = runSearch(ctx.store, resource.resourceType, query);
     if (existing.total > 1) throw new FhirgateError('ERR_CONFLICT', 'If-None-Exist matches more than one resource', { status: 412 });
     const [match] = existing.resources;
     if (match !== undefined) return { status: 200, resource: match };

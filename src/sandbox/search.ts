@@ -10,7 +10,7 @@ import type { ResourceStore } from './store.js';
 
 /** Page size when `_count` is absent. */
 export const DEFAULT_PAGE_SIZE = 20;
-/** Largest accepted `_count`. */
+/** Largest page: a larger `_count` is cut to this. */
 export const MAX_PAGE_SIZE = 1000;
 
 /** One page of search results. */
@@ -35,6 +35,13 @@ function nonNegativeInteger(name: string, value: string, max: number): number {
   return Number(value);
 }
 
+/** `_count` as asked, cut to {@link MAX_PAGE_SIZE}: a server "is not bound to return the number requested, but cannot return more" (R4 search.html). */
+function pageSize(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PAGE_SIZE;
+  if (!/^\d+$/.test(value)) throw badSearch('_count must be a non-negative integer');
+  return Math.min(Number(value), MAX_PAGE_SIZE);
+}
+
 function parseSort(value: string, defs: Readonly<Record<string, SearchParamDef>>): SortBy[] {
   return value.split(',').map((key) => {
     const descending = key.startsWith('-');
@@ -42,6 +49,20 @@ function parseSort(value: string, defs: Readonly<Record<string, SearchParamDef>>
     if (!Object.hasOwn(defs, name)) throw badSearch(`cannot sort by "${name}"`);
     return { def: defs[name] as SearchParamDef, descending };
   });
+}
+
+/** The `_format` values of FHIR JSON (R4 http.html#mime-type); a `+` left unencoded arrives as a space. */
+const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json']);
+
+/**
+ * True for the general parameters `_format` and `_pretty` (R4 http.html#parameters), which every
+ * interaction may carry and which select nothing; a `_format` other than JSON is a 400.
+ */
+function isGeneralParameter(key: string, value: string): boolean {
+  if (key === '_pretty') return true;
+  if (key !== '_format') return false;
+  if (!JSON_FORMATS.has(value.trim().toLowerCase().replace(/ /g, '+'))) throw badSearch('_format must be json: the sandbox answers FHIR JSON only');
+  return true;
 }
 
 function compare(a: Fields, b: Fields, sorts: readonly SortBy[]): number {
@@ -58,7 +79,8 @@ function compare(a: Fields, b: Fields, sorts: readonly SortBy[]): number {
 
 /**
  * Runs a search of one resource type. Throws `ERR_INVALID_SEARCH` (status 400) for an unknown
- * parameter or modifier, a bad value, or a repeated `_count`/`_sort`/`_offset`.
+ * parameter or modifier, a bad value, or a repeated `_count`/`_sort`/`_offset`. A `_count` over
+ * {@link MAX_PAGE_SIZE} is cut to it (the `self` link says so).
  *
  * @example
  * ```ts
@@ -75,9 +97,11 @@ export function runSearch(store: ResourceStore, type: Resource['resourceType'], 
     if (key === '_count' || key === '_sort' || key === '_offset') {
       if (control.has(key)) throw badSearch(`${key} may appear only once`);
       control.set(key, value);
-      if (key !== '_offset') self.append(key, value);
+      if (key === '_sort') self.append(key, value);
+      if (key === '_count') self.append(key, String(pageSize(value)));
       continue;
     }
+    if (isGeneralParameter(key, value)) continue;
     const [name = '', modifier = '', ...rest] = key.split(':');
     if (!Object.hasOwn(defs, name)) throw badSearch(`unknown search parameter "${name}" for ${type}`);
     if (rest.length > 0) throw badSearch(`search parameter "${key}" has more than one modifier`);
@@ -85,7 +109,7 @@ export function runSearch(store: ResourceStore, type: Resource['resourceType'], 
     predicates.push(criterion(name, defs[name] as SearchParamDef, modifier, value));
     self.append(key, value);
   }
-  const count = nonNegativeInteger('_count', control.get('_count') ?? String(DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
+  const count = pageSize(control.get('_count'));
   const offset = nonNegativeInteger('_offset', control.get('_offset') ?? '0', Number.MAX_SAFE_INTEGER);
   const sorts = control.has('_sort') ? parseSort(control.get('_sort') as string, defs) : [];
   const matches = ([...store.list(type)] as unknown as Fields[]).filter((r) => predicates.every((p) => p(r)));

@@ -81,12 +81,13 @@ async function checkAssertion(ctx: TokenEndpointContext, form: URLSearchParams):
     throw new OAuthError(400, 'invalid_request', 'client_assertion and client_assertion_type go together');
   }
   if (form.get('client_assertion_type') !== JWT_BEARER) throw badClient('unsupported client_assertion_type');
-  let iss: unknown;
+  let decoded: ReturnType<typeof decodeJwt>;
   try {
-    iss = decodeJwt(assertion).payload.iss;
+    decoded = decodeJwt(assertion);
   } catch {
     throw badClient('malformed client assertion');
   }
+  const { header, payload: { iss } } = decoded;
   const client = typeof iss === 'string' ? ctx.options.clients.get(iss) : undefined;
   const key = client?.publicKey;
   if (client === undefined || key === undefined) throw badClient('client authentication failed');
@@ -105,6 +106,9 @@ async function checkAssertion(ctx: TokenEndpointContext, form: URLSearchParams):
   } catch (err) {
     throw badClient(`client assertion refused: ${(err as Error).message}`);
   }
+  // SMART Backend Services: the header names the signing key (`kid`) and, when it has `typ`, says JWT.
+  if (typeof header.kid !== 'string' || header.kid === '') throw badClient('client assertion refused: kid missing');
+  if (header.typ !== undefined && (typeof header.typ !== 'string' || header.typ.toUpperCase() !== 'JWT')) throw badClient('client assertion refused: typ is not JWT');
   if (typeof payload.jti !== 'string' || !ctx.tokens.useJti(client.clientId, payload.jti, (payload.exp as number) * 1000)) {
     throw badClient('client assertion refused: jti already used');
   }

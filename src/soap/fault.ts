@@ -5,7 +5,7 @@
 import { FhirgateError, isFhirgateError } from '../errors.js';
 
 /** The SOAP 1.1 fault codes fhirgate sends (§4.4.1), without the envelope prefix. */
-export type SoapFaultCode = 'VersionMismatch' | 'Client' | 'Server';
+export type SoapFaultCode = 'VersionMismatch' | 'MustUnderstand' | 'Client' | 'Server';
 
 /** Options of {@link SoapFault}. */
 export interface SoapFaultOptions {
@@ -17,7 +17,7 @@ export interface SoapFaultOptions {
 }
 
 /**
- * A SOAP fault: `Client` and `VersionMismatch` faults carry `ERR_SOAP_CLIENT`, `Server` faults
+ * A SOAP fault: `Client`, `VersionMismatch` and `MustUnderstand` faults carry `ERR_SOAP_CLIENT`, `Server` faults
  * `ERR_SOAP_SERVER`. The message is the `faultstring` and is sent to the caller, so it never holds a
  * stack trace or a secret.
  *

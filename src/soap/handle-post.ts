@@ -2,6 +2,7 @@
  * Answering one SOAP POST: checks, reading, calling the handler, the event, the answer.
  * @module
  */
+import { emitSafely } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { RouteReply, RouteRequest } from '../mount.js';
 import { decodeBase64Strict } from './base64.js';
@@ -68,7 +69,7 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
   const { options } = ctx;
   checkContentType(req.headers['content-type']);
   const limits = { maxDepth: options.maxDepth, maxElements: options.maxElements };
-  const message = await readEnvelope(req.chunks(options.bodyLimit), limits);
+  const message = await readEnvelope(req.chunks(options.bodyLimit), limits, options.understoodHeaders);
   const handler = message.namespace === options.namespace ? ctx.handlers.get(message.operation) : undefined;
   if (!handler) {
     const name = message.namespace === options.namespace ? message.operation : `{${message.namespace}}${message.operation}`;
@@ -87,7 +88,7 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
     });
     throw new SoapFault('Server', 'Internal server error', { type: 'Internal', cause: err });
   } finally {
-    ctx.dispatcher?.emit(`notereader.${request.operation.toLowerCase()}`, {
+    emitSafely(ctx.dispatcher, `notereader.${request.operation.toLowerCase()}`, {
       session_id: request.sessionId,
       work_type: request.workType,
       organization_id: request.organizationId,

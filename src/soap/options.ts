@@ -30,7 +30,20 @@ export interface ResolvedOptions {
   readonly bodyLimit: number;
   readonly maxDepth: number;
   readonly maxElements: number;
+  /** `{namespace}localName` of the header entries the application understands. */
+  readonly understoodHeaders: ReadonlySet<string>;
   readonly dispatcher: EventDispatcher | undefined;
+}
+
+/** `{namespace}localName`, the namespace possibly empty (`{}Token`). */
+const CLARK_NAME = /^\{[^{}]*\}[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+function headerNames(value: unknown): ReadonlySet<string> {
+  if (value === undefined) return new Set();
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !CLARK_NAME.test(v))) {
+    throw new TypeError('understoodHeaders must be an array of "{namespace}localName" strings');
+  }
+  return new Set(value as string[]);
 }
 
 const NC_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
@@ -80,6 +93,7 @@ export function resolveOptions(options: NoteReaderServiceOptions = {}): Resolved
     bodyLimit: positiveInteger(options.bodyLimit, 'bodyLimit', DEFAULTS.bodyLimit),
     maxDepth: positiveInteger(options.maxDepth, 'maxDepth', DEFAULTS.maxDepth),
     maxElements: positiveInteger(options.maxElements, 'maxElements', DEFAULTS.maxElements),
+    understoodHeaders: headerNames(options.understoodHeaders),
     dispatcher,
   });
 }

@@ -21,10 +21,32 @@ export interface SoapRequestMessage {
 }
 
 const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+/** The `actor` (SOAP 1.1 §4.2.2) that means "the first SOAP application to process the message". */
+const NEXT_ACTOR = 'http://schemas.xmlsoap.org/soap/actor/next';
+
+/**
+ * SOAP 1.1 §4.2.3: a header entry for this node (no `actor`, or the "next" actor) with
+ * `mustUnderstand="1"` cannot be ignored: unless the application said it understands it, a
+ * `MustUnderstand` fault.
+ */
+function checkHeaderEntry(tag: XmlTag, understood: ReadonlySet<string>): void {
+  const name = `{${tag.uri}}${tag.local}`;
+  if (understood.has(name)) return;
+  const attribute = (local: string): string | undefined =>
+    Object.values(tag.attributes).find((a) => a.uri === SOAP_ENVELOPE_NS && a.local === local)?.value;
+  const actor = attribute('actor');
+  const mustUnderstand = attribute('mustUnderstand')?.trim();
+  // The SOAP 1.1 schema allows "0" and "1"; "true" (SOAP 1.2's spelling) is taken to mean "1", failing closed.
+  if ((mustUnderstand === '1' || mustUnderstand === 'true') && (actor === undefined || actor === NEXT_ACTOR)) {
+    throw new SoapFault('MustUnderstand', `Header ${clip(name)} is marked mustUnderstand and is not understood`, { type: 'MustUnderstand' });
+  }
+}
 
 /** Collects the parts of the envelope while the parser walks it. */
 class EnvelopeCollector {
+  readonly #understood: ReadonlySet<string>;
   inBody = false;
+  inHeader = false;
   sawBody = false;
   inOperation = false;
   operation: XmlTag | undefined;
@@ -32,12 +54,20 @@ class EnvelopeCollector {
   readonly xmlParams = new Set<string>();
   #param: { name: string; text: string[]; xml: EmbeddedXmlWriter | undefined } | undefined;
 
+  constructor(understood: ReadonlySet<string>) {
+    this.#understood = understood;
+  }
+
   open(tag: XmlTag, depth: number): void {
     if (depth === 1) {
       if (tag.local !== 'Envelope') throw clientFault('Invalid SOAP message: the root element is not an Envelope', 'InvalidEnvelope');
       if (tag.uri !== SOAP_ENVELOPE_NS) throw new SoapFault('VersionMismatch', `Unsupported envelope namespace: ${clip(tag.uri)}`, { type: 'VersionMismatch' });
     } else if (depth === 2 && tag.uri === SOAP_ENVELOPE_NS && tag.local === 'Body' && !this.sawBody) {
       this.inBody = this.sawBody = true;
+    } else if (depth === 2 && tag.uri === SOAP_ENVELOPE_NS && tag.local === 'Header') {
+      this.inHeader = true;
+    } else if (depth === 3 && this.inHeader) {
+      checkHeaderEntry(tag, this.#understood);
     } else if (depth === 3 && this.inBody && this.operation === undefined) {
       this.operation = tag;
       this.inOperation = true;
@@ -50,7 +80,7 @@ class EnvelopeCollector {
   }
 
   close(depth: number): void {
-    if (depth === 2) this.inBody = false;
+    if (depth === 2) this.inBody = this.inHeader = false;
     else if (depth === 3) this.inOperation = false;
     else if (depth > 4 && this.#param) this.#param.xml!.close();
     else if (depth === 4 && this.#param) {
@@ -69,7 +99,9 @@ class EnvelopeCollector {
 }
 
 /**
- * Reads a request envelope: any prefixes; the Header ignored; the first child of `Body` is the
+ * Reads a request envelope: any prefixes; Header entries ignored unless one for this node says
+ * `mustUnderstand="1"` and is not among `understoodHeaders` (`{namespace}localName`): a `MustUnderstand`
+ * fault; the first child of `Body` is the
  * operation; its children are matched by local name. The bytes must be UTF-8. Rejects with a
  * {@link SoapFault} (`Client`, or `VersionMismatch` for another envelope namespace), or with the
  * error the chunk source throws (such as `ERR_BODY_TOO_LARGE`).
@@ -81,8 +113,12 @@ class EnvelopeCollector {
  * msg.params.get('Document'); // base64 text
  * ```
  */
-export async function readEnvelope(chunks: AsyncIterable<Uint8Array>, limits: XmlLimits): Promise<SoapRequestMessage> {
-  const collector = new EnvelopeCollector();
+export async function readEnvelope(
+  chunks: AsyncIterable<Uint8Array>,
+  limits: XmlLimits,
+  understoodHeaders: ReadonlySet<string> = new Set(),
+): Promise<SoapRequestMessage> {
+  const collector = new EnvelopeCollector(understoodHeaders);
   const parser = createSecureParser(limits, 'ERR_SOAP_CLIENT', {
     open: (tag, depth) => collector.open(tag, depth),
     close: (_tag, depth) => collector.close(depth),

@@ -59,6 +59,13 @@ export interface NoteReaderServiceOptions {
   maxDepth?: number;
   /** The most elements accepted in a request. Default 200 000. */
   maxElements?: number;
+  /**
+   * SOAP header entries the application takes responsibility for, as `{namespace}localName`
+   * (`{http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd}Security` when a
+   * proxy in front checks WS-Security). Any other entry for this node with `mustUnderstand="1"` is a
+   * `MustUnderstand` fault (SOAP 1.1 §4.2.3). Default: none.
+   */
+  understoodHeaders?: readonly string[];
   /** Where `notereader.<operation>` events go. Default: the process-wide `localHandler`. */
   dispatcher?: EventDispatcher;
 }

@@ -52,7 +52,8 @@ export function writeResponse(namespace: string, operation: string, result: Oper
 
 /**
  * Writes a `soap:Fault` (SOAP 1.1 §4.4): `faultcode` qualified by the envelope prefix, `faultstring`,
- * and a `detail` holding `tns:ClientFault` or `tns:ServerFault` with the fault's `Type`.
+ * and a `detail` holding `tns:ClientFault` or `tns:ServerFault` with the fault's `Type`. A
+ * `MustUnderstand` fault has no `detail`: §4.4 keeps `detail` for errors of the Body, never of headers.
  *
  * @example
  * ```ts
@@ -61,9 +62,8 @@ export function writeResponse(namespace: string, operation: string, result: Oper
  */
 export function writeFault(namespace: string, fault: SoapFault): string {
   const detailName = fault.faultCode === 'Server' ? 'ServerFault' : 'ClientFault';
-  const body =
-    `<soap:Fault><faultcode>soap:${fault.faultCode}</faultcode><faultstring>${escapeXml(fault.message)}</faultstring>` +
-    `<detail><tns:${detailName} xmlns:tns="${escapeXml(namespace)}"><tns:Type>${escapeXml(fault.type)}</tns:Type>` +
-    `</tns:${detailName}></detail></soap:Fault>`;
+  const detail = fault.faultCode === 'MustUnderstand' ? ''
+    : `<detail><tns:${detailName} xmlns:tns="${escapeXml(namespace)}"><tns:Type>${escapeXml(fault.type)}</tns:Type></tns:${detailName}></detail>`;
+  const body = `<soap:Fault><faultcode>soap:${fault.faultCode}</faultcode><faultstring>${escapeXml(fault.message)}</faultstring>${detail}</soap:Fault>`;
   return envelope(body);
 }

@@ -154,20 +154,45 @@ test('auth options are validated at construction', () => {
   assert.throws(() => new CDSHooksService({ auth: { issuers: [] } }), TypeError);
 });
 
-test('the replay cache is bounded and forgets expired ids first', () => {
+test('the replay cache prunes expired ids to make room and never forgets a live one', () => {
   const cache = new ReplayCache(3);
-  assert.equal(cache.remember('a', 100, 50), true);
-  assert.equal(cache.remember('a', 100, 60), false);
-  assert.equal(cache.remember('b', 55, 50), true);
-  assert.equal(cache.remember('c', 200, 50), true);
-  assert.equal(cache.remember('d', 200, 60), true, 'b expired and is pruned');
+  assert.equal(cache.remember('a', 100, 50), 'accepted');
+  assert.equal(cache.remember('a', 100, 60), 'replayed');
+  assert.equal(cache.remember('b', 55, 50), 'accepted');
+  assert.equal(cache.remember('c', 200, 50), 'accepted');
+  assert.equal(cache.remember('d', 200, 60), 'accepted', 'b expired and was pruned to make room');
   assert.equal(cache.size, 3);
-  assert.equal(cache.remember('a', 100, 60), false, 'a survived the pruning');
-  assert.equal(cache.remember('e', 200, 60), true, 'the oldest goes when nothing expired');
-  assert.equal(cache.size, 3);
-  assert.equal(cache.remember('a', 100, 60), true, 'a was the oldest');
-  assert.equal(cache.remember('x', 10, 5), true);
-  assert.equal(cache.remember('x', 10, 11), true, 'an expired id may be seen again');
+  assert.equal(cache.remember('b', 300, 60), 'full', 'b expired and may come again, but only when there is room');
+  assert.equal(cache.remember('e', 200, 60), 'full', 'nothing expired: the new id is refused, no live id is evicted');
+  assert.equal(cache.remember('a', 100, 60), 'replayed', 'a is still remembered');
+  assert.equal(cache.remember('e', 200, 100), 'full', 'a expires at 100, which is still live at 100');
+  assert.equal(cache.remember('e', 200, 100.5), 'accepted', 'once a expired, e fits');
+  assert.equal(cache.remember('a', 100, 100.5), 'full', 'a was forgotten, but the cache is full again');
+  assert.equal(cache.remember('e', 200, 150), 'replayed');
+  assert.equal(cache.remember('x', 250, 201), 'accepted', 'c, d and e expired together');
+  assert.equal(cache.size, 1);
   cache.clear();
   assert.equal(cache.size, 0);
+  assert.equal(cache.remember('x', 250, 201), 'accepted', 'clear() forgets every id');
+});
+
+test('the replay cache keeps the earliest expiry on top whatever the insertion order', () => {
+  const cache = new ReplayCache(1000);
+  const expiries = Array.from({ length: 200 }, (_, i) => 1000 + ((i * 7919) % 200));
+  expiries.forEach((exp, i) => assert.equal(cache.remember(`id${i}`, exp, 0), 'accepted'));
+  for (let now = 990; now <= 1210; now += 10) {
+    // A probe that is already expired is pruned by the next call: size is the live ids plus the probe.
+    assert.equal(cache.remember('probe', now - 1, now), 'accepted');
+    assert.equal(cache.size - 1, expiries.filter((e) => e >= now).length, `at ${now}`);
+  }
+});
+
+test('a full replay cache of live tokens refuses a new token with the same 401, reason "replay cache full"', async (t) => {
+  const { client, send, url, served, seen } = await setup(t, (c) => ({ issuers: [{ issuer: c.issuer, jwksUrls: [c.jwksUrl] }], replayCacheSize: 2 }));
+  assert.equal((await send(client.token(url))).status, 200);
+  assert.equal((await send(client.token(url))).status, 200);
+  await assertRejected(send(client.token(url)));
+  assert.equal(served.logs.at(-1)?.level, 'warn');
+  assert.equal(served.logs.at(-1)?.fields?.reason, 'replay cache full');
+  assert.equal(seen.length, 2, 'the handler did not run for the refused token');
 });

@@ -44,3 +44,15 @@ test('renders tokens URL-encoded, and null when a token has no value', () => {
   assert.equal(isReadQuery('Patient/1'), true);
   assert.equal(isReadQuery('Patient?_id=1'), false);
 });
+
+test('a "." or ".." value in the path is refused (a dot segment would leave the resource type); in the query it is plain text', () => {
+  for (const [template, context, field] of [
+    ['Patient/{{context.patientId}}', { patientId: '..' }, 'context.patientId'],
+    ['Patient/{{context.patientId}}/_history', { patientId: '.' }, 'context.patientId'],
+    ['Practitioner/{{userPractitionerId}}', { userId: 'Practitioner/..' }, 'context.userId'],
+  ] as const) {
+    assert.throws(() => renderTemplate(template, context), (err: any) => err.code === 'ERR_CDS_REQUEST' && err.status === 400 && err.field === field);
+  }
+  assert.equal(renderTemplate('Observation?code={{context.code}}', { code: '..' }), 'Observation?code=..');
+  assert.equal(renderTemplate('Patient/{{context.patientId}}', { patientId: '...' }), 'Patient/...');
+});

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { CDSHooksService, type CDSHookRequest } from '../../src/cds/index.js';
+import { FhirServerAllowlist } from '../../src/cds/fhir-server-allowlist.js';
 import { post, recordingDispatcher, serveMountable } from './serve-mountable.js';
 
 interface Seen {
@@ -129,4 +130,78 @@ test('allowInsecureFhirServer lets plain http through to any host', async (t) =>
   const r = await post(`${base}/cds-services/svc`, body('http://ehr.invalid/fhir'));
   assert.equal(r.status, 412);
   assert.doesNotMatch(r.body.error.message, /https/);
+});
+
+test('with fhirServers, only URLs under an allowed base are fetched; any other fhirServer is a 412 naming fhirServer', async (t) => {
+  const fhir = await fakeFhir(t, {
+    '/r4/Patient/123': [200, '{"resourceType":"Patient","id":"123"}'],
+    '/r4/sub/Patient/123': [200, '{"resourceType":"Patient","id":"123"}'],
+  });
+  const { cds, calls } = serviceWith({ key: 'Patient/{{context.patientId}}' }, { fhirServers: [`${fhir.url}/r4`] });
+  const served = await serveMountable(t, cds);
+  for (const server of [`${fhir.url}/r4`, `${fhir.url}/r4/`, `${fhir.url}/r4/sub`]) {
+    const r = await post(`${served.base}/cds-services/svc`, body(server));
+    assert.equal(r.status, 200, `${server}: ${JSON.stringify(r.body)}`);
+  }
+  assert.deepEqual(fhir.seen.map((s) => s.path), ['/r4/Patient/123', '/r4/Patient/123', '/r4/sub/Patient/123']);
+  const refused = [
+    `${fhir.url}/other`, `${fhir.url}/r4x`, fhir.url, `${fhir.url}/r4/../other`, `${fhir.url}/r4?`,
+    fhir.url.replace('127.0.0.1', 'localhost') + '/r4', 'https://ehr.example.org/r4',
+  ];
+  for (const server of refused) {
+    const r = await post(`${served.base}/cds-services/svc`, body(server));
+    assert.equal(r.status, 412, server);
+    assert.equal(r.body.error.code, 'ERR_CDS_PREFETCH');
+    assert.equal(r.body.error.field, 'fhirServer');
+    assert.match(r.body.error.message, /fhirServer is not an allowed FHIR server/);
+    const last = served.logs.at(-1);
+    assert.equal(last?.level, 'warn');
+    assert.equal(last?.fields?.prefetch_key, 'key');
+  }
+  assert.equal(fhir.seen.length, 3, 'no refused fhirServer was contacted');
+  assert.equal(calls.length, 3);
+  const sent = await post(`${served.base}/cds-services/svc`, body('https://ehr.example.org/r4', { key: null }));
+  assert.equal(sent.status, 200, 'a fhirServer outside the list is fine when nothing has to be fetched');
+});
+
+test('an origin allows every path on it; a service list replaces the service-wide one', async (t) => {
+  const fhir = await fakeFhir(t, {
+    '/Patient/123': [200, '{"resourceType":"Patient","id":"123"}'],
+    '/a/Patient/123': [200, '{"resourceType":"Patient","id":"123"}'],
+  });
+  const cds = new CDSHooksService({ dispatcher: recordingDispatcher(), fhirServers: ['https://ehr.example.org'] });
+  const prefetch = { key: 'Patient/{{context.patientId}}' };
+  cds.hook('patient-view', { id: 'own', description: 'x', prefetch, fhirServers: [`${fhir.url}/`] }, () => ({ cards: [] }));
+  cds.hook('patient-view', { id: 'wide', description: 'x', prefetch }, () => ({ cards: [] }));
+  const { base } = await serveMountable(t, cds);
+  assert.equal((await post(`${base}/cds-services/own`, body(fhir.url))).status, 200);
+  assert.equal((await post(`${base}/cds-services/own`, body(`${fhir.url}/a`))).status, 200);
+  const wide = await post(`${base}/cds-services/wide`, body(fhir.url));
+  assert.equal(wide.status, 412);
+  assert.equal(wide.body.error.field, 'fhirServer');
+  assert.deepEqual(fhir.seen.map((s) => s.path), ['/Patient/123', '/a/Patient/123']);
+});
+
+test('fhirServers entries are checked at construction and registration', () => {
+  const bad: unknown[] = [
+    'https://ehr.example.org', [42], ['/fhir'], ['ftp://ehr.example.org/fhir'], ['https://user:pw@ehr.example.org/fhir'],
+    ['https://ehr.example.org/fhir#'], ['https://ehr.example.org/fhir?x=1'], ['not a url'],
+  ];
+  for (const fhirServers of bad) {
+    assert.throws(() => new CDSHooksService({ fhirServers: fhirServers as string[] }), { name: 'TypeError', message: /^fhirServers/ }, String(fhirServers));
+  }
+  const cds = new CDSHooksService({ fhirServers: ['https://ehr.example.org:443/FHIR', 'http://127.0.0.1:8080'] });
+  assert.throws(() => cds.hook('patient-view', { id: 'x', description: 'x', fhirServers: ['mailto:a@b'] }, () => ({ cards: [] })), {
+    name: 'TypeError', message: /^definition\.fhirServers\[0\]/,
+  });
+});
+
+test('an allowlist entry matches by origin and by path prefix on segment boundaries', () => {
+  const allowed = FhirServerAllowlist.from(['https://EHR.example.org:443/fhir', 'http://127.0.0.1:8080'], 'fhirServers')!;
+  const yes = ['https://ehr.example.org/fhir', 'https://ehr.example.org/fhir/', 'https://ehr.example.org/fhir/r4/Patient/1?x=1', 'http://127.0.0.1:8080/any/thing'];
+  const no = ['https://ehr.example.org/fhirx', 'https://ehr.example.org/other/fhir', 'https://ehr.example.org/FHIR', 'http://ehr.example.org/fhir', 'https://ehr.example.org:8443/fhir', 'http://127.0.0.1:8081/', 'https://127.0.0.1:8080/'];
+  for (const url of yes) assert.equal(allowed.allows(new URL(url)), true, url);
+  for (const url of no) assert.equal(allowed.allows(new URL(url)), false, url);
+  assert.equal(FhirServerAllowlist.from(undefined, 'fhirServers'), undefined);
+  assert.equal(FhirServerAllowlist.from([], 'fhirServers')?.allows(new URL('https://ehr.example.org/')), false, 'an empty list allows nothing');
 });

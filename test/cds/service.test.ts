@@ -268,3 +268,33 @@ test('close is idempotent, forgets client-auth caches and answers 503 afterwards
   assert.equal(closed.body.error.code, 'ERR_CLOSED');
   assert.equal((await fetch(`${base}/cds-services`)).status, 200);
 });
+
+test('a dispatcher whose emit throws or rejects does not turn a good call or feedback into an error', async (t) => {
+  let emitted = 0;
+  const cds = new CDSHooksService({
+    dispatcher: {
+      emit: ((name: string) => {
+        emitted++;
+        if (name.endsWith('feedback')) return Promise.reject(new Error('bus down'));
+        throw new Error('bus down');
+      }) as never,
+      register: () => () => {},
+      drain: async () => {},
+    },
+  });
+  cds.hook('patient-view', { id: 'greet', description: 'Greets' }, () => ({ cards: [card('Hello')] }));
+  const { base } = await serveMountable(t, cds);
+  const write = process.stderr.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  try {
+    const r = await post(`${base}/cds-services/greet`, call());
+    assert.equal(r.status, 200);
+    assert.equal(r.body.cards[0].summary, 'Hello');
+    const feedback = { feedback: [{ card: r.body.cards[0].uuid, outcome: 'overridden', outcomeTimestamp: '2026-01-01T10:00:00Z' }] };
+    assert.equal((await post(`${base}/cds-services/greet/feedback`, feedback)).status, 200);
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.stderr.write = write;
+  }
+  assert.equal(emitted, 2);
+});

@@ -81,3 +81,14 @@ test('validates the context of every known hook', () => {
   rejects(() => validateContext('order-select', { userId: 'Practitioner/1', patientId: 'p', selections: 'x', draftOrders: bundle }), 'context.selections');
   rejects(() => validateContext('appointment-book', { userId: 'Practitioner/1', patientId: 'p' }), 'context.appointments');
 });
+
+test('ids and references refuse the dot segments "." and "..", which a prefetch URL would resolve away', () => {
+  rejects(() => validateContext('patient-view', { userId: 'Practitioner/1', patientId: '..' }), 'context.patientId');
+  rejects(() => validateContext('patient-view', { userId: 'Practitioner/1', patientId: '.', }), 'context.patientId');
+  rejects(() => validateContext('patient-view', { userId: 'Practitioner/..', patientId: '1' }), 'context.userId');
+  rejects(() => validateContext('patient-view', { userId: 'practitioner/1', patientId: '1' }), 'context.userId');
+  const draftOrders = { resourceType: 'Bundle', type: 'collection' };
+  rejects(() => validateContext('order-select', { userId: 'Practitioner/1', patientId: '1', selections: ['MedicationRequest/.'], draftOrders }), 'context.selections[0]');
+  rejects(() => validateContext('order-select', { userId: 'Practitioner/1', patientId: '1', selections: ['MedicationRequest/a/b'], draftOrders }), 'context.selections[0]');
+  validateContext('order-select', { userId: 'PractitionerRole/r.1', patientId: 'p-1', selections: ['MedicationRequest/...'], draftOrders });
+});

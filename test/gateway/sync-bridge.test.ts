@@ -125,7 +125,7 @@ test('a worker whose entry cannot load tells its caller why at once', (t) => {
 });
 
 test('the gateway worker serves only the sync gateway methods', (t) => {
-  const b = bridge(t, { workerUrl: siblingModuleUrl(import.meta.url, '../../src/gateway/sync/gateway-worker'), workerData: {} });
+  const b = bridge(t, { workerUrl: siblingModuleUrl(import.meta.url, '../../src/gateway/sync/gateway-worker'), workerData: { gateway: {}, maxOpenCursors: 1 } });
   assert.deepEqual(b.call('addSource', ['s', 'fhir://127.0.0.1:9/fhir'], LONG), undefined);
   assert.equal(b.call('sourceBaseUrl', ['s'], LONG), 'http://127.0.0.1:9/fhir');
   for (const method of ['getPoolStatus', 'modify', 'useEvents', 'constructor', '__proto__']) {
@@ -133,4 +133,17 @@ test('the gateway worker serves only the sync gateway methods', (t) => {
     assert.ok(err instanceof TypeError, method);
     assert.match(err.message, /FHIRGateway has no method/);
   }
+});
+
+test('send() posts a call without waiting; its answer is dropped but its extra still arrives', (t) => {
+  const extras: unknown[] = [];
+  const b = bridge(t, { onExtra: (e) => extras.push(e) });
+  b.send('echo', ['before start']);
+  assert.equal(b.started, false, 'send() never starts the worker');
+  assert.equal(b.call('echo', ['first'], LONG), 'first');
+  b.send('echo', ['sent']);
+  assert.equal(b.call('echo', ['second'], LONG), 'second', 'the answer to send() is not taken for the next call');
+  assert.deepEqual(extras, [1, 2, 3], 'the sent call ran once, between the two calls');
+  b.close();
+  b.send('echo', ['after close']); // nothing to tell: no throw
 });

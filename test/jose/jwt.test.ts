@@ -129,3 +129,11 @@ test('base64url is strict', () => {
   assert.throws(() => decodeBase64url('abcde'), { code: 'ERR_JWT' });
   assert.throws(() => signJwt({ alg: 'PS384' }, claims, rsa.privateKey), { code: 'ERR_JWT' });
 });
+
+test('verifyJwt refuses a header with crit, whose extensions it cannot honour (RFC 7515 §4.1.11)', async () => {
+  for (const crit of [['exp'], ['b64'], [], 'x']) {
+    const token = signJwt({ alg: 'ES384', crit, b64: true }, claims, ec.privateKey);
+    await assert.rejects(verifyJwt(token, verifyWith(ec.publicKey)), { code: 'ERR_JWT', message: 'crit not supported' });
+  }
+  assert.equal((await verifyJwt(signJwt({ alg: 'ES384' }, claims, ec.privateKey), verifyWith(ec.publicKey))).payload.iss, 'app');
+});

@@ -144,3 +144,14 @@ test('HEAD of a read answers the headers without a body', async (t) => {
   assert.equal(res.headers.get('etag'), 'W/"1"');
   assert.equal(await res.text(), '');
 });
+
+test('conditional create with an If-None-Exist that selects nothing in particular is 400, and nothing is created', async (t) => {
+  const { fhir } = await fhirFor(t);
+  const before = (await fhir.json('/Patient?_count=0')).body.total;
+  for (const condition of ['', '?', 'Patient?', 'family=', '_count=1', '_sort=family&given=']) {
+    const res = await fhir.json('/Patient', jsonBody('POST', { resourceType: 'Patient' }, { 'if-none-exist': condition }));
+    assert.equal(res.status, 400, JSON.stringify(condition));
+    assert.equal(res.body.resourceType, 'OperationOutcome');
+  }
+  assert.equal((await fhir.json('/Patient?_count=0')).body.total, before);
+});

@@ -176,9 +176,9 @@ test('an unknown parameter, modifier or bad value answers 400 OperationOutcome',
   const fhir = await setup(t);
   for (const query of [
     '/Patient?foo=bar', '/Patient?family:fuzzy=x', '/Patient?family:exact:contains=x', '/Observation?birthdate=1970',
-    '/Patient?_count=-1', '/Patient?_count=abc', '/Patient?_count=2&_count=3', '/Patient?_count=5000',
+    '/Patient?_count=-1', '/Patient?_count=abc', '/Patient?_count=2&_count=3', '/Patient?_count=1.5',
     '/Patient?birthdate=1974-13', '/Patient?birthdate=yesterday', '/Patient?birthdate=1974-02-30',
-    '/Patient?constructor=x', '/Patient?_offset=x',
+    '/Patient?constructor=x', '/Patient?_offset=x', '/Patient?_format=xml', '/Patient?_format=application/fhir%2Bxml',
   ]) {
     const res = await fhir.json(query);
     assert.equal(res.status, 400, query);
@@ -186,4 +186,22 @@ test('an unknown parameter, modifier or bad value answers 400 OperationOutcome',
     assert.equal(res.body.issue[0].severity, 'error');
   }
   await expectCount(fhir, '/Patient?family=', 5);
+});
+
+test('a _count over the largest page is cut to it, not refused (R4: the server "cannot return more")', async (t) => {
+  const { sandbox, fhir } = await fhirFor(t);
+  const res = await fhir.json('/Observation?_count=5000&_sort=_id');
+  assert.equal(res.status, 200);
+  assert.equal(res.body.total, 40);
+  assert.equal(res.body.entry.length, 40);
+  const self = res.body.link.find((l: { relation: string }) => l.relation === 'self');
+  assert.equal(self.url, `${sandbox.fhirBase}/Observation?_count=1000&_sort=_id`);
+});
+
+test('the general parameters _format (JSON) and _pretty select nothing, as on any FHIR server', async (t) => {
+  const fhir = await setup(t);
+  for (const query of ['_format=json', '_format=application/fhir+json', '_format=application%2Ffhir%2Bjson', '_format=application/json', '_pretty=true']) {
+    await expectCount(fhir, `/Patient?${query}`, 5);
+    await expectCount(fhir, `/Patient?${query}&family=Chalmers`, 1);
+  }
 });

@@ -167,3 +167,18 @@ test('private_key_jwt refuses expired, far-future, wrong-aud, replayed, unsigned
   assert.equal((await assertion(sandbox, once)).status, 200);
   assert.match(await refused(once), /jti/);
 });
+
+test('private_key_jwt follows SMART on the header: kid is required, typ (when present) is JWT', async (t) => {
+  const sandbox = await sandboxFor(t, { clients: keyClients });
+  const refused = async (header: Record<string, unknown>, reason: RegExp): Promise<void> => {
+    const res = await assertion(sandbox, jwt(header, claims(sandbox, 'ec-app'), ec.privateKey));
+    oauthError(res, 401, 'invalid_client');
+    assert.match(JSON.parse(res.text).error_description, reason);
+  };
+  await refused({ alg: 'ES384', typ: 'JWT' }, /kid missing/);
+  await refused({ alg: 'ES384', typ: 'JWT', kid: '' }, /kid missing/);
+  await refused({ alg: 'ES384', typ: 'JWT', kid: 7 }, /kid missing/);
+  await refused({ alg: 'ES384', typ: 'at+jwt', kid: 'e1' }, /typ/);
+  assert.equal((await assertion(sandbox, jwt({ alg: 'ES384', kid: 'e1' }, claims(sandbox, 'ec-app'), ec.privateKey))).status, 200);
+  assert.equal((await assertion(sandbox, jwt({ alg: 'ES384', typ: 'jwt', kid: 'e1' }, claims(sandbox, 'ec-app'), ec.privateKey))).status, 200);
+});

@@ -198,3 +198,18 @@ test('without a dispatcher option, events go to the process-wide localHandler', 
   await localHandler.drain();
   assert.deepEqual(seen, ['notereader.processdocument:local-1']);
 });
+
+test('a dispatcher whose emit throws does not turn a good answer into a Server fault', async (t) => {
+  const nr = new NoteReaderService({ dispatcher: { emit: () => { throw new Error('bus down'); }, register: () => () => {}, drain: async () => {} } });
+  nr.method('ProcessDocument', () => 'ok');
+  const { baseUrl } = await serveMountable(t, nr[MOUNT]());
+  const write = process.stderr.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  try {
+    const answer = await post(baseUrl, envelope('<ClinicalDocument/>'));
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(bodyChild(answer.root).name, 'ProcessDocumentResponse');
+  } finally {
+    process.stderr.write = write;
+  }
+});

@@ -136,7 +136,7 @@ export class SyncBridge {
     const deadline = performance.now() + allowedMs;
     for (;;) {
       const seen = Atomics.load(signal, SIGNAL_COUNTER);
-      const answer = takeAnswer(port, id);
+      const answer = takeAnswer(port, id, this.#options.onExtra);
       if (answer?.ok === false && answer.id === START_FAILURE_ID) {
         this.#stopReason = `it failed to start: ${answer.error.message}`;
         throw this.#stoppedError();
@@ -155,6 +155,21 @@ export class SyncBridge {
       }
       Atomics.wait(signal, SIGNAL_COUNTER, seen, left);
     }
+  }
+
+  /**
+   * Posts a call without waiting for its answer, which the next {@link call} drops (its `extra` still
+   * goes to `onExtra`). Does nothing when the worker was never started, has stopped, or the bridge is
+   * closed: there is nobody to tell. For clean-up messages, such as from a `FinalizationRegistry`.
+   *
+   * @example
+   * ```ts
+   * bridge.send('return', [cursor]);
+   * ```
+   */
+  send(method: string, args: readonly unknown[]): void {
+    if (this.#closed || this.#stopReason !== undefined || this.#port === undefined) return;
+    this.#port.postMessage({ id: ++this.#nextId, method, args: [...args] } satisfies BridgeCall);
   }
 
   /**
@@ -220,14 +235,16 @@ export class SyncBridge {
 }
 
 /**
- * Takes queued answers until the one for `id` (or a start-up failure); other answers belong to calls
- * that timed out.
+ * Takes queued answers until the one for `id` (or a start-up failure). Other answers belong to calls
+ * that timed out or were {@link SyncBridge.send | sent}: their values are dropped, their `extra` (what
+ * those calls did, e.g. their events) still goes to `onExtra`.
  */
-function takeAnswer(port: MessagePort, id: number): BridgeAnswer | undefined {
+function takeAnswer(port: MessagePort, id: number, onExtra: (extra: unknown) => void): BridgeAnswer | undefined {
   for (;;) {
     const received = receiveMessageOnPort(port);
     if (received === undefined) return undefined;
     const answer = received.message as BridgeAnswer;
     if (answer.id === id || answer.id === START_FAILURE_ID) return answer;
+    onExtra(answer.extra);
   }
 }

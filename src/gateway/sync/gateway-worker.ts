@@ -1,14 +1,15 @@
 /**
  * The worker entry of `FHIRGateway`: hosts one `AsyncFHIRGateway` and serves its methods over the
  * sync bridge. The events a call emits travel back with its answer. Async iterators (`pages`,
- * `searchAll`) are served through cursors: `iterate` opens one, `next` steps it, `return` ends it.
+ * `searchAll`) are served through cursors: `iterate` opens one, `next` steps it, `return` ends it,
+ * `openCursors` counts them.
  * @module
  */
 import { workerData } from 'node:worker_threads';
 import { AsyncFHIRGateway } from '../async-gateway.js';
-import type { AsyncFHIRGatewayOptions } from '../options.js';
 import { CollectingDispatcher } from './collecting-dispatcher.js';
 import { CursorTable } from './cursors.js';
+import type { GatewayWorkerData } from './options.js';
 import type { BridgeWorkerData } from './protocol.js';
 import { serveBridge } from './serve.js';
 
@@ -19,10 +20,11 @@ const METHODS = new Set(['addSource', 'sourceBaseUrl', 'create', 'read', 'update
 const ITERATORS = new Set(['pages', 'searchAll']);
 
 const data = workerData as BridgeWorkerData;
+const start = data.data as GatewayWorkerData;
 const events = new CollectingDispatcher();
-const gateway = new AsyncFHIRGateway({ ...(data.data as AsyncFHIRGatewayOptions), dispatcher: events, events: true });
+const gateway = new AsyncFHIRGateway({ ...start.gateway, dispatcher: events, events: true });
 const callable = gateway as unknown as Record<string, (...args: unknown[]) => unknown>;
-const cursors = new CursorTable();
+const cursors = new CursorTable(start.maxOpenCursors);
 
 serveBridge(data, {
   call(method, args) {
@@ -33,6 +35,7 @@ serveBridge(data, {
     }
     if (method === 'next') return cursors.next(args[0] as number);
     if (method === 'return') return cursors.return(args[0] as number);
+    if (method === 'openCursors') return cursors.size;
     if (!METHODS.has(method)) throw new TypeError(`FHIRGateway has no method ${JSON.stringify(method)}`);
     return callable[method]!(...args);
   },

@@ -23,6 +23,28 @@ export interface FHIRGatewayOptions extends GatewayRetryOptions {
   dispatcher?: EventDispatcher;
   /** `false` turns events off. Default `true`. */
   events?: boolean;
+  /**
+   * How many `pages()`/`searchAll()` iterators may be open at once (started and neither finished nor
+   * returned), an integer >= 1. Opening one more closes the least recently used (stepped) one: its
+   * next step throws `ERR_CLOSED`. Iterators dropped without being finished are also closed when they
+   * are garbage-collected. Default 64.
+   */
+  maxOpenCursors?: number;
+}
+
+/**
+ * What the sync gateway's worker is started with (plain data: it crosses the thread boundary).
+ *
+ * @example
+ * ```ts
+ * const data: GatewayWorkerData = { gateway: { timeout: 10 }, maxOpenCursors: 64 };
+ * ```
+ */
+export interface GatewayWorkerData {
+  /** What the worker's `AsyncFHIRGateway` is built with. */
+  readonly gateway: Readonly<Pick<FHIRGatewayOptions, 'timeout' | 'maxResponseBytes' | keyof GatewayRetryOptions>>;
+  /** The cap on open iterators. */
+  readonly maxOpenCursors: number;
 }
 
 /**
@@ -30,17 +52,20 @@ export interface FHIRGatewayOptions extends GatewayRetryOptions {
  *
  * @example
  * ```ts
- * const { worker, timeoutMs } = checkSyncOptions({ timeout: 10 }); // { timeout: 10 }, 10_000
+ * const { worker, timeoutMs } = checkSyncOptions({ timeout: 10 }); // { gateway: { timeout: 10 }, maxOpenCursors: 64 }, 10_000
  * ```
  */
 export interface SyncGatewayOptions {
-  /** What the worker's `AsyncFHIRGateway` is built with. */
-  readonly worker: Readonly<Pick<FHIRGatewayOptions, 'timeout' | 'maxResponseBytes' | keyof GatewayRetryOptions>>;
+  /** What the worker is started with. */
+  readonly worker: GatewayWorkerData;
   /** The gateway-wide request time-out, in milliseconds. */
   readonly timeoutMs: number;
   readonly dispatcher: EventDispatcher | undefined;
   readonly events: boolean;
 }
+
+/** Default of `maxOpenCursors`. */
+const DEFAULT_MAX_OPEN_CURSORS = 64;
 
 /** Options of `AsyncFHIRGateway` that the sync gateway refuses rather than silently ignores. */
 const POOL_OPTIONS = ['maxConnections', 'maxKeepaliveConnections', 'keepaliveExpiry'] as const;
@@ -64,9 +89,15 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
   // What the worker's AsyncFHIRGateway needs, as plain data (it crosses the thread boundary); it
   // validates them again with the same checks.
   const { timeout, maxResponseBytes, retry, maxRetries, retryOn, retryBaseDelay, maxRetryDelay } = options;
-  const worker = { timeout, maxResponseBytes, retry, maxRetries, retryOn: retryOn && [...retryOn], retryBaseDelay, maxRetryDelay };
+  const gateway = { timeout, maxResponseBytes, retry, maxRetries, retryOn: retryOn && [...retryOn], retryBaseDelay, maxRetryDelay };
+  const { maxOpenCursors = DEFAULT_MAX_OPEN_CURSORS } = options;
+  if (typeof maxOpenCursors !== 'number') throw new TypeError('options.maxOpenCursors must be a number');
+  if (!Number.isSafeInteger(maxOpenCursors) || maxOpenCursors < 1) throw new RangeError('options.maxOpenCursors must be an integer >= 1');
   return Object.freeze({
-    worker: Object.freeze(Object.fromEntries(Object.entries(worker).filter(([, v]) => v !== undefined))),
+    worker: Object.freeze({
+      gateway: Object.freeze(Object.fromEntries(Object.entries(gateway).filter(([, v]) => v !== undefined))),
+      maxOpenCursors,
+    }),
     timeoutMs: checked.timeoutMs,
     dispatcher: checked.dispatcher,
     events: checked.events,
