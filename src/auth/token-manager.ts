@@ -77,10 +77,24 @@ export class TokenManager {
    * ```
    */
   token(signal?: AbortSignal): Promise<string> {
-    const cached = this.#cached;
-    if (cached !== undefined && this.#now() < cached.refreshAt) return Promise.resolve(cached.token);
+    const cached = this.current();
+    if (cached !== undefined) return Promise.resolve(cached);
     this.#inFlight ??= this.#refresh();
     return signal === undefined ? this.#inFlight : raceSignal(this.#inFlight, signal);
+  }
+
+  /**
+   * The cached token while it is fresh, else `undefined` (then call {@link TokenManager.token}): the
+   * common path of a call, without a promise.
+   *
+   * @example
+   * ```ts
+   * const token = tokens.current() ?? (await tokens.token(signal));
+   * ```
+   */
+  current(): string | undefined {
+    const cached = this.#cached;
+    return cached !== undefined && this.#now() < cached.refreshAt ? cached.token : undefined;
   }
 
   /**

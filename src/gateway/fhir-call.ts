@@ -7,7 +7,8 @@
 import { STATUS_CODES } from 'node:http';
 import { FHIRHttpError, FhirgateError } from '../errors.js';
 import { outcomeMessage } from '../fhir/index.js';
-import type { AgentPool, HttpResponse, RetryOptions } from '../http/index.js';
+import { checkHeaders } from '../http/index.js';
+import type { AgentPool, CheckedRequestOptions, HttpResponse, RetryPolicy } from '../http/index.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -38,14 +39,14 @@ export interface FhirCall {
  *
  * @example
  * ```ts
- * const ctx: CallContext = { pool: new AgentPool(), maxResponseBytes: 10 * 1024 * 1024, retry: { maxRetries: 2 } };
+ * const ctx: CallContext = { pool: new AgentPool(), maxResponseBytes: 10 * 1024 * 1024, retry: checkRetryOptions({ maxRetries: 2 }) };
  * ```
  */
 export interface CallContext {
   readonly pool: AgentPool;
   readonly maxResponseBytes: number;
-  /** The gateway's retry options (defaults for every source). */
-  readonly retry: Readonly<RetryOptions>;
+  /** The gateway's retry policy (for every source), checked once. */
+  readonly retry: RetryPolicy;
 }
 
 /** Signals of gateway calls made with `retry: false`: every FHIR call made under one is sent once. */
@@ -87,28 +88,28 @@ export async function callFhir(ctx: CallContext, source: Source, call: FhirCall)
   if (call.url.origin !== source.origin) {
     throw new FhirgateError('ERR_CROSS_ORIGIN', `${call.operation} ${call.reference}: ${call.url.origin} is not the origin of source "${source.name}"`);
   }
-  const headers: Record<string, string> = { accept: 'application/fhir+json', ...call.headers };
-  if (call.body !== undefined) headers['content-type'] = 'application/fhir+json; charset=utf-8';
-  const send = async (): Promise<{ res: HttpResponse; token: string | undefined }> => {
-    const token = source.tokens === undefined ? undefined : await source.tokens.token(call.signal);
-    source.requests++;
-    const res = await ctx.pool.request(call.url, {
-      method: call.method,
-      headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` },
-      ...(call.body === undefined ? {} : { body: call.body }),
-      ...(call.signal === undefined ? {} : { signal: call.signal }),
-      timeoutMs: source.timeoutMs,
-      maxResponseBytes: ctx.maxResponseBytes,
-      ...ctx.retry,
-      ...(call.signal !== undefined && sendOnce.has(call.signal) ? { retry: false } : {}),
-    });
-    return { res, token };
+  const headers: Record<string, string> = call.headers === undefined ? { accept: FHIR_JSON } : { accept: FHIR_JSON, ...checkHeaders(call.headers) };
+  if (call.body !== undefined) headers['content-type'] = FHIR_JSON_BODY;
+  const options: CheckedRequestOptions = {
+    method: call.method,
+    headers,
+    body: call.body,
+    signal: call.signal,
+    timeoutMs: source.timeoutMs,
+    maxResponseBytes: ctx.maxResponseBytes,
+    agent: undefined,
+    retry: call.signal !== undefined && sendOnce.has(call.signal) ? { ...ctx.retry, maxRetries: 0 } : ctx.retry,
   };
+  const tokens = source.tokens;
   try {
-    let { res, token } = await send();
-    if (res.status === 401 && token !== undefined && source.tokens !== undefined) {
-      source.tokens.invalidate(token);
-      ({ res } = await send());
+    let token = tokens === undefined ? undefined : (tokens.current() ?? (await tokens.token(call.signal)));
+    source.requests++;
+    let res = await ctx.pool.send(call.url, token === undefined ? options : withToken(options, token));
+    if (res.status === 401 && token !== undefined && tokens !== undefined) {
+      tokens.invalidate(token);
+      token = await tokens.token(call.signal);
+      source.requests++;
+      res = await ctx.pool.send(call.url, withToken(options, token));
     }
     if ((res.status >= 200 && res.status <= 299) || call.expected?.includes(res.status)) return res;
     throw httpError(res, call);
@@ -116,6 +117,14 @@ export async function callFhir(ctx: CallContext, source: Source, call: FhirCall)
     source.errors++;
     throw err;
   }
+}
+
+const FHIR_JSON = 'application/fhir+json';
+const FHIR_JSON_BODY = 'application/fhir+json; charset=utf-8';
+
+/** `options` with the bearer token added to its headers. */
+function withToken(options: CheckedRequestOptions, token: string): CheckedRequestOptions {
+  return { ...options, headers: { ...options.headers, authorization: `Bearer ${token}` } };
 }
 
 function httpError(res: HttpResponse, call: FhirCall): FHIRHttpError {

@@ -4,7 +4,7 @@
  */
 import type { EventDispatcher } from '../events/types.js';
 import { checkRetryOptions, POOL_DEFAULTS, RETRY_DEFAULTS } from '../http/index.js';
-import type { RetryOptions } from '../http/index.js';
+import type { RetryPolicy } from '../http/index.js';
 
 /**
  * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.
@@ -68,8 +68,8 @@ export interface GatewayOptions {
   readonly maxResponseBytes: number;
   readonly dispatcher: EventDispatcher | undefined;
   readonly events: boolean;
-  /** The retry options in the transport's terms (milliseconds), validated. */
-  readonly retry: Readonly<RetryOptions>;
+  /** The retry policy in the transport's terms (milliseconds), validated once for every call. */
+  readonly retry: RetryPolicy;
 }
 
 /**
@@ -120,20 +120,14 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
   });
 }
 
-/** The retry options in milliseconds, checked by the transport's own check (which names the option) and copied. */
-function checkGatewayRetry(options: GatewayRetryOptions): Readonly<RetryOptions> {
-  const policy = checkRetryOptions({
+/** The retry policy in milliseconds, checked once by the transport's own check (which names the option). */
+function checkGatewayRetry(options: GatewayRetryOptions): RetryPolicy {
+  return checkRetryOptions({
     retryBaseDelayMs: seconds(options.retryBaseDelay, 'retryBaseDelay', GATEWAY_DEFAULTS.retryBaseDelay) * 1000,
     maxRetryDelayMs: seconds(options.maxRetryDelay, 'maxRetryDelay', GATEWAY_DEFAULTS.maxRetryDelay) * 1000,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
     ...(options.retryOn === undefined ? {} : { retryOn: options.retryOn }),
-  });
-  return Object.freeze({
-    maxRetries: policy.maxRetries,
-    retryOn: Object.freeze([...policy.retryOn]),
-    retryBaseDelayMs: policy.baseDelayMs,
-    maxRetryDelayMs: policy.maxDelayMs,
   });
 }
 

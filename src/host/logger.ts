@@ -9,6 +9,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
+function ignore(): void {}
+
 /** Options of {@link createJsonLogger}. */
 export interface JsonLoggerOptions {
   /** The least severe level written. Default `'info'`. */
@@ -36,11 +38,12 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
   const out = options.stdout ?? process.stdout;
   const err = options.stderr ?? process.stderr;
   const write = (lvl: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (LEVELS.indexOf(lvl) < min) return;
     const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, msg: message, ...fields });
     (lvl === 'warn' || lvl === 'error' ? err : out).write(`${line}\n`);
   };
-  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+  // A level below the minimum gets a function that does nothing: no check, no line built.
+  const at = (lvl: LogLevel): Logger['info'] => (LEVELS.indexOf(lvl) < min ? ignore : write(lvl));
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 /**

@@ -77,12 +77,32 @@ export function send(res: ServerResponse, reply: RouteReply, head: boolean, base
   const status = reply.status ?? 200;
   const body = reply.body;
   const headers: Record<string, string> = { ...base };
-  if (reply.headers !== undefined) for (const name of Object.keys(reply.headers)) headers[name.toLowerCase()] = reply.headers[name]!;
+  const own = reply.headers;
+  if (own !== undefined) for (const name in own) headers[name.toLowerCase()] = own[name]!;
   const bodiless = status === 204 || status === 304;
   // A string body stays a string: Node then writes headers and body as one chunk.
   if (!bodiless) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : (body?.byteLength ?? 0));
   res.writeHead(status, headers);
   res.end(head || bodiless ? undefined : body);
+}
+
+function isThenable(value: unknown): value is PromiseLike<RouteReply> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/**
+ * The value of header `name` (lower case) from a raw header list, without building `req.headers`;
+ * `undefined` when it is absent or repeated (a repeated id is not a sane one).
+ */
+function rawHeader(raw: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i] as string;
+    if (key.length !== name.length || key.toLowerCase() !== name) continue;
+    if (value !== undefined) return undefined;
+    value = raw[i + 1];
+  }
+  return value;
 }
 
 function errorFields(error: unknown): Record<string, unknown> {
@@ -109,7 +129,7 @@ export function createPipeline(state: PipelineState): (req: IncomingMessage, res
 async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now();
   const { options } = state;
-  const requestId = pickRequestId(req.headers['x-request-id']);
+  const requestId = pickRequestId(rawHeader(req.rawHeaders, 'x-request-id'));
   const method = (req.method ?? 'GET').toUpperCase();
   const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
   const base: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
@@ -122,8 +142,8 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
     const preflight = options.cors?.preflight(method, req.headers);
     if (preflight !== undefined) return send(res, preflight, false, base);
     const match = state.match(method, rawPath);
-    const open = () => (match.kind === 'found' && match.handler.public) || publicPaths.has(normalized(rawPath));
-    if (state.apiKeys.enabled && !open() && !state.apiKeys.accepts(req.headers)) {
+    const open = state.apiKeys.enabled && ((match.kind === 'found' && match.handler.public) || publicPaths.has(normalized(rawPath)));
+    if (state.apiKeys.enabled && !open && !state.apiKeys.accepts(req.headers)) {
       base['www-authenticate'] = 'Bearer';
       throw new FhirgateError('ERR_UNAUTHORIZED', 'an API key is required (Authorization: Bearer <key> or X-API-Key)', { status: 401 });
     }
@@ -136,7 +156,8 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
     endpoint = match.handler;
     request = new HostRequest({ req, res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId, logger: options.logger, bodyLimit: options.bodyLimit, trustProxy: options.trustProxy });
     state.inFlight.add(request);
-    send(res, await endpoint.run(request), method === 'HEAD', base);
+    const answer = endpoint.run(request);
+    send(res, isThenable(answer) ? await answer : answer, method === 'HEAD', base);
   } catch (error) {
     const described = describeError(error, requestId);
     if (described.status >= 500) options.logger.error('request failed', { request_id: requestId, route, status: described.status, ...errorFields(error) });

@@ -108,7 +108,8 @@ export class TrieRouter<H> implements Router<H> {
   }
 
   match(method: string, rawPath: string): RouteMatch<H> {
-    const segments = splitPath(rawPath).map(decodeSegment);
+    const split = splitPath(rawPath);
+    const segments = rawPath.includes('%') ? split.map(decodeSegment) : split;
     const values: string[] = [];
     const node = find(this.#root, segments, 0, values);
     if (node === undefined) return { kind: 'not-found' };

@@ -7,12 +7,14 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { FhirgateError } from '../errors.js';
-import { exchange } from './exchange.js';
+import { Deadline } from './deadline.js';
+import type { EndListener } from './deadline.js';
+import { startExchange } from './exchange.js';
+import type { TryListener } from './exchange.js';
 import { dropIdleSockets } from './idle-sockets.js';
 import { checkRequestOptions, toHttpUrl } from './request-options.js';
-import type { HttpRequestOptions, HttpResponse } from './request-options.js';
+import type { CheckedRequestOptions, HttpRequestOptions, HttpResponse } from './request-options.js';
 import { sendWithRetries } from './send-with-retries.js';
-import { abortError, deadlineSignal } from './signals.js';
 
 /**
  * Options of {@link AgentPool}.
@@ -76,6 +78,8 @@ export const POOL_DEFAULTS = Object.freeze({ maxConnections: 100, maxKeepaliveCo
 interface Origin {
   readonly origin: string;
   readonly agent: http.Agent;
+  /** The key of this origin's socket lists in the agent (`agent.getName()`), known once a socket was made. */
+  name: string | undefined;
   inFlight: number;
   retired: boolean;
 }
@@ -104,7 +108,10 @@ export class AgentPool {
   readonly #origins = new Map<string, Origin>();
   readonly #retired = new Set<Origin>();
   readonly #queue: Waiter[] = [];
-  readonly #inFlight = new Set<Promise<unknown>>();
+  /** Requests sent and not settled yet (queued ones included). */
+  #pending = 0;
+  /** Resolves the wait of `close()` when the last pending request settles. */
+  #drained: (() => void) | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: AgentPoolOptions = {}) {
@@ -127,29 +134,38 @@ export class AgentPool {
    * ```
    */
   request(url: string | URL, options: Omit<HttpRequestOptions, 'agent'> = {}): Promise<HttpResponse> {
-    if (this.#closing !== undefined) return Promise.reject(new FhirgateError('ERR_CLOSED', 'the connection pool is closed'));
-    const target = toHttpUrl(url);
-    const checked = checkRequestOptions(options);
-    const signal = deadlineSignal(checked.signal, checked.timeoutMs);
+    if (this.#closing !== undefined) return Promise.reject(closedError());
+    return this.send(toHttpUrl(url), checkRequestOptions(options));
+  }
+
+  /**
+   * {@link AgentPool.request} for a caller that has checked its options once with
+   * `checkRequestOptions()` (or built them to that contract) and holds an `http:`/`https:` URL: nothing
+   * is validated or copied again. `options.agent` is ignored (the pool's is used).
+   *
+   * @example
+   * ```ts
+   * const checked = checkRequestOptions({ headers: { accept: 'application/fhir+json' } });
+   * const res = await pool.send(new URL('https://fhir.example.org/r4/Patient/1'), checked);
+   * ```
+   */
+  send(target: URL, options: CheckedRequestOptions): Promise<HttpResponse> {
+    if (this.#closing !== undefined) return Promise.reject(closedError());
     const origin = this.#origin(target);
-    const opts = { ...checked, agent: origin.agent };
+    const deadline = new Deadline(options.signal, options.timeoutMs);
+    const opts = options.agent === origin.agent ? options : { ...options, agent: origin.agent };
     origin.inFlight++;
-    const run = async (): Promise<HttpResponse> => {
-      try {
-        return await sendWithRetries(target, opts, signal, (freshSocket) => {
-          if (freshSocket) dropIdleSockets(origin.agent, target);
-          return this.#send(origin, () => exchange(target, opts, signal), signal, target);
-        });
-      } finally {
-        origin.inFlight--;
-        if (origin.retired && origin.inFlight === 0) this.#destroy(origin);
-      }
-    };
-    const pending = run();
-    this.#inFlight.add(pending);
-    const forget = (): void => void this.#inFlight.delete(pending);
-    pending.then(forget, forget);
-    return pending;
+    this.#pending++;
+    return sendWithRetries(
+      target,
+      opts,
+      deadline,
+      (freshSocket, listener) => {
+        if (freshSocket) dropIdleSockets(origin.agent, target);
+        this.#send(origin, target, opts, deadline, listener);
+      },
+      () => this.#settled(origin),
+    );
   }
 
   /**
@@ -208,7 +224,7 @@ export class AgentPool {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+      if (this.#pending > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
       for (const origin of [...this.#origins.values(), ...this.#retired]) this.#destroy(origin);
       this.#origins.clear();
     })();
@@ -216,8 +232,8 @@ export class AgentPool {
   }
 
   #origin(target: URL): Origin {
-    let entry = this.#origins.get(target.origin);
-    if (entry !== undefined) return entry;
+    const known = this.#origins.get(target.origin);
+    if (known !== undefined) return known;
     const Agent = target.protocol === 'https:' ? https.Agent : http.Agent;
     const agent = new Agent({
       // Node reads maxFreeSockets 0 as "the default"; no idle socket at all means no keep-alive.
@@ -227,57 +243,76 @@ export class AgentPool {
       timeout: this.#limits.keepaliveExpiry * 1000,
       scheduling: 'lifo',
     });
+    const origin: Origin = { origin: target.origin, agent, name: undefined, inFlight: 0, retired: false };
     const create = agent.createConnection.bind(agent);
-    agent.createConnection = ((opts: object, callback: unknown) => {
+    agent.createConnection = ((opts: http.ClientRequestArgs, callback: unknown) => {
+      origin.name ??= agent.getName(opts);
       const socket = (create as (o: object, c: unknown) => Socket | undefined)(opts, callback);
       // The agent forgets the socket in its own 'close' listener, added after this one.
       socket?.once('close', () => process.nextTick(this.#pump));
       return socket;
     }) as typeof agent.createConnection;
     agent.on('free', this.#pump);
-    entry = { origin: target.origin, agent, inFlight: 0, retired: false };
-    this.#origins.set(target.origin, entry);
-    return entry;
+    this.#origins.set(target.origin, origin);
+    return origin;
   }
 
-  #send(origin: Origin, start: () => Promise<HttpResponse>, signal: AbortSignal | undefined, target: URL): Promise<HttpResponse> {
-    if (this.#queue.length === 0 && this.#canStart(origin)) return start();
-    return new Promise<HttpResponse>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(abortError(signal, `${target.origin}${target.pathname}`));
-        return;
-      }
-      const onAbort = (): void => {
+  /** A request sent through `origin` has settled. */
+  #settled(origin: Origin): void {
+    origin.inFlight--;
+    if (origin.retired && origin.inFlight === 0) this.#destroy(origin);
+    if (--this.#pending === 0) this.#drained?.();
+  }
+
+  /** One try: at once when a socket is free or may be opened, else after a wait in the FIFO queue. */
+  #send(origin: Origin, target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener): void {
+    if (this.#queue.length === 0 && this.#canStart(origin)) return startExchange(target, options, deadline, listener);
+    if (deadline.over()) return listener.tryDone(deadline.error(`waiting for a connection to ${target.origin}`), undefined);
+    const onEnd: EndListener = {
+      handleEvent: () => {
         const at = this.#queue.indexOf(waiter);
-        if (at !== -1) this.#queue.splice(at, 1);
-        reject(abortError(signal as AbortSignal, `waiting for a connection to ${target.origin}`));
-      };
-      const waiter: Waiter = {
-        origin,
-        start: () => {
-          signal?.removeEventListener('abort', onAbort);
-          start().then(resolve, reject);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(waiter);
-      this.#pump();
-    });
+        if (at === -1) return;
+        this.#queue.splice(at, 1);
+        deadline.disarm(timer, onEnd);
+        listener.tryDone(deadline.error(`waiting for a connection to ${target.origin}`), undefined);
+      },
+    };
+    const waiter: Waiter = {
+      origin,
+      start: () => {
+        deadline.disarm(timer, onEnd);
+        try {
+          startExchange(target, options, deadline, listener);
+        } catch (err) {
+          listener.tryDone(err, undefined);
+        }
+      },
+    };
+    const timer = deadline.arm(onEnd);
+    this.#queue.push(waiter);
+    this.#pump();
   }
 
   #canStart(origin: Origin): boolean {
-    return live(origin.agent.freeSockets) > 0 || this.#totalSockets() < this.#limits.maxConnections;
+    return this.#hasIdleSocket(origin) || this.#totalSockets() < this.#limits.maxConnections;
+  }
+
+  /** True when `origin` has an idle socket that is not destroyed (one list to look at: the agent serves one origin). */
+  #hasIdleSocket(origin: Origin): boolean {
+    const idle = origin.name === undefined ? undefined : origin.agent.freeSockets[origin.name];
+    if (idle !== undefined) for (const socket of idle) if (!socket.destroyed) return true;
+    return false;
   }
 
   #totalSockets(): number {
     let total = 0;
-    for (const o of [...this.#origins.values(), ...this.#retired]) {
-      total += sockets(o.agent.sockets).length + sockets(o.agent.freeSockets).length;
-    }
+    for (const o of this.#origins.values()) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets);
+    for (const o of this.#retired) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets);
     return total;
   }
 
   readonly #pump = (): void => {
+    if (this.#queue.length === 0) return;
     let blocked = 0;
     for (const waiter of [...this.#queue]) {
       if (!this.#canStart(waiter.origin)) {
@@ -312,8 +347,15 @@ function sockets(lists: NodeJS.ReadOnlyDict<Socket[]>): Socket[] {
   return Object.values(lists).flatMap((list) => list ?? []);
 }
 
-function live(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
-  return sockets(lists).filter((s) => !s.destroyed).length;
+/** The number of sockets in an agent's lists, counted without copying them. */
+function countSockets(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
+  let n = 0;
+  for (const name in lists) n += lists[name]?.length ?? 0;
+  return n;
+}
+
+function closedError(): FhirgateError {
+  return new FhirgateError('ERR_CLOSED', 'the connection pool is closed');
 }
 
 function count(value: number | undefined, name: string, fallback: number, min: number): number {

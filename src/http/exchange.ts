@@ -3,26 +3,28 @@
  * failure to a coded error. Never follows redirects.
  * @module
  */
-import http from 'node:http';
-import https from 'node:https';
+import { request as httpRequest } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
-import { publish, requestEndChannel, requestStartChannel } from './diagnostics.js';
+import { BufferedResponse, declaredLength } from './buffered-response.js';
+import type { Deadline, EndListener } from './deadline.js';
+import { requestEndChannel, requestStartChannel } from './diagnostics.js';
 import type { CheckedRequestOptions, HttpResponse } from './request-options.js';
 import type { TryFailure } from './retry-policy.js';
-import { abortError } from './signals.js';
 import { USER_AGENT } from './user-agent.js';
 
 const failures = new WeakMap<Error, TryFailure>();
 
 /**
- * How a rejection of {@link exchange} failed, for the retry decision: `refused`, `reset` (reset, broken
+ * How a failed try of {@link startExchange} failed, for the retry decision: `refused`, `reset` (reset, broken
  * pipe or hang-up before any response byte), `stale` (the same on a reused keep-alive socket: the
  * server had closed an idle connection) or `other`.
  *
  * @example
  * ```ts
- * if (failureOf(err).failure === 'stale') return exchange(url, options, signal);
+ * if (failureOf(err).failure === 'stale') startExchange(url, options, deadline, listener);
  * ```
  */
 export function failureOf(err: unknown): { readonly failure: TryFailure } {
@@ -30,74 +32,152 @@ export function failureOf(err: unknown): { readonly failure: TryFailure } {
 }
 
 /**
- * Sends one request and buffers its answer. The socket is taken synchronously (so that a pool that
- * counts sockets sees the new one at once).
+ * Where one try reports its end: an error (`ERR_*`, with {@link failureOf} telling how it failed) or
+ * an answer. An object rather than a callback, so that a try needs no closure.
  *
  * @example
  * ```ts
- * const res = await exchange(new URL('https://h/r4/metadata'), checkRequestOptions({}), undefined);
+ * const listener: TryListener = { tryDone: (err, res) => (res ? resolve(res) : reject(err)) };
  * ```
  */
-export function exchange(target: URL, options: CheckedRequestOptions, signal: AbortSignal | undefined): Promise<HttpResponse> {
-  const what = `${options.method} ${target.origin}${target.pathname}`;
-  return new Promise<HttpResponse>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(abortError(signal, what));
+export interface TryListener {
+  tryDone(error: unknown, res: HttpResponse | undefined): void;
+}
+
+/**
+ * Sends one request and buffers its answer, within `deadline` (the caller's signal and the time-out),
+ * then calls `listener.tryDone` once. The socket is taken synchronously (so that a pool that counts
+ * sockets sees the new one at once). Misuse that Node refuses at once (a header it cannot send) throws.
+ *
+ * @example
+ * ```ts
+ * startExchange(new URL('https://h/r4/metadata'), checkRequestOptions({}), new Deadline(undefined, 30_000), listener);
+ * ```
+ */
+export function startExchange(target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener): void {
+  if (deadline.over()) listener.tryDone(deadline.error(describe(options, target)), undefined);
+  else new Exchange(target, options, deadline, listener).start();
+}
+
+/**
+ * The state of one exchange. Its handlers are methods; it is its own abort and time-out listener, and
+ * the listeners handed to Node are small anonymous arrows: one request creates no named closure.
+ */
+class Exchange implements EndListener {
+  readonly #target: URL;
+  readonly #options: CheckedRequestOptions;
+  readonly #deadline: Deadline;
+  readonly #listener: TryListener;
+  readonly #started = performance.now();
+  #req: ClientRequest | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #settled = false;
+  #responded = false;
+  #first: Buffer | undefined;
+  #chunks: Buffer[] | undefined;
+  #size = 0;
+
+  constructor(target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener) {
+    this.#target = target;
+    this.#options = options;
+    this.#deadline = deadline;
+    this.#listener = listener;
+  }
+
+  start(): void {
+    const target = this.#target;
+    const options = this.#options;
+    if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ method: options.method, origin: target.origin, path: target.pathname });
+    const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)({
+      protocol: target.protocol,
+      hostname: target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname,
+      port: target.port,
+      path: target.pathname + target.search,
+      auth: target.username === '' && target.password === '' ? undefined : `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`,
+      method: options.method,
+      headers: options.headers,
+      agent: options.agent,
+    });
+    if (options.headers['user-agent'] === undefined) req.setHeader('user-agent', USER_AGENT);
+    if (options.body !== undefined) req.setHeader('content-length', Buffer.byteLength(options.body));
+    this.#req = req;
+    this.#timer = this.#deadline.arm(this);
+    req.on('error', (cause: Error) => this.#requestError(cause));
+    req.on('response', (res: IncomingMessage) => this.#response(res));
+    req.end(options.body);
+  }
+
+  /** The caller aborted, or the time is up. */
+  handleEvent(): void {
+    this.#fail(this.#deadline.error(describe(this.#options, this.#target)));
+  }
+
+  #requestError(cause: Error): void {
+    const err = new FhirgateError('ERR_NETWORK', `${describe(this.#options, this.#target)} failed: ${errorCode(cause)}`, { cause });
+    const kind = this.#responded ? undefined : beforeAnswer(cause);
+    if (kind !== undefined) failures.set(err, kind === 'reset' && this.#req?.reusedSocket === true ? 'stale' : kind);
+    this.#fail(err);
+  }
+
+  #response(res: IncomingMessage): void {
+    this.#responded = true;
+    if (declaredLength(res.rawHeaders) > this.#options.maxResponseBytes) {
+      this.#fail(this.#tooLarge());
       return;
     }
-    const started = performance.now();
-    const facts = { method: options.method, origin: target.origin, path: target.pathname };
-    publish(requestStartChannel, () => ({ ...facts }));
-    const headers: Record<string, string | number> = { 'user-agent': USER_AGENT, ...options.headers };
-    if (options.body !== undefined) headers['content-length'] = Buffer.byteLength(options.body);
-    const transport = target.protocol === 'https:' ? https : http;
-    let settled = false;
-    const settle = (err: FhirgateError | undefined, res?: HttpResponse): void => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      publish(requestEndChannel, () => ({ ...facts, status: res?.status, error: err?.code, durationMs: performance.now() - started }));
-      if (err !== undefined) {
-        req.destroy();
-        reject(err);
-      } else resolve(res as HttpResponse);
-    };
-    const onAbort = (): void => settle(abortError(signal as AbortSignal, what));
-    const req = transport.request(target, { method: options.method, headers, agent: options.agent });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let responded = false;
-    req.on('error', (cause) => {
-      const err = new FhirgateError('ERR_NETWORK', `${what} failed: ${errorCode(cause)}`, { cause });
-      const kind = responded ? undefined : beforeAnswer(cause);
-      if (kind !== undefined) failures.set(err, kind === 'reset' && req.reusedSocket ? 'stale' : kind);
-      settle(err);
+    res.on('data', (chunk: Buffer) => this.#data(chunk));
+    res.on('error', (cause: Error) => this.#cutShort(cause));
+    res.on('close', () => {
+      if (!res.complete) this.#cutShort(undefined);
     });
-    req.on('response', (res) => {
-      responded = true;
-      const limit = options.maxResponseBytes;
-      const tooLarge = (): FhirgateError =>
-        new FhirgateError('ERR_RESPONSE_TOO_LARGE', `${what}: the answer is larger than ${limit} bytes`);
-      if (Number(res.headers['content-length']) > limit) {
-        settle(tooLarge());
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > limit) settle(tooLarge());
-        else chunks.push(chunk);
-      });
-      const cutShort = (cause?: unknown): void =>
-        settle(new FhirgateError('ERR_NETWORK', `${what} failed: the connection closed in the middle of the answer`, { cause }));
-      res.on('error', cutShort);
-      res.on('close', () => {
-        if (!res.complete) cutShort();
-      });
-      res.on('end', () => settle(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size) }));
-    });
-    req.end(options.body);
-  });
+    res.on('end', () => this.#settle(undefined, new BufferedResponse(res, this.#body())));
+  }
+
+  #data(chunk: Buffer): void {
+    this.#size += chunk.length;
+    if (this.#size > this.#options.maxResponseBytes) this.#fail(this.#tooLarge());
+    else if (this.#first === undefined) this.#first = chunk;
+    else (this.#chunks ??= [this.#first]).push(chunk);
+  }
+
+  /** The body: the one chunk as it came, or the chunks joined once. */
+  #body(): Buffer {
+    if (this.#chunks !== undefined) return Buffer.concat(this.#chunks, this.#size);
+    return this.#first ?? EMPTY;
+  }
+
+  #tooLarge(): FhirgateError {
+    return new FhirgateError('ERR_RESPONSE_TOO_LARGE', `${describe(this.#options, this.#target)}: the answer is larger than ${this.#options.maxResponseBytes} bytes`);
+  }
+
+  #cutShort(cause: unknown): void {
+    const what = describe(this.#options, this.#target);
+    this.#fail(new FhirgateError('ERR_NETWORK', `${what} failed: the connection closed in the middle of the answer`, { cause }));
+  }
+
+  #fail(err: FhirgateError): void {
+    this.#settle(err, undefined);
+  }
+
+  #settle(err: FhirgateError | undefined, res: HttpResponse | undefined): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#deadline.disarm(this.#timer, this);
+    if (requestEndChannel.hasSubscribers) {
+      const { method } = this.#options;
+      const durationMs = performance.now() - this.#started;
+      requestEndChannel.publish({ method, origin: this.#target.origin, path: this.#target.pathname, status: res?.status, error: err?.code, durationMs });
+    }
+    if (err !== undefined) this.#req?.destroy();
+    this.#listener.tryDone(err, res);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** `GET https://host/path`, for messages (no query string: search values may be patient data). */
+function describe(options: CheckedRequestOptions, target: URL): string {
+  return `${options.method} ${target.origin}${target.pathname}`;
 }
 
 /** `refused` or `reset` for the socket failures that a retry may cure; `undefined` for the others. */

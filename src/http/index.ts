@@ -4,7 +4,8 @@
  */
 export { request } from './request.js';
 export type { HttpRequestOptions, HttpResponse } from './request-options.js';
-export { HTTP_DEFAULTS } from './request-options.js';
+export { HTTP_DEFAULTS, checkHeaders, checkRequestOptions } from './request-options.js';
+export type { CheckedRequestOptions } from './request-options.js';
 export { AgentPool, POOL_DEFAULTS } from './agent-pool.js';
 export type { AgentPoolOptions, AgentPoolStatus, OriginPoolStatus } from './agent-pool.js';
 export { RETRY_DEFAULTS, checkRetryOptions } from './retry-policy.js';

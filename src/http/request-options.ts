@@ -76,6 +76,8 @@ export interface CheckedRequestOptions {
 export const HTTP_DEFAULTS = Object.freeze({ timeoutMs: 30_000, maxResponseBytes: 10 * 1024 * 1024 });
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What `node:http` refuses in a header value (RFC 9110 §5.5: no control character but HTAB). */
+const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 /**
  * Validates and copies `request()` options once. Throws `TypeError`/`RangeError` naming the option.
@@ -89,14 +91,7 @@ export function checkRequestOptions(options: HttpRequestOptions): CheckedRequest
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const method = options.method ?? 'GET';
   if (typeof method !== 'string' || !TOKEN.test(method)) throw new TypeError('options.method must be an HTTP method name');
-  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  if (options.headers !== undefined) {
-    if (typeof options.headers !== 'object' || options.headers === null) throw new TypeError('options.headers must be an object');
-    for (const [name, value] of Object.entries(options.headers)) {
-      if (!TOKEN.test(name) || typeof value !== 'string' || /[\r\n\0]/.test(value)) throw new TypeError(`options.headers["${name}"] must be a string header`);
-      headers[name.toLowerCase()] = value;
-    }
-  }
+  const headers = options.headers === undefined ? (Object.create(null) as Record<string, string>) : checkHeaders(options.headers);
   const body = options.body;
   if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) {
     throw new TypeError('options.body must be a string or a Uint8Array');
@@ -112,6 +107,25 @@ export function checkRequestOptions(options: HttpRequestOptions): CheckedRequest
     agent: options.agent,
     retry: checkRetryOptions(options),
   };
+}
+
+/**
+ * Validates request headers and copies them with lower-case names; a bad name or value is a
+ * `TypeError` naming the header.
+ *
+ * @example
+ * ```ts
+ * checkHeaders({ 'If-Match': 'W/"2"' }); // { 'if-match': 'W/"2"' }
+ * ```
+ */
+export function checkHeaders(given: Readonly<Record<string, string>>): Record<string, string> {
+  if (typeof given !== 'object' || given === null) throw new TypeError('options.headers must be an object');
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(given)) {
+    if (!TOKEN.test(name) || typeof value !== 'string' || BAD_VALUE.test(value)) throw new TypeError(`options.headers["${name}"] must be a string header`);
+    headers[name.toLowerCase()] = value;
+  }
+  return headers;
 }
 
 function positive(value: number | undefined, name: string, fallback: number, infinite: boolean): number {

@@ -6,12 +6,12 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { exchange } from './exchange.js';
+import { Deadline } from './deadline.js';
+import { startExchange } from './exchange.js';
 import { dropIdleSockets } from './idle-sockets.js';
 import { checkRequestOptions, toHttpUrl } from './request-options.js';
 import type { HttpRequestOptions, HttpResponse } from './request-options.js';
 import { sendWithRetries } from './send-with-retries.js';
-import { deadlineSignal } from './signals.js';
 
 /**
  * Sends one request and buffers the answer. Any status is an answer (a 404 resolves); redirects are
@@ -35,9 +35,9 @@ import { deadlineSignal } from './signals.js';
 export function request(url: string | URL, options: HttpRequestOptions = {}): Promise<HttpResponse> {
   const target = toHttpUrl(url);
   const checked = checkRequestOptions(options);
-  const signal = deadlineSignal(checked.signal, checked.timeoutMs);
-  return sendWithRetries(target, checked, signal, (freshSocket) => {
+  const deadline = new Deadline(checked.signal, checked.timeoutMs);
+  return sendWithRetries(target, checked, deadline, (freshSocket, listener) => {
     if (freshSocket) dropIdleSockets(checked.agent ?? (target.protocol === 'https:' ? https.globalAgent : http.globalAgent), target);
-    return exchange(target, checked, signal);
+    startExchange(target, checked, deadline, listener);
   });
 }

@@ -3,10 +3,11 @@
  * call's deadline and abort signal bounding every wait.
  * @module
  */
-import { performance } from 'node:perf_hooks';
 import { isFhirgateError } from '../errors.js';
+import type { Deadline } from './deadline.js';
 import { publish, requestRetryChannel } from './diagnostics.js';
 import { failureOf } from './exchange.js';
+import type { TryListener } from './exchange.js';
 import type { CheckedRequestOptions, HttpResponse } from './request-options.js';
 import { parseRetryAfter } from './retry-after.js';
 import { backoffDelay, retryAction } from './retry-policy.js';
@@ -14,67 +15,113 @@ import type { RetryPolicy } from './retry-policy.js';
 import { pause } from './signals.js';
 
 /**
- * One try. `freshSocket` is true when the previous try failed on a stale keep-alive socket: this try
- * must not reuse an idle one.
+ * Starts one try and reports its end to `listener`. `freshSocket` is true when the previous try failed
+ * on a stale keep-alive socket: this try must not reuse an idle one.
  *
  * @example
  * ```ts
- * const tryOnce: SendTry = (fresh) => exchange(target, fresh ? { ...options, agent: newAgent() } : options, signal);
+ * const sendTry: SendTry = (fresh, listener) => startExchange(target, options, deadline, listener);
  * ```
  */
-export type SendTry = (freshSocket: boolean) => Promise<HttpResponse>;
+export type SendTry = (freshSocket: boolean, listener: TryListener) => void;
 
 /**
- * Runs `tryOnce` until it gives an answer that is not retried, or the retries are used up, and returns
- * the last answer (or throws the last error): the caller sees the real status of the last try. A
- * wait that would end after the deadline (`options.timeoutMs` from now) is not started; an abort
- * during a wait rejects at once.
+ * Runs tries until one gives an answer that is not retried, or the retries are used up, and resolves
+ * with the last answer (or rejects with the last error): the caller sees the real status of the last
+ * try. A wait that would end after the deadline is not started; an abort during a wait rejects at
+ * once. One promise for the whole request: the tries report through callbacks, and a first answer
+ * that is not retried settles it at once. `settled` is called once the request has settled, whatever
+ * the outcome (before the promise settles).
  *
  * @example
  * ```ts
- * const res = await sendWithRetries(target, checked, signal, (fresh) => exchange(target, checked, signal));
+ * const res = await sendWithRetries(target, checked, deadline, (fresh, listener) => startExchange(target, checked, deadline, listener));
  * ```
  */
-export async function sendWithRetries(
+export function sendWithRetries(
   target: URL,
   options: CheckedRequestOptions,
-  signal: AbortSignal | undefined,
-  tryOnce: SendTry,
+  deadline: Deadline,
+  sendTry: SendTry,
+  settled?: () => void,
 ): Promise<HttpResponse> {
-  const deadline = performance.now() + options.timeoutMs;
-  const policy = options.retry;
-  let retries = 0;
-  let staleReplaced = false;
-  for (let attempt = 1, fresh = false; ; attempt++) {
-    let res: HttpResponse | undefined;
-    let error: unknown;
+  return new Promise<HttpResponse>((resolve, reject) => new Tries(target, options, deadline, sendTry, settled, resolve, reject).send(false));
+}
+
+/** The state of one request's tries. */
+class Tries implements TryListener {
+  readonly #target: URL;
+  readonly #options: CheckedRequestOptions;
+  readonly #deadline: Deadline;
+  readonly #sendTry: SendTry;
+  readonly #settled: (() => void) | undefined;
+  readonly #resolve: (res: HttpResponse) => void;
+  readonly #reject: (err: unknown) => void;
+  /** The number of the try in flight, 1 for the first. */
+  #attempt = 1;
+  #retries = 0;
+  #staleReplaced = false;
+
+  constructor(
+    target: URL,
+    options: CheckedRequestOptions,
+    deadline: Deadline,
+    sendTry: SendTry,
+    settled: (() => void) | undefined,
+    resolve: (res: HttpResponse) => void,
+    reject: (err: unknown) => void,
+  ) {
+    this.#target = target;
+    this.#options = options;
+    this.#deadline = deadline;
+    this.#sendTry = sendTry;
+    this.#settled = settled;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** Starts a try; a try that throws at once ends as that error. */
+  send(fresh: boolean): void {
     try {
-      res = await tryOnce(fresh);
+      this.#sendTry(fresh, this);
     } catch (err) {
-      error = err;
+      this.tryDone(err, undefined);
     }
-    const action = retryAction(options, res === undefined ? failureOf(error) : { status: res.status }, policy, staleReplaced);
-    if (action === 'none' || (action === 'backoff' && retries >= policy.maxRetries)) return settled(res, error);
-    fresh = action === 'fresh-socket';
-    staleReplaced ||= fresh;
-    const delayMs = fresh ? 0 : waitBefore(res, ++retries, policy);
-    if (performance.now() + delayMs >= deadline) return settled(res, error);
+  }
+
+  tryDone(error: unknown, res: HttpResponse | undefined): void {
+    const options = this.#options;
+    const policy = options.retry;
+    if (res !== undefined && !policy.retryOn.has(res.status)) return this.#finish(undefined, res);
+    const action = retryAction(options, res === undefined ? failureOf(error) : { status: res.status }, policy, this.#staleReplaced);
+    if (action === 'none' || (action === 'backoff' && this.#retries >= policy.maxRetries)) return this.#finish(error, res);
+    const fresh = action === 'fresh-socket';
+    this.#staleReplaced ||= fresh;
+    const delayMs = fresh ? 0 : waitBefore(res, ++this.#retries, policy);
+    if (delayMs >= this.#deadline.remaining()) return this.#finish(error, res);
+    const target = this.#target;
+    const attempt = ++this.#attempt;
     publish(requestRetryChannel, () => ({
       method: options.method,
       origin: target.origin,
       path: target.pathname,
-      attempt: attempt + 1,
+      attempt,
       delayMs,
       ...(res === undefined ? { error: isFhirgateError(error) ? error.code : 'ERR_NETWORK' } : { status: res.status }),
     }));
-    if (delayMs > 0) await pause(delayMs, signal, `${options.method} ${target.origin}${target.pathname} (waiting to retry)`);
+    if (delayMs === 0) return this.send(fresh);
+    pause(delayMs, this.#deadline.signal, `${options.method} ${target.origin}${target.pathname} (waiting to retry)`).then(
+      () => this.send(fresh),
+      (err: unknown) => this.#finish(err, undefined),
+    );
   }
-}
 
-/** The last try's answer, or its error thrown. */
-function settled(res: HttpResponse | undefined, error: unknown): HttpResponse {
-  if (res === undefined) throw error;
-  return res;
+  /** Settles with the answer when there is one, else with the error. */
+  #finish(error: unknown, res: HttpResponse | undefined): void {
+    this.#settled?.();
+    if (res !== undefined) this.#resolve(res);
+    else this.#reject(error);
+  }
 }
 
 /** The wait before retry number `retry`: the answer's `Retry-After` (capped), else the backoff. */

@@ -1,23 +1,8 @@
 /**
- * Time-outs and abort signals: one combined signal per call, and the coded error it turns into.
+ * Abort signals: the coded error an aborted signal turns into, and a wait that an abort cuts short.
  * @module
  */
 import { FhirgateError } from '../errors.js';
-
-/**
- * Combines the caller's signal and a time-out into one signal. Returns `undefined` when there is
- * neither, so that the common path allocates nothing.
- *
- * @example
- * ```ts
- * const signal = deadlineSignal(options.signal, 30_000);
- * ```
- */
-export function deadlineSignal(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
-  if (timeoutMs === undefined || timeoutMs === Infinity) return signal;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-}
 
 /**
  * The coded error for an aborted signal: `ERR_TIMEOUT` when its reason is a `TimeoutError` (from

@@ -231,3 +231,21 @@ test('key problems are ERR_AUTH_KEY when the manager is built', async (t) => {
     assert.throws(() => new TokenManager(authOf(cs), { send, timeoutMs: 1000 }), { code: 'ERR_AUTH_KEY' }, what);
   }
 });
+
+test('current() gives the cached token while it is fresh, without a request, and nothing before or after', async (t) => {
+  const srv = await startServer(t, (_req, res) => res.end(JSON.stringify({ access_token: `tok-${Math.random()}`, expires_in: 300 })));
+  let now = 5_000_000;
+  const tokens = new TokenManager(authOf(`fhir://127.0.0.1:1/?client_id=a&client_secret=b&token_url=${encodeURIComponent(srv.url)}`), {
+    send,
+    timeoutMs: 10_000,
+    now: () => now,
+  });
+  assert.equal(tokens.current(), undefined);
+  const first = await tokens.token();
+  assert.equal(tokens.current(), first);
+  assert.equal(srv.seen.length, 1);
+  now += 300_000;
+  assert.equal(tokens.current(), undefined);
+  tokens.invalidate(first);
+  assert.equal(tokens.current(), undefined);
+});

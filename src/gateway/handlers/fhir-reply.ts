@@ -17,8 +17,11 @@ const FHIR_JSON = 'application/fhir+json; charset=utf-8';
  * ```
  */
 export function fhirReply(status: number, resource: unknown): RouteReply {
-  return { status, headers: { 'content-type': FHIR_JSON }, body: JSON.stringify(resource) };
+  return { status, headers: FHIR_HEADERS, body: JSON.stringify(resource) };
 }
+
+/** The headers of every FHIR reply: one frozen object, shared. */
+const FHIR_HEADERS = Object.freeze({ 'content-type': FHIR_JSON }) as Record<string, string>;
 
 /**
  * An OperationOutcome reply with one `error` issue.

@@ -45,7 +45,8 @@ export function aggregateRoute(facts: GatewayFacts): Route {
   return { method: 'GET', path: HANDLER_ROUTE_PATHS.aggregate, handle: (req) => aggregate(facts, req) };
 }
 
-async function transform(facts: GatewayFacts, req: RouteRequest): Promise<RouteReply> {
+/** Runs the transform handler; a handler that answers synchronously is replied to without a promise. */
+function transform(facts: GatewayFacts, req: RouteRequest): RouteReply | Promise<RouteReply> {
   const type = req.params['type'] ?? '';
   if (!isResourceType(type)) return notHandled('transform', type);
   const handler = facts.registry.transformHandler(type);
@@ -55,10 +56,23 @@ async function transform(facts: GatewayFacts, req: RouteRequest): Promise<RouteR
   const source = req.query.get('source') || undefined;
   let result: unknown;
   try {
-    result = await handler(id, source);
+    result = handler(id, source);
   } catch (err) {
-    return replyForError(err, req, { kind: 'transform', type, sourcesNamed: source !== undefined });
+    return transformFailed(err, req, type, source);
   }
+  if (!isThenable(result)) return transformed(facts, req, type, id, source, result);
+  return Promise.resolve(result).then(
+    (value) => transformed(facts, req, type, id, source, value),
+    (err: unknown) => transformFailed(err, req, type, source),
+  );
+}
+
+function transformFailed(err: unknown, req: RouteRequest, type: ResourceType, source: string | undefined): RouteReply {
+  return replyForError(err, req, { kind: 'transform', type, sourcesNamed: source !== undefined });
+}
+
+/** The reply to a transform handler's result, and its event. */
+function transformed(facts: GatewayFacts, req: RouteRequest, type: ResourceType, id: string, source: string | undefined, result: unknown): RouteReply {
   if (!hasResourceType(result, type)) return handlerBug(req, 'transform', type, result);
   facts.emit(eventName(type, 'transform'), {
     resource_type: type,
@@ -67,6 +81,10 @@ async function transform(facts: GatewayFacts, req: RouteRequest): Promise<RouteR
     operation: 'transform',
   });
   return fhirReply(200, result);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 async function aggregate(facts: GatewayFacts, req: RouteRequest): Promise<RouteReply> {

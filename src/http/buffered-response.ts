@@ -1,0 +1,49 @@
+/**
+ * The answer `exchange()` resolves with, and the `Content-Length` check made before its body is read.
+ * @module
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { HttpResponse } from './request-options.js';
+
+/**
+ * A complete, buffered answer. Node builds the `headers` object of a message only when it is first
+ * read; a caller that needs only the status and the body never pays for it.
+ *
+ * @example
+ * ```ts
+ * const res = new BufferedResponse(message, Buffer.concat(chunks));
+ * res.headers.etag; // built on first read
+ * ```
+ */
+export class BufferedResponse implements HttpResponse {
+  readonly status: number;
+  readonly body: Buffer;
+  readonly #message: IncomingMessage;
+
+  constructor(message: IncomingMessage, body: Buffer) {
+    this.status = message.statusCode ?? 0;
+    this.body = body;
+    this.#message = message;
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.#message.headers;
+  }
+}
+
+/**
+ * The `Content-Length` a message declares, read from its raw header list (so that the `headers`
+ * object is not built); `NaN` when there is none.
+ *
+ * @example
+ * ```ts
+ * declaredLength(['Content-Type', 'text/plain', 'Content-Length', '12']); // 12
+ * ```
+ */
+export function declaredLength(raw: readonly string[]): number {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 14 && name.toLowerCase() === 'content-length') return Number(raw[i + 1]);
+  }
+  return NaN;
+}

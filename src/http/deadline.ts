@@ -1,0 +1,94 @@
+/**
+ * The time budget of one request: when it ends, and the caller's signal. Every wait of the request (for
+ * a socket, for an answer) watches both; no `AbortSignal` is made for the time-out.
+ * @module
+ */
+import { performance } from 'node:perf_hooks';
+import { FhirgateError } from '../errors.js';
+import { abortError } from './signals.js';
+
+/**
+ * The caller's signal and the moment the request's time is up (`performance.now()` milliseconds). A
+ * wait arms one `setTimeout` for the {@link Deadline.remaining} time and clears it when it ends: the
+ * common path (no caller signal) allocates no `AbortSignal` and registers no listener.
+ *
+ * @example
+ * ```ts
+ * const deadline = new Deadline(options.signal, 30_000);
+ * if (deadline.over()) throw deadline.error('GET https://h/r4/Patient/1');
+ * const timer = deadline.arm(listener); // ... and when the wait ends: deadline.disarm(timer, listener)
+ * ```
+ */
+export class Deadline {
+  /** The caller's signal, if any. */
+  readonly signal: AbortSignal | undefined;
+  readonly #at: number;
+
+  constructor(signal: AbortSignal | undefined, timeoutMs: number) {
+    this.signal = signal;
+    this.#at = timeoutMs === Infinity ? Infinity : performance.now() + timeoutMs;
+  }
+
+  /** Milliseconds left, rounded up (waits armed together then share one timer list); `Infinity` without a time-out. */
+  remaining(): number {
+    return Math.ceil(this.#at - performance.now());
+  }
+
+  /** True when the caller has aborted or the time is up. */
+  over(): boolean {
+    return this.signal?.aborted === true || this.#at - performance.now() <= 0;
+  }
+
+  /** The error that ends the request: the caller's abort (`ERR_ABORTED`, or `ERR_TIMEOUT` for a `TimeoutError` reason), else `ERR_TIMEOUT`. */
+  error(what: string): FhirgateError {
+    return this.signal?.aborted === true ? abortError(this.signal, what) : timeoutError(what);
+  }
+
+  /**
+   * Calls `listener.handleEvent()` when the caller aborts or the time is up, whichever comes first (it
+   * may be called for both: make it idempotent). An object rather than a function, so that a wait
+   * needs no closure. Returns the timer to hand back to {@link Deadline.disarm}.
+   */
+  arm(listener: EndListener): NodeJS.Timeout | undefined {
+    this.signal?.addEventListener('abort', listener, { once: true });
+    const ms = this.remaining();
+    return ms === Infinity ? undefined : setTimeout(timeUp, Math.max(ms, 1), listener);
+  }
+
+  /** Undoes {@link Deadline.arm}. */
+  disarm(timer: NodeJS.Timeout | undefined, listener: EndListener): void {
+    if (timer !== undefined) clearTimeout(timer);
+    this.signal?.removeEventListener('abort', listener);
+  }
+}
+
+/**
+ * What {@link Deadline.arm} calls when a wait ends early (an `EventListenerObject`, so that it also
+ * serves as the abort listener).
+ *
+ * @example
+ * ```ts
+ * const listener: EndListener = { handleEvent: () => reject(deadline.error('waiting')) };
+ * ```
+ */
+export interface EndListener {
+  handleEvent(): void;
+}
+
+function timeUp(listener: EndListener): void {
+  listener.handleEvent();
+}
+
+/**
+ * `ERR_TIMEOUT` for `what`, with a `TimeoutError` `DOMException` as the cause (what
+ * `AbortSignal.timeout` would have given).
+ *
+ * @example
+ * ```ts
+ * reject(timeoutError('GET https://fhir.example.org/r4/Patient/1'));
+ * ```
+ */
+export function timeoutError(what: string): FhirgateError {
+  const cause = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+  return new FhirgateError('ERR_TIMEOUT', `${what} timed out`, { cause });
+}
