@@ -20,14 +20,15 @@ import type { EventDispatcher, EventPayload } from './types.js';
  */
 export function emitSafely(dispatcher: EventDispatcher | null | undefined, eventName: string, payload: EventPayload): void {
   if (dispatcher === null || dispatcher === undefined) return;
-  const report = (error: unknown): void => {
-    process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'event dispatcher failed', event: eventName, error: errorMessage(error) })}\n`);
-  };
   try {
     const result: unknown = dispatcher.emit(eventName, payload);
     // A non-promise settles at once; a promise that rejects is reported instead of left unhandled.
-    if (result !== undefined) Promise.resolve(result).catch(report);
+    if (result !== undefined) Promise.resolve(result).catch((error: unknown) => report(eventName, error));
   } catch (error) {
-    report(error);
+    report(eventName, error);
   }
+}
+
+function report(eventName: string, error: unknown): void {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'event dispatcher failed', event: eventName, error: errorMessage(error) })}\n`);
 }

@@ -33,6 +33,7 @@ class PairEvent extends Event {
 interface Registration {
   readonly pattern: string;
   readonly handler: EventHandler;
+  readonly matches: PatternMatcher;
   readonly listener: (event: Event) => void;
 }
 
@@ -86,6 +87,22 @@ export class LocalEventDispatcher implements EventDispatcher {
   emit(eventName: string, payload: EventPayload): void {
     if (this.#registrations.size === 0 || typeof eventName !== 'string' || eventName === '') return;
     this.#target.dispatchEvent(new PairEvent(Object.freeze([eventName, payload] as const), this.#sequence));
+  }
+
+  /**
+   * True when at least one registered handler's pattern matches `eventName`: an emitter may skip building
+   * a payload nobody would receive. Not part of {@link EventDispatcher}: external dispatchers always get
+   * the event.
+   *
+   * @example
+   * ```ts
+   * if (localHandler.hasHandlers('fhir.patient.read')) localHandler.emit('fhir.patient.read', payloadOf(patient));
+   * ```
+   */
+  hasHandlers(eventName: string): boolean {
+    if (this.#registrations.size === 0 || typeof eventName !== 'string' || eventName === '') return false;
+    for (const registration of this.#registrations) if (registration.matches(eventName)) return true;
+    return false;
   }
 
   /**
@@ -157,6 +174,7 @@ export class LocalEventDispatcher implements EventDispatcher {
     const registration: Registration = {
       pattern,
       handler: handler as EventHandler,
+      matches,
       listener: (event) => {
         const { pair, sequence: current } = event as PairEvent;
         if (sequence <= current && matches(pair[0])) this.#call(registration, pair);

@@ -65,7 +65,10 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   readonly #pool: AgentPool;
   readonly #ctx: CallContext;
   readonly #sources = new SourceRegistry();
-  readonly #inFlight = new Set<Promise<unknown>>();
+  /** Public calls in flight; `close()` waits for 0. */
+  #inFlight = 0;
+  /** Resolves the wait of `close()` when `#inFlight` reaches 0. */
+  #idle: (() => void) | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: AsyncFHIRGatewayOptions = {}) {
@@ -140,7 +143,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
       const headers = { prefer: 'return=representation', ...(condition === undefined ? {} : { 'if-none-exist': condition }) };
       const res = await this.#call(src, { method: 'POST', url: resourceUrl(src.baseUrl, type), body: JSON.stringify(resource), headers, operation: 'create', reference: type, signal });
       const created = (await this.#resourceOf(src, res, type, 'create', undefined, signal)) as unknown as ResourceOf<R['resourceType']>;
-      this.#emit(type, 'create', src, created.id, condition === undefined ? {} : { created: res.status === 201 });
+      this.#emit(type, 'create', src, created.id, condition === undefined ? undefined : { created: res.status === 201 });
       return created;
     });
   }
@@ -154,7 +157,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   read<T extends ResourceType>(type: T, id: string, source?: string, options?: CallOptions): Promise<ResourceOf<T>> {
-    return this.#run(options, async (signal) => (await this.#read(type, id, source, signal, false)).resource as unknown as ResourceOf<T>);
+    return this.#run(options, (signal) => this.#read(type, id, source, signal, false)) as unknown as Promise<ResourceOf<T>>;
   }
 
   /**
@@ -345,7 +348,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+      if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
       await this.#pool.close();
     })();
     return this.#closing;
@@ -374,15 +377,18 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   #run<T>(options: CallOptions | undefined, body: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
     if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
     if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
-    const signal = callSignal(options);
-    const pending = (async () => {
-      this.#live();
+    return this.#tracked(body, callSignal(options));
+  }
+
+  /** Runs `body` counted in `#inFlight` (counted at once: the part before its first `await` is synchronous). */
+  async #tracked<T>(body: (signal: AbortSignal | undefined) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    this.#live();
+    this.#inFlight++;
+    try {
       return await body(signal);
-    })();
-    this.#inFlight.add(pending);
-    const forget = (): void => void this.#inFlight.delete(pending);
-    pending.then(forget, forget);
-    return pending;
+    } finally {
+      if (--this.#inFlight === 0) this.#idle?.();
+    }
   }
 
   /** The pages of a search; each fetch is one public call (closed check, signal, in-flight tracking). */
@@ -407,7 +413,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     const res = await this.#call(src, { method: 'GET', url, operation: 'search', reference: type, signal });
     const bundle = readResource(res, 'Bundle', `search ${type}`) as unknown as Bundle;
     const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
-    this.#emit(type, 'search', src, undefined, { ...extra, result_count: entries.filter(isMatch).length });
+    this.#emit(type, 'search', src, undefined, () => ({ ...extra, result_count: entries.filter(isMatch).length }));
     return bundle;
   }
 
@@ -416,7 +422,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     const src = this.#sources.get(source);
     const res = await this.#call(src, { method: 'POST', url: new URL(src.baseUrl), body: JSON.stringify(body), operation: kind, reference: 'Bundle', signal });
     const answer = readResource(res, 'Bundle', kind) as unknown as Bundle;
-    this.#emit('Bundle', kind, src, undefined, { entry_count: body.entry?.length ?? 0, error_count: failedEntries(answer) });
+    this.#emit('Bundle', kind, src, undefined, () => ({ entry_count: body.entry?.length ?? 0, error_count: failedEntries(answer) }));
     return answer;
   }
 
@@ -424,14 +430,17 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     return callFhir(this.#ctx, source, call);
   }
 
-  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave = true): Promise<Versioned> {
+  /** GETs `type/id` and sends its event: the resource, or with `forSave` what a versioned save needs too. */
+  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave: false): Promise<Record<string, unknown>>;
+  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave?: true): Promise<Versioned>;
+  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave = true): Promise<Versioned | Record<string, unknown>> {
     const t = checkType(type);
     const i = checkId(id);
     const src = this.#sources.get(source);
     const res = await this.#call(src, { method: 'GET', url: resourceUrl(src.baseUrl, t, i), operation: 'read', reference: `${t}/${i}`, signal });
     const resource = readResource(res, t, `read ${t}/${i}`);
     this.#emit(t, 'read', src, i);
-    if (!forSave) return { resource, original: '', etag: undefined };
+    if (!forSave) return resource;
     return { resource, original: JSON.stringify(resource), etag: etagOf(res, resource) };
   }
 
@@ -479,8 +488,15 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     return readResource(back, type, what);
   }
 
-  #emit(type: ResourceType, operation: string, source: Source, id: string | undefined, extra: EventPayload = {}): void {
-    this.emitEvent(`fhir.${type.toLowerCase()}.${operation}`, { resource_type: type, resource_id: id, source: source.name, operation, ...extra });
+  /**
+   * Sends `fhir.<type>.<operation>`. No payload is built when nobody would receive it (events off, or a
+   * local dispatcher without a matching handler); `extra` facts that cost work to count (a search page's
+   * matches, a bundle's failed entries) come as a function, called only then too.
+   */
+  #emit(type: ResourceType, operation: string, source: Source, id: string | undefined, extra?: EventPayload | (() => EventPayload)): void {
+    const name = `fhir.${type.toLowerCase()}.${operation}`;
+    if (!this.wantsEvent(name)) return;
+    this.emitEvent(name, { resource_type: type, resource_id: id, source: source.name, operation, ...(typeof extra === 'function' ? extra() : extra) });
   }
 }
 

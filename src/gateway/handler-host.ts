@@ -3,7 +3,7 @@
  * dispatcher, and the HTTP face built from them.
  * @module
  */
-import { emitSafely, localHandler } from '../events/index.js';
+import { emitSafely, LocalEventDispatcher, localHandler } from '../events/index.js';
 import type { EventDispatcher, EventPayload } from '../events/types.js';
 import type { ResourceType } from '../fhir/index.js';
 import type { Mountable } from '../mount.js';
@@ -108,6 +108,16 @@ export abstract class HandlerHost {
   useEvents(dispatcher: EventDispatcher | null): void {
     if (dispatcher !== null && typeof dispatcher?.emit !== 'function') throw new TypeError('dispatcher must be an EventDispatcher or null');
     if (this.#eventsAllowed) this.#dispatcher = dispatcher;
+  }
+
+  /**
+   * False when an event named `eventName` would reach nobody: events are off, or the dispatcher is a
+   * `LocalEventDispatcher` with no handler matching it. An external dispatcher always gets the event.
+   * Lets a caller skip building the payload.
+   */
+  protected wantsEvent(eventName: string): boolean {
+    const dispatcher = this.#dispatcher;
+    return dispatcher !== null && (!(dispatcher instanceof LocalEventDispatcher) || dispatcher.hasHandlers(eventName));
   }
 
   /** Sends an event through the current dispatcher; nothing when events are off. */

@@ -81,12 +81,16 @@ interface Origin {
   /** The key of this origin's socket lists in the agent (`agent.getName()`), known once a socket was made. */
   name: string | undefined;
   inFlight: number;
+  /** Live (not cancelled) waiters of this origin in the queue. */
+  queued: number;
   retired: boolean;
 }
 
 interface Waiter {
   readonly origin: Origin;
   readonly start: () => void;
+  /** Set when the wait ended early (abort or time-out); a pump drops it from the queue. */
+  cancelled: boolean;
 }
 
 /**
@@ -107,7 +111,13 @@ export class AgentPool {
   readonly #limits: Readonly<Required<AgentPoolOptions>>;
   readonly #origins = new Map<string, Origin>();
   readonly #retired = new Set<Origin>();
+  /** The FIFO queue from `#head` on; cancelled waiters stay in it until a pump passes them. */
   readonly #queue: Waiter[] = [];
+  #head = 0;
+  /** Live waiters in the queue. */
+  #waiting = 0;
+  #pumping = false;
+  #pumpAgain = false;
   /** Requests sent and not settled yet (queued ones included). */
   #pending = 0;
   /** Resolves the wait of `close()` when the last pending request settles. */
@@ -199,7 +209,7 @@ export class AgentPool {
       origin: o.origin,
       active: sockets(o.agent.sockets).length,
       idle: sockets(o.agent.freeSockets).length,
-      queued: this.#queue.filter((w) => w.origin === o).length,
+      queued: o.queued,
     }));
     const sum = (key: 'active' | 'idle' | 'queued'): number => origins.reduce((n, o) => n + o[key], 0);
     return {
@@ -208,7 +218,7 @@ export class AgentPool {
         max_keepalive_connections: this.#limits.maxKeepaliveConnections,
         keepalive_expiry: this.#limits.keepaliveExpiry,
       },
-      totals: { active: sum('active'), idle: sum('idle'), queued: this.#queue.length },
+      totals: { active: sum('active'), idle: sum('idle'), queued: this.#waiting },
       origins,
     };
   }
@@ -243,7 +253,7 @@ export class AgentPool {
       timeout: this.#limits.keepaliveExpiry * 1000,
       scheduling: 'lifo',
     });
-    const origin: Origin = { origin: target.origin, agent, name: undefined, inFlight: 0, retired: false };
+    const origin: Origin = { origin: target.origin, agent, name: undefined, inFlight: 0, queued: 0, retired: false };
     const create = agent.createConnection.bind(agent);
     agent.createConnection = ((opts: http.ClientRequestArgs, callback: unknown) => {
       origin.name ??= agent.getName(opts);
@@ -264,21 +274,23 @@ export class AgentPool {
     if (--this.#pending === 0) this.#drained?.();
   }
 
-  /** One try: at once when a socket is free or may be opened, else after a wait in the FIFO queue. */
+  /** One try: at once when nobody waits and a socket is free or may be opened, else after a wait in the FIFO queue. */
   #send(origin: Origin, target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener): void {
-    if (this.#queue.length === 0 && this.#canStart(origin)) return startExchange(target, options, deadline, listener);
+    if (this.#waiting === 0 && !this.#pumping && this.#canStart(origin)) return startExchange(target, options, deadline, listener);
     if (deadline.over()) return listener.tryDone(deadline.error(`waiting for a connection to ${target.origin}`), undefined);
     const onEnd: EndListener = {
       handleEvent: () => {
-        const at = this.#queue.indexOf(waiter);
-        if (at === -1) return;
-        this.#queue.splice(at, 1);
+        if (waiter.cancelled) return;
+        waiter.cancelled = true;
+        origin.queued--;
+        if (--this.#waiting === 0 && !this.#pumping) this.#clearQueue();
         deadline.disarm(timer, onEnd);
         listener.tryDone(deadline.error(`waiting for a connection to ${target.origin}`), undefined);
       },
     };
     const waiter: Waiter = {
       origin,
+      cancelled: false,
       start: () => {
         deadline.disarm(timer, onEnd);
         try {
@@ -290,18 +302,17 @@ export class AgentPool {
     };
     const timer = deadline.arm(onEnd);
     this.#queue.push(waiter);
+    this.#waiting++;
+    origin.queued++;
     this.#pump();
   }
 
   #canStart(origin: Origin): boolean {
-    return this.#hasIdleSocket(origin) || this.#totalSockets() < this.#limits.maxConnections;
+    return idleSockets(origin) > 0 || this.#totalSockets() < this.#limits.maxConnections;
   }
 
-  /** True when `origin` has an idle socket that is not destroyed (one list to look at: the agent serves one origin). */
-  #hasIdleSocket(origin: Origin): boolean {
-    const idle = origin.name === undefined ? undefined : origin.agent.freeSockets[origin.name];
-    if (idle !== undefined) for (const socket of idle) if (!socket.destroyed) return true;
-    return false;
+  #allOrigins(): Origin[] {
+    return [...this.#origins.values(), ...this.#retired];
   }
 
   #totalSockets(): number {
@@ -311,30 +322,98 @@ export class AgentPool {
     return total;
   }
 
+  #clearQueue(): void {
+    this.#queue.length = 0;
+    this.#head = 0;
+  }
+
+  /** Starts the waiters that can start. Re-entrant calls (a try that fails at once and is retried) only ask for one more pass. */
   readonly #pump = (): void => {
-    if (this.#queue.length === 0) return;
-    let blocked = 0;
-    for (const waiter of [...this.#queue]) {
-      if (!this.#canStart(waiter.origin)) {
-        blocked++;
+    if (this.#waiting === 0) return;
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = true;
+    try {
+      do {
+        this.#pumpAgain = false;
+        this.#startWaiters();
+      } while (this.#pumpAgain && this.#waiting > 0);
+    } finally {
+      this.#pumping = false;
+      if (this.#waiting === 0) this.#clearQueue();
+    }
+  };
+
+  /**
+   * One pass over the queue, in order. The sockets are counted once; a waiter whose origin has an idle
+   * socket takes it (Node's agent hands a free socket to a new request synchronously, so the origin's
+   * idle count goes down by one), any other opens a socket while the total is under the cap. The pass
+   * stops as soon as the pool is full and no waiting origin has an idle socket left.
+   */
+  #startWaiters(): void {
+    const max = this.#limits.maxConnections;
+    let total = this.#totalSockets();
+    const idle = new Map<Origin, number>();
+    let spare = 0;
+    for (const o of this.#allOrigins()) {
+      const n = o.queued > 0 ? idleSockets(o) : 0;
+      if (n > 0) idle.set(o, n);
+      spare += n;
+    }
+    const queue = this.#queue;
+    const held: Waiter[] = [];
+    let i = this.#head;
+    for (; i < queue.length && (total < max || spare > 0); i++) {
+      const waiter = queue[i]!;
+      if (waiter.cancelled) continue;
+      const origin = waiter.origin;
+      const free = idle.get(origin) ?? 0;
+      if (free > 0) {
+        idle.set(origin, free - 1);
+        spare--;
+      } else if (total < max) {
+        total++;
+      } else {
+        held.push(waiter);
         continue;
       }
-      this.#queue.splice(this.#queue.indexOf(waiter), 1);
+      this.#waiting--;
+      if (--origin.queued === 0 && free > 1) {
+        // Nobody else waits for this origin: its other idle sockets are no use to this pass.
+        idle.delete(origin);
+        spare -= free - 1;
+      }
       waiter.start();
     }
-    if (blocked > 0) this.#evictIdle(blocked);
-  };
+    // The waiters before `i` are done with, except the held ones: they go back, in order, just before `i`.
+    for (let k = held.length - 1; k >= 0; k--) queue[--i] = held[k]!;
+    this.#head = i;
+    if (i * 2 > queue.length) {
+      queue.splice(0, i);
+      this.#head = 0;
+    }
+    if (this.#waiting > 0 && total >= max) this.#evictIdle(this.#waiting);
+  }
 
   /** Closes idle sockets of origins nobody waits for, so that waiting requests get room. */
   #evictIdle(needed: number): void {
-    const waiting = new Set(this.#queue.map((w) => w.origin));
-    let closing = 0;
-    const idle: Socket[] = [];
-    for (const o of [...this.#origins.values(), ...this.#retired]) {
-      for (const s of sockets(o.agent.sockets).concat(sockets(o.agent.freeSockets))) if (s.destroyed) closing++;
-      if (!waiting.has(o)) idle.push(...sockets(o.agent.freeSockets).filter((s) => !s.destroyed));
+    const origins = this.#allOrigins();
+    let room = needed;
+    for (const o of origins) room -= countDestroyed(o.agent.sockets) + countDestroyed(o.agent.freeSockets);
+    for (const o of origins) {
+      if (o.queued > 0) continue;
+      for (const name in o.agent.freeSockets) {
+        for (const s of o.agent.freeSockets[name] ?? []) {
+          if (room <= 0) return;
+          if (!s.destroyed) {
+            s.destroy();
+            room--;
+          }
+        }
+      }
     }
-    for (const s of idle.slice(0, Math.max(0, needed - closing))) s.destroy();
   }
 
   #destroy(origin: Origin): void {
@@ -345,6 +424,21 @@ export class AgentPool {
 
 function sockets(lists: NodeJS.ReadOnlyDict<Socket[]>): Socket[] {
   return Object.values(lists).flatMap((list) => list ?? []);
+}
+
+/** The idle sockets of `origin` that are not destroyed (one list to look at: the agent serves one origin). */
+function idleSockets(origin: Origin): number {
+  const idle = origin.name === undefined ? undefined : origin.agent.freeSockets[origin.name];
+  let n = 0;
+  if (idle !== undefined) for (const socket of idle) if (!socket.destroyed) n++;
+  return n;
+}
+
+/** The destroyed sockets still in an agent's lists (closing: each will make room when it is gone). */
+function countDestroyed(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
+  let n = 0;
+  for (const name in lists) for (const s of lists[name] ?? []) if (s.destroyed) n++;
+  return n;
 }
 
 /** The number of sockets in an agent's lists, counted without copying them. */

@@ -47,6 +47,22 @@ test('exact and wildcard patterns receive only the names they match', () => {
   });
 });
 
+test('hasHandlers tells whether an event name would reach a handler', () => {
+  const { events } = dispatcher();
+  assert.equal(events.hasHandlers('fhir.patient.read'), false);
+  const off = events.register('fhir.patient.read', () => {});
+  const offCds = events.register('cdshooks.*', () => {});
+  assert.equal(events.hasHandlers('fhir.patient.read'), true);
+  assert.equal(events.hasHandlers('fhir.patient.search'), false);
+  assert.equal(events.hasHandlers('cdshooks.patient-view'), true);
+  assert.equal(events.hasHandlers(''), false);
+  assert.equal(events.hasHandlers(42 as unknown as string), false);
+  off();
+  assert.equal(events.hasHandlers('fhir.patient.read'), false);
+  offCds();
+  assert.equal(events.hasHandlers('cdshooks.patient-view'), false);
+});
+
 test('handlers run synchronously inside emit, in registration order across patterns', () => {
   const { events } = dispatcher();
   const order: string[] = [];

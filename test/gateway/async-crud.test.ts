@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FHIRHttpError } from '../../src/errors.js';
 import type { Bundle, Patient } from '../../src/fhir/index.js';
+import { LocalEventDispatcher } from '../../src/events/index.js';
+import type { EventPair } from '../../src/events/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { startServer } from '../http/test-server.js';
 import { gateway, sandbox, settle } from './async-fixtures.js';
@@ -197,6 +199,30 @@ test('events: false and useEvents(null) turn events off; useEvents sets the disp
   assert.deepEqual([off.events.length, on.events.length], [0, 0]);
   assert.deepEqual(got, ['fhir.patient.read']);
   assert.throws(() => on.gw.useEvents({} as never), TypeError);
+});
+
+test('a local dispatcher gets the events it has handlers for, with their counts; an external one gets every event', async (t) => {
+  const s = await sandbox(t);
+  const local = new LocalEventDispatcher();
+  const seen: EventPair[] = [];
+  local.register('fhir.patient.search', (pair) => void seen.push(pair));
+  local.register('fhir.patient.create', (pair) => void seen.push(pair));
+  const gw = new AsyncFHIRGateway({ dispatcher: local });
+  t.after(() => gw.close());
+  gw.addSource('s', s.connectionString());
+  await gw.read('Patient', 'a-patient-1');
+  const created = await gw.create({ resourceType: 'Patient', identifier: [{ system: 'urn:events', value: '1' }] }, 's', { ifNoneExist: 'identifier=urn:events|1' });
+  const found = await gw.search('Patient', { identifier: 'urn:events|1' });
+  assert.equal(found.entry?.length, 1);
+  assert.deepEqual(seen, [
+    ['fhir.patient.create', { resource_type: 'Patient', resource_id: created.id, source: 's', operation: 'create', created: true }],
+    ['fhir.patient.search', { resource_type: 'Patient', resource_id: undefined, source: 's', operation: 'search', result_count: 1 }],
+  ]);
+  const got: string[] = [];
+  gw.useEvents({ emit: (name: string) => void got.push(name), register: () => () => {}, drain: async () => {} });
+  await gw.read('Patient', 'a-patient-1');
+  await gw.search('Patient', { identifier: 'urn:events|1' });
+  assert.deepEqual(got, ['fhir.patient.read', 'fhir.patient.search']);
 });
 
 test('bad gateway options throw TypeError or RangeError naming the option', () => {

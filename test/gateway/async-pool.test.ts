@@ -66,6 +66,20 @@ test('close drains calls in flight, closes every socket, is idempotent; later ca
   await until(() => s.stats.openSockets === 0, 'every socket to close');
 });
 
+test('close waits for every call in flight, the ones that fail too', async (t) => {
+  const s = await sandbox(t);
+  const { gw } = gateway(t);
+  gw.addSource('s', s.connectionString());
+  s.faults.latency(200);
+  const settled: string[] = [];
+  const ok = gw.read('Patient', 'a-patient-1').then(() => void settled.push('read'));
+  const missing = gw.read('Patient', 'no-such-patient').catch((err: unknown) => void settled.push((err as { code: string }).code));
+  await until(() => (s.stats.requests.byKind.read ?? 0) >= 2, 'both reads to arrive');
+  await gw.close();
+  assert.deepEqual(settled.sort(), ['ERR_FHIR_HTTP', 'read']);
+  await Promise.all([ok, missing]);
+});
+
 test('await using closes the gateway', async (t) => {
   const s = await sandbox(t);
   let kept: { read: (type: 'Patient', id: string) => Promise<unknown> } | undefined;

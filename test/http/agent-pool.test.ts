@@ -17,6 +17,73 @@ test('maxConnections: 4 under 200 concurrent requests: the server never sees mor
   assert.ok(status.totals.idle >= 1 && status.totals.idle <= 4);
 });
 
+test('5,000 requests queued behind maxConnections: 4 all complete, FIFO, and the server never sees more than 4 sockets', async (t) => {
+  const srv = await startServer(t, (_req, res) => setImmediate(() => res.end('ok')));
+  const pool = new AgentPool({ maxConnections: 4 });
+  t.after(() => pool.close());
+  const answers = Array.from({ length: 5000 }, (_, i) => pool.request(`${srv.url}/r/${i}`, { timeoutMs: 600_000 }));
+  const maxQueued = pool.status().totals.queued;
+  const settled = await Promise.all(answers);
+  assert.ok(settled.every((r) => r.status === 200 && r.body.toString() === 'ok'));
+  assert.equal(srv.seen.length, 5000);
+  assert.ok(maxQueued >= 4990, `queued ${maxQueued}`);
+  assert.ok(srv.sockets.max <= 4, `saw ${srv.sockets.max} sockets`);
+  assert.ok(srv.sockets.accepted <= 4, `accepted ${srv.sockets.accepted} sockets`);
+  // FIFO: the queued requests reach the server in the order they were sent (4 sockets race only among the first few).
+  const order = srv.seen.map((s) => Number(s.url.slice(3)));
+  const late = order.filter((n, k) => Math.abs(n - k) > 4);
+  assert.deepEqual(late, []);
+  assert.deepEqual(pool.status().totals, { active: 0, idle: pool.status().totals.idle, queued: 0 });
+});
+
+test('queued requests that time out or are aborted leave the queue; the others still run in order', async (t) => {
+  const release: (() => void)[] = [];
+  const srv = await startServer(t, (req, res) => {
+    if (req.url === '/hold') release.push(() => res.end('held'));
+    else res.end(req.url);
+  });
+  const pool = new AgentPool({ maxConnections: 1 });
+  t.after(() => pool.close());
+  const hold = pool.request(`${srv.url}/hold`);
+  await until(() => release.length === 1, 'the held request');
+  const controller = new AbortController();
+  const aborted = pool.request(`${srv.url}/a`, { signal: controller.signal });
+  const timedOut = pool.request(`${srv.url}/b`, { timeoutMs: 50 });
+  const kept = [pool.request(`${srv.url}/c`), pool.request(`${srv.url}/d`)];
+  assert.equal(pool.status().totals.queued, 4);
+  controller.abort();
+  await assert.rejects(aborted, { code: 'ERR_ABORTED' });
+  await assert.rejects(timedOut, { code: 'ERR_TIMEOUT' });
+  assert.equal(pool.status().totals.queued, 2);
+  release[0]!();
+  assert.equal((await hold).status, 200);
+  assert.deepEqual((await Promise.all(kept)).map((r) => r.body.toString()), ['/c', '/d']);
+  assert.deepEqual(srv.seen.map((s) => s.url), ['/hold', '/c', '/d']);
+  assert.equal(pool.status().totals.queued, 0);
+});
+
+test('with the pool full, a queued request whose origin has an idle socket does not wait behind one that needs a new socket', async (t) => {
+  const a = await startServer(t, (_req, res) => setImmediate(() => res.end('a')));
+  const release: (() => void)[] = [];
+  const b = await startServer(t, (req, res) => release.push(() => res.end(req.url)));
+  const pool = new AgentPool({ maxConnections: 4 });
+  t.after(() => pool.close());
+  await Promise.all([1, 2, 3].map((i) => pool.request(`${a.url}/warm/${i}`)));
+  assert.equal(pool.status().totals.idle, 3);
+  const b1 = pool.request(`${b.url}/b1`);
+  await until(() => release.length === 1, 'b1 at the server');
+  // The pool is full (3 idle to a, 1 busy to b): b2 waits, and one idle socket of a is closed to make room.
+  const b2 = pool.request(`${b.url}/b2`);
+  const a4 = pool.request(`${a.url}/a4`);
+  // a4 is answered while b1 is still held, on one of a's idle sockets.
+  assert.equal((await a4).body.toString(), 'a');
+  await until(() => release.length === 2, 'b2 at the server (on the room made for it)');
+  for (const end of release) end();
+  assert.deepEqual([(await b1).body.toString(), (await b2).body.toString()], ['/b1', '/b2']);
+  assert.equal(a.sockets.accepted, 3, 'a4 reused an idle socket');
+  assert.equal(pool.status().totals.queued, 0);
+});
+
 test('sequential requests reuse one keep-alive socket', async (t) => {
   const srv = await startServer(t, (_req, res) => res.end('ok'));
   const pool = new AgentPool();
