@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FhirgateError } from '../../src/errors.js';
 import { CursorTable } from '../../src/gateway/sync/cursors.js';
 import { FHIRGateway } from '../../src/gateway/sync-gateway.js';
-import { startRemoteSandbox } from './sync-helpers.js';
+import { runGatewayScript, startRemoteSandbox } from './sync-helpers.js';
 
-const SAFETY_MS = 90_000; // below the runner's 120 s per-test limit, so that this file reports the failure
 
 /** An async iterable of `name:0`, `name:1`, ... that records when its `finally` ran. */
 function counter(name: string, closed: string[]): AsyncIterable<string> {
@@ -108,14 +102,7 @@ test('maxOpenCursors is checked at construction', () => {
 
 test('iterators dropped unfinished give their cursors back once garbage-collected', async (t) => {
   const sb = await startRemoteSandbox(t);
-  const dir = mkdtempSync(join(tmpdir(), 'fhirgate-sync-gc-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const script = join(dir, 'drop-iterators.mts');
-  const gatewayUrl = pathToFileURL(fileURLToPath(new URL('../../src/gateway/sync-gateway.ts', import.meta.url))).href;
-  writeFileSync(script, [
-    `import { FHIRGateway } from ${JSON.stringify(gatewayUrl)};`,
-    'const gw = new FHIRGateway({ events: false });',
-    'gw.addSource("sb", process.env.CS);',
+  const { code, out, err } = await runGatewayScript(t, sb, [
     'function leak() {',
     '  for (let i = 0; i < 3; i++) gw.pages("Patient", { _count: 1 }).next();',
     '  gw.searchAll("Patient", { _count: 1 }).next();',
@@ -130,19 +117,7 @@ test('iterators dropped unfinished give their cursors back once garbage-collecte
     '}',
     'console.log("after", gw.openCursors);',
     'gw.close();',
-  ].join('\n'));
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], {
-    cwd: fileURLToPath(new URL('../..', import.meta.url)),
-    env: { ...process.env, CS: await sb.connectionString(), NODE_OPTIONS: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d));
-  child.stderr.on('data', (d: Buffer) => (err += d));
-  const safety = setTimeout(() => child.kill('SIGKILL'), SAFETY_MS);
-  const [code] = await new Promise<[number | null]>((resolve) => child.on('exit', (c) => resolve([c])));
-  clearTimeout(safety);
+  ], ['--expose-gc']);
   assert.equal(code, 0, err);
   assert.deepEqual(out.trim().split('\n'), ['open 4', 'after 0']);
 });

@@ -2,7 +2,12 @@
  * Test helpers of the sync gateway: a sandbox (or a server that never answers) running in a worker
  * thread, so that the test's own thread can block in sync calls.
  */
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { siblingModuleUrl } from '../../src/gateway/sync/bridge.js';
 import { startWorker } from '../../src/gateway/sync/start-worker.js';
@@ -76,4 +81,46 @@ export function startRemoteSandbox(t: Teardown, options: SandboxOptions = {}): P
 /** Starts, in a worker thread, an HTTP server that accepts requests and never answers them. */
 export function startSilentServer(t: Teardown): Promise<RemoteServer> {
   return start(t, 'silent', {});
+}
+
+/** What a gateway script run by {@link runGatewayScript} did. */
+export interface ScriptRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+  err: string;
+}
+
+/** Below the runner's 120 s per-test limit, so that the test reports the failure itself. */
+const SCRIPT_SAFETY_MS = 90_000;
+
+/**
+ * Runs `body` (lines of TypeScript after `const gw = new FHIRGateway({ events: false })` with the source
+ * "sb" added from `CS`) as its own Node process, and resolves once it exits (or is killed after a safety
+ * time-out).
+ */
+export async function runGatewayScript(t: Teardown, server: RemoteServer, body: readonly string[], nodeArgs: readonly string[] = []): Promise<ScriptRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'fhirgate-sync-script-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const script = join(dir, 'script.mts');
+  const gatewayUrl = pathToFileURL(fileURLToPath(new URL('../../src/gateway/sync-gateway.ts', import.meta.url))).href;
+  writeFileSync(script, [
+    `import { FHIRGateway } from ${JSON.stringify(gatewayUrl)};`,
+    'const gw = new FHIRGateway({ events: false });',
+    'gw.addSource("sb", process.env.CS);',
+    ...body,
+  ].join('\n'));
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { ...process.env, CS: await server.connectionString(), NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d));
+  child.stderr.on('data', (d: Buffer) => (err += d));
+  const safety = setTimeout(() => child.kill('SIGKILL'), SCRIPT_SAFETY_MS);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  clearTimeout(safety);
+  return { code, signal, out, err };
 }

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FHIRGateway } from '../../src/gateway/sync-gateway.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { startRemoteSandbox, startSilentServer } from './sync-helpers.js';
+import { runGatewayScript, startRemoteSandbox, startSilentServer } from './sync-helpers.js';
 
 const SAFETY_MS = 90_000; // below the runner's 120 s per-test limit, so that this file reports the failure
+
 
 test('close() ends the worker and its sockets; it is idempotent and later calls throw ERR_CLOSED', async (t) => {
   const sb = await startRemoteSandbox(t);
@@ -46,30 +42,11 @@ test('using closes the gateway at the end of its block', async (t) => {
 
 test('a script that leaves a gateway open still exits', async (t) => {
   const sb = await startRemoteSandbox(t);
-  const dir = mkdtempSync(join(tmpdir(), 'fhirgate-sync-exit-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const script = join(dir, 'leave-open.mts');
-  const gatewayUrl = pathToFileURL(fileURLToPath(new URL('../../src/gateway/sync-gateway.ts', import.meta.url))).href;
-  writeFileSync(script, [
-    `import { FHIRGateway } from ${JSON.stringify(gatewayUrl)};`,
-    'const gw = new FHIRGateway({ events: false });',
-    'gw.addSource("sb", process.env.CS);',
+  const { code, signal, out, err } = await runGatewayScript(t, sb, [
     'const bundle = gw.search("Patient", { _count: 1 });',
     'console.log("read", gw.read("Patient", bundle.entry[0].resource.id).id);',
     '// no close(): the worker and its keep-alive socket must not keep the process alive',
-  ].join('\n'));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: fileURLToPath(new URL('../..', import.meta.url)),
-    env: { ...process.env, CS: await sb.connectionString(), NODE_OPTIONS: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d));
-  child.stderr.on('data', (d: Buffer) => (err += d));
-  const safety = setTimeout(() => child.kill('SIGKILL'), SAFETY_MS);
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
-  clearTimeout(safety);
+  ]);
   assert.equal(signal, null, `the script did not exit on its own; stderr: ${err}`);
   assert.equal(code, 0, err);
   assert.match(out, /^read \S+/);
