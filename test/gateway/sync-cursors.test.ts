@@ -5,7 +5,6 @@ import { CursorTable } from '../../src/gateway/sync/cursors.js';
 import { FHIRGateway } from '../../src/gateway/sync-gateway.js';
 import { runGatewayScript, startRemoteSandbox } from './sync-helpers.js';
 
-
 /** An async iterable of `name:0`, `name:1`, ... that records when its `finally` ran. */
 function counter(name: string, closed: string[]): AsyncIterable<string> {
   return (async function* () {
