@@ -3,7 +3,18 @@
  * @module
  */
 
-const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
+/**
+ * The pattern {@link isFhirId} checks, as text for JSON Schema / OpenAPI `pattern`: the FHIR id regex
+ * without the dot segments `.` and `..`.
+ *
+ * @example
+ * ```ts
+ * const schema = { type: 'string', pattern: FHIR_ID_PATTERN };
+ * ```
+ */
+export const FHIR_ID_PATTERN = '^(?!\\.\\.?$)[A-Za-z0-9\\-.]{1,64}$';
+
+const FHIR_ID = new RegExp(FHIR_ID_PATTERN);
 
 /**
  * True when `id` is a FHIR id: 1 to 64 characters, each an ASCII letter, a digit, `-` or `.`
@@ -20,5 +31,5 @@ const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
  * ```
  */
 export function isFhirId(id: unknown): id is string {
-  return typeof id === 'string' && FHIR_ID.test(id) && id !== '.' && id !== '..';
+  return typeof id === 'string' && FHIR_ID.test(id);
 }

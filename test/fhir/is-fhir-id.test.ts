@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isFhirId } from '../../src/fhir/index.js';
+import { FHIR_ID_PATTERN, isFhirId } from '../../src/fhir/index.js';
 
 test('isFhirId accepts 1 to 64 ASCII letters, digits, "-" and "."', () => {
   for (const id of ['a', '1', 'example', 'Patient-123.v2', '-', '...', '.a', 'a..b', 'ABCxyz0189', 'x'.repeat(64),
@@ -21,4 +21,11 @@ test('isFhirId rejects the dot segments "." and "..", which would resolve out of
   assert.equal(isFhirId('.'), false);
   assert.equal(isFhirId('..'), false);
   assert.equal(new URL('https://h/r4/Patient/..').pathname, '/r4/', 'why: the URL parser removes dot segments');
+});
+
+test('FHIR_ID_PATTERN, the text OpenAPI documents publish, decides exactly as isFhirId', () => {
+  const pattern = new RegExp(FHIR_ID_PATTERN);
+  for (const id of ['a', 'Patient-123.v2', '...', '.a', 'x'.repeat(64), '.', '..', '', 'x'.repeat(65), 'a/b', 'a b']) {
+    assert.equal(pattern.test(id), isFhirId(id), JSON.stringify(id));
+  }
 });

@@ -6,10 +6,11 @@
 import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../../mount.js';
 import { handledOperations, type HandledOperation, type OperationParameter } from './handled-operations.js';
 import type { HandlerRegistry } from './registry.js';
+import { FHIR_ID_PATTERN } from '../../fhir/index.js';
 
 const FHIR_JSON_CONTENT = { 'application/fhir+json': { schema: { type: 'object' } } };
 const JSON_CONTENT = { 'application/json': { schema: { type: 'object' } } };
-const FHIR_ID_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9\\-\\.]{1,64}$' };
+const FHIR_ID_SCHEMA = { type: 'string', pattern: FHIR_ID_PATTERN };
 
 const FAILURES: OpenAPIOperation['responses'] = {
   400: { description: 'Invalid id or parameter (OperationOutcome)', content: FHIR_JSON_CONTENT },
