@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 
 export function envelopeOf(bytes: number): string {
-  const sample = readFileSync(new URL('../../../shared/fixtures/cda/uclh_cda.xml', import.meta.url), 'utf8');
+  const sample = readFileSync(new URL('../../test/fixtures/cda/uclh_cda.xml', import.meta.url), 'utf8');
   const head = sample.slice(0, sample.lastIndexOf('</ClinicalDocument>'));
   let filler = '';
   while (head.length + filler.length < bytes) filler += '<!-- padding to reach the benchmark size ------------------------------------- -->\n';

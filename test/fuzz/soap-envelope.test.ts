@@ -12,7 +12,7 @@ import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 import { fakeRequest } from './lib/route-request.js';
 
-const FIXTURE = readFileSync(new URL('../../../shared/fixtures/cda/soap_request.xml', import.meta.url));
+const FIXTURE = readFileSync(new URL('../fixtures/cda/soap_request.xml', import.meta.url));
 const LIMITS = { maxDepth: 32, maxElements: 300 };
 const MAX_BODY = 64 * 1024;
 

@@ -10,7 +10,7 @@ export const SOAP_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 export const EPIC_NS = 'urn:epic-com:Common.2013.Services';
 
 export function fixture(name: string): string {
-  return readFileSync(new URL(`../../../shared/fixtures/cda/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../fixtures/cda/${name}`, import.meta.url), 'utf8');
 }
 
 export interface EnvelopeParts {

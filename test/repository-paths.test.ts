@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : sources(p);
+    return /\.(?:ts|mts|mjs|js)$/.test(e.name) ? [p] : [];
+  });
+}
+
+/** Relative paths written in a file's string literals (quoted or template), with the line they sit on. */
+function relativePaths(text: string): { path: string; line: number }[] {
+  const found: { path: string; line: number }[] = [];
+  text.split('\n').forEach((lineText, i) => {
+    for (const m of lineText.matchAll(/['"`]((?:\.\.?\/)+[^'"`$]*)/g)) found.push({ path: m[1]!, line: i + 1 });
+  });
+  return found;
+}
+
+/** The literal relative paths in `text` (the contents of `file`) that resolve outside the repository. */
+function escapesIn(file: string, text: string): string[] {
+  return relativePaths(text)
+    .filter(({ path }) => {
+      const target = relative(root, resolve(dirname(file), path));
+      return target === '..' || target.startsWith(`..${sep}`);
+    })
+    .map(({ path, line }) => `${relative(root, file)}:${line} ${path}`);
+}
+
+/** Files under `dirs` whose literal relative paths resolve outside the repository. */
+function escapes(dirs: string[]): string[] {
+  return dirs.flatMap((d) => sources(join(root, d))).flatMap((file) => escapesIn(file, readFileSync(file, 'utf8')));
+}
+
+test('no test, example, benchmark or script reads a path outside the repository', () => {
+  assert.deepEqual(escapes(['test', 'examples', 'bench', 'scripts', 'src']), []);
+});
+
+test('the check sees a path that climbs out of the repository, and lets one inside it pass', () => {
+  const file = join(root, 'test', 'soap', 'soap-client.ts');
+  const climb = `${'../'.repeat(3)}elsewhere/fixtures/cda/`; // built, so this file does not name the path itself
+  const outside = `readFileSync(new URL(\`${climb}\${name}\`, import.meta.url))`;
+  assert.deepEqual(escapesIn(file, outside), [`test/soap/soap-client.ts:1 ${climb}`]);
+  assert.deepEqual(escapesIn(file, "new URL('../fixtures/cda/x.xml', import.meta.url)"), []);
+});
