@@ -12,6 +12,7 @@ import { describeError, errorReply } from './error-reply.js';
 import type { ResolvedOptions } from './options.js';
 import { HostRequest } from './request-context.js';
 import { pickRequestId } from './request-id.js';
+import { settleBody } from './settle-body.js';
 import type { RouteMatch } from './router.js';
 import { splitPath } from './router.js';
 import type { InFlight } from './shutdown.js';
@@ -137,10 +138,15 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
   let endpoint: Endpoint | undefined;
   let route: string | null = null;
   let request: HostRequest | undefined;
+  // Every answer, early ones included, first settles the unread body (drains it or closes the connection).
+  const answerWith = (reply: RouteReply, head: boolean): void => {
+    Object.assign(base, settleBody(req, request?.bodyLimit ?? options.bodyLimit));
+    send(res, reply, head, base);
+  };
   try {
     if (state.closing()) base['connection'] = 'close';
     const preflight = options.cors?.preflight(method, req.headers);
-    if (preflight !== undefined) return send(res, preflight, false, base);
+    if (preflight !== undefined) return answerWith(preflight, false);
     const match = state.match(method, rawPath);
     const open = state.apiKeys.enabled && ((match.kind === 'found' && match.handler.public) || publicPaths.has(normalized(rawPath)));
     if (state.apiKeys.enabled && !open && !state.apiKeys.accepts(req.headers)) {
@@ -157,13 +163,13 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
     request = new HostRequest({ req, res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId, logger: options.logger, bodyLimit: options.bodyLimit, trustProxy: options.trustProxy });
     state.inFlight.add(request);
     const answer = endpoint.run(request);
-    send(res, isThenable(answer) ? await answer : answer, method === 'HEAD', base);
+    answerWith(isThenable(answer) ? await answer : answer, method === 'HEAD');
   } catch (error) {
     const described = describeError(error, requestId);
     if (described.status >= 500) options.logger.error('request failed', { request_id: requestId, route, status: described.status, ...errorFields(error) });
     if (described.status === 413) base['connection'] = 'close';
     const fhir = endpoint?.fhir ?? state.gatewayPrefixes().some((prefix) => underPrefix(rawPath, prefix));
-    send(res, errorReply(described, fhir), method === 'HEAD', base);
+    answerWith(errorReply(described, fhir), method === 'HEAD');
   } finally {
     if (request !== undefined) state.inFlight.delete(request);
     options.logger.info('request', { request_id: requestId, method, route, status: res.statusCode, duration_ms: Math.round((performance.now() - started) * 10) / 10 });

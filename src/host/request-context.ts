@@ -77,6 +77,7 @@ export class HostRequest implements RouteRequest {
   #query: URLSearchParams | undefined;
   #body: Promise<Buffer> | undefined;
   #streamed = false;
+  #readLimit = 0;
   #log: Logger | undefined;
 
   constructor(init: HostRequestInit) {
@@ -140,7 +141,13 @@ export class HostRequest implements RouteRequest {
     this.#controller?.abort(reason);
   }
 
+  /** The largest body limit in force for this request: the host's, or a larger one a route read under. */
+  get bodyLimit(): number {
+    return Math.max(this.#init.bodyLimit, this.#readLimit);
+  }
+
   bytes(limit: number = this.#init.bodyLimit): Promise<Buffer> {
+    this.#readLimit = Math.max(this.#readLimit, limit);
     if (this.#streamed) return Promise.reject(new FhirgateError('ERR_HANDLER', 'the request body was already read as chunks'));
     return (this.#body ??= readBytes(this.#init.req, limit));
   }
@@ -148,6 +155,7 @@ export class HostRequest implements RouteRequest {
   chunks(limit: number = this.#init.bodyLimit): AsyncIterable<Buffer> {
     if (this.#streamed || this.#body !== undefined) throw new FhirgateError('ERR_HANDLER', 'the request body was already read');
     this.#streamed = true;
+    this.#readLimit = Math.max(this.#readLimit, limit);
     return readChunks(this.#init.req, limit);
   }
 }
