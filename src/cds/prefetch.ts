@@ -2,12 +2,16 @@
  * Fills the prefetch keys a CDS client did not send, by querying its `fhirServer` with its
  * `fhirAuthorization` bearer token, through fhirgate's own HTTP core. Every URL is the rendered template
  * resolved against `fhirServer`; templates are relative and their values URL-encoded, so no other origin
- * is ever reached. With an allowlist (`fhirServers`), a URL outside it is never fetched.
+ * is ever reached. With an allowlist (`fhirServers`), a URL outside it is never fetched; without one, a
+ * `fhirServer` whose host is or resolves to a non-public address (loopback, private, link-local...) is
+ * never contacted (see `address-guard.ts`). The caller is never told why a server could not be reached
+ * (refused, closed, timed out or a non-public address all read the same); the log line says.
  * @module
  */
 import { isFhirgateError } from '../errors.js';
 import { request } from '../http/index.js';
 import type { Logger } from '../mount.js';
+import { NonPublicAddressError, publicOnlyAgent } from './address-guard.js';
 import { CDSError } from './cds-error.js';
 import type { FhirServerAllowlist } from './fhir-server-allowlist.js';
 import { isReadQuery, renderTemplate } from './prefetch-template.js';
@@ -51,15 +55,25 @@ async function fetchOne(key: string, query: string, req: CDSHookRequest, options
     options.log.warn('CDS prefetch refused: fhirServer is not an allowed FHIR server', { prefetch_key: key, fhir_server: `${base.origin}${base.pathname}` });
     throw new CDSError('ERR_CDS_PREFETCH', `fhirServer is not an allowed FHIR server: prefetch.${key} could not be obtained`, 412, 'fhirServer');
   }
+  // An allowlisted server was named by whoever configured the service; any other must be public.
+  const agent = options.allowed === undefined ? publicOnlyAgent(url) : undefined;
+  const unreachable = (reason: string, cause?: unknown): CDSError => {
+    options.log.warn('CDS prefetch failed: the FHIR server could not be reached', { prefetch_key: key, fhir_server: url.origin, reason });
+    return unobtainable(key, 'the FHIR server could not be reached', cause);
+  };
+  if (options.allowed === undefined && agent === undefined) throw unreachable('fhirServer is a non-public address and not in fhirServers');
   const headers: Record<string, string> = { accept: 'application/fhir+json' };
   if (req.fhirAuthorization !== undefined) headers.authorization = `Bearer ${req.fhirAuthorization.access_token}`;
   let response;
   try {
     response = await request(url, {
-      method: 'GET', headers, signal: options.signal, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxBytes,
+      method: 'GET', headers, signal: options.signal, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxBytes, agent,
     });
   } catch (err) {
-    throw unobtainable(key, isFhirgateError(err) ? err.code : 'request failed', err);
+    const refused = isFhirgateError(err) && err.cause instanceof NonPublicAddressError;
+    throw unreachable(refused ? 'fhirServer resolves to a non-public address and is not in fhirServers' : isFhirgateError(err) ? err.code : 'request failed', err);
+  } finally {
+    agent?.destroy();
   }
   if ((response.status === 404 || response.status === 410) && isReadQuery(query)) return null;
   if (response.status !== 200) throw unobtainable(key, `the FHIR server answered ${response.status}`);

@@ -300,9 +300,12 @@ export interface CDSHooksServiceOptions {
    * prefetch is unobtainable (412, `field: 'fhirServer'`). Checked at construction (`TypeError`).
    *
    * Default: none, and then a service fetches from whatever `fhirServer` a caller names, sending it the
-   * caller's `fhirAuthorization` token: anyone who can call the service can make this server send
-   * GET requests to any https URL (and to http ones on loopback), which is a server-side request
-   * forgery risk when the service is reachable by untrusted callers. Set it in production.
+   * caller's `fhirAuthorization` token, as long as its host is and resolves to a public address: a host
+   * on loopback, a private (RFC 1918), CGNAT, link-local, unique-local, unspecified, multicast or reserved
+   * address, IPv4-mapped forms included, is never contacted unless this list names it (the address is
+   * checked when the socket connects, so DNS cannot change it between check and use). Anyone who can
+   * call the service can still make this server send GET requests to any public https URL: set the list
+   * in production.
    */
   fhirServers?: readonly string[];
 }

@@ -59,7 +59,7 @@ test('fetches only the missing keys from fhirServer with the bearer token; null 
     nothing: 'AllergyIntolerance?patient={{context.patientId}}',
     gone: 'Encounter/nope',
     noEncounter: 'Encounter/{{context.encounterId}}',
-  });
+  }, { fhirServers: [fhir.url] }); // loopback: allowed only by naming it
   const { base } = await serveMountable(t, cds);
   const given = { resourceType: 'Bundle', type: 'searchset', total: 0 };
   const r = await post(`${base}/cds-services/svc`, body(`${fhir.url}/r4`, { given, nothing: null }));
@@ -91,7 +91,7 @@ test('data that cannot be obtained answers 412 naming the prefetch key', async (
     ['Patient/{{context.patientId}}', 'http://ehr.example.org/fhir', '1', /must use https/],
   ];
   for (const [template, server, patientId, message] of cases) {
-    const { cds, calls } = serviceWith({ key: template });
+    const { cds, calls } = serviceWith({ key: template }, { fhirServers: [fhir.url] });
     const { base } = await serveMountable(t, cds);
     const r = await post(`${base}/cds-services/svc`, body(server, undefined, { patientId }));
     assert.equal(r.status, 412, `${template} ${patientId}`);
@@ -103,20 +103,20 @@ test('data that cannot be obtained answers 412 naming the prefetch key', async (
   }
 });
 
-test('a refused connection answers 412; http is allowed on localhost by name', async (t) => {
+test('a refused connection answers 412; http is allowed on localhost by name (both named in fhirServers)', async (t) => {
   const closed = http.createServer();
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const port = (closed.address() as AddressInfo).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
-  const { cds } = serviceWith({ key: 'Patient/{{context.patientId}}' });
+  const { cds } = serviceWith({ key: 'Patient/{{context.patientId}}' }, { fhirServers: [`http://127.0.0.1:${port}`] });
   const { base } = await serveMountable(t, cds);
   const refused = await post(`${base}/cds-services/svc`, body(`http://127.0.0.1:${port}`));
   assert.equal(refused.status, 412);
-  assert.match(refused.body.error.message, /ERR_NETWORK/);
+  assert.match(refused.body.error.message, /could not be reached/);
 
   const fhir = await fakeFhir(t, { '/Patient/123': [200, '{"resourceType":"Patient","id":"123"}'] });
   const local = fhir.url.replace('127.0.0.1', 'localhost');
-  const byName = serviceWith({ key: 'Patient/{{context.patientId}}' });
+  const byName = serviceWith({ key: 'Patient/{{context.patientId}}' }, { fhirServers: [local] });
   const served = await serveMountable(t, byName.cds);
   const r = await post(`${served.base}/cds-services/svc`, body(local));
   assert.equal(r.status, 200, JSON.stringify(r.body));

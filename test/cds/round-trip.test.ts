@@ -34,7 +34,8 @@ async function setup(t: TestContext) {
   const client = await startCdsClient(t);
   const dispatcher = recordingDispatcher();
   const feedbackSeen: unknown[] = [];
-  const cds = new CDSHooksService({ auth: { issuers: [{ issuer: client.issuer, jwksUrls: [client.jwksUrl] }] } });
+  // The sandbox is on loopback: prefetch may fetch from it only because fhirServers names it.
+  const cds = new CDSHooksService({ auth: { issuers: [{ issuer: client.issuer, jwksUrls: [client.jwksUrl] }] }, fhirServers: [sandbox.fhirBase] });
   cds.hook('patient-view', {
     id: 'problem-review',
     title: 'Problem list review',

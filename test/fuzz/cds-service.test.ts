@@ -67,7 +67,8 @@ test('CDS service calls and feedback with mutated bodies get 200 or a JSON clien
   await runFuzz({ seed: 0xc4115, iterations: 1500 }, {
     generate: (rng) => generate(rng, fhirServer),
     async check(call) {
-      const cds = new CDSHooksService({ bodyLimit: BODY_LIMIT, dispatcher: { emit() {}, register: () => () => {}, drain: async () => {} } });
+      // The fake FHIR server is on loopback: named in fhirServers so that prefetch may reach it.
+      const cds = new CDSHooksService({ bodyLimit: BODY_LIMIT, fhirServers: [fhirServer], dispatcher: { emit() {}, register: () => () => {}, drain: async () => {} } });
       const card = (text: string) => ({ cards: [{ summary: `Hello ${text.slice(0, 20)}`, indicator: 'info' as const, source: { label: 'fuzz' } }] });
       cds.hook('patient-view', { id: 'greet', description: 'Greets' }, (req) => card(String(req.context.patientId)));
       cds.hook('chart-open', { id: 'chart', description: 'Prefetches', prefetch: TEMPLATES }, (req) => card(String(req.prefetch.patient?.id)));

@@ -113,7 +113,7 @@ test('CDS early answers (404 service, 401 client JWT, 415 media type, 400 invali
   open.hook('patient-view', { id: 'greet', description: 'greets' }, () => ({ cards: [] }));
   const { base } = await startApp(t, { logger: quiet }, (app) => app.registerService(cds).registerService(open, { path: '/open', name: 'open' }));
   const body = JSON.stringify({ hook: 'patient-view', pad: 'x'.repeat(300 * 1024) });
-  const cases = [
+  const cases: { path: string; headers: Record<string, string>; status: number }[] = [
     { path: '/cds/cds-services/nope', headers: { 'content-type': 'application/json' }, status: 404 },
     { path: '/cds/cds-services/greet', headers: { 'content-type': 'application/json', authorization: 'Bearer not.a.jwt' }, status: 401 },
     { path: '/open/cds-services/greet', headers: { 'content-type': 'text/plain' }, status: 415 },
