@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { AuthTokenError, isFhirgateError } from '../errors.js';
 import type { HttpRequestOptions, HttpResponse } from '../http/index.js';
 import { authTokenChannel, publish } from '../http/diagnostics.js';
+import { SecretRedactor } from '../lib/redact-secrets.js';
 import type { AssertionKey } from './load-key.js';
 import { signAssertion } from './sign-assertion.js';
 import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
@@ -61,8 +62,8 @@ export function formEncode(value: string): string {
 
 /**
  * Posts a client credentials token request and reads the answer. Failures are `ERR_AUTH_TOKEN` with
- * the HTTP status and the OAuth `error`/`error_description`; they never hold the secret or the
- * assertion.
+ * the HTTP status and the OAuth `error`/`error_description`, capped, with every form of the secret or
+ * the assertion removed (an endpoint that echoes the request would otherwise put them there).
  *
  * @example
  * ```ts
@@ -74,15 +75,22 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
   const form = new URLSearchParams({ grant_type: 'client_credentials', scope: auth.scope });
   if (auth.audience !== undefined) form.set('audience', auth.audience);
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+  // Every credential this request carries, to be taken out of whatever the endpoint echoes back.
+  let redact: SecretRedactor;
   if ('key' in credentials) {
+    const assertion = signAssertion(credentials.key, { clientId: auth.clientId, tokenUrl: auth.tokenUrl, jku: credentials.auth.jku }, options.nowMs);
     form.set('client_assertion_type', ASSERTION_TYPE);
-    form.set('client_assertion', signAssertion(credentials.key, { clientId: auth.clientId, tokenUrl: auth.tokenUrl, jku: credentials.auth.jku }, options.nowMs));
-  } else if (credentials.auth.method === 'client_secret_post') {
-    form.set('client_id', auth.clientId);
-    form.set('client_secret', credentials.auth.clientSecret);
+    form.set('client_assertion', assertion);
+    redact = new SecretRedactor({ secrets: [assertion] });
   } else {
-    const pair = `${formEncode(auth.clientId)}:${formEncode(credentials.auth.clientSecret)}`;
-    headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+    const secret = credentials.auth.clientSecret;
+    redact = new SecretRedactor({ secrets: [secret], basic: [[auth.clientId, secret]] });
+    if (credentials.auth.method === 'client_secret_post') {
+      form.set('client_id', auth.clientId);
+      form.set('client_secret', secret);
+    } else {
+      headers.authorization = `Basic ${Buffer.from(`${formEncode(auth.clientId)}:${formEncode(secret)}`).toString('base64')}`;
+    }
   }
   const url = new URL(auth.tokenUrl);
   const where = `token request to ${url.origin}${url.pathname}`;
@@ -100,8 +108,8 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
   }
   const body = parseJson(res.body);
   if (res.status < 200 || res.status > 299) {
-    const oauthError = typeof body?.error === 'string' ? body.error.slice(0, 100) : undefined;
-    const description = typeof body?.error_description === 'string' ? body.error_description.slice(0, 300) : undefined;
+    const oauthError = typeof body?.error === 'string' ? redact.text(body.error, 100) : undefined;
+    const description = typeof body?.error_description === 'string' ? redact.text(body.error_description, 300) : undefined;
     report({ status: res.status, error: oauthError ?? 'ERR_AUTH_TOKEN' });
     const detail = [oauthError, description].filter((s) => s !== undefined).join(': ');
     throw new AuthTokenError(`${where} failed: ${res.status}${detail === '' ? '' : ` ${detail}`}`, {

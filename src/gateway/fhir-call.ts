@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import { FHIRHttpError, FhirgateError } from '../errors.js';
 import { outcomeMessage } from '../fhir/index.js';
 import { checkHeaders } from '../http/index.js';
+import { SecretRedactor } from '../lib/redact-secrets.js';
 import type { AgentPool, CheckedRequestOptions, HttpResponse, RetryPolicy } from '../http/index.js';
 import type { Source } from './source-registry.js';
 
@@ -112,7 +113,7 @@ export async function callFhir(ctx: CallContext, source: Source, call: FhirCall)
       res = await ctx.pool.send(call.url, withToken(options, token));
     }
     if ((res.status >= 200 && res.status <= 299) || call.expected?.includes(res.status)) return res;
-    throw httpError(res, call);
+    throw httpError(res, call, new SecretRedactor({ secrets: [token] }));
   } catch (err) {
     source.errors++;
     throw err;
@@ -127,9 +128,10 @@ function withToken(options: CheckedRequestOptions, token: string): CheckedReques
   return { ...options, headers: { ...options.headers, authorization: `Bearer ${token}` } };
 }
 
-function httpError(res: HttpResponse, call: FhirCall): FHIRHttpError {
+/** The error for a non-2xx answer; the server's text, which may echo the bearer token, is redacted first. */
+function httpError(res: HttpResponse, call: FhirCall, redact: SecretRedactor): FHIRHttpError {
   const body = tryJson(res.body);
-  const outcome = (body as { resourceType?: unknown } | undefined)?.resourceType === 'OperationOutcome' ? body : undefined;
+  const outcome = (body as { resourceType?: unknown } | undefined)?.resourceType === 'OperationOutcome' ? redact.json(body) : undefined;
   const why = outcomeMessage(outcome);
   const text = `${res.status} ${STATUS_CODES[res.status] ?? 'Unknown Status'}`;
   return new FHIRHttpError(`${call.operation} ${call.reference} failed: ${text}${why === undefined ? '' : `: ${why}`}`, {
