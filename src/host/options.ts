@@ -8,6 +8,8 @@ import { resolveApiKeys } from './api-keys.js';
 import { CorsPolicy } from './cors.js';
 import type { CorsOptions } from './cors.js';
 import { createJsonLogger } from './logger.js';
+import { checkPublicUrl } from '../lib/public-url.js';
+import { checkAllowedHosts } from './public-origin.js';
 
 /** Options of `createServiceAPI`. */
 export interface ServiceAPIOptions {
@@ -40,8 +42,20 @@ export interface ServiceAPIOptions {
   headersTimeoutMs?: number;
   /** `server.requestTimeout` of servers made by `listen()`, in ms. Default 60 000. */
   requestTimeoutMs?: number;
-  /** Honour `X-Forwarded-Proto`/`X-Forwarded-Host` when building URLs. Default false. */
+  /**
+   * Honour `Host`, `X-Forwarded-Proto` and `X-Forwarded-Host` when building the URLs the host hands out
+   * (a WSDL's address, `/fhir/metadata`, the `aud` a CDS client JWT must name), for hosts listed in
+   * `allowedHosts` only. Default false: those headers are never used.
+   */
   trustProxy?: boolean;
+  /** With `trustProxy`, the `Host`/`X-Forwarded-Host` values (`api.example.org` or `api.example.org:8443`) that may be used. Default none. */
+  allowedHosts?: readonly string[];
+  /**
+   * The URL callers reach the host at (`https://api.example.org`, or with a path behind a proxy). When
+   * set, it is used in every URL the host hands out. Default: from `allowedHosts` behind a trusted
+   * proxy, else the address the connection came in on.
+   */
+  publicUrl?: string;
 }
 
 /** The options after validation, defaults filled in. */
@@ -60,6 +74,8 @@ export interface ResolvedOptions {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly trustProxy: boolean;
+  readonly allowedHosts: ReadonlySet<string>;
+  readonly publicUrl: string | undefined;
 }
 
 const DEFAULTS = Object.freeze({
@@ -140,5 +156,7 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     headersTimeoutMs,
     requestTimeoutMs,
     trustProxy: flag(options.trustProxy, 'trustProxy', DEFAULTS.trustProxy),
+    allowedHosts: checkAllowedHosts(options.allowedHosts),
+    publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
   });
 }

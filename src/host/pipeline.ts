@@ -160,7 +160,7 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
     }
     route = match.pattern;
     endpoint = match.handler;
-    request = new HostRequest({ req, res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId, logger: options.logger, bodyLimit: options.bodyLimit, trustProxy: options.trustProxy });
+    request = new HostRequest({ req, res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId, logger: options.logger, bodyLimit: options.bodyLimit, origin: options });
     state.inFlight.add(request);
     const answer = endpoint.run(request);
     answerWith(isThenable(answer) ? await answer : answer, method === 'HEAD');

@@ -4,11 +4,12 @@
  * @module
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { FhirgateError } from '../errors.js';
 import type { Logger, RouteRequest } from '../mount.js';
 import { parseJsonBody, readBytes, readChunks } from './body.js';
 import { bindLogger } from './logger.js';
+import { publicOrigin } from './public-origin.js';
+import type { OriginPolicy } from './public-origin.js';
 
 /** What a custom route handler gets. */
 export interface RouteContext<D = Record<string, never>> {
@@ -51,14 +52,8 @@ export interface HostRequestInit {
   /** The host's logger; {@link HostRequest.log} binds the request id to it on first use. */
   readonly logger: Logger;
   readonly bodyLimit: number;
-  readonly trustProxy: boolean;
-}
-
-const SANE_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-function firstValue(value: string | string[] | undefined): string | undefined {
-  const first = (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
-  return first === '' ? undefined : first;
+  /** How {@link HostRequest.origin} is found. */
+  readonly origin: OriginPolicy;
 }
 
 /**
@@ -67,7 +62,7 @@ function firstValue(value: string | string[] | undefined): string | undefined {
  *
  * @example
  * ```ts
- * const hr = new HostRequest({ req, res, rawPath: '/cds/cds-services', rawQuery: '', params, prefix: '/cds', requestId, logger, bodyLimit, trustProxy: false });
+ * const hr = new HostRequest({ req, res, rawPath: '/cds/cds-services', rawQuery: '', params, prefix: '/cds', requestId, logger, bodyLimit, origin: { publicUrl: undefined, trustProxy: false, allowedHosts: new Set() } });
  * hr.baseUrl; // 'http://127.0.0.1:8000/cds'
  * ```
  */
@@ -104,16 +99,9 @@ export class HostRequest implements RouteRequest {
     return (this.#log ??= bindLogger(this.#init.logger, { request_id: this.#init.requestId }));
   }
 
-  /** `scheme://host[:port]` from the socket and `Host` (and `X-Forwarded-*` when the proxy is trusted). */
+  /** Where the host lives as callers should see it: see {@link publicOrigin}. */
   get origin(): string {
-    const { req, trustProxy } = this.#init;
-    const forwardedProto = trustProxy ? firstValue(req.headers['x-forwarded-proto']) : undefined;
-    const proto = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : (req.socket as TLSSocket).encrypted ? 'https' : 'http';
-    const candidates = [trustProxy ? firstValue(req.headers['x-forwarded-host']) : undefined, req.headers.host];
-    const host = candidates.find((h) => h !== undefined && SANE_HOST.test(h));
-    if (host !== undefined) return `${proto}://${host}`;
-    const address = req.socket.localAddress ?? '127.0.0.1';
-    return `${proto}://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort ?? 80}`;
+    return publicOrigin(this.#init.req, this.#init.origin);
   }
 
   get url(): URL {

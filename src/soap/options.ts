@@ -3,6 +3,7 @@
  * @module
  */
 import type { EventDispatcher } from '../events/types.js';
+import { checkPublicUrl } from '../lib/public-url.js';
 import type { NoteReaderServiceOptions } from './types.js';
 
 /**
@@ -33,6 +34,8 @@ export interface ResolvedOptions {
   /** `{namespace}localName` of the header entries the application understands. */
   readonly understoodHeaders: ReadonlySet<string>;
   readonly dispatcher: EventDispatcher | undefined;
+  /** The WSDL's `soap:address`, when configured. */
+  readonly publicUrl: string | undefined;
 }
 
 /** `{namespace}localName`, the namespace possibly empty (`{}Token`). */
@@ -95,5 +98,6 @@ export function resolveOptions(options: NoteReaderServiceOptions = {}): Resolved
     maxElements: positiveInteger(options.maxElements, 'maxElements', DEFAULTS.maxElements),
     understoodHeaders: headerNames(options.understoodHeaders),
     dispatcher,
+    publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
   });
 }

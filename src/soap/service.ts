@@ -76,7 +76,7 @@ export class NoteReaderService {
     if (![...req.query.keys()].some((k) => k.toLowerCase() === 'wsdl')) {
       return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: describeService(o.serviceName, this.methods, req.baseUrl) };
     }
-    const wsdl = buildWsdl({ namespace: o.namespace, serviceName: o.serviceName, portName: o.portName, operations: this.methods, address: req.baseUrl });
+    const wsdl = buildWsdl({ namespace: o.namespace, serviceName: o.serviceName, portName: o.portName, operations: this.methods, address: o.publicUrl ?? req.baseUrl });
     return { status: 200, headers: { 'content-type': XML }, body: wsdl };
   }
 

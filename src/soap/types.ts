@@ -68,4 +68,10 @@ export interface NoteReaderServiceOptions {
   understoodHeaders?: readonly string[];
   /** Where `notereader.<operation>` events go. Default: the process-wide `localHandler`. */
   dispatcher?: EventDispatcher;
+  /**
+   * The URL clients post to, written as the WSDL's `soap:address` (`https://ehr-gw.example.org/notereader`).
+   * Default: the host's public URL (its `publicUrl`, else the listening address) plus the mount path;
+   * never the caller's `Host` header unless the host trusts its proxy and allows that host.
+   */
+  publicUrl?: string;
 }

@@ -27,12 +27,12 @@ test('GET / names the app and lists gateways and services by class name', async 
 
 test('a component mounts at its default path, and a prefix really moves its routes', async (t) => {
   const moved = new FakeGateway({ routes: [echoRoute('/transform/:type/:id')] });
-  const { base } = await startApp(t, {}, (a) => {
+  const { base } = await startApp(t, { publicUrl: 'http://gw.example.org:8080' }, (a) => {
     a.registerGateway(new FakeGateway({ routes: [echoRoute('/status')] }));
     a.registerGateway(moved, { path: '/other/fhir/', name: 'Second' });
   });
   assert.equal((await call(base, '/fhir/status')).status, 200);
-  const res = await call(base, '/other/fhir/transform/Patient/1?source=x', { headers: { host: 'gw.example.org:8080' } });
+  const res = await call(base, '/other/fhir/transform/Patient/1?source=x', { headers: { host: 'evil.example' } });
   assert.equal(res.status, 200);
   assert.deepEqual(res.json(), {
     params: { type: 'Patient', id: '1' },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { isFhirgateError } from '../../src/errors.js';
+import { createServiceAPI } from '../../src/host/index.js';
 import { json } from '../../src/mount.js';
 import type { RouteRequest } from '../../src/mount.js';
 import { call, FakeService, startApp } from './helpers.js';
@@ -77,16 +78,35 @@ test('a client that goes away mid-body makes the body read fail with ERR_ABORTED
   assert.equal(await outcome, 'ERR_ABORTED');
 });
 
-test('URLs come from Host by default and from X-Forwarded-* only when the proxy is trusted', async (t) => {
-  const svc = new FakeService({ routes: [{ method: 'GET', path: '/where', handle: (req: RouteRequest) => json(200, { url: req.url.href, base: req.baseUrl }) }] });
+test('URLs come from the listening address by default, from publicUrl when set, and from Host/X-Forwarded-* only behind a trusted proxy for allowed hosts', async (t) => {
+  const where = () => new FakeService({ routes: [{ method: 'GET', path: '/where', handle: (req: RouteRequest) => json(200, { url: req.url.href, base: req.baseUrl }) }] });
   const forwarded = { host: 'inner:1', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.org' };
-  const plain = await startApp(t, {}, (a) => a.registerService(svc));
-  assert.deepEqual((await call(plain.base, '/svc/where?x=1', { headers: forwarded })).json(), { url: 'http://inner:1/svc/where?x=1', base: 'http://inner:1/svc' });
+  const plain = await startApp(t, {}, (a) => a.registerService(where()));
   const port = new URL(plain.base).port;
-  assert.deepEqual((await call(plain.base, '/svc/where', { headers: { host: 'bad host/evil' } })).json().base, `http://127.0.0.1:${port}/svc`);
+  assert.deepEqual((await call(plain.base, '/svc/where?x=1', { headers: forwarded })).json(), { url: `http://127.0.0.1:${port}/svc/where?x=1`, base: `http://127.0.0.1:${port}/svc` });
+  assert.deepEqual((await call(plain.base, '/svc/where', { headers: { host: 'evil.example:9999' } })).json().base, `http://127.0.0.1:${port}/svc`);
 
-  const svc2 = new FakeService({ routes: [{ method: 'GET', path: '/where', handle: (req: RouteRequest) => json(200, { url: req.url.href, base: req.baseUrl }) }] });
-  const proxied = await startApp(t, { trustProxy: true }, (a) => a.registerService(svc2));
+  const configured = await startApp(t, { publicUrl: 'https://gw.example.org/base/', trustProxy: true, allowedHosts: ['api.example.org'] }, (a) => a.registerService(where()));
+  assert.deepEqual((await call(configured.base, '/svc/where', { headers: forwarded })).json(), { url: 'https://gw.example.org/base/svc/where', base: 'https://gw.example.org/base/svc' });
+
+  const proxied = await startApp(t, { trustProxy: true, allowedHosts: ['API.example.org', 'inner:1'] }, (a) => a.registerService(where()));
   assert.deepEqual((await call(proxied.base, '/svc/where', { headers: forwarded })).json(), { url: 'https://api.example.org/svc/where', base: 'https://api.example.org/svc' });
+  assert.equal((await call(proxied.base, '/svc/where', { headers: { host: 'inner:1' } })).json().base, 'http://inner:1/svc');
+  const proxiedPort = new URL(proxied.base).port;
+  const hostile: Record<string, string>[] = [{ host: 'evil.example:9999' }, { host: 'inner:1', 'x-forwarded-host': 'evil.example' }, { host: 'bad host/evil' }];
+  for (const headers of hostile) {
+    assert.equal((await call(proxied.base, '/svc/where', { headers })).json().base, `http://127.0.0.1:${proxiedPort}/svc`, JSON.stringify(headers));
+  }
+  const trustedOnly = await startApp(t, { trustProxy: true }, (a) => a.registerService(where()));
+  assert.equal((await call(trustedOnly.base, '/svc/where', { headers: forwarded })).json().base, `http://127.0.0.1:${new URL(trustedOnly.base).port}/svc`, 'no allowlist: no header is used');
   assert.equal((await call(proxied.base, '//svc//where', { headers: { host: 'h' } })).status, 404, 'a protocol-relative-looking path stays a path');
+});
+
+test('publicUrl and allowedHosts are checked once, naming the option', () => {
+  for (const publicUrl of ['ftp://x', 'https://u:p@x', 'https://x/?q', 'https://x/#f', 'not a url', 42]) {
+    assert.throws(() => createServiceAPI({ publicUrl: publicUrl as string }), { name: 'TypeError', message: /"publicUrl"/ }, String(publicUrl));
+  }
+  for (const allowedHosts of [['a b'], 'x', [1], ['x/y']]) {
+    assert.throws(() => createServiceAPI({ allowedHosts: allowedHosts as string[] }), { name: 'TypeError', message: /"allowedHosts"/ }, String(allowedHosts));
+  }
 });
