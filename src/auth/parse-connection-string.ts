@@ -40,6 +40,9 @@ function fail(message: string): never {
   throw new FhirgateError('ERR_CONNECTION_STRING', `invalid connection string: ${message}`);
 }
 
+/** A host name after the URL parser (lower case, IDN as punycode, IPv4 normalised): LDH labels, `_` tolerated. */
+const HOST_NAME = /^(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.?$/;
+
 /**
  * Parses and checks a connection string. Values are percent-decoded with `decodeURIComponent`; a `+`
  * stays a `+` (write a space as `%20`). Every failure is `ERR_CONNECTION_STRING`, names the parameter
@@ -69,6 +72,8 @@ export function parseConnectionString(connectionString: string): SourceConfig {
   } catch {
     fail('the host or base path is not valid');
   }
+  // The URL parser lets through what no DNS name holds (`+`, `!`, `$`, `*`...): refuse it here, not at the first request.
+  if (!HOST_NAME.test(base.hostname) && !base.hostname.startsWith('[')) fail('the host must be a DNS name (letters, digits, "-", "_", ".") or an IP address');
   if (allowHttp || isLoopback(base.hostname)) base.protocol = 'http:';
   return {
     baseUrl: `${base.origin}${base.pathname.replace(/\/+$/, '')}`,

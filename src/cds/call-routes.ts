@@ -29,6 +29,8 @@ export interface CallEnvironment {
 }
 
 const JSON_TYPE = /^application\/(?:fhir\+)?json\s*(?:;|$)/i;
+/** A `charset` parameter other than UTF-8 (JSON is UTF-8, RFC 8259 §8.1): such a body is refused, not misread. */
+const OTHER_CHARSET = /;\s*charset\s*=\s*(?!"?utf-?8"?\s*(?:;|$))/i;
 const UNAUTHORIZED = new CDSError('ERR_UNAUTHORIZED', 'the CDS client could not be authenticated', 401);
 
 interface Admitted {
@@ -51,8 +53,12 @@ async function admit(req: RouteRequest, env: CallEnvironment): Promise<Admitted>
       throw UNAUTHORIZED;
     }
   }
-  if (!JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!JSON_TYPE.test(contentType)) {
     throw new CDSError('ERR_UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json', 415);
+  }
+  if (OTHER_CHARSET.test(contentType)) {
+    throw new CDSError('ERR_UNSUPPORTED_MEDIA_TYPE', 'the body must be UTF-8 JSON (charset=utf-8 or none)', 415);
   }
   let bytes: Buffer;
   try {
@@ -80,6 +86,8 @@ async function runHandler<T>(run: () => T | Promise<T>): Promise<T> {
 }
 
 function failure(err: unknown, log: Logger, serviceId: string | undefined): RouteReply {
+  // The client went away mid-body: nobody to answer; the host logs it once, as a client event.
+  if (isFhirgateError(err, 'ERR_ABORTED')) throw err;
   if (err instanceof CDSError) {
     if (err.code === 'ERR_CDS_CARD') log.error('CDS service returned an invalid response', { service_id: serviceId, field: err.field });
     return errorReply(err, err.status === 401 ? { 'www-authenticate': 'Bearer' } : {});

@@ -138,6 +138,7 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
   let endpoint: Endpoint | undefined;
   let route: string | null = null;
   let request: HostRequest | undefined;
+  let clientGone = false;
   // Every answer, early ones included, first settles the unread body (drains it or closes the connection).
   const answerWith = (reply: RouteReply, head: boolean): void => {
     Object.assign(base, settleBody(req, request?.bodyLimit ?? options.bodyLimit));
@@ -165,6 +166,12 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
     const answer = endpoint.run(request);
     answerWith(isThenable(answer) ? await answer : answer, method === 'HEAD');
   } catch (error) {
+    if (isFhirgateError(error, 'ERR_ABORTED') && (req.destroyed || res.destroyed)) {
+      // The client went away (mid-body, or before the answer): a client event, not a failure. Nothing to
+      // answer; the access line below says it, once.
+      clientGone = true;
+      return;
+    }
     const described = describeError(error, requestId);
     if (described.status >= 500) options.logger.error('request failed', { request_id: requestId, route, status: described.status, ...errorFields(error) });
     if (described.status === 413) base['connection'] = 'close';
@@ -172,6 +179,7 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
     answerWith(errorReply(described, fhir), method === 'HEAD');
   } finally {
     if (request !== undefined) state.inFlight.delete(request);
-    options.logger.info('request', { request_id: requestId, method, route, status: res.statusCode, duration_ms: Math.round((performance.now() - started) * 10) / 10 });
+    const outcome = clientGone ? { status: null, client_gone: true } : { status: res.statusCode };
+    options.logger.info('request', { request_id: requestId, method, route, ...outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 });
   }
 }

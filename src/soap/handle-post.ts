@@ -2,6 +2,7 @@
  * Answering one SOAP POST: checks, reading, calling the handler, the event, the answer.
  * @module
  */
+import { isFhirgateError } from '../errors.js';
 import { emitSafely } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { RouteReply, RouteRequest } from '../mount.js';
@@ -112,6 +113,8 @@ export async function handlePost(req: RouteRequest, ctx: PostContext): Promise<R
   try {
     return await answer(req, ctx);
   } catch (err) {
+    // The client went away mid-body: nobody to answer; the host logs it once, as a client event.
+    if (isFhirgateError(err, 'ERR_ABORTED')) throw err;
     const fault = toSoapFault(err);
     if (fault.faultCode === 'Server' && !(err instanceof SoapFault)) {
       req.log.error('NoteReader request failed', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
