@@ -16,7 +16,12 @@ const formEncoded = (value: string): string => new URLSearchParams([['', value]]
 /** Every form in which `secret` may come back, longest first; nothing for an empty secret. */
 function formsOf(secret: string): string[] {
   if (secret === '') return [];
-  const encoded = [encodeURIComponent(secret), formEncoded(secret)];
+  let encoded: string[];
+  try {
+    encoded = [encodeURIComponent(secret), formEncoded(secret)];
+  } catch {
+    encoded = []; // a lone surrogate has no percent-encoded form
+  }
   const lower = encoded.map((e) => e.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
   return [secret, ...encoded, ...lower, JSON.stringify(secret).slice(1, -1)];
 }

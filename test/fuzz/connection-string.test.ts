@@ -13,7 +13,7 @@ const NAMES = [
   'client_id', 'token_url', 'client_secret', 'client_secret_path', 'scope', 'use_jwt_assertion', 'audience', 'key_id',
   'jku', 'auth_method', 'timeout', 'allow_http',
 ];
-const HOSTS = ['fhir.example.org', 'localhost:8080', '127.0.0.1:9', '[::1]:443', 'a.localhost', 'x:99999', 'h_st', '', 'u:p@h', '[::1', '%41'];
+const HOSTS = ['fhir.example.org', 'localhost:8080', '127.0.0.1:9', '[::1]:443', 'a.localhost', 'x:99999', 'h_st', '', 'u:p@h', '[::1', '%41', 'a+b.example.org', 'h!st', 'h$t', 'h*st:80'];
 const VALUES: Readonly<Record<string, readonly string[]>> = {
   token_url: ['https://auth.example.org/token', 'http://localhost/t', 'http://evil.example/t', 'https://u:p@h/t', '/relative', 'ftp://x'],
   jku: ['https://app.example.org/jwks.json', 'http://x/jwks', 'notaurl'],
@@ -92,6 +92,8 @@ fuzz('parseConnectionString returns a config or throws ERR_CONNECTION_STRING, ne
         const { baseUrl, origin } = outcome.value;
         assert.ok(baseUrl.startsWith(`${origin}`), 'baseUrl lies under origin');
         assert.match(origin, /^https?:\/\/[^/]+$/);
+        const host = new URL(origin).hostname;
+        assert.ok(host.startsWith('[') || /^[a-z0-9_.-]+$/.test(host), `an accepted host holds only host-name characters: ${host}`);
         assert.ok(!baseUrl.endsWith('/'), 'baseUrl has no trailing slash');
         return;
       }
