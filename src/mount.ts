@@ -34,8 +34,9 @@ export interface RouteRequest {
   /** The request headers, names in lower case. */
   readonly headers: IncomingHttpHeaders;
   /**
-   * The absolute URL the caller used. Forwarded headers are honoured only when the host trusts its
-   * proxy; otherwise it is built from the `Host` header and the socket.
+   * The absolute URL of the request as the host is reached: under the host's `publicUrl` when set; else
+   * from `Host`/`X-Forwarded-*` only behind a trusted proxy and for an allowed host; else the address
+   * the connection came in on. Never from a caller's `Host` header alone.
    */
   readonly url: URL;
   /** The absolute URL of the component's mount point, without a trailing slash (`http://h:8000/cds`). */

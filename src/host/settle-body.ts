@@ -23,6 +23,8 @@ import type { IncomingMessage } from 'node:http';
 export function settleBody(req: IncomingMessage, limit: number): Record<string, string> {
   if (req.complete || req.readableEnded || req.destroyed) return {};
   const declared = req.headers['content-length'];
+  // No Content-Length and no Transfer-Encoding: there is no body (RFC 9112 §6.3), nothing to settle.
+  if (declared === undefined && req.headers['transfer-encoding'] === undefined) return {};
   if (declared !== undefined && Number(declared) > limit) return { connection: 'close' };
   let drained = 0;
   req.removeAllListeners('readable').removeAllListeners('data');
