@@ -54,9 +54,16 @@ export function isNonPublicAddress(address: string): boolean {
   return family !== 0 && BLOCKED.check(bare, family === 6 ? 'ipv6' : 'ipv4');
 }
 
-/** The error a refused address fails the connection with; the prefetch tells it apart for its log line. */
+/**
+ * The error a refused address fails the connection with. Internal: the prefetch tells it apart for its
+ * log line and answers the caller its one `ERR_CDS_PREFETCH` message.
+ *
+ * @example
+ * ```ts
+ * if (err.cause instanceof NonPublicAddressError) log.warn('refused', { host: err.cause.hostname });
+ * ```
+ */
 export class NonPublicAddressError extends Error {
-  readonly code = 'ERR_CDS_ADDRESS';
   constructor(readonly hostname: string) {
     super(`${hostname} resolves to an address that is not public`);
   }
