@@ -10,6 +10,8 @@ import { HandlerHost } from './handler-host.js';
 import type { SearchParams } from './handlers/index.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
 import { checkPagingOptions } from './paging.js';
+import { checkSourceOptions, withNextKey } from './source-keys.js';
+import type { JwkSet, RotatedKey, RotateKeyOptions, SourceOptions } from './source-keys.js';
 import type { PagingLimits } from './paging.js';
 import { SyncBridge, siblingModuleUrl } from './sync/bridge.js';
 import type { CollectedEvent } from './sync/collecting-dispatcher.js';
@@ -98,19 +100,21 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   }
 
   /**
-   * Registers (or replaces) a source. The connection string is checked at once on the calling thread
-   * (`ERR_CONNECTION_STRING`), then by the worker, which also reads a key file (`ERR_AUTH_KEY`).
+   * Registers (or replaces) a source. The connection string and options are checked at once on the
+   * calling thread (`ERR_CONNECTION_STRING`, `TypeError`), then by the worker, which also reads key
+   * files (`ERR_AUTH_KEY`). Options as for `AsyncFHIRGateway.addSource`.
    *
    * @example
    * ```ts
    * gw.addSource('local', 'fhir://localhost:8080/fhir/');
    * ```
    */
-  addSource(name: string, connectionString: string): void {
+  addSource(name: string, connectionString: string, options?: SourceOptions): void {
     this.#bridge.assertOpen();
     const config = parseConnectionString(connectionString);
+    withNextKey(config.auth, options);
     const timeoutMs = config.timeoutMs ?? this.#options.timeoutMs;
-    this.#call('addSource', [name, connectionString], timeoutMs);
+    this.#call('addSource', [name, connectionString, ...(options === undefined ? [] : [{ ...options }])], timeoutMs);
     const tokenUrl = config.auth?.tokenUrl;
     this.#sources.set(name, { timeoutMs, origins: tokenUrl === undefined ? [config.origin] : [config.origin, new URL(tokenUrl).origin] });
   }
@@ -125,6 +129,35 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    */
   get sourceNames(): string[] {
     return [...this.#sources.keys()];
+  }
+
+  /**
+   * Switches a JWT-assertion source to its next key without a restart, like
+   * `AsyncFHIRGateway.rotateKey` (the switch happens in the worker, which signs).
+   *
+   * @example
+   * ```ts
+   * const { kid } = gw.rotateKey('epic', { nextKeyPath: '/secrets/epic-2028.pem' });
+   * ```
+   */
+  rotateKey(source?: string, options?: RotateKeyOptions): RotatedKey {
+    this.#bridge.assertOpen();
+    checkSourceOptions(options, 'rotateKey');
+    return this.#call('rotateKey', [source, ...(options === undefined ? [] : [{ ...options }])], this.#options.timeoutMs) as RotatedKey;
+  }
+
+  /**
+   * The JSON Web Key Set of every JWT-assertion source (current and next public keys), like
+   * `AsyncFHIRGateway.jwks`. Empty before the first source; a blocking call to the worker after.
+   *
+   * @example
+   * ```ts
+   * gw.jwks().keys.map((k) => k.kid);
+   * ```
+   */
+  jwks(): JwkSet {
+    if (!this.#bridge.started || this.#bridge.closed) return { keys: [] };
+    return this.#call('jwks', [], this.#options.timeoutMs) as JwkSet;
   }
 
   /**
@@ -324,6 +357,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
       className: 'FHIRGateway',
       sourceNames: () => this.sourceNames,
       poolStatus: () => null,
+      jwks: () => this.jwks().keys,
       close: async () => this.close(),
     });
   }
