@@ -81,6 +81,20 @@ export function checkSourceOptions(options: SourceOptions | undefined, method: s
 }
 
 /**
+ * The options of `addSource`/`rotateKey`, checked, as the tail of the arguments sent to the sync
+ * gateway's worker: `[]`, or one plain copy.
+ *
+ * @example
+ * ```ts
+ * bridge.call('rotateKey', [source, ...keyOptionArgs(options, 'rotateKey')], timeoutMs);
+ * ```
+ */
+export function keyOptionArgs(options: SourceOptions | undefined, method: string): [] | [SourceOptions] {
+  const next = checkSourceOptions(options, method);
+  return next === undefined ? [] : [{ nextKeyPath: next.path, ...(next.keyId === undefined ? {} : { nextKeyId: next.keyId }) }];
+}
+
+/**
  * The connection string's auth with the next key of `addSource`'s options added.
  *
  * @example

@@ -22,6 +22,11 @@ export interface SandboxKeyClient {
  * A client that authenticates with a JWT assertion (`private_key_jwt`) verified against its JSON Web
  * Key Set, by the assertion's `kid`: a JWKS URL (fetched at every assertion, no cache, so that a
  * rotation shows at once; an assertion whose `jku` names another URL is refused), or a set given here.
+ *
+ * @example
+ * ```ts
+ * await startSandbox({ clients: [{ clientId: 'backend', jwks: 'http://127.0.0.1:8000/.well-known/jwks.json' }] });
+ * ```
  */
 export interface SandboxJwksClient {
   clientId: string;

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { ServerResponse } from 'node:http';
-import { OAUTH_URIS_EXTENSION } from '../../src/auth/index.js';
+import { OAUTH_URIS_EXTENSION, parseConnectionString, TokenManager } from '../../src/auth/index.js';
+import type { ClientSecretAuth } from '../../src/auth/index.js';
+import { request } from '../../src/http/index.js';
 import { decodeJwt, verifyJwt } from '../../src/jose/index.js';
 import { gateway, sandbox } from '../gateway/async-fixtures.js';
 import { startServer } from '../http/test-server.js';
@@ -179,4 +181,19 @@ test('the sandbox serves its SMART configuration and oauth-uris in its Capabilit
   const statement = (await (await fetch(`${s.fhirBase}/metadata`)).json()) as { rest: { security: { extension: { url: string; extension: { url: string; valueUri: string }[] }[] } }[] };
   const uris = statement.rest[0]?.security.extension.find((e) => e.url === OAUTH_URIS_EXTENSION);
   assert.equal(uris?.extension.find((e) => e.url === 'token')?.valueUri, s.tokenUrl);
+});
+
+test('an unreachable server: ERR_DISCOVERY naming the URL and the transport error; a TokenManager without token_url needs the discovery option', async (t) => {
+  const srv = await startServer(t, (_req, res) => res.end());
+  const cs = secretSource(srv);
+  srv.server.closeAllConnections();
+  await new Promise<void>((resolve) => srv.server.close(() => resolve()));
+  const { gw } = gateway(t, { retry: false });
+  gw.addSource('s', cs);
+  const err = await gw.read('Patient', 'p1').then(() => assert.fail('read succeeded'), (e: Error & { code?: string }) => e);
+  assert.equal(err.code, 'ERR_DISCOVERY');
+  assert.match(err.message, /reading http:\/\/127\.0\.0\.1:\d+\/r4\/\.well-known\/smart-configuration failed: ERR_NETWORK/);
+  assert.ok(!err.message.includes(SECRET));
+  const auth = parseConnectionString(cs).auth as ClientSecretAuth;
+  assert.throws(() => new TokenManager(auth, { send: (url, o) => request(url, o), timeoutMs: 1000 }), /TypeError: TokenManager: option "discovery" is needed/);
 });
