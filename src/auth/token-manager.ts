@@ -9,7 +9,7 @@ import { checkDiscovered } from './discovered-endpoint.js';
 import type { TokenEndpoint } from './discovered-endpoint.js';
 import { fetchToken } from './fetch-token.js';
 import type { Credentials, Send } from './fetch-token.js';
-import { KeyRing } from './key-ring.js';
+import { chooseAlgorithm, KeyRing } from './key-ring.js';
 import type { AssertionAlg, PublicJwk } from './key-ring.js';
 import { loadAssertionKey } from './load-key.js';
 import type { AssertionKey } from './load-key.js';
@@ -94,19 +94,6 @@ export class TokenManager {
   }
 
   /**
-   * The token endpoint in use: `token_url`, or the discovered one; `undefined` before discovery.
-   *
-   * @example
-   * ```ts
-   * await tokens.token();
-   * tokens.tokenEndpoint; // 'https://fhir.example.org/oauth2/token'
-   * ```
-   */
-  get tokenEndpoint(): string | undefined {
-    return this.#endpoint?.url;
-  }
-
-  /**
    * The public keys of an assertion source (current, then next), each with `kid`, `alg` and
    * `use: "sig"`; empty for a client secret source.
    *
@@ -135,7 +122,7 @@ export class TokenManager {
     if (keys === undefined) throw new FhirgateError('ERR_AUTH_KEY', 'this source signs no JWT assertion: there is no key to rotate');
     const next = keys.next;
     const accepted = this.#endpoint?.signingAlgs;
-    if (next !== undefined && new KeyRing(next, undefined).signer(accepted) === undefined) {
+    if (next !== undefined && chooseAlgorithm(next, accepted) === undefined) {
       throw new FhirgateError('ERR_AUTH_KEY', `the next key "${next.kid.slice(0, 100)}" signs no algorithm the token endpoint accepts`);
     }
     keys.rotate(staged);

@@ -197,3 +197,18 @@ test('an unreachable server: ERR_DISCOVERY naming the URL and the transport erro
   const auth = parseConnectionString(cs).auth as ClientSecretAuth;
   assert.throws(() => new TokenManager(auth, { send: (url, o) => request(url, o), timeoutMs: 1000 }), /TypeError: TokenManager: option "discovery" is needed/);
 });
+
+test('rotateKey refuses a next key that signs no algorithm the discovered endpoint accepts, and changes nothing', async (t) => {
+  const keys = writeTestKeys(t);
+  const [rsa, ec] = [keys[0]!, keys[3]!];
+  const fault: Fault = { forms: [], smart: smartDoc({ token_endpoint_auth_signing_alg_values_supported: ['ES384'] }) };
+  const srv = await faultServer(t, fault);
+  const { gw } = gateway(t);
+  gw.addSource('s', `fhir://${srv.url.slice('http://'.length)}/r4/?client_id=app&client_secret_path=${encodeURIComponent(ec.path)}&use_jwt_assertion=true`, { nextKeyPath: rsa.path });
+  const before = JSON.stringify(gw.jwks());
+  assert.equal(gw.jwks().keys.length, 2);
+  assert.equal((await gw.read('Patient', 'p1')).id, 'p1');
+  assert.throws(() => gw.rotateKey('s'), { code: 'ERR_AUTH_KEY', message: /the next key ".+" signs no algorithm the token endpoint accepts/ });
+  assert.equal(JSON.stringify(gw.jwks()), before);
+  assert.equal(decodeJwt(fault.forms[0]?.get('client_assertion') ?? '').header.alg, 'ES384');
+});
