@@ -58,7 +58,7 @@ function fetchJwks(url: string): Promise<JsonWebKey[]> {
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > JWKS_LIMIT) req.destroy();
+        if (size > JWKS_LIMIT) req.destroy(new Error('JWKS too large'));
         else chunks.push(chunk);
       });
       res.on('error', failed);

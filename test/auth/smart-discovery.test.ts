@@ -105,6 +105,8 @@ test('a discovered token endpoint over plain http to a non-loopback host, or wit
   assert.match((await discoveryError(t, { forms: [], smart: http })).message, /token_endpoint from .* \(http:\/\/auth\.example\.org\/token\) is not https/);
   const userinfo = (res: ServerResponse): void => sendJson({ token_endpoint: 'https://u:p@auth.example.org/token' })(res);
   assert.match((await discoveryError(t, { forms: [], smart: userinfo })).message, /holds user information/);
+  const relative = (res: ServerResponse): void => sendJson({ token_endpoint: '/oauth2/token' })(res);
+  assert.match((await discoveryError(t, { forms: [], smart: relative })).message, /token_endpoint from .* is not an absolute URL/);
 });
 
 test('a server that does not list the method the source uses: ERR_DISCOVERY, with a hint when client_secret_post would do', async (t) => {

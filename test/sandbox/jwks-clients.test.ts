@@ -53,6 +53,9 @@ test('a client with a JWKS URL: fetched at every assertion; a jku naming another
   status = 500;
   keys = [JWK];
   assert.match((await tokenRequest(sandbox, { kid: 'k1' })).body.error_description ?? '', /JWKS could not be read/);
+  status = 200;
+  keys = [JWK, { kty: 'oct', pad: 'x'.repeat(70 * 1024) }];
+  assert.match((await tokenRequest(sandbox, { kid: 'k1' })).body.error_description ?? '', /JWKS could not be read/, 'over 64 KiB');
 });
 
 test('startSandbox checks a jwks client: one of clientSecret, publicKey and jwks; a URL or { keys }', async () => {
