@@ -8,11 +8,13 @@
  *
  * The form is `fhir://<host>[:port]/<base path>/?<parameters>`: https is used, except for loopback
  * hosts (localhost, 127.x, [::1]) which use http. Parameters (percent-encode values holding & or =):
- *   client_id, token_url      — both or neither; neither means a public server (no token)
+ *   client_id, token_url      — neither means a public server (no token); client_id without token_url
+ *                               discovers the token endpoint from the server's SMART configuration
  *   client_secret             — client credentials with a shared secret (HTTP Basic by default;
  *                               auth_method=client_secret_post sends it in the form body)
  *   client_secret_path + use_jwt_assertion=true — a private key file (PEM or JWK) that signs a JWT
- *                               assertion (SMART Backend Services); key_id and jku set the JWT header
+ *                               assertion (SMART Backend Services); key_id and jku set the JWT header;
+ *                               next_key_path (and next_key_id) stage the next key for gw.rotateKey()
  *   scope (default "system/*.read system/*.write"), audience, timeout (seconds), allow_http
  * @module
  */
@@ -51,7 +53,7 @@ for (const [name, connectionString] of Object.entries(SOURCES)) {
 
 // A mistake is reported before any I/O, naming the parameter and never quoting a secret.
 try {
-  parseConnectionString('fhir://fhir.example.org/r4/?client_id=app&client_secret=s3cret');
+  parseConnectionString('fhir://fhir.example.org/r4/?client_secret=s3cret&token_url=https://fhir.example.org/token');
 } catch (err) {
   if (!isFhirgateError(err, 'ERR_CONNECTION_STRING')) throw err;
   console.log(`a broken string: ${err.code}: ${err.message}`);
@@ -70,7 +72,7 @@ function describe(config: SourceConfig): string {
   const timeout = config.timeoutMs === undefined ? '' : `, ${config.timeoutMs / 1000} s time-out`;
   const where = `FHIR at ${config.baseUrl}${timeout}`;
   if (auth === undefined) return `${where}; public, no token`;
-  const token = `token from ${auth.tokenUrl} for client "${auth.clientId}", scope "${auth.scope}"`;
+  const token = `token from ${auth.tokenUrl ?? 'the endpoint its SMART configuration names'} for client "${auth.clientId}", scope "${auth.scope}"`;
   if (auth.kind === 'client_secret') return `${where}; ${token} with a client secret (${auth.method})`;
   const kid = auth.keyId === undefined ? 'kid = key thumbprint' : `kid "${auth.keyId}"`;
   const header = auth.jku === undefined ? kid : `${kid}, jku ${auth.jku}`;

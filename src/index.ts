@@ -43,8 +43,12 @@ export {
   type AggregateSourcesOptions,
   type SearchParams,
   type SearchParamValue,
+  type SourceOptions,
+  type RotateKeyOptions,
+  type RotatedKey,
+  type JwkSet,
 } from './gateway/index.js';
-export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig } from './auth/index.js';
+export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig, type PublicJwk } from './auth/index.js';
 export {
   createServiceAPI,
   ServiceAPI,

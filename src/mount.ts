@@ -139,6 +139,12 @@ export interface Mountable {
   openapi(): OpenAPIPaths;
   /** The host's dispatcher when events are on, `null` when they are off. */
   useEvents(dispatcher: EventDispatcher | null): void;
+  /**
+   * Optional: the public JWKs the component signs with (a gateway's JWT-assertion keys). The host
+   * serves them, from every component, at `GET /.well-known/jwks.json`. Called per request; never a
+   * private member.
+   */
+  jwks?(): readonly Record<string, unknown>[];
   /** Releases the component's resources (sockets, workers). Idempotent. */
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@ import { AuthTokenError, isFhirgateError } from '../errors.js';
 import type { HttpRequestOptions, HttpResponse } from '../http/index.js';
 import { authTokenChannel, publish } from '../http/diagnostics.js';
 import { SecretRedactor } from '../lib/redact-secrets.js';
-import type { AssertionKey } from './load-key.js';
+import type { Signer } from './key-ring.js';
 import { signAssertion } from './sign-assertion.js';
 import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
 
@@ -36,14 +36,14 @@ export interface TokenAnswer {
 }
 
 /**
- * How to authenticate: the parsed flow, plus the loaded key for an assertion.
+ * How to authenticate: the parsed flow, plus the key (and algorithm) that signs an assertion.
  *
  * @example
  * ```ts
  * const credentials: Credentials = { auth: parseConnectionString(cs).auth as ClientSecretAuth };
  * ```
  */
-export type Credentials = { readonly auth: ClientSecretAuth } | { readonly auth: JwtAssertionAuth; readonly key: AssertionKey };
+export type Credentials = { readonly auth: ClientSecretAuth } | { readonly auth: JwtAssertionAuth; readonly key: Signer };
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -61,24 +61,27 @@ export function formEncode(value: string): string {
 }
 
 /**
- * Posts a client credentials token request and reads the answer. Failures are `ERR_AUTH_TOKEN` with
- * the HTTP status and the OAuth `error`/`error_description`, capped, with every form of the secret or
- * the assertion removed (an endpoint that echoes the request would otherwise put them there).
+ * Posts a client credentials token request to `options.tokenUrl` (default: the connection string's
+ * `token_url`) and reads the answer. Failures are `ERR_AUTH_TOKEN` with the HTTP status and the OAuth
+ * `error`/`error_description`, capped, with every form of the secret or the assertion removed (an
+ * endpoint that echoes the request would otherwise put them there).
  *
  * @example
  * ```ts
  * const { accessToken, expiresIn } = await fetchToken({ auth }, request, { timeoutMs: 30_000, nowMs: Date.now() });
  * ```
  */
-export async function fetchToken(credentials: Credentials, send: Send, options: { timeoutMs: number; nowMs: number }): Promise<TokenAnswer> {
+export async function fetchToken(credentials: Credentials, send: Send, options: { timeoutMs: number; nowMs: number; tokenUrl?: string }): Promise<TokenAnswer> {
   const { auth } = credentials;
+  const tokenUrl = options.tokenUrl ?? auth.tokenUrl;
+  if (tokenUrl === undefined) throw new TypeError('fetchToken: the token URL is unknown (discover it first)');
   const form = new URLSearchParams({ grant_type: 'client_credentials', scope: auth.scope });
   if (auth.audience !== undefined) form.set('audience', auth.audience);
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   // Every credential this request carries, to be taken out of whatever the endpoint echoes back.
   let redact: SecretRedactor;
   if ('key' in credentials) {
-    const assertion = signAssertion(credentials.key, { clientId: auth.clientId, tokenUrl: auth.tokenUrl, jku: credentials.auth.jku }, options.nowMs);
+    const assertion = signAssertion(credentials.key, { clientId: auth.clientId, tokenUrl, jku: credentials.auth.jku }, options.nowMs);
     form.set('client_assertion_type', ASSERTION_TYPE);
     form.set('client_assertion', assertion);
     redact = new SecretRedactor({ secrets: [assertion] });
@@ -92,14 +95,14 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
       headers.authorization = `Basic ${Buffer.from(`${formEncode(auth.clientId)}:${formEncode(secret)}`).toString('base64')}`;
     }
   }
-  const url = new URL(auth.tokenUrl);
+  const url = new URL(tokenUrl);
   const where = `token request to ${url.origin}${url.pathname}`;
   const started = performance.now();
   const report = (facts: Record<string, unknown>): void =>
     publish(authTokenChannel, () => ({ origin: url.origin, path: url.pathname, clientId: auth.clientId, durationMs: performance.now() - started, ...facts }));
   let res: HttpResponse;
   try {
-    res = await send(auth.tokenUrl, { method: 'POST', headers, body: form.toString(), timeoutMs: options.timeoutMs });
+    res = await send(tokenUrl, { method: 'POST', headers, body: form.toString(), timeoutMs: options.timeoutMs });
   } catch (cause) {
     const code = isFhirgateError(cause) ? cause.code : 'ERR_NETWORK';
     report({ error: code });

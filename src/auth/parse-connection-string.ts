@@ -16,6 +16,8 @@ const PARAMETERS = [
   'audience',
   'key_id',
   'jku',
+  'next_key_path',
+  'next_key_id',
   'auth_method',
   'timeout',
   'allow_http',
@@ -80,6 +82,7 @@ export function parseConnectionString(connectionString: string): SourceConfig {
     origin: base.origin,
     auth: readAuth(params, allowHttp),
     timeoutMs: readTimeout(params.timeout),
+    allowHttp,
   };
 }
 
@@ -114,21 +117,23 @@ function readAuth(params: Params, allowHttp: boolean): SourceAuth {
   if (secret !== undefined && keyPath !== undefined) fail('give client_secret or client_secret_path, not both');
   if (keyPath !== undefined && !jwt) fail('client_secret_path needs use_jwt_assertion=true');
   if (jwt && keyPath === undefined) fail('use_jwt_assertion=true needs client_secret_path (the private key file)');
-  const oauthOnly = ['client_secret', 'client_secret_path', 'scope', 'audience', 'key_id', 'jku', 'auth_method', 'use_jwt_assertion'] as const;
+  const oauthOnly = ['client_secret', 'client_secret_path', 'scope', 'audience', 'key_id', 'jku', 'next_key_path', 'next_key_id', 'auth_method', 'use_jwt_assertion'] as const;
   if (clientId === undefined && tokenUrl === undefined) {
     const stray = oauthOnly.find((p) => params[p] !== undefined);
-    if (stray !== undefined) fail(`${stray} needs client_id and token_url`);
+    if (stray !== undefined) fail(`${stray} needs client_id`);
     return undefined;
   }
   if (clientId === undefined) fail('client_id is missing (token_url is set)');
-  if (tokenUrl === undefined) fail('token_url is missing (client_id is set)');
-  const common = { clientId, tokenUrl: readTokenUrl(tokenUrl, allowHttp), scope: params.scope ?? DEFAULT_SCOPE, audience: params.audience };
+  // Without token_url the token endpoint is discovered from the source's SMART configuration.
+  const common = { clientId, tokenUrl: tokenUrl === undefined ? undefined : readTokenUrl(tokenUrl, allowHttp), scope: params.scope ?? DEFAULT_SCOPE, audience: params.audience };
+  if (params.next_key_id !== undefined && params.next_key_path === undefined) fail('next_key_id needs next_key_path');
   if (jwt) {
     if (params.auth_method !== undefined) fail('auth_method applies to client_secret only');
-    return { kind: 'jwt_assertion', ...common, keyPath: keyPath as string, keyId: params.key_id, jku: readJku(params.jku) };
+    const { key_id: keyId, next_key_path: nextKeyPath, next_key_id: nextKeyId } = params;
+    return { kind: 'jwt_assertion', ...common, keyPath: keyPath as string, keyId, jku: readJku(params.jku), nextKeyPath, nextKeyId };
   }
   if (secret === undefined) fail('client_secret is missing (or use client_secret_path with use_jwt_assertion=true)');
-  for (const p of ['key_id', 'jku'] as const) if (params[p] !== undefined) fail(`${p} needs use_jwt_assertion=true`);
+  for (const p of ['key_id', 'jku', 'next_key_path'] as const) if (params[p] !== undefined) fail(`${p} needs use_jwt_assertion=true`);
   const method = params.auth_method ?? 'client_secret_basic';
   if (!(METHODS as readonly string[]).includes(method)) fail(`auth_method must be one of ${METHODS.join(', ')}`);
   return { kind: 'client_secret', ...common, clientSecret: secret, method: method as ClientSecretMethod };
@@ -136,14 +141,29 @@ function readAuth(params: Params, allowHttp: boolean): SourceAuth {
 
 function readTokenUrl(value: string, allowHttp: boolean): string {
   const url = absolute(value, 'token_url');
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && (allowHttp || isLoopback(url.hostname)))) return url.href;
+  if (isAllowedEndpoint(url, allowHttp)) return url.href;
   return fail('token_url must be https (http only for loopback hosts or with allow_http=true)');
+}
+
+/**
+ * The rule for every URL credentials are sent to (`token_url`, a discovered token endpoint): https, or
+ * http for a loopback host or with `allow_http=true`.
+ *
+ * @example
+ * ```ts
+ * isAllowedEndpoint(new URL('http://127.0.0.1:8080/token'), false); // true
+ * isAllowedEndpoint(new URL('http://auth.example.org/token'), false); // false
+ * ```
+ */
+export function isAllowedEndpoint(url: URL, allowHttp: boolean): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && (allowHttp || isLoopback(url.hostname)));
 }
 
 function readJku(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const url = absolute(value, 'jku');
-  if (url.protocol !== 'https:' && !isLoopback(url.hostname)) fail('jku must be an https URL');
+  // An authorization server fetches the JWKS from jku: https only, loopback included (SMART Backend Services).
+  if (url.protocol !== 'https:') fail('jku must be an https URL');
   return url.href;
 }
 

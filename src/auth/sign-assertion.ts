@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { signJwt } from '../jose/index.js';
-import type { AssertionKey } from './load-key.js';
+import type { Signer } from './key-ring.js';
 
 /**
  * Seconds an assertion stays valid: 4 minutes, inside SMART's 5-minute maximum even with a minute of
@@ -32,7 +32,7 @@ export interface AssertionClaims {
 }
 
 /**
- * Signs a fresh assertion: header `alg` (from the key), `typ: JWT`, `kid`, `jku` when given; claims
+ * Signs a fresh assertion: header `alg` (the signer's), `typ: JWT`, `kid`, `jku` when given; claims
  * `iss` = `sub` = client id, `aud` = token URL, a random `jti`, `iat`, `exp` = `iat` + 240 s.
  *
  * @example
@@ -40,7 +40,7 @@ export interface AssertionClaims {
  * const assertion = signAssertion(key, { clientId: 'app', tokenUrl, jku: undefined }, Date.now());
  * ```
  */
-export function signAssertion(key: AssertionKey, claims: AssertionClaims, nowMs: number): string {
+export function signAssertion(key: Signer, claims: AssertionClaims, nowMs: number): string {
   const iat = Math.floor(nowMs / 1000);
   const header = { alg: key.alg, typ: 'JWT', kid: key.kid, ...(claims.jku === undefined ? {} : { jku: claims.jku }) };
   return signJwt(

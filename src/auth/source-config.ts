@@ -16,7 +16,11 @@ export type ClientSecretMethod = 'client_secret_basic' | 'client_secret_post';
 /** The parts every OAuth 2.0 flow shares. */
 interface OAuthCommon {
   readonly clientId: string;
-  readonly tokenUrl: string;
+  /**
+   * The token endpoint from `token_url`; `undefined` when the connection string has none: the gateway
+   * then discovers it from the source's `.well-known/smart-configuration` (see `discoverSmart`).
+   */
+  readonly tokenUrl: string | undefined;
   readonly scope: string;
   /** Sent as the `audience` form parameter when set. */
   readonly audience: string | undefined;
@@ -50,8 +54,12 @@ export interface JwtAssertionAuth extends OAuthCommon {
   readonly keyPath: string;
   /** The `kid` header; default: the key's RFC 7638 thumbprint. */
   readonly keyId: string | undefined;
-  /** The `jku` header (the client's JWKS URL), when set. */
+  /** The `jku` header (the client's JWKS URL, always https), when set. */
   readonly jku: string | undefined;
+  /** Path of the next private key (`next_key_path`): published in the JWKS, signs after a rotation. */
+  readonly nextKeyPath: string | undefined;
+  /** The next key's `kid` (`next_key_id`); default: its JWK `kid`, else its RFC 7638 thumbprint. */
+  readonly nextKeyId: string | undefined;
 }
 
 /**
@@ -81,4 +89,6 @@ export interface SourceConfig {
   readonly auth: SourceAuth;
   /** The per-request time-out from the `timeout` parameter, in milliseconds. */
   readonly timeoutMs: number | undefined;
+  /** `allow_http=true`: plain http is allowed to a non-loopback host (base, token endpoint, discovered one). */
+  readonly allowHttp: boolean;
 }

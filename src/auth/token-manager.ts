@@ -3,10 +3,17 @@
  * however many callers wait, dropped after a 401.
  * @module
  */
+import { FhirgateError } from '../errors.js';
 import { abortError } from '../http/signals.js';
+import { checkDiscovered } from './discovered-endpoint.js';
+import type { TokenEndpoint } from './discovered-endpoint.js';
 import { fetchToken } from './fetch-token.js';
 import type { Credentials, Send } from './fetch-token.js';
+import { chooseAlgorithm, KeyRing } from './key-ring.js';
+import type { AssertionAlg, PublicJwk } from './key-ring.js';
 import { loadAssertionKey } from './load-key.js';
+import type { AssertionKey } from './load-key.js';
+import { discoverSmart } from './smart-discovery.js';
 import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
 
 /**
@@ -24,6 +31,11 @@ export interface TokenManagerOptions {
   timeoutMs: number;
   /** The clock, in milliseconds. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Where to discover the token endpoint when the connection string has no `token_url`: the source's
+   * FHIR base URL, and whether plain http may reach a non-loopback host (`allow_http`).
+   */
+  discovery?: { baseUrl: string; allowHttp: boolean };
 }
 
 /**
@@ -42,7 +54,10 @@ export function refreshMargin(expiresIn: number): number {
 
 /**
  * Keeps one source's access token. A token without `expires_in` is kept until the FHIR server
- * answers 401. The key of an assertion source is read once, in the constructor (`ERR_AUTH_KEY`).
+ * answers 401. The keys of an assertion source (current and next) are read once, in the constructor
+ * (`ERR_AUTH_KEY`). Without a `token_url`, the first token request discovers the endpoint
+ * (`ERR_DISCOVERY` on failure, tried again at the next request); the answer is kept for the
+ * manager's life.
  *
  * @example
  * ```ts
@@ -53,18 +68,65 @@ export function refreshMargin(expiresIn: number): number {
  * ```
  */
 export class TokenManager {
-  readonly #credentials: Credentials;
+  readonly #auth: ClientSecretAuth | JwtAssertionAuth;
+  readonly #keys: KeyRing | undefined;
   readonly #send: Send;
   readonly #timeoutMs: number;
   readonly #now: () => number;
+  readonly #discovery: { baseUrl: string; allowHttp: boolean } | undefined;
+  /** The token endpoint: from `token_url`, or once discovered. */
+  #endpoint: TokenEndpoint | undefined;
   #cached: { token: string; refreshAt: number } | undefined;
   #inFlight: Promise<string> | undefined;
 
   constructor(auth: ClientSecretAuth | JwtAssertionAuth, options: TokenManagerOptions) {
-    this.#credentials = auth.kind === 'jwt_assertion' ? { auth, key: loadAssertionKey(auth.keyPath, auth.keyId) } : { auth };
+    this.#auth = auth;
+    if (auth.kind === 'jwt_assertion') {
+      const next = auth.nextKeyPath === undefined ? undefined : loadAssertionKey(auth.nextKeyPath, auth.nextKeyId);
+      this.#keys = new KeyRing(loadAssertionKey(auth.keyPath, auth.keyId), next);
+    }
     this.#send = options.send;
     this.#timeoutMs = options.timeoutMs;
     this.#now = options.now ?? Date.now;
+    this.#discovery = options.discovery;
+    if (auth.tokenUrl !== undefined) this.#endpoint = { url: auth.tokenUrl, signingAlgs: undefined };
+    else if (this.#discovery === undefined) throw new TypeError('TokenManager: option "discovery" is needed when the connection string has no token_url');
+  }
+
+  /**
+   * The public keys of an assertion source (current, then next), each with `kid`, `alg` and
+   * `use: "sig"`; empty for a client secret source.
+   *
+   * @example
+   * ```ts
+   * tokens.publicJwks().map((k) => k.kid); // ['k1', 'k2']
+   * ```
+   */
+  publicJwks(): PublicJwk[] {
+    return this.#keys?.publicJwks(this.#endpoint?.signingAlgs) ?? [];
+  }
+
+  /**
+   * Switches an assertion source to its next key (which signs from the next token request on) and
+   * stages `staged`, if given, as the new next key. The cached access token stays valid.
+   * `ERR_AUTH_KEY` when there is no next key, or when the token endpoint accepts no algorithm the next
+   * key signs; nothing changes then.
+   *
+   * @example
+   * ```ts
+   * const { kid, alg } = tokens.rotateKey(undefined);
+   * ```
+   */
+  rotateKey(staged: AssertionKey | undefined): { kid: string; alg: AssertionAlg } {
+    const keys = this.#keys;
+    if (keys === undefined) throw new FhirgateError('ERR_AUTH_KEY', 'this source signs no JWT assertion: there is no key to rotate');
+    const next = keys.next;
+    const accepted = this.#endpoint?.signingAlgs;
+    if (next !== undefined && chooseAlgorithm(next, accepted) === undefined) {
+      throw new FhirgateError('ERR_AUTH_KEY', `the next key "${next.kid.slice(0, 100)}" signs no algorithm the token endpoint accepts`);
+    }
+    keys.rotate(staged);
+    return { kid: keys.current.kid, alg: keys.signer(accepted)!.alg };
   }
 
   /**
@@ -112,8 +174,9 @@ export class TokenManager {
 
   async #refresh(): Promise<string> {
     try {
+      const endpoint = this.#endpoint ?? (this.#endpoint = await this.#discover());
       const started = this.#now();
-      const answer = await fetchToken(this.#credentials, this.#send, { timeoutMs: this.#timeoutMs, nowMs: started });
+      const answer = await fetchToken(this.#credentials(endpoint), this.#send, { timeoutMs: this.#timeoutMs, nowMs: started, tokenUrl: endpoint.url });
       const lifetime = answer.expiresIn;
       const refreshAt = lifetime === undefined ? Infinity : started + (lifetime - refreshMargin(lifetime)) * 1000;
       this.#cached = { token: answer.accessToken, refreshAt };
@@ -121,6 +184,22 @@ export class TokenManager {
     } finally {
       this.#inFlight = undefined;
     }
+  }
+
+  /** Reads and checks the source's SMART configuration (the caller is the one refresh in flight). */
+  async #discover(): Promise<TokenEndpoint> {
+    const { baseUrl, allowHttp } = this.#discovery!;
+    const found = await discoverSmart(baseUrl, this.#send, { timeoutMs: this.#timeoutMs });
+    const method = this.#auth.kind === 'jwt_assertion' ? 'private_key_jwt' : this.#auth.method;
+    return checkDiscovered(found, { method, allowHttp, keys: this.#keys });
+  }
+
+  #credentials(endpoint: TokenEndpoint): Credentials {
+    const auth = this.#auth;
+    if (auth.kind === 'client_secret') return { auth };
+    const signer = this.#keys!.signer(endpoint.signingAlgs);
+    if (signer === undefined) throw new FhirgateError('ERR_AUTH_KEY', `the key "${this.#keys!.current.kid.slice(0, 100)}" signs no algorithm the token endpoint accepts`);
+    return { auth, key: signer };
   }
 }
 

@@ -28,6 +28,8 @@ import { checkRequestBundle, failedEntries } from './request-bundle.js';
 import type { BundleKind } from './request-bundle.js';
 import { checkId, checkResource, checkType, resourceUrl } from './resource-path.js';
 import { searchQuery } from './search-params.js';
+import { rotateSourceKey, sourcesJwks, withNextKey } from './source-keys.js';
+import type { JwkSet, RotatedKey, RotateKeyOptions, SourceOptions } from './source-keys.js';
 import { SourceRegistry } from './source-registry.js';
 import type { Source } from './source-registry.js';
 
@@ -81,20 +83,24 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
 
   /**
    * Registers (or replaces) a source. The connection string is checked at once (`ERR_CONNECTION_STRING`)
-   * and a key file read at once (`ERR_AUTH_KEY`); nothing is stored on failure. Replacing a source
-   * closes its old connections.
+   * and key files read at once (`ERR_AUTH_KEY`); nothing is stored on failure. Replacing a source
+   * closes its old connections. Without `token_url`, the token endpoint is discovered at the first
+   * token request. `options.nextKeyPath` stages a next assertion key (see {@link rotateKey}).
    *
    * @example
    * ```ts
    * gw.addSource('local', 'fhir://localhost:8080/fhir/');
    * ```
    */
-  addSource(name: string, connectionString: string): void {
+  addSource(name: string, connectionString: string, options?: SourceOptions): void {
     this.#live();
     if (typeof name !== 'string' || name === '' || name.length > 100) throw new TypeError('name must be a string of 1 to 100 characters');
     const config = parseConnectionString(connectionString);
+    const auth = withNextKey(config.auth, options);
     const timeoutMs = config.timeoutMs ?? this.#options.timeoutMs;
-    const tokens = config.auth === undefined ? undefined : new TokenManager(config.auth, { send: (url, o) => this.#pool.request(url, o), timeoutMs });
+    const send = (url: string, o: Parameters<AgentPool['request']>[1]) => this.#pool.request(url, o);
+    const discovery = { baseUrl: config.baseUrl, allowHttp: config.allowHttp };
+    const tokens = auth === undefined ? undefined : new TokenManager(auth, { send, timeoutMs, discovery });
     const old = this.#sources.add({ name, baseUrl: config.baseUrl, origin: config.origin, timeoutMs, tokens, requests: 0, errors: 0 });
     if (old !== undefined && !this.#sources.all().some((s) => s.name !== name && s.origin === old.origin)) this.#pool.retire(old.origin);
   }
@@ -109,6 +115,36 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    */
   get sourceNames(): string[] {
     return this.#sources.names;
+  }
+
+  /**
+   * Switches a JWT-assertion source to its next key without a restart: the next key signs from the
+   * next token request on, the former key leaves the JWKS, and `options.nextKeyPath` (if given) is
+   * staged and published as the new next key. The cached access token stays in use. `ERR_AUTH_KEY`
+   * when the source has no next key; nothing changes then.
+   *
+   * @example
+   * ```ts
+   * const { kid } = gw.rotateKey('epic', { nextKeyPath: '/secrets/epic-2028.pem' });
+   * ```
+   */
+  rotateKey(source?: string, options?: RotateKeyOptions): RotatedKey {
+    this.#live();
+    return rotateSourceKey(this.#sources.get(source), options);
+  }
+
+  /**
+   * The JSON Web Key Set of every JWT-assertion source: current and next public keys with `kid` (as in
+   * the assertion header), `alg` and `use: "sig"`, never a private member. `createServiceAPI` serves
+   * it at `/.well-known/jwks.json`.
+   *
+   * @example
+   * ```ts
+   * gw.jwks().keys.map((k) => k.kid); // ['epic-2026', 'epic-2027']
+   * ```
+   */
+  jwks(): JwkSet {
+    return sourcesJwks(this.#sources.all());
   }
 
   /**
@@ -365,6 +401,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
       className: 'AsyncFHIRGateway',
       sourceNames: () => this.sourceNames,
       poolStatus: () => ({ ...this.getPoolStatus() }),
+      jwks: () => this.jwks().keys,
       close: () => this.close(),
     });
   }

@@ -30,13 +30,15 @@ export interface HandlerHostEvents {
  *
  * @example
  * ```ts
- * this.mountable({ className: 'FHIRGateway', sourceNames: () => this.sourceNames, poolStatus: () => null, close: async () => this.close() });
+ * this.mountable({ className: 'FHIRGateway', sourceNames: () => this.sourceNames, poolStatus: () => null, jwks: () => [], close: async () => this.close() });
  * ```
  */
 export interface HandlerHostFace {
   readonly className: string;
   sourceNames(): string[];
   poolStatus(): Record<string, unknown> | null;
+  /** The public keys of the gateway's assertion sources (served at `/.well-known/jwks.json`). */
+  jwks(): readonly Record<string, unknown>[];
   close(): Promise<void>;
 }
 
@@ -48,7 +50,7 @@ export interface HandlerHostFace {
  * ```ts
  * class MyGateway extends HandlerHost {
  *   constructor() { super({ events: true, dispatcher: undefined }); }
- *   [MOUNT]() { return this.mountable({ className: 'MyGateway', sourceNames: () => [], poolStatus: () => null, close: async () => {} }); }
+ *   [MOUNT]() { return this.mountable({ className: 'MyGateway', sourceNames: () => [], poolStatus: () => null, jwks: () => [], close: async () => {} }); }
  * }
  * ```
  */
@@ -132,6 +134,7 @@ export abstract class HandlerHost {
       registry: this.#registry,
       sourceNames: () => face.sourceNames(),
       poolStatus: () => face.poolStatus(),
+      jwks: () => face.jwks(),
       emit: (name: string, payload: EventPayload) => this.emitEvent(name, payload),
       useEvents: (dispatcher: EventDispatcher | null) => this.useEvents(dispatcher),
       eventsEnabled: () => this.#dispatcher !== null,

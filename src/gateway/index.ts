@@ -16,5 +16,6 @@ export type { ModifyFn } from './modify.js';
 export type { PoolStatus, SourcePoolStatus } from './pool-status.js';
 export { FHIRGateway } from './sync-gateway.js';
 export type { SyncPagingOptions } from './sync-gateway.js';
+export type { SourceOptions, RotateKeyOptions, RotatedKey, JwkSet } from './source-keys.js';
 export type { FHIRGatewayOptions } from './sync/options.js';
 export * from './handlers/index.js';

@@ -10,30 +10,15 @@ import { HandlerHost } from './handler-host.js';
 import type { SearchParams } from './handlers/index.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
 import { checkPagingOptions } from './paging.js';
+import { keyOptionArgs, withNextKey, type JwkSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './source-keys.js';
 import type { PagingLimits } from './paging.js';
 import { SyncBridge, siblingModuleUrl } from './sync/bridge.js';
 import type { CollectedEvent } from './sync/collecting-dispatcher.js';
 import { refuseSameThreadServer } from './sync/deadlock.js';
 import { checkSyncOptions } from './sync/options.js';
-import type { FHIRGatewayOptions, SyncGatewayOptions } from './sync/options.js';
+import type { FHIRGatewayOptions, SyncGatewayOptions, SyncPagingOptions } from './sync/options.js';
 
-export type { FHIRGatewayOptions } from './sync/options.js';
-
-/**
- * Options of `FHIRGateway.pages()` and `searchAll()`: the limits of the async gateway's, without a
- * signal (a blocking call cannot be aborted).
- *
- * @example
- * ```ts
- * const options: SyncPagingOptions = { maxPages: 10, maxResources: 500 };
- * ```
- */
-export interface SyncPagingOptions {
-  /** Pages fetched at most (the first included), a positive integer. Default: no limit. */
-  maxPages?: number;
-  /** Resources yielded at most by `searchAll`, a positive integer. Default: no limit. */
-  maxResources?: number;
-}
+export type { FHIRGatewayOptions, SyncPagingOptions } from './sync/options.js';
 
 /**
  * How long past its request time-out a blocked call waits for the worker: a request may be followed by
@@ -98,19 +83,20 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   }
 
   /**
-   * Registers (or replaces) a source. The connection string is checked at once on the calling thread
-   * (`ERR_CONNECTION_STRING`), then by the worker, which also reads a key file (`ERR_AUTH_KEY`).
+   * Registers (or replaces) a source, as `AsyncFHIRGateway.addSource`: checked at once on the calling thread
+   * (`ERR_CONNECTION_STRING`, `TypeError`), then by the worker, which also reads key files (`ERR_AUTH_KEY`).
    *
    * @example
    * ```ts
    * gw.addSource('local', 'fhir://localhost:8080/fhir/');
    * ```
    */
-  addSource(name: string, connectionString: string): void {
+  addSource(name: string, connectionString: string, options?: SourceOptions): void {
     this.#bridge.assertOpen();
     const config = parseConnectionString(connectionString);
+    withNextKey(config.auth, options);
     const timeoutMs = config.timeoutMs ?? this.#options.timeoutMs;
-    this.#call('addSource', [name, connectionString], timeoutMs);
+    this.#call('addSource', [name, connectionString, ...keyOptionArgs(options, 'addSource')], timeoutMs);
     const tokenUrl = config.auth?.tokenUrl;
     this.#sources.set(name, { timeoutMs, origins: tokenUrl === undefined ? [config.origin] : [config.origin, new URL(tokenUrl).origin] });
   }
@@ -125,6 +111,28 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    */
   get sourceNames(): string[] {
     return [...this.#sources.keys()];
+  }
+
+  /**
+   * `AsyncFHIRGateway.rotateKey`, done in the worker, which signs.
+   * @example
+   * ```ts
+   * const { kid } = gw.rotateKey('epic', { nextKeyPath: '/secrets/epic-2028.pem' });
+   * ```
+   */
+  rotateKey(source?: string, options?: RotateKeyOptions): RotatedKey {
+    return this.#call('rotateKey', [source, ...keyOptionArgs(options, 'rotateKey')], this.#options.timeoutMs) as RotatedKey;
+  }
+
+  /**
+   * `AsyncFHIRGateway.jwks`, read from the worker (empty before the first source and once closed).
+   * @example
+   * ```ts
+   * gw.jwks().keys.map((k) => k.kid);
+   * ```
+   */
+  jwks(): JwkSet {
+    return !this.#bridge.started || this.#bridge.closed ? { keys: [] } : (this.#call('jwks', [], this.#options.timeoutMs) as JwkSet);
   }
 
   /**
@@ -324,6 +332,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
       className: 'FHIRGateway',
       sourceNames: () => this.sourceNames,
       poolStatus: () => null,
+      jwks: () => this.jwks().keys,
       close: async () => this.close(),
     });
   }

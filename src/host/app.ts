@@ -16,6 +16,7 @@ import { customEndpoint } from './custom-route.js';
 import type { CustomEndpoint, CustomHandler, CustomRouteOptions } from './custom-route.js';
 import { defaultEndpoints } from './default-routes.js';
 import type { Deps, InjectMap } from './inject.js';
+import { jwksEndpoint } from './jwks-route.js';
 import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
 import { buildOpenApi, toOpenApiPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
@@ -97,6 +98,7 @@ export class ServiceAPI {
       openapi: () => this.#openapi(),
     };
     this.#addEndpoints(defaultEndpoints(view, resolved.publicPaths));
+    this.#addEndpoints([jwksEndpoint(() => this.#mounted, { maxAgeSeconds: resolved.jwksMaxAgeSeconds, logger: resolved.logger })]);
     const apiKeys = new ApiKeyCheck(resolved.apiKeys);
     this.handler = createPipeline({
       options: resolved,

@@ -56,6 +56,11 @@ export interface ServiceAPIOptions {
    * proxy, else the address the connection came in on.
    */
   publicUrl?: string;
+  /**
+   * `Cache-Control: max-age` of `GET /.well-known/jwks.json`, in seconds. Default 300. Stage a next key
+   * at least this long before rotating to it, so that servers caching the set have seen it.
+   */
+  jwksMaxAgeSeconds?: number;
 }
 
 /** The options after validation, defaults filled in. */
@@ -76,6 +81,7 @@ export interface ResolvedOptions {
   readonly trustProxy: boolean;
   readonly allowedHosts: ReadonlySet<string>;
   readonly publicUrl: string | undefined;
+  readonly jwksMaxAgeSeconds: number;
 }
 
 const DEFAULTS = Object.freeze({
@@ -89,6 +95,7 @@ const DEFAULTS = Object.freeze({
   headersTimeoutMs: 15_000,
   requestTimeoutMs: 60_000,
   trustProxy: false,
+  jwksMaxAgeSeconds: 300,
 });
 
 function text(value: unknown, name: string, fallback: string): string {
@@ -153,6 +160,7 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     bodyLimit: count(options.bodyLimit, 'bodyLimit', DEFAULTS.bodyLimit, 1),
     logger: options.logger ?? createJsonLogger(),
     shutdownGraceMs: count(options.shutdownGraceMs, 'shutdownGraceMs', DEFAULTS.shutdownGraceMs, 0),
+    jwksMaxAgeSeconds: count(options.jwksMaxAgeSeconds, 'jwksMaxAgeSeconds', DEFAULTS.jwksMaxAgeSeconds, 0),
     headersTimeoutMs,
     requestTimeoutMs,
     trustProxy: flag(options.trustProxy, 'trustProxy', DEFAULTS.trustProxy),

@@ -17,12 +17,14 @@ export interface ConnectionStringOptions {
   keyPath?: string;
   /** A `scope` parameter to add. Default: none (the gateway's default scope applies). */
   scope?: string;
+  /** Leave `token_url` out, so that the gateway discovers it (SMART configuration). Default false. */
+  discover?: boolean;
 }
 
 /**
  * A `fhir://host:port/fhir/R4/?client_id=…&token_url=…` connection string for a registered client:
  * with `client_secret` for a secret client, with `client_secret_path` and `use_jwt_assertion=true` for
- * a key client. Values are percent-encoded.
+ * a key or JWKS client; without `token_url` when `discover` is set. Values are percent-encoded.
  *
  * @throws TypeError for a key client without `keyPath`, or a non-string option.
  * @example
@@ -38,7 +40,8 @@ export function buildConnectionString(
   client: ResolvedClient,
   options: ConnectionStringOptions = {},
 ): string {
-  const { keyPath, scope } = options;
+  const { keyPath, scope, discover = false } = options;
+  if (typeof discover !== 'boolean') throw new TypeError('connectionString: option "discover" must be a boolean');
   if (keyPath !== undefined && (typeof keyPath !== 'string' || keyPath === '')) {
     throw new TypeError('connectionString: option "keyPath" must be a non-empty string');
   }
@@ -51,7 +54,7 @@ export function buildConnectionString(
   } else {
     params.push(['client_secret_path', keyPath], ['use_jwt_assertion', 'true']);
   }
-  params.push(['token_url', tokenUrl]);
+  if (!discover) params.push(['token_url', tokenUrl]);
   if (scope !== undefined) params.push(['scope', scope]);
   const query = params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
   return `fhir://${fhirBase.replace(/^https?:\/\//, '')}/?${query}`;

@@ -12,7 +12,7 @@
  * @module
  */
 export { startSandbox, SANDBOX_ORIGINS, type Sandbox } from './start-sandbox.js';
-export { DEFAULTS as SANDBOX_DEFAULTS, type SandboxOptions, type SandboxClient, type SandboxSecretClient, type SandboxKeyClient, type SandboxSeed } from './options.js';
+export { DEFAULTS as SANDBOX_DEFAULTS, type SandboxOptions, type SandboxClient, type SandboxSecretClient, type SandboxKeyClient, type SandboxJwksClient, type SandboxSeed } from './options.js';
 export type { ConnectionStringOptions } from './connection-string.js';
 export type { SandboxFaults, FailNextOptions, FaultTarget } from './faults.js';
 export type { SandboxStats, RequestCounts, RequestKind, TokenAuthMethod } from './stats.js';

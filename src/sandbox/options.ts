@@ -19,6 +19,22 @@ export interface SandboxKeyClient {
 }
 
 /**
+ * A client that authenticates with a JWT assertion (`private_key_jwt`) verified against its JSON Web
+ * Key Set, by the assertion's `kid`: a JWKS URL (fetched at every assertion, no cache, so that a
+ * rotation shows at once; an assertion whose `jku` names another URL is refused), or a set given here.
+ *
+ * @example
+ * ```ts
+ * await startSandbox({ clients: [{ clientId: 'backend', jwks: 'http://127.0.0.1:8000/.well-known/jwks.json' }] });
+ * ```
+ */
+export interface SandboxJwksClient {
+  clientId: string;
+  /** The JWKS URL (http or https), or the set itself. */
+  jwks: string | { keys: readonly JsonWebKey[] };
+}
+
+/**
  * A registered OAuth 2.0 client of the sandbox's token endpoint.
  *
  * @example
@@ -26,10 +42,11 @@ export interface SandboxKeyClient {
  * const clients: SandboxClient[] = [
  *   { clientId: 'app', clientSecret: 's3cret' },
  *   { clientId: 'backend', publicKey: createPublicKey(pem) },
+ *   { clientId: 'rotating', jwks: 'http://127.0.0.1:8000/.well-known/jwks.json' },
  * ];
  * ```
  */
-export type SandboxClient = SandboxSecretClient | SandboxKeyClient;
+export type SandboxClient = SandboxSecretClient | SandboxKeyClient | SandboxJwksClient;
 
 /**
  * Which data set the sandbox starts with.
@@ -74,6 +91,8 @@ export interface ResolvedClient {
   readonly clientId: string;
   readonly clientSecret?: string;
   readonly publicKey?: KeyObject;
+  /** A JWKS URL, or public JWKs. */
+  readonly jwks?: string | readonly JsonWebKey[];
 }
 
 /** Validated, copied options. */
@@ -116,11 +135,12 @@ function integer(name: string, value: unknown, fallback: number, min: number, ma
 function resolveClient(value: unknown, index: number): ResolvedClient {
   const where = (field = ''): string => `startSandbox: option "clients[${index}]${field}"`;
   if (typeof value !== 'object' || value === null) throw new TypeError(`${where()} must be an object`);
-  const { clientId, clientSecret, publicKey } = value as Record<string, unknown>;
+  const { clientId, clientSecret, publicKey, jwks } = value as Record<string, unknown>;
   if (typeof clientId !== 'string' || clientId === '') throw new TypeError(`${where('.clientId')} must be a non-empty string`);
-  if ((clientSecret === undefined) === (publicKey === undefined)) {
-    throw new TypeError(`${where()} needs exactly one of clientSecret and publicKey`);
+  if ([clientSecret, publicKey, jwks].filter((v) => v !== undefined).length !== 1) {
+    throw new TypeError(`${where()} needs exactly one of clientSecret, publicKey and jwks`);
   }
+  if (jwks !== undefined) return { clientId, jwks: resolveJwks(jwks, where('.jwks')) };
   if (clientSecret !== undefined) {
     if (typeof clientSecret !== 'string' || clientSecret === '') {
       throw new TypeError(`${where('.clientSecret')} must be a non-empty string`);
@@ -136,6 +156,16 @@ function resolveClient(value: unknown, index: number): ResolvedClient {
   } catch (cause) {
     throw new TypeError(`${where('.publicKey')} must be an asymmetric KeyObject or a JWK`, { cause });
   }
+}
+
+function resolveJwks(jwks: unknown, where: string): string | readonly JsonWebKey[] {
+  if (typeof jwks === 'string') {
+    if (!URL.canParse(jwks) || !/^https?:$/.test(new URL(jwks).protocol)) throw new TypeError(`${where} must be an http(s) URL or { keys: [...] }`);
+    return jwks;
+  }
+  const keys = (jwks as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'object' || k === null)) throw new TypeError(`${where} must be an http(s) URL or { keys: [...] }`);
+  return Object.freeze(keys.map((k) => structuredClone(k) as JsonWebKey));
 }
 
 function resolveSeed(seed: unknown): ResolvedOptions['seed'] {

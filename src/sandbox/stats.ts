@@ -53,6 +53,8 @@ export interface SandboxStats {
   readonly lastScope: string | undefined;
   /** The `audience` parameter of the last token request, when it had one. */
   readonly lastAudience: string | undefined;
+  /** The `kid` in the header of the last client assertion, when the last token request had one. */
+  readonly lastKeyId: string | undefined;
   /** TCP connections accepted. */
   readonly socketsAccepted: number;
   /** TCP connections open now. */
@@ -69,6 +71,8 @@ export interface TokenRequestFacts {
   readonly clientId: string | undefined;
   readonly scope: string | undefined;
   readonly audience: string | undefined;
+  /** The `kid` of the client assertion, when there was one with a `kid`. */
+  readonly keyId?: string | undefined;
 }
 
 /**
@@ -103,6 +107,7 @@ export class StatsRecorder implements SandboxStats {
   get lastClientId(): string | undefined { return this.#last?.clientId; }
   get lastScope(): string | undefined { return this.#last?.scope; }
   get lastAudience(): string | undefined { return this.#last?.audience; }
+  get lastKeyId(): string | undefined { return this.#last?.keyId; }
   get socketsAccepted(): number { return this.#socketsAccepted; }
   get openSockets(): number { return this.#openSockets; }
   get maxOpenSockets(): number { return this.#maxOpenSockets; }

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { decodeJwt, verifyJwt, type JwtClaims } from '../jose/index.js';
+import { clientKey, KeyLookupError } from './client-keys.js';
 import type { SandboxContext } from './context.js';
 import type { TokenAuthMethod, TokenRequestFacts } from './stats.js';
 
@@ -75,7 +76,7 @@ function checkSecret(ctx: TokenEndpointContext, clientId: string, secret: string
   }
 }
 
-async function checkAssertion(ctx: TokenEndpointContext, form: URLSearchParams): Promise<string> {
+async function checkAssertion(ctx: TokenEndpointContext, form: URLSearchParams, facts: Facts): Promise<string> {
   const assertion = form.get('client_assertion');
   if (assertion === null || form.get('client_assertion_type') === null) {
     throw new OAuthError(400, 'invalid_request', 'client_assertion and client_assertion_type go together');
@@ -88,9 +89,16 @@ async function checkAssertion(ctx: TokenEndpointContext, form: URLSearchParams):
     throw badClient('malformed client assertion');
   }
   const { header, payload: { iss } } = decoded;
+  if (typeof header.kid === 'string') facts.keyId = header.kid.slice(0, 200);
   const client = typeof iss === 'string' ? ctx.options.clients.get(iss) : undefined;
-  const key = client?.publicKey;
-  if (client === undefined || key === undefined) throw badClient('client authentication failed');
+  if (client === undefined || client.clientSecret !== undefined) throw badClient('client authentication failed');
+  let key: Awaited<ReturnType<typeof clientKey>>;
+  try {
+    key = await clientKey(client, header);
+  } catch (err) {
+    if (!(err instanceof KeyLookupError)) throw err;
+    throw badClient(`client assertion refused: ${err.message}`);
+  }
   if (form.has('client_id') && form.get('client_id') !== client.clientId) throw badClient('client_id does not match the assertion');
   let payload: JwtClaims;
   try {
@@ -124,7 +132,7 @@ function authMethodOf(headers: IncomingHttpHeaders, form: URLSearchParams): Toke
   return used[0] ?? 'none';
 }
 
-async function authenticate(ctx: TokenEndpointContext, method: TokenAuthMethod, headers: IncomingHttpHeaders, form: URLSearchParams): Promise<string> {
+async function authenticate(ctx: TokenEndpointContext, method: TokenAuthMethod, headers: IncomingHttpHeaders, form: URLSearchParams, facts: Facts): Promise<string> {
   switch (method) {
     case 'client_secret_basic': {
       if (!/^basic /i.test(headers.authorization ?? '')) throw badClient('unsupported authorization scheme', true);
@@ -139,7 +147,7 @@ async function authenticate(ctx: TokenEndpointContext, method: TokenAuthMethod, 
       return clientId;
     }
     case 'private_key_jwt':
-      return checkAssertion(ctx, form);
+      return checkAssertion(ctx, form, facts);
     case 'none':
       throw badClient('client authentication missing');
   }
@@ -151,7 +159,7 @@ async function grant(ctx: TokenEndpointContext, headers: IncomingHttpHeaders, fo
   }
   const grantType = form.get('grant_type');
   if (grantType === null) throw new OAuthError(400, 'invalid_request', 'grant_type missing');
-  facts.clientId = await authenticate(ctx, facts.authMethod, headers, form);
+  facts.clientId = await authenticate(ctx, facts.authMethod, headers, form, facts);
   if (grantType !== 'client_credentials') throw new OAuthError(400, 'unsupported_grant_type', 'only client_credentials is supported');
   const scope = form.get('scope') ?? DEFAULT_SCOPE;
   if (!SCOPE.test(scope)) throw new OAuthError(400, 'invalid_scope', 'scope is not a space-separated list of scope tokens');

@@ -42,3 +42,14 @@ export function writeTemp(t: TestContext, name: string, text: string): string {
   writeFileSync(path, text);
   return path;
 }
+
+/** Three distinct private key files for rotation tests: EC P-384, RSA 2048, and a second EC P-384. */
+export function threeKeys(t: TestContext): { path: string; publicKey: KeyObject }[] {
+  const [rsa, , , ec] = writeTestKeys(t);
+  const third = generateKeyPairSync('ec', { namedCurve: 'P-384' });
+  return [
+    { path: ec!.path, publicKey: ec!.publicKey },
+    { path: rsa!.path, publicKey: rsa!.publicKey },
+    { path: writeTemp(t, 'third.pem', third.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string), publicKey: third.publicKey },
+  ];
+}

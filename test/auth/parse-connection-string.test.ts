@@ -44,7 +44,20 @@ test('a JWT assertion source with key_id and jku', () => {
     keyPath: '/keys/k.pem',
     keyId: 'k1',
     jku: 'https://app.example.org/jwks.json',
+    nextKeyPath: undefined,
+    nextKeyId: undefined,
   });
+});
+
+test('without token_url the token endpoint is left to discovery; next_key_path and next_key_id name the next key', () => {
+  const secret = parseConnectionString('fhir://h.example.org/r4/?client_id=a&client_secret=x&auth_method=client_secret_post');
+  assert.equal(secret.auth?.tokenUrl, undefined);
+  assert.equal(secret.auth?.kind === 'client_secret' && secret.auth.method, 'client_secret_post');
+  const c = parseConnectionString('fhir://h.example.org/r4/?client_id=app&client_secret_path=/keys/k1.pem&use_jwt_assertion=true&next_key_path=/keys/k2.pem&next_key_id=k2');
+  assert.equal(c.auth?.tokenUrl, undefined);
+  assert.equal(c.allowHttp, false);
+  assert.deepEqual(c.auth?.kind === 'jwt_assertion' && [c.auth.keyPath, c.auth.nextKeyPath, c.auth.nextKeyId], ['/keys/k1.pem', '/keys/k2.pem', 'k2']);
+  assert.equal(parseConnectionString('fhir://h.internal/r4/?client_id=a&client_secret=x&allow_http=true').allowHttp, true);
 });
 
 test('no client_id and no token_url: a public source; loopback hosts and allow_http use http', () => {
@@ -53,6 +66,7 @@ test('no client_id and no token_url: a public source; loopback hosts and allow_h
     origin: 'http://localhost:8080',
     auth: undefined,
     timeoutMs: undefined,
+    allowHttp: false,
   });
   assert.equal(parseConnectionString('fhir://127.0.0.1:9/').baseUrl, 'http://127.0.0.1:9');
   assert.equal(parseConnectionString('fhir://[::1]:9/r4').baseUrl, 'http://[::1]:9/r4');
@@ -68,7 +82,7 @@ const errors: [string, string, RegExp][] = [
   ['a fragment', 'fhir://h.example.org/r4#x', /fragment/],
   ['user information', 'fhir://user:pw@h.example.org/r4', /user information/],
   ['a bad host', 'fhir://h ost/r4', /host or base path/],
-  ['an unknown parameter', 'fhir://h.example.org/?client_idd=a', /unknown parameter "client_idd"; allowed: client_id, token_url, client_secret, client_secret_path, scope, use_jwt_assertion, audience, key_id, jku, auth_method, timeout, allow_http/],
+  ['an unknown parameter', 'fhir://h.example.org/?client_idd=a', /unknown parameter "client_idd"; allowed: client_id, token_url, client_secret, client_secret_path, scope, use_jwt_assertion, audience, key_id, jku, next_key_path, next_key_id, auth_method, timeout, allow_http/],
   ['a malformed escape', 'fhir://h.example.org/?client_id=%E0%A4%A', /client_id.*malformed/],
   ['a repeated parameter', `fhir://h.example.org/?client_id=a&client_id=b&${TOKEN}`, /client_id is given twice/],
   ['an empty value', `fhir://h.example.org/?client_id=&${TOKEN}`, /client_id is empty/],
@@ -77,15 +91,18 @@ const errors: [string, string, RegExp][] = [
   ['use_jwt_assertion without a path', `fhir://h.example.org/?client_id=a&use_jwt_assertion=true&${TOKEN}`, /use_jwt_assertion=true needs client_secret_path/],
   ['use_jwt_assertion not a boolean', `fhir://h.example.org/?client_id=a&use_jwt_assertion=yes&${TOKEN}`, /use_jwt_assertion must be true or false/],
   ['allow_http not a boolean', 'fhir://h.example.org/?allow_http=1', /allow_http must be true or false/],
-  ['client_id without token_url', 'fhir://h.example.org/?client_id=a&client_secret=x', /token_url is missing/],
   ['token_url without client_id', `fhir://h.example.org/?${TOKEN}`, /client_id is missing/],
-  ['a secret without client_id', 'fhir://h.example.org/?client_secret=x', /client_secret needs client_id and token_url/],
-  ['a scope on a public source', 'fhir://h.example.org/?scope=x', /scope needs client_id and token_url/],
+  ['a secret without client_id', 'fhir://h.example.org/?client_secret=x', /client_secret needs client_id/],
+  ['a scope on a public source', 'fhir://h.example.org/?scope=x', /scope needs client_id/],
   ['no secret and no key', `fhir://h.example.org/?client_id=a&${TOKEN}`, /client_secret is missing/],
   ['a relative token_url', 'fhir://h.example.org/?client_id=a&client_secret=x&token_url=/token', /token_url must be an absolute URL/],
   ['an http token_url', 'fhir://h.example.org/?client_id=a&client_secret=x&token_url=http://auth.example.org/t', /token_url must be https/],
   ['a token_url with user information', 'fhir://h.example.org/?client_id=a&client_secret=x&token_url=https://u:p@auth.example.org/t', /token_url must not hold user information/],
   ['an http jku', `fhir://h.example.org/?client_id=a&client_secret_path=/k&use_jwt_assertion=true&${TOKEN}&jku=http://app.example.org/jwks`, /jku must be an https URL/],
+  ['a loopback http jku', `fhir://h.example.org/?client_id=a&client_secret_path=/k&use_jwt_assertion=true&${TOKEN}&jku=http://127.0.0.1:8000/jwks`, /jku must be an https URL/],
+  ['next_key_path with a secret', `fhir://h.example.org/?client_id=a&client_secret=x&${TOKEN}&next_key_path=/k2`, /next_key_path needs use_jwt_assertion=true/],
+  ['next_key_id without next_key_path', `fhir://h.example.org/?client_id=a&client_secret_path=/k&use_jwt_assertion=true&next_key_id=k2`, /next_key_id needs next_key_path/],
+  ['next_key_path on a public source', 'fhir://h.example.org/?next_key_path=/k2', /next_key_path needs client_id/],
   ['a bad jku', `fhir://h.example.org/?client_id=a&client_secret_path=/k&use_jwt_assertion=true&${TOKEN}&jku=jwks`, /jku must be an absolute URL/],
   ['key_id with a secret', `fhir://h.example.org/?client_id=a&client_secret=x&${TOKEN}&key_id=k`, /key_id needs use_jwt_assertion=true/],
   ['auth_method with an assertion', `fhir://h.example.org/?client_id=a&client_secret_path=/k&use_jwt_assertion=true&${TOKEN}&auth_method=client_secret_post`, /auth_method applies to client_secret only/],
@@ -107,7 +124,7 @@ for (const [what, cs, message] of errors) {
 test('no error message quotes the secret', () => {
   const secret = 'TopSecretValue42';
   const bad = [
-    `fhir://h.example.org/?client_id=a&client_secret=${secret}`,
+    `fhir://h.example.org/?client_secret=${secret}`,
     `fhir://h.example.org/?client_id=a&client_secret=${secret}&client_secret=${secret}&${TOKEN}`,
     `fhir://h.example.org/?client_id=a&client_secret=${secret}&client_secret_path=/k&${TOKEN}`,
     `fhir://h.example.org/?client_id=a&client_secret=${secret}&token_url=http://x.example.org/`,

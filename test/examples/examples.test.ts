@@ -132,6 +132,24 @@ test('events-audit-log writes one audit line per gateway event, then removes its
   assert.equal(out.match(/^AUDIT /gm)?.length, 5, out);
 });
 
+test('smart-backend discovers the token endpoint, publishes both keys, and rotates to the next one', async () => {
+  const out = await check('smart-backend.ts', [
+    /^JWKS: [\w-]{43} \(ES384\), [\w-]{43} \(RS384\); public, max-age=300$/m,
+    /^token endpoint discovered from http:\/\/127\.0\.0\.1:\d+\/fhir\/R4\/\.well-known\/smart-configuration \(1 request\)$/m,
+    /^read Patient\/a-patient-1, assertion signed with kid [\w-]{43}$/m,
+    /^rotated: [\w-]{43} \(RS384\) signs from the next token request on$/m,
+    /^read Patient\/a-patient-2, assertion signed with kid [\w-]{43}$/m,
+    /^JWKS after rotation: [\w-]{43} \(RS384\); public, max-age=300$/m,
+  ]);
+  const kid = (pattern: RegExp): string | undefined => pattern.exec(out)?.[1];
+  const [current, next] = [kid(/^JWKS: ([\w-]+) /m), kid(/^JWKS: [\w-]+ \(ES384\), ([\w-]+) /m)];
+  assert.notEqual(current, next);
+  assert.equal(kid(/^read Patient\/a-patient-1, assertion signed with kid ([\w-]+)$/m), current);
+  assert.equal(kid(/^rotated: ([\w-]+) /m), next);
+  assert.equal(kid(/^read Patient\/a-patient-2, assertion signed with kid ([\w-]+)$/m), next);
+  assert.equal(kid(/^JWKS after rotation: ([\w-]+) /m), next);
+});
+
 test('real-servers parses every connection string offline and never prints a secret', async () => {
   const out = await check('real-servers.ts', [
     /^epic: FHIR at https:\/\/fhir\.epic\.com\/interconnect-fhir-oauth\/api\/FHIR\/R4; .* with a JWT assertion /m,

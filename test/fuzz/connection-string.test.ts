@@ -11,7 +11,7 @@ import type { Random } from './lib/random.js';
 const MARKER = 'zzSECRETzz';
 const NAMES = [
   'client_id', 'token_url', 'client_secret', 'client_secret_path', 'scope', 'use_jwt_assertion', 'audience', 'key_id',
-  'jku', 'auth_method', 'timeout', 'allow_http',
+  'jku', 'next_key_path', 'next_key_id', 'auth_method', 'timeout', 'allow_http',
 ];
 const HOSTS = ['fhir.example.org', 'localhost:8080', '127.0.0.1:9', '[::1]:443', 'a.localhost', 'x:99999', 'h_st', '', 'u:p@h', '[::1', '%41', 'a+b.example.org', 'h!st', 'h$t', 'h*st:80'];
 const VALUES: Readonly<Record<string, readonly string[]>> = {
@@ -22,6 +22,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   auth_method: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
   timeout: ['30', '0.5', '0', '-1', '1e3', 'NaN', '99999999999999999999'],
   client_secret_path: ['key.pem', '/etc/keys/k.json'],
+  next_key_path: ['next.pem', '/etc/keys/next.json'],
 };
 
 /** A secret with the marker, partly percent-encoded now and then. */

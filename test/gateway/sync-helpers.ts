@@ -28,7 +28,7 @@ export interface RemoteServer {
   fhirBase: string;
   tokenUrl: string;
   /** `sandbox.connectionString(...)`, computed in the worker. */
-  connectionString(clientId?: string, options?: { keyPath?: string }): Promise<string>;
+  connectionString(clientId?: string, options?: { keyPath?: string; discover?: boolean }): Promise<string>;
   stats(): Promise<StatsSnapshot>;
   /** `sandbox.faults[name](...args)`. */
   fault(name: string, ...args: unknown[]): Promise<void>;

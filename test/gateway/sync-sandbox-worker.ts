@@ -26,7 +26,7 @@ if (mode === 'silent') {
   const sandbox = await startSandbox(options);
   port.postMessage({ ready: { origin: sandbox.origin, fhirBase: sandbox.fhirBase, tokenUrl: sandbox.tokenUrl } });
   const ops: Record<string, (...args: unknown[]) => unknown> = {
-    connectionString: (clientId, opts) => sandbox.connectionString(clientId as string | undefined, opts as { keyPath?: string }),
+    connectionString: (clientId, opts) => sandbox.connectionString(clientId as string | undefined, opts as { keyPath?: string; discover?: boolean }),
     stats: () => {
       const s = sandbox.stats;
       return { requests: s.requests, tokenRequests: s.tokenRequests, socketsAccepted: s.socketsAccepted, openSockets: s.openSockets, lastAuthMethod: s.lastAuthMethod };

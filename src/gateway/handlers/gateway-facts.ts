@@ -31,6 +31,8 @@ export interface GatewayFacts {
   sourceNames(): string[];
   /** The connection pool status (JSON-safe, no secret), or `null` when the gateway has no pool. */
   poolStatus(): Record<string, unknown> | null;
+  /** The public JWKs of the gateway's assertion sources, for the host's `/.well-known/jwks.json`. Default none. */
+  jwks?(): readonly Record<string, unknown>[];
   /** Sends an event through the gateway's dispatcher (a no-op when its events are off). */
   emit(eventName: string, payload: EventPayload): void;
   /** The host's dispatcher when its events are on, `null` when they are off. */

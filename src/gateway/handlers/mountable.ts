@@ -56,6 +56,7 @@ export function gatewayMountable(facts: GatewayFacts): Mountable {
     routes: () => routes,
     status: () => componentStatus(f),
     openapi: () => gatewayOpenapi(f.className, f.registry),
+    jwks: () => f.jwks?.() ?? [],
     useEvents(dispatcher: EventDispatcher | null): void {
       eventsOn = dispatcher !== null;
       f.useEvents(dispatcher);
@@ -81,8 +82,8 @@ function checkFacts(facts: GatewayFacts): GatewayFacts {
   for (const name of FUNCTIONS) {
     if (typeof facts[name] !== 'function') throw new TypeError(`gatewayMountable: facts.${name} must be a function`);
   }
-  if (facts.eventsEnabled !== undefined && typeof facts.eventsEnabled !== 'function') {
-    throw new TypeError('gatewayMountable: facts.eventsEnabled must be a function when given');
+  for (const name of ['eventsEnabled', 'jwks'] as const) {
+    if (facts[name] !== undefined && typeof facts[name] !== 'function') throw new TypeError(`gatewayMountable: facts.${name} must be a function when given`);
   }
   return Object.freeze({
     className: facts.className,
@@ -92,6 +93,7 @@ function checkFacts(facts: GatewayFacts): GatewayFacts {
     emit: facts.emit.bind(facts),
     useEvents: facts.useEvents.bind(facts),
     ...(facts.eventsEnabled ? { eventsEnabled: facts.eventsEnabled.bind(facts) } : {}),
+    ...(facts.jwks ? { jwks: facts.jwks.bind(facts) } : {}),
     close: facts.close.bind(facts),
   });
 }

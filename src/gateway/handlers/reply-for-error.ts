@@ -37,6 +37,7 @@ const BY_CODE: Partial<Record<ErrorCode, Mapping>> = {
   ERR_CROSS_ORIGIN: UPSTREAM_FAILED,
   ERR_PAGINATION: UPSTREAM_FAILED,
   ERR_AUTH_TOKEN: [502, 'security', 'the gateway could not obtain an access token from an upstream server'],
+  ERR_DISCOVERY: [502, 'security', "the gateway could not use an upstream server's SMART configuration"],
   ERR_CLOSED: [503, 'transient', 'the gateway is shutting down'],
 };
 
@@ -44,7 +45,7 @@ const BY_CODE: Partial<Record<ErrorCode, Mapping>> = {
  * The reply for an error thrown by a handler:
  * - `ERR_FHIR_HTTP` 404 / 410 from upstream → the same status, naming the reference;
  * - `ERR_FHIR_HTTP` with any other status (401 and 403 included) → 502;
- * - `ERR_TIMEOUT` → 504; network, token and unusable-answer failures → 502; `ERR_CLOSED` → 503;
+ * - `ERR_TIMEOUT` → 504; network, token, discovery and unusable-answer failures → 502; `ERR_CLOSED` → 503;
  * - `ERR_UNKNOWN_SOURCE` when the request named its sources → 400;
  * - anything else → 500 with a generic message.
  *

@@ -14,7 +14,7 @@ import type { BridgeWorkerData } from './protocol.js';
 import { serveBridge } from './serve.js';
 
 /** The methods of `AsyncFHIRGateway` that the calling thread may call. */
-const METHODS = new Set(['addSource', 'sourceBaseUrl', 'create', 'read', 'update', 'delete', 'search', 'transaction', 'batch', 'close']);
+const METHODS = new Set(['addSource', 'rotateKey', 'jwks', 'sourceBaseUrl', 'create', 'read', 'update', 'delete', 'search', 'transaction', 'batch', 'close']);
 
 /** The methods returning async iterators, which the calling thread may open a cursor on. */
 const ITERATORS = new Set(['pages', 'searchAll']);
