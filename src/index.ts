@@ -43,6 +43,11 @@ export {
   type AggregateSourcesOptions,
   type SearchParams,
   type SearchParamValue,
+  type BulkItem,
+  type BulkLevel,
+  type BulkExportOptions,
+  type BulkExportBaseOptions,
+  type BulkExportAllOptions,
 } from './gateway/index.js';
 export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig } from './auth/index.js';
 export {

@@ -18,3 +18,4 @@ export { FHIRGateway } from './sync-gateway.js';
 export type { SyncPagingOptions } from './sync-gateway.js';
 export type { FHIRGatewayOptions } from './sync/options.js';
 export * from './handlers/index.js';
+export type { BulkExportAllOptions, BulkExportBaseOptions, BulkExportOptions, BulkItem, BulkLevel } from './bulk/index.js';
