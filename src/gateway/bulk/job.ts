@@ -7,6 +7,7 @@ import { FhirgateError } from '../../errors.js';
 import type { HttpResponse } from '../../http/index.js';
 import { parseRetryAfter } from '../../http/retry-after.js';
 import { abortError, pause } from '../../http/signals.js';
+import { callSignal } from '../fhir-call.js';
 import type { Source } from '../source-registry.js';
 import type { BulkSettings } from './options.js';
 import type { BulkHost } from './types.js';
@@ -69,10 +70,12 @@ export function exportPath({ level }: BulkSettings): string {
 export async function awaitManifest(host: BulkHost, src: Source, statusUrl: URL, settings: BulkSettings): Promise<unknown> {
   const endAt = performance.now() + settings.deadlineMs;
   const what = `bulk export at source "${src.name}"`;
+  // Each status request is sent once: this loop decides about retries, with the server's Retry-After.
+  const signal = callSignal({ signal: settings.signal, retry: false });
   let failures = 0;
   for (let poll = 1; ; poll++) {
     if (settings.signal?.aborted === true) throw abortError(settings.signal, what);
-    const res = await host.call(src, { method: 'GET', url: statusUrl, headers: { accept: 'application/json' }, operation: 'bulk export status', reference: 'job', signal: settings.signal, expected: ANSWERED });
+    const res = await host.call(src, { method: 'GET', url: statusUrl, headers: { accept: 'application/json' }, operation: 'bulk export status', reference: 'job', signal, expected: ANSWERED });
     if (res.status === 200) return manifestJson(res, what);
     if (res.status === 202) {
       failures = 0;
