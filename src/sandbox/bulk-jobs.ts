@@ -8,7 +8,14 @@ import { FhirgateError } from '../errors.js';
 import { isResourceType, RESOURCE_TYPES, type Resource } from '../fhir/index.js';
 import type { SandboxContext } from './context.js';
 
-/** Where an export starts: the whole server, every patient, or the members of one Group. */
+/**
+ * Where an export starts: the whole server, every patient, or the members of one Group.
+ *
+ * @example
+ * ```ts
+ * const level: ExportLevel = { kind: 'group', id: 'cohort-1' };
+ * ```
+ */
 export type ExportLevel = { readonly kind: 'system' } | { readonly kind: 'patient' } | { readonly kind: 'group'; readonly id: string };
 
 /**

@@ -111,6 +111,31 @@ test('bulkExportAll runs two sources at once and tags every resource with its so
   assert.equal(b.stats.requests.byMethod.DELETE, 1);
 });
 
+test('bulkExportAll runs the sources in parallel, at most `concurrency` at once', async (t) => {
+  const slow = await sandbox(t, { exportPolls: 1000, exportRetryAfter: 1 });
+  const fast = await sandbox(t, { exportPolls: 0 });
+  const { gw } = gateway(t);
+  gw.addSource('slow', slow.connectionString());
+  gw.addSource('fast', fast.connectionString());
+  // Both at once: the fast source's resources come while the slow job still runs.
+  for await (const item of gw.bulkExportAll(['slow', 'fast'], { types: ['Patient'] })) {
+    assert.equal(item.source, 'fast');
+    await waitFor(() => (slow.stats.requests.byKind.other ?? 0) >= 2); // the slow job is running
+    break;
+  }
+  assert.equal(slow.stats.requests.byMethod.DELETE, 1, 'leaving the loop cancelled the slow job');
+  // One at a time: the second source is not even kicked off while the first runs.
+  const controller = new AbortController();
+  const seen = slow.stats.requests.byKind.other ?? 0;
+  const next = gw.bulkExportAll(['slow', 'fast'], { concurrency: 1, signal: controller.signal }).next();
+  // Abort once the slow source saw the second kick-off and a status request (its job is running).
+  await waitFor(() => (slow.stats.requests.byKind.other ?? 0) >= seen + 2);
+  controller.abort();
+  await assert.rejects(next, { code: 'ERR_ABORTED', message: /^source "slow": / });
+  assert.equal(fast.stats.requests.byKind.other, 4, 'fast saw only the first export: kick-off, status, file, DELETE');
+  assert.equal(slow.stats.requests.byMethod.DELETE, 2);
+});
+
 test('bulkExportAll: one failing source stops the others, which are cancelled, and its error names it', async (t) => {
   const slow = await sandbox(t, { exportPolls: 1000, exportRetryAfter: 1 });
   // The other source refuses its kick-off, but only once the slow one's job is running.

@@ -59,7 +59,14 @@ export interface BulkExportOptions extends BulkExportBaseOptions {
   signal?: AbortSignal;
 }
 
-/** The options after validation. */
+/**
+ * The options after validation: times in milliseconds, `since` an instant, origins normalised.
+ *
+ * @example
+ * ```ts
+ * const { deadlineMs, since } = checkBulkOptions({ deadline: 600, since: '2024-01-01' }); // 600000, '2024-01-01T00:00:00Z'
+ * ```
+ */
 export interface BulkSettings {
   readonly level: BulkLevel;
   readonly types: readonly string[];
@@ -73,7 +80,15 @@ export interface BulkSettings {
   readonly signal: AbortSignal | undefined;
 }
 
-/** Defaults of the export options (seconds). */
+/**
+ * Defaults of the export options: a deadline of an hour, a status request every 2 s when the server
+ * sends no `Retry-After`, 5 transient status failures in a row tolerated.
+ *
+ * @example
+ * ```ts
+ * BULK_DEFAULTS.deadline; // 3600 (seconds)
+ * ```
+ */
 export const BULK_DEFAULTS = Object.freeze({ deadline: 3600, pollInterval: 2, maxPollErrors: 5 });
 
 const DATE_OR_INSTANT = /^\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2}))?)?)?$/;
