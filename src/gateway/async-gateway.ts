@@ -407,6 +407,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     return {
       source: (name) => (this.#live(), this.#sources.get(name)),
       call: (src, call) => this.#tracked(() => this.#call(src, call), undefined),
+      closed: () => this.#closing !== undefined,
       emit: (name, payload) => {
         if (this.wantsEvent(name)) this.emitEvent(name, payload());
       },

@@ -207,6 +207,24 @@ test('aborting during a download rejects ERR_ABORTED at once and deletes the job
   await until(() => requests(srv, 'DELETE', '/status/1') === 1, 'the DELETE');
 });
 
+test('closing the gateway during a download ends the export with ERR_CLOSED', async (t) => {
+  const srv = await bulkServer(t, {
+    files: {
+      '/files/Patient.ndjson': (res) => {
+        res.writeHead(200, { 'content-type': 'application/fhir+ndjson' });
+        res.write(`${JSON.stringify(P1)}\n`); // and never ends
+      },
+    },
+  });
+  const { gw } = gateway(t);
+  gw.addSource('f', srv.connectionString);
+  const run = gw.bulkExport('f');
+  assert.equal((await run.next()).value?.resource.id, 'p1');
+  const next = run.next();
+  await gw.close();
+  await assert.rejects(next, { code: 'ERR_CLOSED', message: /the gateway was closed during the download/ });
+});
+
 test('a kick-off answered 200 or without Content-Location, and a malformed manifest: ERR_BULK_RESPONSE', async (t) => {
   const answers = [
     (res: import('node:http').ServerResponse) => { res.writeHead(200, { 'content-type': 'application/fhir+json' }); res.end('{"resourceType":"Bundle"}'); },

@@ -76,6 +76,7 @@ export async function* readFile(
   } catch (err) {
     if (signal?.aborted === true) throw abortError(signal, what);
     if (isFhirgateError(err)) throw err;
+    if (host.closed()) throw new FhirgateError('ERR_CLOSED', `${what}: the gateway was closed during the download`, { cause: err });
     throw cutShort(what, lines, err);
   } finally {
     clearTimeout(idle);

@@ -39,13 +39,15 @@ export interface BulkItem {
  *
  * @example
  * ```ts
- * const host: BulkHost = { source: (n) => registry.get(n), call: (s, c) => callFhir(ctx, s, c), emit, maxLineBytes: 10_485_760, maxConnections: 100 };
+ * const host: BulkHost = { source: (n) => registry.get(n), call: (s, c) => callFhir(ctx, s, c), closed: () => false, emit, maxLineBytes: 10_485_760, maxConnections: 100 };
  * ```
  */
 export interface BulkHost {
   /** The named source, or the first one (`ERR_UNKNOWN_SOURCE`, `ERR_NO_SOURCES`, `ERR_CLOSED`). */
   source(name: string | undefined): Source;
   call(source: Source, call: FhirCall): Promise<HttpResponse>;
+  /** True once the gateway is closed (a download cut by `close()` is then `ERR_CLOSED`). */
+  closed(): boolean;
   /** Sends an event when anyone listens. */
   emit(name: string, payload: () => EventPayload): void;
   /** Bytes of one NDJSON line at most (the gateway's `maxResponseBytes`). */
