@@ -55,6 +55,9 @@ export const ERROR_CODES = Object.freeze({
   ERR_SOAP_SERVER: 'a SOAP handler failed (SOAP Server fault)',
   ERR_CDA: 'a CDA document is malformed or lacks what was asked of it',
   ERR_DISCOVERY: "a source's SMART configuration could not be read or does not fit how the gateway authenticates",
+  ERR_BULK_RESPONSE: 'a Bulk Data server answered a kick-off or status request, or sent a manifest, that the Bulk Data IG does not allow',
+  ERR_BULK_FAILED: 'a Bulk Data export job failed on the server (its status request answered an error)',
+  ERR_BULK_FILE: 'a Bulk Data output file was cut short or has a line that is not a FHIR resource',
 } as const);
 
 /** The union of every error code fhirgate uses. */

@@ -47,6 +47,11 @@ export {
   type RotateKeyOptions,
   type RotatedKey,
   type JwkSet,
+  type BulkItem,
+  type BulkLevel,
+  type BulkExportOptions,
+  type BulkExportBaseOptions,
+  type BulkExportAllOptions,
 } from './gateway/index.js';
 export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig, type PublicJwk } from './auth/index.js';
 export {

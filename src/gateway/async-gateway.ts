@@ -13,6 +13,8 @@ import { MOUNT } from '../mount.js';
 import type { Mountable } from '../mount.js';
 import { callFhir, callSignal, readResource } from './fhir-call.js';
 import type { CallContext, FhirCall } from './fhir-call.js';
+import { bulkExport, bulkExportAll } from './bulk/index.js';
+import type { BulkExportAllOptions, BulkExportOptions, BulkHost, BulkItem } from './bulk/index.js';
 import { HandlerHost } from './handler-host.js';
 import type { SearchParams } from './handlers/index.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
@@ -361,6 +363,37 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   }
 
   /**
+   * A FHIR Bulk Data export (Bulk Data Access IG 2.0.0) of one source, as an async iterable of
+   * {@link BulkItem}s: each resource of the output files with its type and file URL, the
+   * OperationOutcomes of the error files. Files are streamed, a line at a time. See
+   * {@link BulkExportOptions} for the level, `types`, `since`, `typeFilter`, deadline, polling and
+   * file origins; `signal` cancels (the server's job is deleted).
+   *
+   * @example
+   * ```ts
+   * for await (const item of gw.bulkExport('epic', { level: { group: 'cohort-1' }, types: ['Patient', 'Observation'], since: '2024-01-01' })) {
+   *   if (item.kind === 'output') console.log(item.type, item.resource.id, item.url);
+   * }
+   * ```
+   */
+  bulkExport(source?: string, options?: BulkExportOptions): AsyncGenerator<BulkItem, void, undefined> {
+    return bulkExport(this.#bulkHost(), source, options);
+  }
+
+  /**
+   * Bulk Data exports of several sources (default: all) at once, within the pool's limits, merged
+   * into one async iterable; every item carries its `source`. The first failure stops the others.
+   *
+   * @example
+   * ```ts
+   * for await (const item of gw.bulkExportAll(['epic', 'cerner'], { types: ['Patient'] })) console.log(item.source, item.resource.id);
+   * ```
+   */
+  bulkExportAll(sources?: readonly string[], options?: BulkExportAllOptions): AsyncGenerator<BulkItem, void, undefined> {
+    return bulkExportAll(this.#bulkHost(), sources ?? this.sourceNames, options);
+  }
+
+  /**
    * A JSON-safe picture of the pool: `limits`, `totals` and per source `{origin, active, idle, queued,
    * requests, errors}`. Never a secret.
    *
@@ -404,6 +437,20 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
       jwks: () => this.jwks().keys,
       close: () => this.close(),
     });
+  }
+
+  /** What a bulk export needs of this gateway: each request is a call in flight for `close()`. */
+  #bulkHost(): BulkHost {
+    return {
+      source: (name) => (this.#live(), this.#sources.get(name)),
+      call: (src, call) => this.#tracked(() => this.#call(src, call), undefined),
+      closed: () => this.#closing !== undefined,
+      emit: (name, payload) => {
+        if (this.wantsEvent(name)) this.emitEvent(name, payload());
+      },
+      maxLineBytes: this.#options.maxResponseBytes,
+      maxConnections: this.#pool.status().limits.max_connections,
+    };
   }
 
   #live(): void {

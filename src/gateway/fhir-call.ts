@@ -33,6 +33,12 @@ export interface FhirCall {
   readonly signal: AbortSignal | undefined;
   /** Non-2xx statuses that are answers, not errors (delete's 404 and 410). */
   readonly expected?: readonly number[];
+  /** Other origins than the source's this call may reach (bulk files on an origin the user allowed). */
+  readonly origins?: readonly string[];
+  /** True: no bearer token is sent (a bulk file whose manifest says `requiresAccessToken: false`). */
+  readonly anonymous?: boolean;
+  /** True: a 2xx body is left unread in `res.stream` (see `CheckedRequestOptions.stream`). */
+  readonly stream?: boolean;
 }
 
 /**
@@ -74,8 +80,8 @@ export function callSignal(options: { readonly signal?: AbortSignal | undefined;
 }
 
 /**
- * Sends `call` to `source`. A URL on another origin than the source's is `ERR_CROSS_ORIGIN` (the token
- * never leaves the source's origin). Idempotent requests are retried as `ctx.retry` says (not when
+ * Sends `call` to `source`. A URL on another origin than the source's (or the call's own allowed
+ * `origins`) is `ERR_CROSS_ORIGIN`: the token never goes anywhere else. Idempotent requests are retried as `ctx.retry` says (not when
  * the call's signal came from {@link callSignal} with `retry: false`). A 401 drops the token and the
  * call is sent once more with a new one. A non-2xx answer is `ERR_FHIR_HTTP` with the status of the
  * last try and the server's OperationOutcome.
@@ -86,7 +92,7 @@ export function callSignal(options: { readonly signal?: AbortSignal | undefined;
  * ```
  */
 export async function callFhir(ctx: CallContext, source: Source, call: FhirCall): Promise<HttpResponse> {
-  if (call.url.origin !== source.origin) {
+  if (call.url.origin !== source.origin && call.origins?.includes(call.url.origin) !== true) {
     throw new FhirgateError('ERR_CROSS_ORIGIN', `${call.operation} ${call.reference}: ${call.url.origin} is not the origin of source "${source.name}"`);
   }
   const headers: Record<string, string> = call.headers === undefined ? { accept: FHIR_JSON } : { accept: FHIR_JSON, ...checkHeaders(call.headers) };
@@ -100,8 +106,9 @@ export async function callFhir(ctx: CallContext, source: Source, call: FhirCall)
     maxResponseBytes: ctx.maxResponseBytes,
     agent: undefined,
     retry: call.signal !== undefined && sendOnce.has(call.signal) ? { ...ctx.retry, maxRetries: 0 } : ctx.retry,
+    stream: call.stream === true,
   };
-  const tokens = source.tokens;
+  const tokens = call.anonymous === true ? undefined : source.tokens;
   try {
     let token = tokens === undefined ? undefined : (tokens.current() ?? (await tokens.token(call.signal)));
     source.requests++;

@@ -19,3 +19,4 @@ export type { SyncPagingOptions } from './sync-gateway.js';
 export type { SourceOptions, RotateKeyOptions, RotatedKey, JwkSet } from './source-keys.js';
 export type { FHIRGatewayOptions } from './sync/options.js';
 export * from './handlers/index.js';
+export type { BulkExportAllOptions, BulkExportBaseOptions, BulkExportOptions, BulkItem, BulkLevel } from './bulk/index.js';

@@ -6,6 +6,8 @@ import { parseConnectionString } from '../auth/index.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
 import { MOUNT } from '../mount.js';
 import type { Mountable } from '../mount.js';
+import { checkBulkOptions } from './bulk/index.js';
+import type { BulkExportAllOptions, BulkExportBaseOptions, BulkItem } from './bulk/index.js';
 import { HandlerHost } from './handler-host.js';
 import type { SearchParams } from './handlers/index.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
@@ -15,6 +17,7 @@ import type { PagingLimits } from './paging.js';
 import { SyncBridge, siblingModuleUrl } from './sync/bridge.js';
 import type { CollectedEvent } from './sync/collecting-dispatcher.js';
 import { refuseSameThreadServer } from './sync/deadlock.js';
+import { WorkerIterators } from './sync/worker-iterators.js';
 import { checkSyncOptions } from './sync/options.js';
 import type { FHIRGatewayOptions, SyncGatewayOptions, SyncPagingOptions } from './sync/options.js';
 
@@ -27,11 +30,6 @@ export type { FHIRGatewayOptions, SyncPagingOptions } from './sync/options.js';
  */
 const WAIT_REQUESTS = 3;
 const WAIT_MARGIN_MS = 5_000;
-
-/** The worker cursor of one `pages()`/`searchAll()` iterator, once its first step opened it. */
-interface CursorHandle {
-  id: number | undefined;
-}
 
 /** What the calling thread knows of a source: its time-out and the origins a call to it reaches. */
 interface SourceFacts {
@@ -65,10 +63,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   readonly #options: SyncGatewayOptions;
   readonly #bridge: SyncBridge;
   readonly #sources = new Map<string, SourceFacts>();
-  /** Closes the worker cursor of an iterator that was dropped unfinished, once it is garbage-collected. */
-  readonly #finalizer = new FinalizationRegistry<CursorHandle>((handle) => {
-    if (handle.id !== undefined) this.#bridge.send('return', [handle.id]);
-  });
+  readonly #iterators: WorkerIterators;
 
   constructor(options: FHIRGatewayOptions = {}) {
     const checked = checkSyncOptions(options);
@@ -80,6 +75,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
       name: 'FHIRGateway',
       onExtra: (events) => this.#emitAll(events as CollectedEvent[]),
     });
+    this.#iterators = new WorkerIterators(this.#bridge);
   }
 
   /**
@@ -244,7 +240,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<Bundle<ResourceOf<T>>, void, undefined> {
-    return this.#iterator('pages', type, params, source, checkPagingOptions(options, false)) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
+    return this.#iterator('pages', [type, params, source, remoteLimits(checkPagingOptions(options, false))], source) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
   }
 
   /**
@@ -258,7 +254,37 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<ResourceOf<T>, void, undefined> {
-    return this.#iterator('searchAll', type, params, source, checkPagingOptions(options, false)) as Generator<ResourceOf<T>, void, undefined>;
+    return this.#iterator('searchAll', [type, params, source, remoteLimits(checkPagingOptions(options, false))], source) as Generator<ResourceOf<T>, void, undefined>;
+  }
+
+  /**
+   * A Bulk Data export like `AsyncFHIRGateway.bulkExport`, as a sync iterator: each step is one
+   * blocking call that waits at most the export's `deadline` plus three request time-outs (the first
+   * step waits for the server to finish the job). No `signal`: leave the loop to cancel (the job is
+   * deleted on the server).
+   *
+   * @example
+   * ```ts
+   * for (const item of gw.bulkExport('epic', { types: ['Patient'], since: '2024-01-01' })) console.log(item.type, item.resource.id);
+   * ```
+   */
+  bulkExport(source?: string, options: BulkExportBaseOptions = {}): Generator<BulkItem, void, undefined> {
+    const waitMs = this.#bulkWait(options);
+    return this.#iterator('bulkExport', [source, options], source, waitMs) as Generator<BulkItem, void, undefined>;
+  }
+
+  /**
+   * Bulk Data exports of several sources (default: all) at once, like `AsyncFHIRGateway.bulkExportAll`,
+   * as a sync iterator.
+   *
+   * @example
+   * ```ts
+   * const patients = Array.from(gw.bulkExportAll(['epic', 'cerner'], { types: ['Patient'] }));
+   * ```
+   */
+  bulkExportAll(sources: readonly string[] = this.sourceNames, options: Omit<BulkExportAllOptions, 'signal'> = {}): Generator<BulkItem, void, undefined> {
+    const waitMs = this.#bulkWait(options);
+    return this.#iterator('bulkExportAll', [sources, options], sources[0], waitMs) as Generator<BulkItem, void, undefined>;
   }
 
   /**
@@ -337,51 +363,26 @@ export class FHIRGateway extends HandlerHost implements Disposable {
     });
   }
 
-  /**
-   * A sync iterator over the worker gateway's `pages` or `searchAll`; if it is dropped unfinished, its
-   * cursor is returned when it is garbage-collected.
-   */
-  #iterator(method: 'pages' | 'searchAll', type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): Generator<unknown> {
-    const handle: CursorHandle = { id: undefined };
-    const iterator = this.#cursor(handle, method, type, params, source, limits);
-    this.#finalizer.register(iterator, handle, handle);
-    return iterator;
+  /** A sync iterator over the worker gateway's async iterator `method(...args)`; each step waits `waitMs` at most. */
+  #iterator(method: string, args: readonly unknown[], source: string | undefined, waitMs?: number): Generator<unknown> {
+    const step = (m: string, a: unknown[]): unknown => this.#io(m, a, source, waitMs);
+    return this.#iterators.open(method, args, step, (cursor) => this.#call('return', [cursor], this.#options.timeoutMs));
   }
 
-  /**
-   * Steps the worker gateway's async `pages` or `searchAll` iterator through a cursor: opened on the
-   * first step, advanced one item a call, closed when the loop ends or breaks. `handle` (which must not
-   * reference the generator) tells the finalizer which cursor to return.
-   */
-  *#cursor(handle: CursorHandle, method: 'pages' | 'searchAll', type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): Generator<unknown> {
-    const options = {
-      ...(Number.isFinite(limits.maxPages) ? { maxPages: limits.maxPages } : {}),
-      ...(Number.isFinite(limits.maxResources) ? { maxResources: limits.maxResources } : {}),
-    };
-    const cursor = this.#io('iterate', [method, [type, params, source, options]], source) as number;
-    handle.id = cursor;
-    let done = false;
-    try {
-      for (;;) {
-        const step = this.#io('next', [cursor], source) as IteratorResult<unknown, unknown>;
-        if (step.done === true) break;
-        yield step.value;
-      }
-      done = true;
-    } finally {
-      this.#finalizer.unregister(handle);
-      handle.id = undefined;
-      // A loop left early (break, or a page that failed) releases the worker's iterator.
-      if (!done && !this.#bridge.closed) this.#call('return', [cursor], this.#options.timeoutMs);
-    }
+  /** Checks export options at once; the longest a step of the export may block. */
+  #bulkWait(options: BulkExportBaseOptions): number {
+    if ((options as { signal?: unknown } | null)?.signal !== undefined) throw new TypeError('options.signal: a blocking FHIRGateway call cannot be aborted; leave the loop instead');
+    const { deadlineMs } = checkBulkOptions(options);
+    return deadlineMs + WAIT_REQUESTS * this.#options.timeoutMs + WAIT_MARGIN_MS;
   }
 
   /** A call that reaches a FHIR server: refused at once when that server runs on this thread. */
-  #io(method: string, args: unknown[], source: string | undefined): unknown {
+  #io(method: string, args: unknown[], source: string | undefined, waitMs?: number): unknown {
     this.#bridge.assertOpen();
     const facts = this.#facts(source);
     if (facts !== undefined) refuseSameThreadServer('FHIRGateway', facts.origins);
-    return this.#call(method, args, facts?.timeoutMs ?? this.#options.timeoutMs);
+    const timeoutMs = facts?.timeoutMs ?? this.#options.timeoutMs;
+    return waitMs === undefined ? this.#call(method, args, timeoutMs) : this.#bridge.call(method, args, waitMs);
   }
 
   #call(method: string, args: unknown[], timeoutMs: number): unknown {
@@ -397,4 +398,12 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   #emitAll(events: CollectedEvent[]): void {
     for (const [name, payload] of events) this.emitEvent(name, payload);
   }
+}
+
+/** The paging limits as options the worker gateway takes again (no `Infinity`: it is not a limit). */
+function remoteLimits(limits: PagingLimits): SyncPagingOptions {
+  return {
+    ...(Number.isFinite(limits.maxPages) ? { maxPages: limits.maxPages } : {}),
+    ...(Number.isFinite(limits.maxResources) ? { maxResources: limits.maxResources } : {}),
+  };
 }

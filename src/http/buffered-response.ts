@@ -18,11 +18,14 @@ import type { HttpResponse } from './request-options.js';
 export class BufferedResponse implements HttpResponse {
   readonly status: number;
   readonly body: Buffer;
+  readonly stream: IncomingMessage | undefined;
   readonly #message: IncomingMessage;
 
-  constructor(message: IncomingMessage, body: Buffer) {
+  /** `streamed`: the body was left unread in the message, which becomes `stream`. */
+  constructor(message: IncomingMessage, body: Buffer, streamed = false) {
     this.status = message.statusCode ?? 0;
     this.body = body;
+    this.stream = streamed ? message : undefined;
     this.#message = message;
   }
 

@@ -1,6 +1,7 @@
 /**
- * One HTTP exchange on `node:http`/`node:https`: send, buffer the answer up to a limit, map every
- * failure to a coded error. Never follows redirects.
+ * One HTTP exchange on `node:http`/`node:https`: send, buffer the answer up to a limit (or, with the
+ * `stream` option, hand a 2xx body over unread), map every failure to a coded error. Never follows
+ * redirects.
  * @module
  */
 import { request as httpRequest } from 'node:http';
@@ -121,6 +122,11 @@ class Exchange implements EndListener {
 
   #response(res: IncomingMessage): void {
     this.#responded = true;
+    const status = res.statusCode ?? 0;
+    if (this.#options.stream === true && status >= 200 && status <= 299) {
+      this.#settle(undefined, new BufferedResponse(res, EMPTY, true));
+      return;
+    }
     if (declaredLength(res.rawHeaders) > this.#options.maxResponseBytes) {
       this.#fail(this.#tooLarge());
       return;

@@ -3,6 +3,7 @@
  * @module
  */
 import type http from 'node:http';
+import type { Readable } from 'node:stream';
 import { checkRetryOptions } from './retry-policy.js';
 import type { RetryOptions, RetryPolicy } from './retry-policy.js';
 
@@ -44,6 +45,11 @@ export interface HttpResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
+  /**
+   * With the `stream` option, a 2xx answer's body, not read yet (`body` is then empty). The reader
+   * must consume or destroy it: its socket stays busy (counted by the pool) until then.
+   */
+  stream?: Readable;
 }
 
 /**
@@ -63,6 +69,8 @@ export interface CheckedRequestOptions {
   readonly maxResponseBytes: number;
   readonly agent: http.Agent | undefined;
   readonly retry: RetryPolicy;
+  /** True: a 2xx answer settles as soon as its headers came, its body left unread in `stream` (no `maxResponseBytes`). */
+  readonly stream?: boolean;
 }
 
 /**

@@ -84,6 +84,10 @@ export interface SandboxOptions {
   tokenLifetimeSeconds?: number;
   /** Largest accepted request body, in bytes. Default 1 MiB. */
   bodyLimit?: number;
+  /** Bulk Data export: status requests answered 202 ("in progress") before the manifest. Default 1. */
+  exportPolls?: number;
+  /** Bulk Data export: the `Retry-After` of those 202 answers, in seconds. Default 1. */
+  exportRetryAfter?: number;
 }
 
 /** A registered client after validation. */
@@ -104,6 +108,8 @@ export interface ResolvedOptions {
   readonly open: boolean;
   readonly tokenLifetimeSeconds: number;
   readonly bodyLimit: number;
+  readonly exportPolls: number;
+  readonly exportRetryAfter: number;
 }
 
 /**
@@ -120,6 +126,8 @@ export const DEFAULTS = Object.freeze({
   open: false,
   tokenLifetimeSeconds: 300,
   bodyLimit: 1024 * 1024,
+  exportPolls: 1,
+  exportRetryAfter: 1,
   client: Object.freeze({ clientId: 'fhirgate-demo', clientSecret: 'demo-secret' }),
 });
 
@@ -213,5 +221,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     open,
     tokenLifetimeSeconds: integer('tokenLifetimeSeconds', options.tokenLifetimeSeconds, DEFAULTS.tokenLifetimeSeconds, 1, 86400 * 365),
     bodyLimit: integer('bodyLimit', options.bodyLimit, DEFAULTS.bodyLimit, 1, 2 ** 31 - 1),
+    exportPolls: integer('exportPolls', options.exportPolls, DEFAULTS.exportPolls, 0, 1000),
+    exportRetryAfter: integer('exportRetryAfter', options.exportRetryAfter, DEFAULTS.exportRetryAfter, 0, 3600),
   };
 }

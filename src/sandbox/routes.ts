@@ -11,6 +11,7 @@ import { isFhirId, isResourceType, type IssueType, type ResourceType } from '../
 import { capabilityStatement, smartConfiguration } from './capability.js';
 import type { SandboxContext } from './context.js';
 import { postBundle } from './bundle.js';
+import { bulkRoute } from './bulk-routes.js';
 import { create, read, remove, search, update } from './fhir-routes.js';
 import { readBody } from './read-body.js';
 import { sendJson, sendOutcome } from './reply.js';
@@ -90,6 +91,8 @@ function fhirRoute(method: string, rest: readonly string[]): Route {
       ? { kind: 'metadata', public: true, run: (ctx, _q, res) => sendJson(res, 200, smartConfiguration(ctx), {}, 'application/json; charset=utf-8') }
       : notAllowed('GET, HEAD');
   }
+  const bulk = bulkRoute(method, rest);
+  if (bulk !== undefined) return bulk;
   if (rest.length === 0 && method === 'POST') return { kind: 'bundle', public: false, run: (ctx, req, res) => postBundle(ctx, req, res) };
   if (rest.length === 0 || rest.length === 3 || rest.length > 4) return noEndpoint();
   if (!isResourceType(first)) return fail(404, 'not-supported', `"${first}" is not a resource type this server supports`);

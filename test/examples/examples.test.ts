@@ -161,3 +161,15 @@ test('real-servers parses every connection string offline and never prints a sec
   ]);
   assert.doesNotMatch(out, /your-medplum-client-secret|s3cret/);
 });
+
+test('bulk-export kicks off $export, reports progress, and writes one NDJSON file per type', async () => {
+  const out = await check('bulk-export.ts', [
+    /^kick-off: \$export types=Patient,Observation,Condition since=2000-01-01T00:00:00Z$/m,
+    /^progress: in progress: step 1 of 2$/m,
+    /^complete: 3 files, 52 resources, 0 errors, \d+ bytes$/m,
+    /^Patient: 5 resource\(s\) written to Patient\.ndjson$/m,
+    /^Observation: 40 resource\(s\) written to Observation\.ndjson$/m,
+    /^Condition: 7 resource\(s\) written to Condition\.ndjson$/m,
+  ]);
+  assert.doesNotMatch(out, /export failed/);
+});

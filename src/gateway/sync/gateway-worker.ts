@@ -1,8 +1,8 @@
 /**
  * The worker entry of `FHIRGateway`: hosts one `AsyncFHIRGateway` and serves its methods over the
  * sync bridge. The events a call emits travel back with its answer. Async iterators (`pages`,
- * `searchAll`) are served through cursors: `iterate` opens one, `next` steps it, `return` ends it,
- * `openCursors` counts them.
+ * `searchAll`, `bulkExport`, `bulkExportAll`) are served through cursors: `iterate` opens one,
+ * `next` steps it, `return` ends it, `openCursors` counts them.
  * @module
  */
 import { workerData } from 'node:worker_threads';
@@ -17,7 +17,7 @@ import { serveBridge } from './serve.js';
 const METHODS = new Set(['addSource', 'rotateKey', 'jwks', 'sourceBaseUrl', 'create', 'read', 'update', 'delete', 'search', 'transaction', 'batch', 'close']);
 
 /** The methods returning async iterators, which the calling thread may open a cursor on. */
-const ITERATORS = new Set(['pages', 'searchAll']);
+const ITERATORS = new Set(['pages', 'searchAll', 'bulkExport', 'bulkExportAll']);
 
 const data = workerData as BridgeWorkerData;
 const start = data.data as GatewayWorkerData;

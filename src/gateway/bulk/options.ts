@@ -1,0 +1,162 @@
+/**
+ * The options of `bulkExport`/`bulkExportAll`, checked and copied once.
+ * @module
+ */
+import { isResourceType } from '../../fhir/index.js';
+import type { ResourceType } from '../../fhir/index.js';
+
+/**
+ * Where a Bulk Data export starts: `'system'` (`[base]/$export`), `'patient'`
+ * (`[base]/Patient/$export`) or one Group (`[base]/Group/[id]/$export`).
+ *
+ * @example
+ * ```ts
+ * const level: BulkLevel = { group: 'diabetes-cohort' };
+ * ```
+ */
+export type BulkLevel = 'system' | 'patient' | { readonly group: string };
+
+/**
+ * Options of `bulkExport` on the sync gateway, and the base of the async one's: what to export and
+ * how long to wait for it. Times are in seconds, like the gateway's own options.
+ *
+ * @example
+ * ```ts
+ * const options: BulkExportBaseOptions = { level: 'patient', types: ['Patient', 'Observation'], since: '2024-01-01T00:00:00Z' };
+ * ```
+ */
+export interface BulkExportBaseOptions {
+  /** Default `'system'`. */
+  level?: BulkLevel;
+  /** `_type`: only these resource types. Default: every type the server exports. */
+  types?: readonly ResourceType[];
+  /** `_since`: only resources changed after this instant (a `Date`, or a FHIR instant or date such as `2024-01-01`). */
+  since?: Date | string;
+  /** `_typeFilter`: search queries such as `Observation?category=laboratory`, each sent as its own parameter. */
+  typeFilter?: readonly string[];
+  /** Seconds the server may take to finish the export (kick-off to manifest); then the job is deleted and the export fails with `ERR_TIMEOUT`. Default 3600; `Infinity` for none. */
+  deadline?: number;
+  /** Seconds between status requests when the server sends no `Retry-After`. Default 2. */
+  pollInterval?: number;
+  /** Status requests in a row that may fail transiently (5xx, or an OperationOutcome with a transient issue) before the export fails. Default 5. */
+  maxPollErrors?: number;
+  /** Origins other than the source's (`https://files.example.org`) whose output files may be downloaded; the access token goes there too when the manifest requires it. Default none: such a file is `ERR_CROSS_ORIGIN`. */
+  fileOrigins?: readonly string[];
+  /** `false` leaves the job on the server; by default it is deleted (`DELETE` on the status URL) once the export ends, is abandoned or fails. */
+  deleteJob?: boolean;
+}
+
+/**
+ * Options of `AsyncFHIRGateway.bulkExport` and `bulkExportAll`.
+ *
+ * @example
+ * ```ts
+ * const options: BulkExportOptions = { types: ['Patient'], signal: AbortSignal.timeout(600_000) };
+ * ```
+ */
+export interface BulkExportOptions extends BulkExportBaseOptions {
+  /** Aborts the export (`ERR_ABORTED`); a job in progress is deleted on the server. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The options after validation: times in milliseconds, `since` an instant, origins normalised.
+ *
+ * @example
+ * ```ts
+ * const { deadlineMs, since } = checkBulkOptions({ deadline: 600, since: '2024-01-01' }); // 600000, '2024-01-01T00:00:00Z'
+ * ```
+ */
+export interface BulkSettings {
+  readonly level: BulkLevel;
+  readonly types: readonly string[];
+  readonly since: string | undefined;
+  readonly typeFilter: readonly string[];
+  readonly deadlineMs: number;
+  readonly pollIntervalMs: number;
+  readonly maxPollErrors: number;
+  readonly fileOrigins: readonly string[];
+  readonly deleteJob: boolean;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * Defaults of the export options: a deadline of an hour, a status request every 2 s when the server
+ * sends no `Retry-After`, 5 transient status failures in a row tolerated.
+ *
+ * @example
+ * ```ts
+ * BULK_DEFAULTS.deadline; // 3600 (seconds)
+ * ```
+ */
+export const BULK_DEFAULTS = Object.freeze({ deadline: 3600, pollInterval: 2, maxPollErrors: 5 });
+
+const DATE_OR_INSTANT = /^\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2}))?)?)?$/;
+const GROUP_ID = /^[A-Za-z0-9\-.]{1,64}$/;
+
+/**
+ * Checks and copies export options: `TypeError`/`RangeError` naming the option.
+ *
+ * @example
+ * ```ts
+ * const settings = checkBulkOptions({ types: ['Patient'], since: new Date('2024-01-01') });
+ * settings.since; // '2024-01-01T00:00:00.000Z'
+ * ```
+ */
+export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const { level = 'system', types = [], typeFilter = [], fileOrigins = [], deleteJob = true, signal } = options;
+  if (level !== 'system' && level !== 'patient' && !(typeof level === 'object' && level !== null && typeof level.group === 'string' && GROUP_ID.test(level.group))) {
+    throw new TypeError("options.level must be 'system', 'patient' or { group: <a FHIR id> }");
+  }
+  if (!Array.isArray(types) || !types.every((t) => typeof t === 'string' && isResourceType(t))) throw new TypeError('options.types must be an array of resource type names');
+  if (!Array.isArray(typeFilter) || !typeFilter.every((f) => typeof f === 'string' && /^[A-Z][A-Za-z]+\?./.test(f))) {
+    throw new TypeError('options.typeFilter must be an array of queries such as "Observation?category=laboratory"');
+  }
+  if (!Array.isArray(fileOrigins) || !fileOrigins.every(isOrigin)) throw new TypeError('options.fileOrigins must be an array of origins such as "https://files.example.org"');
+  if (typeof deleteJob !== 'boolean') throw new TypeError('options.deleteJob must be a boolean');
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
+  return Object.freeze({
+    level: typeof level === 'string' ? level : Object.freeze({ group: level.group }),
+    types: Object.freeze([...new Set(types)]),
+    since: checkSince(options.since),
+    typeFilter: Object.freeze([...typeFilter]),
+    deadlineMs: seconds(options.deadline, 'deadline', BULK_DEFAULTS.deadline, true) * 1000,
+    pollIntervalMs: seconds(options.pollInterval, 'pollInterval', BULK_DEFAULTS.pollInterval, false) * 1000,
+    maxPollErrors: count(options.maxPollErrors, 'maxPollErrors', BULK_DEFAULTS.maxPollErrors),
+    fileOrigins: Object.freeze(fileOrigins.map((o) => new URL(o).origin)),
+    deleteJob,
+    signal,
+  });
+}
+
+function checkSince(since: Date | string | undefined): string | undefined {
+  if (since === undefined) return undefined;
+  if (since instanceof Date) {
+    if (Number.isNaN(since.getTime())) throw new RangeError('options.since is an invalid Date');
+    return since.toISOString();
+  }
+  if (typeof since !== 'string' || !DATE_OR_INSTANT.test(since)) throw new TypeError('options.since must be a Date or a FHIR date or instant (2024-01-01, 2024-01-01T00:00:00Z)');
+  // A date alone is the start of that day, UTC: `_since` takes an instant.
+  return since.includes('T') ? since : `${since}${['-01-01', '-01', ''][since.split('-').length - 1]}T00:00:00Z`;
+}
+
+function isOrigin(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '');
+}
+
+function seconds(value: number | undefined, name: string, fallback: number, infinite: boolean): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`options.${name} must be a number of seconds`);
+  if (value < 0 || (!infinite && !Number.isFinite(value))) throw new RangeError(`options.${name} must be ${infinite ? '0 or more' : 'a finite number, 0 or more'} seconds`);
+  return value;
+}
+
+function count(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`options.${name} must be an integer`);
+  if (value < 0) throw new RangeError(`options.${name} must be 0 or more`);
+  return value;
+}
