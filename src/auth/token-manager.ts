@@ -4,9 +4,11 @@
  * @module
  */
 import { abortError } from '../http/signals.js';
+import type { KeyValueStore } from '../lib/key-value-store.js';
 import { fetchToken } from './fetch-token.js';
 import type { Credentials, Send } from './fetch-token.js';
 import { loadAssertionKey } from './load-key.js';
+import { SharedTokenSlot, type SharedToken } from './shared-token.js';
 import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
 
 /**
@@ -24,6 +26,12 @@ export interface TokenManagerOptions {
   timeoutMs: number;
   /** The clock, in milliseconds. Default `Date.now`. */
   now?: () => number;
+  /**
+   * A store shared with other replicas: the token is read from it before one is fetched, and one
+   * replica fetches while the others wait for its token. Holds the access token and its refresh time
+   * only. When the store fails, this replica fetches on its own. Default none (this process only).
+   */
+  store?: KeyValueStore;
 }
 
 /**
@@ -57,14 +65,19 @@ export class TokenManager {
   readonly #send: Send;
   readonly #timeoutMs: number;
   readonly #now: () => number;
-  #cached: { token: string; refreshAt: number } | undefined;
+  readonly #shared: SharedTokenSlot | undefined;
+  #cached: SharedToken | undefined;
   #inFlight: Promise<string> | undefined;
+  /** The last token a FHIR server refused: never taken back from the shared store. */
+  #rejected: string | undefined;
 
   constructor(auth: ClientSecretAuth | JwtAssertionAuth, options: TokenManagerOptions) {
     this.#credentials = auth.kind === 'jwt_assertion' ? { auth, key: loadAssertionKey(auth.keyPath, auth.keyId) } : { auth };
     this.#send = options.send;
     this.#timeoutMs = options.timeoutMs;
     this.#now = options.now ?? Date.now;
+    const { clientId, tokenUrl, scope, audience } = auth;
+    this.#shared = options.store === undefined ? undefined : new SharedTokenSlot(options.store, [tokenUrl, clientId, scope, audience ?? '']);
   }
 
   /**
@@ -108,19 +121,37 @@ export class TokenManager {
    */
   invalidate(token: string): void {
     if (this.#cached?.token === token) this.#cached = undefined;
+    this.#rejected = token;
   }
 
   async #refresh(): Promise<string> {
     try {
-      const started = this.#now();
-      const answer = await fetchToken(this.#credentials, this.#send, { timeoutMs: this.#timeoutMs, nowMs: started });
-      const lifetime = answer.expiresIn;
-      const refreshAt = lifetime === undefined ? Infinity : started + (lifetime - refreshMargin(lifetime)) * 1000;
-      this.#cached = { token: answer.accessToken, refreshAt };
-      return answer.accessToken;
+      this.#cached = (await this.#fromStore()) ?? (await this.#fetch());
+      return this.#cached.token;
     } finally {
       this.#inFlight = undefined;
     }
+  }
+
+  /** The shared token, or the one another replica fetched while we waited; `undefined`: fetch it here. */
+  async #fromStore(): Promise<SharedToken | undefined> {
+    const slot = this.#shared;
+    if (slot === undefined) return undefined;
+    try {
+      const claimed = (await slot.read(this.#now(), this.#rejected)) ?? (await slot.claim(this.#now, this.#timeoutMs, this.#rejected));
+      return claimed === 'fetch' ? undefined : claimed;
+    } catch {
+      return undefined; // the store is down: this replica fetches on its own
+    }
+  }
+
+  async #fetch(): Promise<SharedToken> {
+    const started = this.#now();
+    const answer = await fetchToken(this.#credentials, this.#send, { timeoutMs: this.#timeoutMs, nowMs: started });
+    const lifetime = answer.expiresIn;
+    const fresh = { token: answer.accessToken, refreshAt: lifetime === undefined ? Infinity : started + (lifetime - refreshMargin(lifetime)) * 1000 };
+    await this.#shared?.write(fresh, this.#now()).catch(() => undefined);
+    return fresh;
   }
 }
 

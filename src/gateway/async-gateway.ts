@@ -94,7 +94,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     if (typeof name !== 'string' || name === '' || name.length > 100) throw new TypeError('name must be a string of 1 to 100 characters');
     const config = parseConnectionString(connectionString);
     const timeoutMs = config.timeoutMs ?? this.#options.timeoutMs;
-    const tokens = config.auth === undefined ? undefined : new TokenManager(config.auth, { send: (url, o) => this.#pool.request(url, o), timeoutMs });
+    const tokens = config.auth === undefined ? undefined : new TokenManager(config.auth, { send: (url, o) => this.#pool.request(url, o), timeoutMs, store: this.#options.tokenStore });
     const old = this.#sources.add({ name, baseUrl: config.baseUrl, origin: config.origin, timeoutMs, tokens, requests: 0, errors: 0 });
     if (old !== undefined && !this.#sources.all().some((s) => s.name !== name && s.origin === old.origin)) this.#pool.retire(old.origin);
   }
