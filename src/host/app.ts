@@ -276,7 +276,14 @@ export class ServiceAPI {
           .filter((m) => m.mountable.kind === kind)
           .map((m) => [m.name, { status: 'active', ...safely(logger, `status of ${m.name}`, () => m.mountable.status(), { status: 'error' }) }]),
       );
-    return { gateways: entries('gateway'), services: entries('service'), events: { enabled: this.enableEvents, dispatcher: this.dispatcher.constructor.name } };
+    return { gateways: entries('gateway'), services: entries('service'), events: this.#eventsStatus() };
+  }
+
+  /** Whether events are on, the dispatcher's class, and its delivery counts when it keeps some. */
+  #eventsStatus(): Record<string, unknown> {
+    const { dispatcher } = this;
+    const counts = typeof dispatcher.status === 'function' ? safely(this.#options.logger, 'status of the event dispatcher', () => dispatcher.status!(), {}) : {};
+    return { ...counts, enabled: this.enableEvents, dispatcher: dispatcher.constructor.name };
   }
 
   #openapi(): Record<string, unknown> {
