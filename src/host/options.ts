@@ -42,6 +42,11 @@ export interface ServiceAPIOptions {
   requestTimeoutMs?: number;
   /** Honour `X-Forwarded-Proto`/`X-Forwarded-Host` when building URLs. Default false. */
   trustProxy?: boolean;
+  /**
+   * Serve `GET /metrics` (Prometheus text format 0.0.4). Behind the API key when keys are set (add
+   * `/metrics` to `publicPaths` to open it). Default false.
+   */
+  metrics?: boolean;
 }
 
 /** The options after validation, defaults filled in. */
@@ -60,6 +65,7 @@ export interface ResolvedOptions {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly trustProxy: boolean;
+  readonly metrics: boolean;
 }
 
 const DEFAULTS = Object.freeze({
@@ -73,6 +79,7 @@ const DEFAULTS = Object.freeze({
   headersTimeoutMs: 15_000,
   requestTimeoutMs: 60_000,
   trustProxy: false,
+  metrics: false,
 });
 
 function text(value: unknown, name: string, fallback: string): string {
@@ -140,5 +147,6 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     headersTimeoutMs,
     requestTimeoutMs,
     trustProxy: flag(options.trustProxy, 'trustProxy', DEFAULTS.trustProxy),
+    metrics: flag(options.metrics, 'metrics', DEFAULTS.metrics),
   });
 }

@@ -42,6 +42,8 @@ export interface PipelineState {
   /** Prefixes of mounted gateways: unmatched paths below them answer OperationOutcome. */
   gatewayPrefixes(): readonly string[];
   closing(): boolean;
+  /** Called once per answered request with the route template (`null`: none matched), when metrics are on. */
+  observe?(method: string, route: string | null, status: number, seconds: number): void;
 }
 
 /** Splits `req.url` (origin-form or absolute-form) into the raw path and the raw query. */
@@ -166,6 +168,7 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
     send(res, errorReply(described, fhir), method === 'HEAD', base);
   } finally {
     if (request !== undefined) state.inFlight.delete(request);
+    state.observe?.(method, route, res.statusCode, (performance.now() - started) / 1000);
     options.logger.info('request', { request_id: requestId, method, route, status: res.statusCode, duration_ms: Math.round((performance.now() - started) * 10) / 10 });
   }
 }

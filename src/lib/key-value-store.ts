@@ -60,6 +60,11 @@ export class MemoryStore implements KeyValueStore {
     this.#now = now;
   }
 
+  /** Entries held, expired ones not yet swept included. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   async get(key: string): Promise<string | undefined> {
     return this.#live(key)?.value;
   }
