@@ -75,11 +75,19 @@ export class SharedTokenSlot {
     }
   }
 
-  /** Shares `token` until it should be refreshed, and lets the lock go (it expires at once). */
+  /** Shares `token` until it should be refreshed, and lets the lock go. */
   async write(token: SharedToken, nowMs: number): Promise<void> {
     const ttlMs = Number.isFinite(token.refreshAt) ? Math.max(1, Math.floor(token.refreshAt - nowMs)) : UNBOUNDED_TTL_MS;
     const refreshAt = Number.isFinite(token.refreshAt) ? token.refreshAt : null;
     await this.#store.set(this.#key, JSON.stringify({ access_token: token.token, refresh_at: refreshAt }), ttlMs);
+    await this.release();
+  }
+
+  /**
+   * Lets the lock go (it is overwritten with a value that expires at once: the store has no delete), so
+   * that after a failed fetch the waiting replicas try at once instead of at the lock's end.
+   */
+  async release(): Promise<void> {
     await this.#store.set(this.#lockKey, 'released', 1);
   }
 }

@@ -147,7 +147,13 @@ export class TokenManager {
 
   async #fetch(): Promise<SharedToken> {
     const started = this.#now();
-    const answer = await fetchToken(this.#credentials, this.#send, { timeoutMs: this.#timeoutMs, nowMs: started });
+    let answer: Awaited<ReturnType<typeof fetchToken>>;
+    try {
+      answer = await fetchToken(this.#credentials, this.#send, { timeoutMs: this.#timeoutMs, nowMs: started });
+    } catch (error) {
+      await this.#shared?.release().catch(() => undefined);
+      throw error;
+    }
     const lifetime = answer.expiresIn;
     const fresh = { token: answer.accessToken, refreshAt: lifetime === undefined ? Infinity : started + (lifetime - refreshMargin(lifetime)) * 1000 };
     await this.#shared?.write(fresh, this.#now()).catch(() => undefined);
