@@ -7,7 +7,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KeyValueStore } from '../lib/key-value-store.js';
 
-/** A token as the store holds it: the token and when every replica should refresh it (ms since the epoch). */
+/**
+ * A token as the store holds it: the token and when every replica should refresh it (ms since the epoch).
+ *
+ * @example
+ * ```ts
+ * const shared: SharedToken = { token: 'eyJ…', refreshAt: Date.now() + 270_000 };
+ * ```
+ */
 export interface SharedToken {
   readonly token: string;
   readonly refreshAt: number;

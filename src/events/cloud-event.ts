@@ -6,7 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import type { EventPayload } from './types.js';
 
-/** A CloudEvents 1.0 event in the JSON format: the required attributes, `time`, and the payload as `data`. */
+/**
+ * A CloudEvents 1.0 event in the JSON format: the required attributes, `time`, and the payload as `data`.
+ *
+ * @example
+ * ```ts
+ * const event: CloudEvent = JSON.parse(body); // in a sink
+ * if (event.type === 'fhir.patient.read') audit(event.id, event.data.resource_id);
+ * ```
+ */
 export interface CloudEvent {
   readonly specversion: '1.0';
   /** A UUID, unique per event (a consumer de-duplicates on `source` + `id`). */

@@ -7,10 +7,24 @@ import { binaryHeaders, type CloudEvent } from './cloud-event.js';
 import type { DeliveryVerdict } from './delivery-queue.js';
 import { integerOption, QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
 
-/** The content mode: one JSON event per request, one event with `ce-` headers, or a JSON array of events. */
+/**
+ * The content mode: one JSON event per request, one event with `ce-` headers, or a JSON array of events.
+ *
+ * @example
+ * ```ts
+ * const mode: CloudEventsMode = 'binary';
+ * ```
+ */
 export type CloudEventsMode = 'structured' | 'binary' | 'batch';
 
-/** Options of {@link CloudEventsDispatcher}. */
+/**
+ * Options of {@link CloudEventsDispatcher}.
+ *
+ * @example
+ * ```ts
+ * const options: CloudEventsDispatcherOptions = { url: 'https://sink.example.org/e', source: 'urn:fhirgate:eu-1', mode: 'batch', batchSize: 50 };
+ * ```
+ */
 export interface CloudEventsDispatcherOptions extends QueuedDispatcherOptions {
   /** The sink: an absolute http(s) URL, POSTed to. Required. */
   url: string;

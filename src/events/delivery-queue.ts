@@ -5,10 +5,24 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** What one delivery attempt came to: delivered, worth another try, or hopeless (dropped). */
+/**
+ * What one delivery attempt came to: delivered, worth another try, or hopeless (dropped).
+ *
+ * @example
+ * ```ts
+ * const verdict: DeliveryVerdict = res.ok ? 'sent' : res.status >= 500 ? 'retry' : 'drop';
+ * ```
+ */
 export type DeliveryVerdict = 'sent' | 'retry' | 'drop';
 
-/** Counts a dispatcher shows under `events` in `/gateway/status` (and in `/metrics`). */
+/**
+ * Counts a dispatcher shows under `events` in `/gateway/status` (and in `/metrics`).
+ *
+ * @example
+ * ```ts
+ * const { sent, dropped }: DeliveryCounts = dispatcher.status();
+ * ```
+ */
 export type DeliveryCounts = {
   /** Events delivered. */
   sent: number;
@@ -20,7 +34,14 @@ export type DeliveryCounts = {
   queued: number;
 };
 
-/** Settings of a {@link DeliveryQueue}, already validated by the dispatcher that makes it. */
+/**
+ * Settings of a {@link DeliveryQueue}, already validated by the dispatcher that makes it.
+ *
+ * @example
+ * ```ts
+ * const settings: DeliverySettings = { maxQueue: 10_000, concurrency: 4, batchSize: 1, retryBaseMs: 100, retryMaxMs: 2000 };
+ * ```
+ */
 export interface DeliverySettings {
   /** Events waiting at most; more are dropped. */
   readonly maxQueue: number;

@@ -8,7 +8,14 @@ import { DeliveryQueue, type DeliveryCounts, type DeliveryVerdict } from './deli
 import { LocalEventDispatcher } from './local-dispatcher.js';
 import type { EventDispatcher, EventHandler, EventPayload, Unregister } from './types.js';
 
-/** Options every queued dispatcher takes. */
+/**
+ * Options every queued dispatcher takes.
+ *
+ * @example
+ * ```ts
+ * const common: QueuedDispatcherOptions = { source: 'urn:fhirgate:eu-1', maxQueue: 20_000, drainTimeoutMs: 10_000 };
+ * ```
+ */
 export interface QueuedDispatcherOptions {
   /** The CloudEvents `source` of every event: a URI-reference naming this application (`urn:fhirgate:gw-1`, `/fhirgate/eu-1`). Required. */
   source: string;
@@ -18,7 +25,14 @@ export interface QueuedDispatcherOptions {
   drainTimeoutMs?: number;
 }
 
-/** The settings a subclass chooses for its queue, after validating its own options. */
+/**
+ * The settings a subclass chooses for its queue, after validating its own options.
+ *
+ * @example
+ * ```ts
+ * super('MyDispatcher', options, { concurrency: 1, batchSize: 100, retryBaseMs: 100, retryMaxMs: 2000 } satisfies QueueShape);
+ * ```
+ */
 export interface QueueShape {
   readonly concurrency: number;
   readonly batchSize: number;

@@ -11,7 +11,14 @@ import { ERROR_RESPONSE } from './openapi.js';
 import type { Endpoint } from './pipeline.js';
 import { family, HistogramCounts, type Sample } from './prometheus.js';
 
-/** What the metrics read from the app at scrape time. */
+/**
+ * What the metrics read from the app at scrape time.
+ *
+ * @example
+ * ```ts
+ * const view: MetricsView = { gateways: () => [{ name: 'AsyncFHIRGateway', status: gw[MOUNT]().status() }], events: () => undefined };
+ * ```
+ */
 export interface MetricsView {
   /** Every mounted gateway's name and its `status()` document. */
   gateways(): Array<{ name: string; status: Record<string, unknown> }>;

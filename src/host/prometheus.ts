@@ -4,10 +4,24 @@
  * @module
  */
 
-/** Label names and values of one sample. */
+/**
+ * Label names and values of one sample.
+ *
+ * @example
+ * ```ts
+ * const labels: Labels = { route: '/health', status: '200' };
+ * ```
+ */
 export type Labels = Readonly<Record<string, string>>;
 
-/** One sample: its labels (and a name suffix such as `_bucket`) and its value. */
+/**
+ * One sample: its labels (and a name suffix such as `_bucket`) and its value.
+ *
+ * @example
+ * ```ts
+ * const sample: Sample = { suffix: '_count', labels: { route: '/health' }, value: 12 };
+ * ```
+ */
 export interface Sample {
   readonly suffix?: string;
   readonly labels: Labels;
@@ -42,7 +56,14 @@ export function family(name: string, type: 'counter' | 'gauge' | 'histogram', he
   return text;
 }
 
-/** Upper bounds of the latency histogram, in seconds. */
+/**
+ * Upper bounds of the latency histogram, in seconds.
+ *
+ * @example
+ * ```ts
+ * LATENCY_BUCKETS[0]; // 0.005
+ * ```
+ */
 export const LATENCY_BUCKETS: readonly number[] = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 
 /**

@@ -22,7 +22,14 @@ export interface NatsPublisher {
   flush(): Promise<void>;
 }
 
-/** Options of {@link natsDispatcher}. */
+/**
+ * Options of {@link natsDispatcher}.
+ *
+ * @example
+ * ```ts
+ * const options: NatsDispatcherOptions = { source: 'urn:fhirgate:eu-1', maxQueue: 50_000 };
+ * ```
+ */
 export interface NatsDispatcherOptions extends QueuedDispatcherOptions {
   /** Events handed to the connection in one turn, at most (the client buffers and writes them). Default 256. */
   batchSize?: number;

@@ -19,7 +19,14 @@ export interface RedisCommandClient {
   sendCommand(args: string[]): Promise<unknown>;
 }
 
-/** Options of {@link redisStore}. */
+/**
+ * Options of {@link redisStore}.
+ *
+ * @example
+ * ```ts
+ * redisStore(client, { keyPrefix: 'billing-gw:' } satisfies RedisStoreOptions);
+ * ```
+ */
 export interface RedisStoreOptions {
   /** Put in front of every key (to share one Redis database between applications). Default `''`. */
   keyPrefix?: string;
