@@ -74,12 +74,18 @@ export { CDSHooksService } from './cds/index.js';
 export {
   LocalEventDispatcher,
   localHandler,
+  CloudEventsDispatcher,
+  type CloudEventsDispatcherOptions,
+  type CloudEventsMode,
+  type CloudEvent,
+  type DeliveryCounts,
   type EventDispatcher,
   type EventHandler,
   type EventPair,
   type EventPayload,
   type Unregister,
 } from './events/index.js';
+export { MemoryStore, type KeyValueStore } from './lib/key-value-store.js';
 export { MOUNT, json, type Mountable, type MountableComponent, type Route, type RouteRequest, type RouteReply, type Logger } from './mount.js';
 export * from './errors.js';
 export {

@@ -34,14 +34,14 @@ test('importing the main entry never loads saxes or the sandbox', () => {
 
 test('saxes is reached only through fhirgate/soap', () => {
   assert.deepEqual([...importGraph('src/soap/index.ts').packages], ['saxes']);
-  for (const entry of ['src/cds/index.ts', 'src/sandbox/index.ts', 'src/errors.ts']) {
+  for (const entry of ['src/cds/index.ts', 'src/sandbox/index.ts', 'src/errors.ts', 'src/redis/index.ts', 'src/nats/index.ts']) {
     assert.deepEqual([...importGraph(entry).packages], [], entry);
   }
 });
 
 test('the package exports map names every public entry and only those', () => {
   const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; dependencies: Record<string, string>; sideEffects: boolean; type: string };
-  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './errors', './package.json', './sandbox', './soap']);
+  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './errors', './nats', './package.json', './redis', './sandbox', './soap']);
   assert.deepEqual(Object.keys(pkg.dependencies), ['saxes']);
   assert.equal(pkg.sideEffects, false);
   assert.equal(pkg.type, 'module');
@@ -50,11 +50,18 @@ test('the package exports map names every public entry and only those', () => {
 test('the main entry exports exactly the documented names', async () => {
   const api = await import('../src/index.js');
   assert.deepEqual(Object.keys(api).sort(), [
-    'AsyncFHIRGateway', 'AuthTokenError', 'CDSHooksService', 'DEFAULT_SCOPE', 'ERROR_CODES', 'FHIRGateway', 'FHIRHttpError',
-    'FhirgateError', 'GATEWAY_DEFAULTS', 'HandlerRegistry', 'LocalEventDispatcher', 'MOUNT', 'ModifyHandle', 'RESOURCE_TYPES',
+    'AsyncFHIRGateway', 'AuthTokenError', 'CDSHooksService', 'CloudEventsDispatcher', 'DEFAULT_SCOPE', 'ERROR_CODES', 'FHIRGateway', 'FHIRHttpError',
+    'FhirgateError', 'GATEWAY_DEFAULTS', 'HandlerRegistry', 'LocalEventDispatcher', 'MOUNT', 'MemoryStore', 'ModifyHandle', 'RESOURCE_TYPES',
     'SOURCE_TAG_SYSTEM', 'ServiceAPI', 'aggregateSources', 'createEntry', 'createJsonLogger', 'createServiceAPI', 'deleteEntry',
     'getAllGateways', 'getApp', 'getGateway', 'isFhirId', 'isFhirgateError', 'isResourceType', 'json', 'localHandler',
     'operationOutcome', 'outcomeMessage', 'parseConnectionString', 'readEntry', 'reply', 'requestBundle', 'searchEntry',
     'searchsetBundle', 'updateEntry',
   ]);
+});
+
+test('fhirgate/redis and fhirgate/nats export their adapters only, and load no client package', async () => {
+  assert.deepEqual(Object.keys(await import('../src/redis/index.js')).sort(), ['MemoryStore', 'redisStore']);
+  assert.deepEqual(Object.keys(await import('../src/nats/index.js')).sort(), ['natsDispatcher']);
+  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  assert.ok(pkg.devDependencies.redis !== undefined && pkg.devDependencies.nats !== undefined, 'the clients are devDependencies');
 });

@@ -7,6 +7,7 @@ import { FhirgateError } from '../errors.js';
 import { abortError } from '../http/signals.js';
 import { checkDiscovered } from './discovered-endpoint.js';
 import type { TokenEndpoint } from './discovered-endpoint.js';
+import type { KeyValueStore } from '../lib/key-value-store.js';
 import { fetchToken } from './fetch-token.js';
 import type { Credentials, Send } from './fetch-token.js';
 import { chooseAlgorithm, KeyRing } from './key-ring.js';
@@ -14,6 +15,7 @@ import type { AssertionAlg, PublicJwk } from './key-ring.js';
 import { loadAssertionKey } from './load-key.js';
 import type { AssertionKey } from './load-key.js';
 import { discoverSmart } from './smart-discovery.js';
+import { SharedTokenSlot, type SharedToken } from './shared-token.js';
 import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
 
 /**
@@ -36,6 +38,12 @@ export interface TokenManagerOptions {
    * FHIR base URL, and whether plain http may reach a non-loopback host (`allow_http`).
    */
   discovery?: { baseUrl: string; allowHttp: boolean };
+  /**
+* A store shared with other replicas: the token is read from it before one is fetched, and one
+   * replica fetches while the others wait for its token. Holds the access token and its refresh time
+   * only. When the store fails, this replica fetches on its own. Default none (this process only).
+   */
+  store?: KeyValueStore;
 }
 
 /**
@@ -76,8 +84,11 @@ export class TokenManager {
   readonly #discovery: { baseUrl: string; allowHttp: boolean } | undefined;
   /** The token endpoint: from `token_url`, or once discovered. */
   #endpoint: TokenEndpoint | undefined;
-  #cached: { token: string; refreshAt: number } | undefined;
+  readonly #shared: SharedTokenSlot | undefined;
+  #cached: SharedToken | undefined;
   #inFlight: Promise<string> | undefined;
+  /** The last token a FHIR server refused: never taken back from the shared store. */
+  #rejected: string | undefined;
 
   constructor(auth: ClientSecretAuth | JwtAssertionAuth, options: TokenManagerOptions) {
     this.#auth = auth;
@@ -91,6 +102,10 @@ export class TokenManager {
     this.#discovery = options.discovery;
     if (auth.tokenUrl !== undefined) this.#endpoint = { url: auth.tokenUrl, signingAlgs: undefined };
     else if (this.#discovery === undefined) throw new TypeError('TokenManager: option "discovery" is needed when the connection string has no token_url');
+    // Replicas share a token when they use the same credentials against the same server.
+    const { clientId, tokenUrl, scope, audience } = auth;
+    const where = tokenUrl ?? this.#discovery!.baseUrl;
+    this.#shared = options.store === undefined ? undefined : new SharedTokenSlot(options.store, [where, clientId, scope, audience ?? '']);
   }
 
   /**
@@ -170,17 +185,13 @@ export class TokenManager {
    */
   invalidate(token: string): void {
     if (this.#cached?.token === token) this.#cached = undefined;
+    this.#rejected = token;
   }
 
   async #refresh(): Promise<string> {
     try {
-      const endpoint = this.#endpoint ?? (this.#endpoint = await this.#discover());
-      const started = this.#now();
-      const answer = await fetchToken(this.#credentials(endpoint), this.#send, { timeoutMs: this.#timeoutMs, nowMs: started, tokenUrl: endpoint.url });
-      const lifetime = answer.expiresIn;
-      const refreshAt = lifetime === undefined ? Infinity : started + (lifetime - refreshMargin(lifetime)) * 1000;
-      this.#cached = { token: answer.accessToken, refreshAt };
-      return answer.accessToken;
+      this.#cached = (await this.#fromStore()) ?? (await this.#fetch());
+      return this.#cached.token;
     } finally {
       this.#inFlight = undefined;
     }
@@ -200,6 +211,35 @@ export class TokenManager {
     const signer = this.#keys!.signer(endpoint.signingAlgs);
     if (signer === undefined) throw new FhirgateError('ERR_AUTH_KEY', `the key "${this.#keys!.current.kid.slice(0, 100)}" signs no algorithm the token endpoint accepts`);
     return { auth, key: signer };
+  }
+
+  /** The shared token, or the one another replica fetched while we waited; `undefined`: fetch it here. */
+  async #fromStore(): Promise<SharedToken | undefined> {
+    const slot = this.#shared;
+    if (slot === undefined) return undefined;
+    try {
+      const claimed = (await slot.read(this.#now(), this.#rejected)) ?? (await slot.claim(this.#now, this.#timeoutMs, this.#rejected));
+      return claimed === 'fetch' ? undefined : claimed;
+    } catch {
+      return undefined; // the store is down: this replica fetches on its own
+    }
+  }
+
+  async #fetch(): Promise<SharedToken> {
+    let started: number;
+    let answer: Awaited<ReturnType<typeof fetchToken>>;
+    try {
+      const endpoint = this.#endpoint ?? (this.#endpoint = await this.#discover());
+      started = this.#now();
+      answer = await fetchToken(this.#credentials(endpoint), this.#send, { timeoutMs: this.#timeoutMs, nowMs: started, tokenUrl: endpoint.url });
+    } catch (error) {
+      await this.#shared?.release().catch(() => undefined);
+      throw error;
+    }
+    const lifetime = answer.expiresIn;
+    const fresh = { token: answer.accessToken, refreshAt: lifetime === undefined ? Infinity : started + (lifetime - refreshMargin(lifetime)) * 1000 };
+    await this.#shared?.write(fresh, this.#now()).catch(() => undefined);
+    return fresh;
   }
 }
 

@@ -10,14 +10,16 @@ import { decodeJwt, verifyJwt, type JwtHeader } from '../jose/index.js';
 import { CDS_DEFAULTS } from './defaults.js';
 import { JwksCache } from './jwks-cache.js';
 import { numberOption } from './number-option.js';
-import { ReplayCache } from './replay-cache.js';
+import { checkStore } from '../lib/key-value-store.js';
+import { ReplayCache, type ReplayVerdict } from './replay-cache.js';
+import { StoreReplayCheck } from './replay-store.js';
 import type { CDSClient, ClientAuthOptions, TrustedIssuer } from './types.js';
 
 const SUPPORTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
 const REQUIRED_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'jti'] as const;
 const DEFAULTS = CDS_DEFAULTS.auth;
 
-type Settings = Omit<Required<ClientAuthOptions>, 'issuers'>;
+type Settings = Omit<Required<ClientAuthOptions>, 'issuers' | 'replayStore'>;
 
 function copyIssuer(value: unknown, i: number): TrustedIssuer {
   const name = `auth.issuers[${i}]`;
@@ -70,6 +72,7 @@ export class ClientAuth {
   readonly #settings: Settings;
   readonly #jwks: JwksCache;
   readonly #replays: ReplayCache;
+  readonly #sharedReplays: StoreReplayCheck | undefined;
 
   constructor(options: ClientAuthOptions) {
     if (typeof options !== 'object' || options === null) throw new TypeError('auth must be an object');
@@ -85,6 +88,8 @@ export class ClientAuth {
       timeoutMs: this.#settings.jwksTimeoutMs,
     });
     this.#replays = new ReplayCache(this.#settings.replayCacheSize);
+    if (options.replayStore !== undefined) checkStore(options.replayStore, 'auth.replayStore');
+    this.#sharedReplays = options.replayStore === undefined ? undefined : new StoreReplayCheck(options.replayStore);
   }
 
   /**
@@ -109,7 +114,7 @@ export class ClientAuth {
     });
     const { jti, exp, sub, tenant } = verified.payload;
     if (typeof jti !== 'string' || jti === '') reject('jti not a string');
-    const verdict = this.#replays.remember(`${trusted.issuer} ${jti}`, (exp as number) + s.clockToleranceSeconds);
+    const verdict = await this.#remember(`${trusted.issuer} ${jti}`, (exp as number) + s.clockToleranceSeconds);
     if (verdict === 'replayed') reject('jti replayed');
     if (verdict === 'full') reject('replay cache full');
     const client: CDSClient = { issuer: trusted.issuer };
@@ -122,6 +127,16 @@ export class ClientAuth {
   clear(): void {
     this.#jwks.clear();
     this.#replays.clear();
+  }
+
+  /** The shared store when there is one (a store that fails refuses the token), else the local cache. */
+  async #remember(id: string, expiresAt: number): Promise<ReplayVerdict> {
+    if (this.#sharedReplays === undefined) return this.#replays.remember(id, expiresAt);
+    try {
+      return await this.#sharedReplays.remember(id, expiresAt);
+    } catch {
+      return reject('replay store unavailable');
+    }
   }
 
   async #key(trusted: TrustedIssuer, header: JwtHeader): Promise<JsonWebKey | undefined> {

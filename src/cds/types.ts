@@ -6,6 +6,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import type { EventDispatcher } from '../events/types.js';
 import type { Logger } from '../mount.js';
+import type { KeyValueStore } from '../lib/key-value-store.js';
 
 /** A JSON object as parsed from a request body. */
 export type JsonObject = Record<string, unknown>;
@@ -268,6 +269,12 @@ export interface ClientAuthOptions {
    * `jti`), so about 21 MB when the default cache is full. Default 100000.
    */
   replayCacheSize?: number;
+  /**
+   * A store shared by every replica (e.g. `redisStore(client)` from `fhirgate/redis`): a `jti` accepted
+   * by one replica is then refused by all. Replaces the in-memory cache (and `replayCacheSize`). When
+   * the store rejects, the token is refused (401, "replay store unavailable" in the log). Default none.
+   */
+  replayStore?: KeyValueStore;
 }
 
 /**

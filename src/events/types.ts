@@ -37,4 +37,9 @@ export interface EventDispatcher {
   register(pattern: string, handler: EventHandler): Unregister;
   /** Resolves once every handler that is running has settled (for graceful shutdown). */
   drain(): Promise<void>;
+  /**
+   * Optional delivery counts (`sent`, `retried`, `dropped`, `queued`, ...), shown under `events` in
+   * `/gateway/status` and in `/metrics`. Numbers only; never an event or a payload.
+   */
+  status?(): Record<string, number>;
 }

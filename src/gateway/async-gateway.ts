@@ -102,7 +102,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     const timeoutMs = config.timeoutMs ?? this.#options.timeoutMs;
     const send = (url: string, o: Parameters<AgentPool['request']>[1]) => this.#pool.request(url, o);
     const discovery = { baseUrl: config.baseUrl, allowHttp: config.allowHttp };
-    const tokens = auth === undefined ? undefined : new TokenManager(auth, { send, timeoutMs, discovery });
+    const tokens = auth === undefined ? undefined : new TokenManager(auth, { send, timeoutMs, discovery, store: this.#options.tokenStore });
     const old = this.#sources.add({ name, baseUrl: config.baseUrl, origin: config.origin, timeoutMs, tokens, requests: 0, errors: 0 });
     if (old !== undefined && !this.#sources.all().some((s) => s.name !== name && s.origin === old.origin)) this.#pool.retire(old.origin);
   }

@@ -5,6 +5,7 @@
 import type { EventDispatcher } from '../events/types.js';
 import { checkRetryOptions, POOL_DEFAULTS, RETRY_DEFAULTS } from '../http/index.js';
 import type { RetryPolicy } from '../http/index.js';
+import { checkStore, type KeyValueStore } from '../lib/key-value-store.js';
 
 /**
  * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.
@@ -52,6 +53,12 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
   dispatcher?: EventDispatcher;
   /** `false` turns events off. Default `true`. */
   events?: boolean;
+  /**
+   * Where access tokens are cached, shared by replicas (e.g. `redisStore(client)` from `fhirgate/redis`):
+   * replicas then fetch one token per source between them. Holds tokens, never a secret or a key.
+   * Default: this process's memory.
+   */
+  tokenStore?: KeyValueStore;
 }
 
 /**
@@ -68,6 +75,7 @@ export interface GatewayOptions {
   readonly maxResponseBytes: number;
   readonly dispatcher: EventDispatcher | undefined;
   readonly events: boolean;
+  readonly tokenStore: KeyValueStore | undefined;
   /** The retry policy in the transport's terms (milliseconds), validated once for every call. */
   readonly retry: RetryPolicy;
 }
@@ -106,6 +114,7 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
   if (dispatcher !== undefined && (typeof dispatcher !== 'object' || dispatcher === null || typeof dispatcher.emit !== 'function')) {
     throw new TypeError('options.dispatcher must be an EventDispatcher (an object with emit)');
   }
+  if (options.tokenStore !== undefined) checkStore(options.tokenStore, 'tokenStore');
   return Object.freeze({
     pool: {
       maxConnections: options.maxConnections,
@@ -116,6 +125,7 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
     maxResponseBytes: positive(options.maxResponseBytes, 'maxResponseBytes', GATEWAY_DEFAULTS.maxResponseBytes),
     dispatcher,
     events,
+    tokenStore: options.tokenStore,
     retry: checkGatewayRetry(options),
   });
 }

@@ -17,6 +17,7 @@ import type { CustomEndpoint, CustomHandler, CustomRouteOptions } from './custom
 import { defaultEndpoints } from './default-routes.js';
 import type { Deps, InjectMap } from './inject.js';
 import { jwksEndpoint } from './jwks-route.js';
+import { HostMetrics, metricsEndpoint, type MetricsView } from './metrics.js';
 import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
 import { buildOpenApi, toOpenApiPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
@@ -82,6 +83,7 @@ export class ServiceAPI {
   readonly #endpoints: Endpoint[] = [];
   readonly #servers = new Set<Server>();
   readonly #inFlight = new InFlight();
+  readonly #metrics: HostMetrics | undefined;
   #router = new TrieRouter<Endpoint>();
   #closed: Promise<void> | undefined;
 
@@ -99,6 +101,8 @@ export class ServiceAPI {
     };
     this.#addEndpoints(defaultEndpoints(view, resolved.publicPaths));
     this.#addEndpoints([jwksEndpoint(() => this.#mounted, { maxAgeSeconds: resolved.jwksMaxAgeSeconds, logger: resolved.logger })]);
+    const metrics = (this.#metrics = resolved.metrics ? new HostMetrics() : undefined);
+    if (metrics !== undefined) this.#addEndpoints([metricsEndpoint(metrics, this.#metricsView(), resolved.publicPaths.includes('/metrics'))]);
     const apiKeys = new ApiKeyCheck(resolved.apiKeys);
     this.handler = createPipeline({
       options: resolved,
@@ -107,6 +111,7 @@ export class ServiceAPI {
       inFlight: this.#inFlight,
       gatewayPrefixes: () => this.#gatewayPrefixes,
       closing: () => this.#closed !== undefined,
+      ...(metrics === undefined ? {} : { observe: metrics.observe.bind(metrics) }),
     });
   }
 
@@ -206,6 +211,7 @@ export class ServiceAPI {
     const { logger, shutdownGraceMs } = this.#options;
     logger.info('shutting down', { in_flight: this.#inFlight.size });
     await stopServers([...this.#servers], this.#inFlight, shutdownGraceMs, new FhirgateError('ERR_CLOSED', 'the server is shutting down'));
+    this.#metrics?.close();
     if (this.enableEvents) await this.dispatcher.drain().catch((error: unknown) => logger.error('event drain failed', { error: (error as Error)?.message }));
     const results = await Promise.allSettled(this.#mounted.map((m) => m.mountable.close()));
     results.forEach((result, i) => {
@@ -278,7 +284,27 @@ export class ServiceAPI {
           .filter((m) => m.mountable.kind === kind)
           .map((m) => [m.name, { status: 'active', ...safely(logger, `status of ${m.name}`, () => m.mountable.status(), { status: 'error' }) }]),
       );
-    return { gateways: entries('gateway'), services: entries('service'), events: { enabled: this.enableEvents, dispatcher: this.dispatcher.constructor.name } };
+    return { gateways: entries('gateway'), services: entries('service'), events: this.#eventsStatus() };
+  }
+
+  /** What `/metrics` reads at scrape time: each gateway's status and the dispatcher's counts. */
+  #metricsView(): MetricsView {
+    const { logger } = this.#options;
+    return {
+      gateways: () =>
+        this.#mounted.filter((m) => m.mountable.kind === 'gateway').map((m) => ({ name: m.name, status: safely(logger, `status of ${m.name}`, () => m.mountable.status(), {}) })),
+      events: () => {
+        const counts = this.#eventsStatus();
+        return typeof this.dispatcher.status === 'function' ? (counts as Record<string, number>) : undefined;
+      },
+    };
+  }
+
+  /** Whether events are on, the dispatcher's class, and its delivery counts when it keeps some. */
+  #eventsStatus(): Record<string, unknown> {
+    const { dispatcher } = this;
+    const counts = typeof dispatcher.status === 'function' ? safely(this.#options.logger, 'status of the event dispatcher', () => dispatcher.status!(), {}) : {};
+    return { ...counts, enabled: this.enableEvents, dispatcher: dispatcher.constructor.name };
   }
 
   #openapi(): Record<string, unknown> {

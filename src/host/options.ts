@@ -61,6 +61,11 @@ export interface ServiceAPIOptions {
    * at least this long before rotating to it, so that servers caching the set have seen it.
    */
   jwksMaxAgeSeconds?: number;
+  /**
+   * Serve `GET /metrics` (Prometheus text format 0.0.4). Behind the API key when keys are set (add
+   * `/metrics` to `publicPaths` to open it). Default false.
+   */
+  metrics?: boolean;
 }
 
 /** The options after validation, defaults filled in. */
@@ -82,6 +87,7 @@ export interface ResolvedOptions {
   readonly allowedHosts: ReadonlySet<string>;
   readonly publicUrl: string | undefined;
   readonly jwksMaxAgeSeconds: number;
+  readonly metrics: boolean;
 }
 
 const DEFAULTS = Object.freeze({
@@ -96,6 +102,7 @@ const DEFAULTS = Object.freeze({
   requestTimeoutMs: 60_000,
   trustProxy: false,
   jwksMaxAgeSeconds: 300,
+  metrics: false,
 });
 
 function text(value: unknown, name: string, fallback: string): string {
@@ -166,5 +173,6 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     trustProxy: flag(options.trustProxy, 'trustProxy', DEFAULTS.trustProxy),
     allowedHosts: checkAllowedHosts(options.allowedHosts),
     publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
+    metrics: flag(options.metrics, 'metrics', DEFAULTS.metrics),
   });
 }

@@ -43,6 +43,8 @@ export interface PipelineState {
   /** Prefixes of mounted gateways: unmatched paths below them answer OperationOutcome. */
   gatewayPrefixes(): readonly string[];
   closing(): boolean;
+  /** Called once per answered request with the route template (`null`: none matched), when metrics are on. */
+  observe?(method: string, route: string | null, status: number, seconds: number): void;
 }
 
 /** Splits `req.url` (origin-form or absolute-form) into the raw path and the raw query. */
@@ -180,6 +182,7 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
   } finally {
     if (request !== undefined) state.inFlight.delete(request);
     const outcome = clientGone ? { status: null, client_gone: true } : { status: res.statusCode };
+    state.observe?.(method, route, res.statusCode, (performance.now() - started) / 1000);
     options.logger.info('request', { request_id: requestId, method, route, ...outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 });
   }
 }

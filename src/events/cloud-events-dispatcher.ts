@@ -1,0 +1,126 @@
+/**
+ * `CloudEventsDispatcher`: fhirgate events POSTed to an HTTP sink under the CloudEvents 1.0 HTTP
+ * protocol binding (structured, binary or batched content mode).
+ * @module
+ */
+import { binaryHeaders, type CloudEvent } from './cloud-event.js';
+import type { DeliveryVerdict } from './delivery-queue.js';
+import { integerOption, QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
+
+/**
+ * The content mode: one JSON event per request, one event with `ce-` headers, or a JSON array of events.
+ *
+ * @example
+ * ```ts
+ * const mode: CloudEventsMode = 'binary';
+ * ```
+ */
+export type CloudEventsMode = 'structured' | 'binary' | 'batch';
+
+/**
+ * Options of {@link CloudEventsDispatcher}.
+ *
+ * @example
+ * ```ts
+ * const options: CloudEventsDispatcherOptions = { url: 'https://sink.example.org/e', source: 'urn:fhirgate:eu-1', mode: 'batch', batchSize: 50 };
+ * ```
+ */
+export interface CloudEventsDispatcherOptions extends QueuedDispatcherOptions {
+  /** The sink: an absolute http(s) URL, POSTed to. Required. */
+  url: string;
+  /** Default `'structured'` (`application/cloudevents+json`); `'batch'` sends `application/cloudevents-batch+json`. */
+  mode?: CloudEventsMode;
+  /** Events in one request in `'batch'` mode, at most. Default 100. */
+  batchSize?: number;
+  /** Extra headers of every request (e.g. the sink's own `authorization`). Never put in an event. */
+  headers?: Record<string, string>;
+  /** Requests to the sink at once. Default 4. */
+  concurrency?: number;
+  /** Time-out of one request, in ms. Default 5000. */
+  timeoutMs?: number;
+  /** First retry back-off, in ms (doubling, random in [d/2, d]). Default 100. */
+  retryBaseMs?: number;
+  /** Longest retry back-off, in ms. Default 2000. */
+  retryMaxMs?: number;
+}
+
+const OWNER = 'CloudEventsDispatcher';
+const MODES: readonly CloudEventsMode[] = ['structured', 'binary', 'batch'];
+const STRUCTURED = 'application/cloudevents+json; charset=utf-8';
+const BATCH = 'application/cloudevents-batch+json; charset=utf-8';
+
+function checkUrl(url: unknown): string {
+  if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`${OWNER}: option "url" must be an absolute http(s) URL`);
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${OWNER}: option "url" must be an absolute http(s) URL`);
+  return parsed.href;
+}
+
+function checkHeaders(headers: unknown): Record<string, string> {
+  if (headers === undefined) return {};
+  if (typeof headers !== 'object' || headers === null || Object.values(headers).some((v) => typeof v !== 'string')) {
+    throw new TypeError(`${OWNER}: option "headers" must be an object of strings`);
+  }
+  return { ...(headers as Record<string, string>) };
+}
+
+/**
+ * An {@link EventDispatcher} that sends every event to an HTTP sink as a CloudEvent (`id` a UUID,
+ * `source` from the options, `type` the event name, `time`, `datacontenttype: application/json`, the
+ * payload as `data`). Delivery runs in the background from a bounded queue: `emit` never blocks and
+ * never fails a request. A 2xx answer is delivered; a network error, a time-out, 408, 429 or 5xx is
+ * retried with back-off for as long as the dispatcher is open; any other answer drops the event (the
+ * sink refused it). `status()` (shown in `/gateway/status`) counts sent, retried, dropped and queued
+ * events. Delivery is at least once: a sink that answers too late may get an event twice (same `id`).
+ *
+ * @example
+ * ```ts
+ * const dispatcher = new CloudEventsDispatcher({ url: 'https://events.example.org/ingest', source: 'urn:fhirgate:eu-1' });
+ * const app = createServiceAPI({ dispatcher });
+ * // on shutdown: await app.close(); await dispatcher.close();
+ * ```
+ */
+export class CloudEventsDispatcher extends QueuedDispatcher {
+  readonly #url: string;
+  readonly #mode: CloudEventsMode;
+  readonly #headers: Record<string, string>;
+  readonly #timeoutMs: number;
+
+  constructor(options: CloudEventsDispatcherOptions) {
+    const o = (typeof options === 'object' && options !== null ? options : {}) as Partial<CloudEventsDispatcherOptions>;
+    const mode = o.mode ?? 'structured';
+    if (!MODES.includes(mode)) throw new TypeError(`${OWNER}: option "mode" must be one of ${MODES.join(', ')}`);
+    const retryBaseMs = integerOption(o.retryBaseMs, OWNER, 'retryBaseMs', 100, 1);
+    super(OWNER, options, {
+      concurrency: integerOption(o.concurrency, OWNER, 'concurrency', 4, 1),
+      batchSize: mode === 'batch' ? integerOption(o.batchSize, OWNER, 'batchSize', 100, 1) : 1,
+      retryBaseMs,
+      retryMaxMs: integerOption(o.retryMaxMs, OWNER, 'retryMaxMs', Math.max(2000, retryBaseMs), retryBaseMs),
+    });
+    this.#url = checkUrl(o.url);
+    this.#mode = mode;
+    this.#headers = checkHeaders(o.headers);
+    this.#timeoutMs = integerOption(o.timeoutMs, OWNER, 'timeoutMs', 5000, 1);
+  }
+
+  protected async deliver(batch: CloudEvent[]): Promise<DeliveryVerdict> {
+    const [first] = batch;
+    if (first === undefined) return 'sent';
+    const [headers, body] =
+      this.#mode === 'batch'
+        ? [{ 'content-type': BATCH }, JSON.stringify(batch)]
+        : this.#mode === 'binary'
+          ? [binaryHeaders(first), JSON.stringify(first.data)]
+          : [{ 'content-type': STRUCTURED }, JSON.stringify(first)];
+    const response = await fetch(this.#url, {
+      method: 'POST',
+      headers: { ...this.#headers, ...headers },
+      body,
+      redirect: 'error',
+      signal: AbortSignal.timeout(this.#timeoutMs),
+    });
+    await response.body?.cancel();
+    if (response.ok) return 'sent';
+    return response.status === 408 || response.status === 429 || response.status >= 500 ? 'retry' : 'drop';
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * What the dispatchers onto external buses share: local handlers still work, events go through a
+ * bounded {@link DeliveryQueue}, and the counts show in `/gateway/status`.
+ * @module
+ */
+import { cloudEvent, type CloudEvent } from './cloud-event.js';
+import { DeliveryQueue, type DeliveryCounts, type DeliveryVerdict } from './delivery-queue.js';
+import { LocalEventDispatcher } from './local-dispatcher.js';
+import type { EventDispatcher, EventHandler, EventPayload, Unregister } from './types.js';
+
+/**
+ * Options every queued dispatcher takes.
+ *
+ * @example
+ * ```ts
+ * const common: QueuedDispatcherOptions = { source: 'urn:fhirgate:eu-1', maxQueue: 20_000, drainTimeoutMs: 10_000 };
+ * ```
+ */
+export interface QueuedDispatcherOptions {
+  /** The CloudEvents `source` of every event: a URI-reference naming this application (`urn:fhirgate:gw-1`, `/fhirgate/eu-1`). Required. */
+  source: string;
+  /** Events waiting at most; an event emitted when the queue is full is dropped (and counted). Default 10 000. */
+  maxQueue?: number;
+  /** Time `drain()` waits for the queue to empty, in ms (what is left keeps being delivered until `close()`). Default 5000. */
+  drainTimeoutMs?: number;
+}
+
+/**
+ * The settings a subclass chooses for its queue, after validating its own options.
+ *
+ * @example
+ * ```ts
+ * super('MyDispatcher', options, { concurrency: 1, batchSize: 100, retryBaseMs: 100, retryMaxMs: 2000 } satisfies QueueShape);
+ * ```
+ */
+export interface QueueShape {
+  readonly concurrency: number;
+  readonly batchSize: number;
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+}
+
+/**
+ * Validates an integer option: `TypeError` when it is not a number, `RangeError` below `min`.
+ *
+ * @example
+ * ```ts
+ * const maxQueue = integerOption(options.maxQueue, 'CloudEventsDispatcher', 'maxQueue', 10_000, 1);
+ * ```
+ */
+export function integerOption(value: unknown, owner: string, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number') throw new TypeError(`${owner}: option "${name}" must be a number`);
+  if (!Number.isInteger(value) || value < min) throw new RangeError(`${owner}: option "${name}" must be an integer >= ${min}`);
+  return value;
+}
+
+/**
+ * The base of `CloudEventsDispatcher` and the NATS dispatcher: `emit` wraps the event as a CloudEvent
+ * and queues it (never blocking, never throwing), and also calls the handlers registered here, so that
+ * local audit handlers keep working next to the bus. Subclasses implement `deliver`.
+ *
+ * @example
+ * ```ts
+ * class LogDispatcher extends QueuedDispatcher {
+ *   protected deliver(batch: CloudEvent[]) { console.log(batch); return 'sent' as const; }
+ * }
+ * ```
+ */
+export abstract class QueuedDispatcher implements EventDispatcher {
+  readonly #local = new LocalEventDispatcher();
+  readonly #queue: DeliveryQueue<CloudEvent>;
+  readonly #source: string;
+  readonly #drainTimeoutMs: number;
+
+  protected constructor(owner: string, options: QueuedDispatcherOptions, shape: QueueShape) {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${owner}: options must be an object`);
+    if (typeof options.source !== 'string' || options.source === '') throw new TypeError(`${owner}: option "source" must be a non-empty string (a URI-reference)`);
+    this.#source = options.source;
+    const maxQueue = integerOption(options.maxQueue, owner, 'maxQueue', 10_000, 1);
+    this.#drainTimeoutMs = integerOption(options.drainTimeoutMs, owner, 'drainTimeoutMs', 5000, 0);
+    this.#queue = new DeliveryQueue<CloudEvent>({ maxQueue, ...shape }, (batch) => this.deliver(batch));
+  }
+
+  /** Sends one batch (of `batchSize` events at most). `'retry'` (or a throw) tries it again after a back-off. */
+  protected abstract deliver(batch: CloudEvent[]): Promise<DeliveryVerdict> | DeliveryVerdict;
+
+  /** Whether the bus can carry an event of this name; one it cannot is dropped (and counted). Default: any. */
+  protected accepts(_eventName: string): boolean {
+    return true;
+  }
+
+  /** Queues the event for the bus and calls the local handlers. Never throws, never waits. */
+  emit(eventName: string, payload: EventPayload): void {
+    if (typeof eventName !== 'string' || eventName === '') return;
+    if (this.accepts(eventName)) this.#queue.push(cloudEvent(eventName, payload, this.#source));
+    else this.#queue.reject();
+    this.#local.emit(eventName, payload);
+  }
+
+  /** Registers a local handler (as `LocalEventDispatcher.register`). */
+  register(pattern: string, handler: EventHandler): Unregister {
+    return this.#local.register(pattern, handler);
+  }
+
+  /** Waits for local handlers and for the queue to empty, at most `drainTimeoutMs`. Never rejects. */
+  async drain(): Promise<void> {
+    await Promise.all([this.#local.drain(), this.#queue.idle(this.#drainTimeoutMs)]);
+  }
+
+  /** `{ sent, retried, dropped, queued }`, shown under `events` in `/gateway/status`. */
+  status(): DeliveryCounts {
+    return this.#queue.counts();
+  }
+
+  /** Drains, then drops (and counts) what is still undelivered. Idempotent. */
+  async close(): Promise<void> {
+    await this.drain();
+    this.#queue.close();
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Writing the Prometheus text exposition format (version 0.0.4): `# HELP`, `# TYPE`, and one line per
+ * sample with escaped label values.
+ * @module
+ */
+
+/**
+ * Label names and values of one sample.
+ *
+ * @example
+ * ```ts
+ * const labels: Labels = { route: '/health', status: '200' };
+ * ```
+ */
+export type Labels = Readonly<Record<string, string>>;
+
+/**
+ * One sample: its labels (and a name suffix such as `_bucket`) and its value.
+ *
+ * @example
+ * ```ts
+ * const sample: Sample = { suffix: '_count', labels: { route: '/health' }, value: 12 };
+ * ```
+ */
+export interface Sample {
+  readonly suffix?: string;
+  readonly labels: Labels;
+  readonly value: number;
+}
+
+const escapeLabel = (value: string): string => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const escapeHelp = (value: string): string => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+
+function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+/**
+ * One metric family as text: its HELP and TYPE lines and its samples, each line ending in `\n`.
+ *
+ * @example
+ * ```ts
+ * family('fhirgate_http_requests_total', 'counter', 'Requests answered.', [{ labels: { route: '/health', status: '200' }, value: 3 }]);
+ * // '# HELP fhirgate_http_requests_total Requests answered.\n# TYPE fhirgate_http_requests_total counter\nfhirgate_http_requests_total{route="/health",status="200"} 3\n'
+ * ```
+ */
+export function family(name: string, type: 'counter' | 'gauge' | 'histogram', help: string, samples: readonly Sample[]): string {
+  let text = `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}\n`;
+  for (const { suffix = '', labels, value } of samples) {
+    const pairs = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
+    text += `${name}${suffix}${pairs.length > 0 ? `{${pairs.join(',')}}` : ''} ${formatValue(value)}\n`;
+  }
+  return text;
+}
+
+/**
+ * Upper bounds of the latency histogram, in seconds.
+ *
+ * @example
+ * ```ts
+ * LATENCY_BUCKETS[0]; // 0.005
+ * ```
+ */
+export const LATENCY_BUCKETS: readonly number[] = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+
+/**
+ * A histogram's counts for one label set: cumulative `_bucket` samples (with `le`), `_sum` and `_count`.
+ *
+ * @example
+ * ```ts
+ * const h = new HistogramCounts();
+ * h.observe(0.012);
+ * family('x_seconds', 'histogram', 'Latency.', h.samples({ route: '/health' }));
+ * ```
+ */
+export class HistogramCounts {
+  readonly #counts = new Array<number>(LATENCY_BUCKETS.length).fill(0);
+  #sum = 0;
+  #count = 0;
+
+  observe(seconds: number): void {
+    const i = LATENCY_BUCKETS.findIndex((le) => seconds <= le);
+    if (i !== -1) this.#counts[i]! += 1;
+    this.#sum += seconds;
+    this.#count += 1;
+  }
+
+  samples(labels: Labels): Sample[] {
+    let cumulative = 0;
+    const buckets = LATENCY_BUCKETS.map((le, i): Sample => {
+      cumulative += this.#counts[i]!;
+      return { suffix: '_bucket', labels: { ...labels, le: String(le) }, value: cumulative };
+    });
+    return [
+      ...buckets,
+      { suffix: '_bucket', labels: { ...labels, le: '+Inf' }, value: this.#count },
+      { suffix: '_sum', labels, value: this.#sum },
+      { suffix: '_count', labels, value: this.#count },
+    ];
+  }
+}

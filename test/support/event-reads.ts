@@ -1,0 +1,54 @@
+/**
+ * A gateway mounted on a real `createServiceAPI({ dispatcher })` in front of the sandbox, for the tests
+ * that count what reads emit onto a bus.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TestContext } from 'node:test';
+import type { EventDispatcher } from '../../src/events/index.js';
+import { AsyncFHIRGateway } from '../../src/gateway/index.js';
+import { createServiceAPI } from '../../src/host/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+
+export interface ReadingApp {
+  /** The client secret the gateway authenticates with: it must appear in no event. */
+  readonly secret: string;
+  /** `http://127.0.0.1:PORT` of the app. */
+  readonly base: string;
+  /** Reads Patient/p1 `count` times, `parallel` at a time. */
+  read(count: number, parallel?: number): Promise<void>;
+  /** `GET /gateway/status` → `events`. */
+  events(): Promise<Record<string, unknown>>;
+}
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+export async function startReadingApp(t: TestContext, dispatcher: EventDispatcher): Promise<ReadingApp> {
+  const secret = `secret-${randomUUID()}`;
+  const sandbox = await startSandbox({ clients: [{ clientId: 'app', clientSecret: secret }], seed: [{ resourceType: 'Patient', id: 'p1' }] });
+  t.after(() => sandbox.close());
+  const gw = new AsyncFHIRGateway();
+  gw.addSource('ehr', sandbox.connectionString('app'));
+  const app = createServiceAPI({ dispatcher, apiKeys: [], logger: quiet });
+  app.registerGateway(gw);
+  const server = await app.listen(0);
+  t.after(() => app.close());
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    secret,
+    base,
+    async read(count, parallel = 50) {
+      let next = 0;
+      const worker = async () => {
+        while (next < count) {
+          next += 1;
+          await gw.read('Patient', 'p1');
+        }
+      };
+      await Promise.all(Array.from({ length: parallel }, worker));
+    },
+    async events() {
+      const r = await fetch(`${base}/gateway/status`);
+      return ((await r.json()) as { events: Record<string, unknown> }).events;
+    },
+  };
+}
