@@ -109,7 +109,15 @@ export function count(value: unknown, name: string, fallback: number, min: numbe
   return value;
 }
 
-function isLogger(value: unknown): value is Logger {
+/**
+ * Whether `value` has the four methods of a {@link Logger}.
+ *
+ * @example
+ * ```ts
+ * isLogger(console); // true
+ * ```
+ */
+export function isLogger(value: unknown): value is Logger {
   const l = value as Partial<Logger> | null;
   return typeof l === 'object' && l !== null && ['debug', 'info', 'warn', 'error'].every((m) => typeof l[m as keyof Logger] === 'function');
 }

@@ -3,8 +3,6 @@
  * @module
  */
 import type { Server } from 'node:http';
-import { Server as NetServer } from 'node:net';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** Something in flight that can be aborted. */
 export interface Abortable {
@@ -68,12 +66,7 @@ export class InFlight {
  * ```
  */
 export async function stopServers(servers: readonly Server[], inFlight: InFlight, graceMs: number, reason: unknown): Promise<void> {
-  // Stop accepting first, without the idle-connection sweep `http.Server#close` does at once (Node >= 19):
-  // a connection accepted a moment ago, its request still unread in the socket buffer, counts as idle and
-  // would be cut. Two turns of the event loop include a poll phase, which reads those requests.
-  const closed = Promise.all(servers.map((server) => new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()))));
-  await nextTurn();
-  await nextTurn();
+  const closed = Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
