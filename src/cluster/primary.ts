@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
 import { isClusterMessage, PORT_VARIABLE } from './messages.js';
-import type { StopMessage, WorkerMessage } from './messages.js';
+import type { PrimaryMessage, WorkerMessage } from './messages.js';
 import type { ResolvedClusterOptions } from './options.js';
 
 /** One worker as the primary sees it. */
@@ -170,6 +170,7 @@ export class ClusterPrimary {
     worker.on('message', (message) => {
       if (!isClusterMessage<WorkerMessage>(message)) return;
       if (message.event === 'failed') slot.failure = message.error;
+      if (message.event === 'stopped' && worker.isConnected()) worker.send({ fhirgate: 'cluster', event: 'bye' } satisfies PrimaryMessage);
       if (message.event !== 'listening' || slot.state !== 'starting') return;
       slot.state = 'listening';
       this.#options.logger.info('worker listening', { pid: worker.process.pid, port: message.port });
@@ -185,10 +186,10 @@ export class ClusterPrimary {
     return slot;
   }
 
-  #stop(slot: Slot, event: StopMessage['event']): Promise<void> {
+  #stop(slot: Slot, event: 'drain' | 'retire'): Promise<void> {
     if (slot.state !== 'stopping') {
       slot.state = 'stopping';
-      const message: StopMessage = { fhirgate: 'cluster', event };
+      const message: PrimaryMessage = { fhirgate: 'cluster', event };
       if (slot.worker.isConnected()) slot.worker.send(message);
       const pid = slot.worker.process.pid;
       const kill = setTimeout(() => {
@@ -211,12 +212,14 @@ export class ClusterPrimary {
     }
     if (this.#closing !== undefined) return;
     const reason = slot.failure ?? (signal === null ? `exit code ${code}` : `signal ${signal}`);
-    logger.error('worker died', { pid, code, signal, reason });
     const now = performance.now();
     this.#deaths = [...this.#deaths.filter((t) => now - t < restartWindowMs), now];
-    if (this.#deaths.length > maxRestarts) return this.#giveUp(reason);
-    if (slot.replacement && slot.state === 'starting') return; // the rolling restart stops; the old worker stays
+    // A rolling restart's new worker that never listened is not replaced: the restart stops, the old one stays.
+    const replace = this.#deaths.length <= maxRestarts && !(slot.replacement && slot.state === 'starting');
     const delay = Math.min(restartDelayMs * 2 ** (this.#deaths.length - 1), maxRestartDelayMs);
+    logger.error('worker died', { pid, code, signal, reason, ...(replace ? { restart_in_ms: delay } : {}) });
+    if (this.#deaths.length > maxRestarts) return this.#giveUp(reason);
+    if (!replace) return;
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       if (this.#closing === undefined) this.#fork(false);

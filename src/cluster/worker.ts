@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { ServiceAPI } from '../host/index.js';
 import type { Logger } from '../mount.js';
 import { isClusterMessage, PORT_VARIABLE } from './messages.js';
-import type { StopMessage, WorkerMessage } from './messages.js';
+import type { PrimaryMessage, WorkerMessage } from './messages.js';
 import type { ResolvedClusterOptions } from './options.js';
 
 /** What `serveCluster` resolves to in a worker. */
@@ -49,12 +49,14 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
     // Nothing was accepted yet: there is nothing to drain.
     if (app === undefined || !listening) process.exit(0);
     app.close(readinessDrainMs === undefined ? {} : { readinessDrainMs }).then(
-      () => process.exit(0),
+      () => (process.connected ? void tell({ fhirgate: 'cluster', event: 'stopped' }) : process.exit(0)),
       (error: unknown) => exitWith(logger, 'worker close failed', error),
     );
   };
   process.on('message', (message) => {
-    if (isClusterMessage<StopMessage>(message)) stop(message.event === 'retire' ? 0 : undefined);
+    if (!isClusterMessage<PrimaryMessage>(message)) return;
+    if (message.event === 'bye') process.exit(0);
+    stop(message.event === 'retire' ? 0 : undefined);
   });
   // A signal sent to the whole process group (Ctrl-C, `kill -- -pgid`) reaches workers too: drain like
   // the primary asks. SIGHUP is the primary's cue for a rolling restart, not the workers'.
