@@ -3,9 +3,12 @@
  * @module
  */
 import { availableParallelism } from 'node:os';
-import type { Logger } from '../mount.js';
 import { createJsonLogger } from '../host/index.js';
 import { isLogger } from '../host/options.js';
+import type { ServiceAPIOptions } from '../host/options.js';
+
+/** The logger interface of the host (`debug`, `info`, `warn`, `error`, each `(message, fields?)`). */
+export type Logger = NonNullable<ServiceAPIOptions['logger']>;
 
 /** Options of `serveCluster`. */
 export interface ClusterOptions {

@@ -23,9 +23,12 @@ export interface RunningCluster {
   ready(): Promise<{ port: number; base: string; workers: number[] }>;
 }
 
-/** Starts the test cluster with `env`; killed (with its workers) after the test if still running. */
-export function startCluster(t: TestContext, env: Record<string, string>): RunningCluster {
-  const child = spawn(process.execPath, ['--import', 'tsx', APP], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts the test cluster with `env` (in a process group of its own with `ownProcessGroup`, for signals
+ * to the whole group); killed (with its workers) after the test if still running.
+ */
+export function startCluster(t: TestContext, env: Record<string, string>, options: { ownProcessGroup?: boolean } = {}): RunningCluster {
+  const child = spawn(process.execPath, ['--import', 'tsx', APP], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup === true });
   const lines: Line[] = [];
   const waiters = new Set<() => void>();
   const read = (stream: NodeJS.ReadableStream) => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { availableParallelism } from 'node:os';
 import { serveCluster } from '../../src/cluster/index.js';
+import { resolveClusterOptions } from '../../src/cluster/options.js';
 import { createServiceAPI } from '../../src/host/index.js';
 import { call } from '../host/helpers.js';
 import { startCluster, startGate } from './helpers.js';
@@ -27,6 +29,22 @@ test('bad options throw at once, naming the option', () => {
   assert.throws(() => serveCluster(make, { port: 0, maxRestarts: -1 }), { name: 'RangeError', message: /"maxRestarts"/ });
   assert.throws(() => serveCluster(make, { port: 0, restartDelayMs: 10, maxRestartDelayMs: 5 }), { name: 'RangeError', message: /"restartDelayMs"/ });
   assert.throws(() => serveCluster(make, { port: 0, logger: {} as never }), { name: 'TypeError', message: /"logger"/ });
+  assert.equal(resolveClusterOptions({ port: 0 }).workers, availableParallelism(), "'auto' by default: one per core");
+  assert.equal(resolveClusterOptions({ port: 0, workers: 'auto' }).workers, availableParallelism());
+  assert.deepEqual({ ...resolveClusterOptions({ port: 8000, workers: 3 }), logger: null }, {
+    workers: 3, port: 8000, host: '127.0.0.1', logger: null, restartDelayMs: 100, maxRestartDelayMs: 5000, maxRestarts: 5, restartWindowMs: 30000, stopTimeoutMs: 30000,
+  });
+});
+
+test('restart() and close() without signals: every worker replaced, close() idempotent, then the primary ends by itself', async (t) => {
+  const cluster = startCluster(t, { WORKERS: '2', PRIMARY: 'programmatic' });
+  const line = await cluster.waitFor((l) => l.msg === 'programmatic');
+  const before = line['before'] as number[];
+  const after = line['after'] as number[];
+  assert.equal(after.length, 2);
+  assert.equal(after.filter((pid) => before.includes(pid)).length, 0);
+  assert.deepEqual([line['same'], line['late'], line['left']], [true, 'ERR_CLOSED', 0]);
+  assert.equal(await cluster.exited, 0, 'nothing keeps the primary alive after close()');
 });
 
 test('the workers share one port, and nothing but /health\'s pid tells them apart', async (t) => {
@@ -99,6 +117,22 @@ test('SIGTERM: every request in flight is answered, then the primary exits 0', a
   const closed = await cluster.waitFor((l) => l.msg === 'cluster closed');
   assert.equal(closed['clean'], true);
   await assert.rejects(call(base, '/health'), { code: 'ECONNREFUSED' });
+});
+
+test('Ctrl-C (SIGINT to the whole process group) drains primary and workers alike: requests in flight answered, exit 0', async (t) => {
+  const gate = await startGate(t);
+  const cluster = startCluster(t, { WORKERS: '2', GATE_URL: gate.url }, { ownProcessGroup: true });
+  const { base } = await cluster.ready();
+  const slow = Array.from({ length: 2 }, () => call(base, '/slow'));
+  await gate.arrived(2);
+  const from = cluster.lines.length;
+  process.kill(-cluster.child.pid!, 'SIGINT');
+  await cluster.waitFor(() => cluster.lines.slice(from).filter((l) => l.msg === 'shutting down').length === 2, from);
+  gate.open();
+  for (const res of await Promise.all(slow)) assert.deepEqual([res.status, res.json()], [200, { gate: 'open' }]);
+  assert.equal(await cluster.exited, 0);
+  assert.deepEqual(cluster.lines.filter((l) => l.msg === 'worker stopped').map((l) => l['code']), [0, 0]);
+  assert.ok(!cluster.lines.some((l) => l.msg === 'worker died'));
 });
 
 test('SIGHUP replaces every worker one at a time; requests in flight and new ones all succeed', async (t) => {
