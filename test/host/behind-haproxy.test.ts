@@ -33,7 +33,7 @@ function get(url: string, agent: Agent): Promise<{ status: number; body: string 
 }
 
 test('behind HAProxy: a replica that drains is taken out by its /health/ready, comes back after a restart, and no request fails', async (t) => {
-  const bin = systemBinary(t, 'haproxy');
+  const bin = systemBinary(t, 'haproxy', 'haproxy');
   if (bin === undefined) return;
   let stop = false;
   t.after(() => void (stop = true)); // a failed assertion must not leave the load running
