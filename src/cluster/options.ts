@@ -56,14 +56,14 @@ const DEFAULTS = Object.freeze({
 
 function integer(value: unknown, name: string, fallback: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value !== 'number') throw new TypeError(`serveCluster option "${name}" must be a number`);
-  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`serveCluster option "${name}" must be an integer from ${min} to ${max}`);
+  if (typeof value !== 'number') throw new TypeError(`options.${name} must be a number`);
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`options.${name} must be an integer from ${min} to ${max}`);
   return value;
 }
 
 function workerCount(value: unknown): number {
   if (value === undefined || value === 'auto') return availableParallelism();
-  if (typeof value !== 'number') throw new TypeError('serveCluster option "workers" must be "auto" or a number');
+  if (typeof value !== 'number') throw new TypeError('options.workers must be "auto" or a number');
   return integer(value, 'workers', undefined, 1, 1024);
 }
 
@@ -73,17 +73,17 @@ function workerCount(value: unknown): number {
  * @example
  * ```ts
  * resolveClusterOptions({ workers: 'auto', port: 8000 }).workers; // the number of cores
- * resolveClusterOptions({ workers: 0, port: 8000 });              // RangeError: ... "workers" ...
+ * resolveClusterOptions({ workers: 0, port: 8000 });              // RangeError: options.workers must be an integer from 1 to 1024
  * ```
  */
 export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('serveCluster options must be an object');
-  if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('serveCluster option "logger" must have debug, info, warn and error methods');
+  if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('options.logger must have debug, info, warn and error methods');
   const host = options.host ?? DEFAULTS.host;
-  if (typeof host !== 'string' || host === '') throw new TypeError('serveCluster option "host" must be a non-empty string');
+  if (typeof host !== 'string' || host === '') throw new TypeError('options.host must be a non-empty string');
   const restartDelayMs = integer(options.restartDelayMs, 'restartDelayMs', DEFAULTS.restartDelayMs, 0);
   const maxRestartDelayMs = integer(options.maxRestartDelayMs, 'maxRestartDelayMs', DEFAULTS.maxRestartDelayMs, 0);
-  if (restartDelayMs > maxRestartDelayMs) throw new RangeError('serveCluster option "restartDelayMs" must not exceed "maxRestartDelayMs"');
+  if (restartDelayMs > maxRestartDelayMs) throw new RangeError('options.restartDelayMs must be <= options.maxRestartDelayMs');
   return Object.freeze({
     workers: workerCount(options.workers),
     port: integer(options.port, 'port', undefined, 0, 65535),
