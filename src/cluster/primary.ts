@@ -31,6 +31,8 @@ interface Slot {
   readonly exited: Promise<void>;
   /** The reason it gave for failing to start, if it did. */
   failure?: string;
+  /** Killed because it did not stop within `stopTimeoutMs`. */
+  killed?: boolean;
 }
 
 function freePort(host: string): Promise<number> {
@@ -129,12 +131,13 @@ export class ClusterPrimary {
   };
 
   async #closeAll(): Promise<void> {
-    process.off('SIGTERM', this.#onStop);
-    process.off('SIGINT', this.#onStop);
-    process.off('SIGHUP', this.#onHangUp);
     for (const timer of this.#timers) clearTimeout(timer);
     this.#options.logger.info('draining workers', { workers: this.workers.map((w) => w.pid) });
     await Promise.all([...this.#slots].map((slot) => this.#stop(slot, 'drain')));
+    // Only now: a second SIGTERM while the workers drain must not kill the primary (and with it the workers).
+    process.off('SIGTERM', this.#onStop);
+    process.off('SIGINT', this.#onStop);
+    process.off('SIGHUP', this.#onHangUp);
     this.#options.logger.info('cluster closed', { pid: process.pid, clean: !this.#unclean });
   }
 
@@ -188,12 +191,14 @@ export class ClusterPrimary {
 
   #stop(slot: Slot, event: 'drain' | 'retire'): Promise<void> {
     if (slot.state !== 'stopping') {
+      // A worker still starting may not listen for messages yet; it has accepted nothing, so SIGTERM will do.
+      if (slot.state === 'starting') slot.worker.process.kill('SIGTERM');
+      else if (slot.worker.isConnected()) slot.worker.send({ fhirgate: 'cluster', event } satisfies PrimaryMessage);
       slot.state = 'stopping';
-      const message: PrimaryMessage = { fhirgate: 'cluster', event };
-      if (slot.worker.isConnected()) slot.worker.send(message);
       const pid = slot.worker.process.pid;
       const kill = setTimeout(() => {
         this.#options.logger.error('worker did not stop in time; killing it', { pid, stop_timeout_ms: this.#options.stopTimeoutMs });
+        slot.killed = true;
         slot.worker.process.kill('SIGKILL');
       }, this.#options.stopTimeoutMs);
       void slot.exited.then(() => clearTimeout(kill));
@@ -206,7 +211,8 @@ export class ClusterPrimary {
     const { logger, maxRestarts, restartWindowMs, restartDelayMs, maxRestartDelayMs } = this.#options;
     const pid = slot.worker.process.pid;
     if (slot.state === 'stopping') {
-      if (code !== 0) this.#unclean = true;
+      // Unclean: it failed while draining, or had to be killed. (A worker stopped while starting may end by SIGTERM.)
+      if (slot.killed === true || (code !== null && code !== 0)) this.#unclean = true;
       logger.info('worker stopped', { pid, code, signal });
       return;
     }

@@ -119,6 +119,29 @@ test('SIGTERM: every request in flight is answered, then the primary exits 0', a
   await assert.rejects(call(base, '/health'), { code: 'ECONNREFUSED' });
 });
 
+test('SIGTERM while a worker is still starting stops it and exits 0', async (t) => {
+  const cluster = startCluster(t, { WORKERS: '1', APP: 'hangs' });
+  await cluster.waitFor((l) => l.msg === 'cluster starting');
+  cluster.child.kill('SIGTERM');
+  assert.equal(await cluster.exited, 0);
+  assert.equal(cluster.lines.filter((l) => l.msg === 'worker stopped').length, 1);
+  assert.deepEqual(cluster.lines.find((l) => l.msg === 'cluster closed')?.['clean'], true);
+});
+
+test('a worker that does not stop within stopTimeoutMs is killed, and the primary exits 1', async (t) => {
+  const gate = await startGate(t);
+  const cluster = startCluster(t, { WORKERS: '1', GATE_URL: gate.url, STOP_TIMEOUT_MS: '300' });
+  const { base } = await cluster.ready();
+  const stuck = call(base, '/slow').then(() => 'answered', (error: NodeJS.ErrnoException) => error.code);
+  await gate.arrived(1);
+  cluster.child.kill('SIGTERM');
+  assert.equal(await cluster.exited, 1);
+  const killed = await cluster.waitFor((l) => l.msg === 'worker did not stop in time; killing it');
+  assert.equal(killed['stop_timeout_ms'], 300);
+  assert.equal(cluster.lines.find((l) => l.msg === 'cluster closed')?.['clean'], false);
+  assert.equal(await stuck, 'ECONNRESET', 'the request the killed worker held is cut, not answered');
+});
+
 test('Ctrl-C (SIGINT to the whole process group) drains primary and workers alike: requests in flight answered, exit 0', async (t) => {
   const gate = await startGate(t);
   const cluster = startCluster(t, { WORKERS: '2', GATE_URL: gate.url }, { ownProcessGroup: true });
