@@ -58,6 +58,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_BULK_RESPONSE: 'a Bulk Data server answered a kick-off or status request, or sent a manifest, that the Bulk Data IG does not allow',
   ERR_BULK_FAILED: 'a Bulk Data export job failed on the server (its status request answered an error)',
   ERR_BULK_FILE: 'a Bulk Data output file was cut short or has a line that is not a FHIR resource',
+  ERR_CLUSTER: 'cluster workers kept dying, or a new worker failed before it listened',
 } as const);
 
 /** The union of every error code fhirgate uses. */

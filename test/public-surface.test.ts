@@ -39,9 +39,19 @@ test('saxes is reached only through fhirgate/soap', () => {
   }
 });
 
+test('fhirgate/cluster reaches only the host, events, errors and shared leaves, and no package', () => {
+  const { files, packages } = importGraph('src/cluster/index.ts');
+  assert.deepEqual([...packages], []);
+  const rooms = new Set([...files].map((f) => f.slice(resolve(root, 'src').length + 1).split('/')[0]!));
+  const direct = [...files].filter((f) => f.includes('/src/cluster/')).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/from '\.\.\/([^/']+)/g)].map((m) => m[1]));
+  assert.deepEqual([...new Set(direct)].sort(), ['errors.js', 'host'], 'src/cluster imports only the host and errors (lib and events when it needs them)');
+  for (const room of ['gateway', 'cds', 'soap', 'sandbox', 'auth', 'http']) assert.ok(!rooms.has(room), `cluster reaches src/${room}`);
+  assert.ok(rooms.has('host') && rooms.has('cluster'));
+});
+
 test('the package exports map names every public entry and only those', () => {
   const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; dependencies: Record<string, string>; sideEffects: boolean; type: string };
-  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './errors', './nats', './package.json', './redis', './sandbox', './soap']);
+  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './cluster', './errors', './nats', './package.json', './redis', './sandbox', './soap']);
   assert.deepEqual(Object.keys(pkg.dependencies), ['saxes']);
   assert.equal(pkg.sideEffects, false);
   assert.equal(pkg.type, 'module');

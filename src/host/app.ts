@@ -21,7 +21,7 @@ import { HostMetrics, metricsEndpoint, type MetricsView } from './metrics.js';
 import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
 import { buildOpenApi, toOpenApiPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
-import { resolveOptions } from './options.js';
+import { count, resolveOptions } from './options.js';
 import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
 import { createPipeline } from './pipeline.js';
 import type { Endpoint } from './pipeline.js';
@@ -86,6 +86,7 @@ export class ServiceAPI {
   readonly #metrics: HostMetrics | undefined;
   #router = new TrieRouter<Endpoint>();
   #closed: Promise<void> | undefined;
+  #ready = false;
 
   constructor(options: ServiceAPIOptions = {}) {
     const resolved = (this.#options = resolveOptions(options));
@@ -96,6 +97,7 @@ export class ServiceAPI {
     const view = {
       info: () => ({ name: resolved.title, version: resolved.version, description: resolved.description, gateways: [...this.#gateways.keys()], services: [...this.#services.keys()] }),
       serving: () => this.#closed === undefined,
+      readiness: () => (this.#closed !== undefined ? 'draining' : this.#ready ? 'ready' : 'starting'),
       status: () => this.#status(),
       openapi: () => this.#openapi(),
     };
@@ -189,17 +191,31 @@ export class ServiceAPI {
         server.once('close', () => this.#servers.delete(server));
         const address = server.address();
         logger.info('listening', { host, port: typeof address === 'object' && address !== null ? address.port : port });
+        this.markReady();
         resolve(server);
       });
     });
   }
 
   /**
-   * Stops accepting connections, lets in-flight requests finish (up to `shutdownGraceMs`, then aborts
-   * them), drains the dispatcher's handlers, and closes every mounted component. Idempotent.
+   * Makes `/health/ready` answer 200. `listen()` does it once its server listens; call it yourself when
+   * you serve `app.handler` on your own server. It has no effect once the app is closing.
    */
-  close(): Promise<void> {
-    return (this.#closed ??= this.#shutdown());
+  markReady(): void {
+    this.#ready = true;
+  }
+
+  /**
+   * Answers `/health/ready` with 503 and keeps serving for `readinessDrainMs` (the option, or this call's
+   * override: 0 for a rolling restart where no load balancer has to notice), then stops accepting
+   * connections, lets in-flight requests finish (up to `shutdownGraceMs`, then aborts them), drains the
+   * dispatcher's handlers, and closes every mounted component. Idempotent: later calls return the first
+   * call's promise.
+   */
+  close(options: { readinessDrainMs?: number } = {}): Promise<void> {
+    if (typeof options !== 'object' || options === null) throw new TypeError('close options must be an object');
+    const drainMs = count(options.readinessDrainMs, 'readinessDrainMs', this.#options.readinessDrainMs, 0);
+    return (this.#closed ??= this.#shutdown(drainMs));
   }
 
   /** `await using app = createServiceAPI()` closes it. */
@@ -207,8 +223,12 @@ export class ServiceAPI {
     return this.close();
   }
 
-  async #shutdown(): Promise<void> {
+  async #shutdown(readinessDrainMs: number): Promise<void> {
     const { logger, shutdownGraceMs } = this.#options;
+    if (readinessDrainMs > 0) {
+      logger.info('draining', { readiness_drain_ms: readinessDrainMs });
+      await new Promise((resolve) => setTimeout(resolve, readinessDrainMs));
+    }
     logger.info('shutting down', { in_flight: this.#inFlight.size });
     await stopServers([...this.#servers], this.#inFlight, shutdownGraceMs, new FhirgateError('ERR_CLOSED', 'the server is shutting down'));
     this.#metrics?.close();

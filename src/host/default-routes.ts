@@ -1,5 +1,5 @@
 /**
- * The host's own endpoints: `GET /`, `/health`, `/gateway/status`, `/openapi.json`, `/docs`.
+ * The host's own endpoints: `GET /`, `/health`, `/health/ready`, `/gateway/status`, `/openapi.json`, `/docs`.
  * @module
  */
 import { json } from '../mount.js';
@@ -8,12 +8,17 @@ import { docsPage } from './docs-page.js';
 import { ERROR_RESPONSE } from './openapi.js';
 import type { Endpoint } from './pipeline.js';
 
+/** Where an app is in its life, as `/health/ready` reports it. */
+export type Readiness = 'starting' | 'ready' | 'draining';
+
 /** What the default endpoints read from the app, at request time. */
 export interface DefaultRoutesView {
   /** The `GET /` document. */
   info(): Record<string, unknown>;
   /** False once the app is shutting down. */
   serving(): boolean;
+  /** `starting` until the app listens, `ready` while it serves, `draining` once it is shutting down. */
+  readiness(): Readiness;
   /** The `GET /gateway/status` document. */
   status(): Record<string, unknown>;
   /** The OpenAPI document. */
@@ -56,8 +61,17 @@ export function defaultEndpoints(view: DefaultRoutesView, publicPaths: readonly 
     endpoint(
       '/health',
       isPublic('/health'),
-      op('Health', 'Answers 200 while serving and 503 once the app is shutting down.', { 503: jsonResponse('Shutting down') }),
-      () => (view.serving() ? json(200, { status: 'healthy' }) : json(503, { status: 'shutting down' })),
+      op('Health (liveness)', 'Answers 200 while serving and 503 once the app is shutting down, with the process id.', { 503: jsonResponse('Shutting down') }),
+      () => (view.serving() ? json(200, { status: 'healthy', pid: process.pid }) : json(503, { status: 'shutting down', pid: process.pid })),
+    ),
+    endpoint(
+      '/health/ready',
+      isPublic('/health/ready'),
+      op('Readiness', 'Answers 200 while the app takes traffic; 503 while it is starting and while it drains before shutting down.', { 503: jsonResponse('Starting or draining') }),
+      () => {
+        const state = view.readiness();
+        return json(state === 'ready' ? 200 : 503, { status: state });
+      },
     ),
     endpoint('/gateway/status', isPublic('/gateway/status'), op('Gateway status', 'Every gateway and service with its status, and whether events are on.'), () =>
       json(200, view.status()),

@@ -28,7 +28,7 @@ export interface ServiceAPIOptions {
    * read from `FHIRGATE_API_KEYS` (comma-separated); an empty list turns the check off.
    */
   apiKeys?: readonly string[];
-  /** Paths answered without an API key (exact, trailing slash ignored). Default `/health`, `/docs`, `/openapi.json`. */
+  /** Paths answered without an API key (exact, trailing slash ignored). Default `/health`, `/health/ready`, `/docs`, `/openapi.json`. */
   publicPaths?: readonly string[];
   /** CORS policy. Default off. */
   cors?: CorsOptions;
@@ -38,6 +38,11 @@ export interface ServiceAPIOptions {
   logger?: Logger;
   /** Time `close()` lets in-flight requests finish before it aborts them, in ms. Default 10 000. */
   shutdownGraceMs?: number;
+  /**
+   * Time `close()` keeps serving with `/health/ready` answering 503 before it stops accepting
+   * connections, in ms, so that a load balancer's readiness checks notice first. Default 0.
+   */
+  readinessDrainMs?: number;
   /** `server.headersTimeout` of servers made by `listen()`, in ms. Default 15 000. */
   headersTimeoutMs?: number;
   /** `server.requestTimeout` of servers made by `listen()`, in ms. Default 60 000. */
@@ -81,6 +86,7 @@ export interface ResolvedOptions {
   readonly bodyLimit: number;
   readonly logger: Logger;
   readonly shutdownGraceMs: number;
+  readonly readinessDrainMs: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly trustProxy: boolean;
@@ -95,9 +101,10 @@ const DEFAULTS = Object.freeze({
   description: '',
   version: '1.0.0',
   enableEvents: true,
-  publicPaths: Object.freeze(['/health', '/docs', '/openapi.json']),
+  publicPaths: Object.freeze(['/health', '/health/ready', '/docs', '/openapi.json']),
   bodyLimit: 1024 * 1024,
   shutdownGraceMs: 10_000,
+  readinessDrainMs: 0,
   headersTimeoutMs: 15_000,
   requestTimeoutMs: 60_000,
   trustProxy: false,
@@ -117,14 +124,30 @@ function flag(value: unknown, name: string, fallback: boolean): boolean {
   return value;
 }
 
-function count(value: unknown, name: string, fallback: number, min: number): number {
+/**
+ * An integer option of at least `min`, or `fallback` when absent. Throws `TypeError`/`RangeError` naming it.
+ *
+ * @example
+ * ```ts
+ * count(options.readinessDrainMs, 'readinessDrainMs', 0, 0);
+ * ```
+ */
+export function count(value: unknown, name: string, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number') throw new TypeError(`option "${name}" must be a number`);
   if (!Number.isInteger(value) || value < min) throw new RangeError(`option "${name}" must be an integer >= ${min}`);
   return value;
 }
 
-function isLogger(value: unknown): value is Logger {
+/**
+ * Whether `value` has the four methods of a {@link Logger}.
+ *
+ * @example
+ * ```ts
+ * isLogger(console); // true
+ * ```
+ */
+export function isLogger(value: unknown): value is Logger {
   const l = value as Partial<Logger> | null;
   return typeof l === 'object' && l !== null && ['debug', 'info', 'warn', 'error'].every((m) => typeof l[m as keyof Logger] === 'function');
 }
@@ -168,6 +191,7 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     logger: options.logger ?? createJsonLogger(),
     shutdownGraceMs: count(options.shutdownGraceMs, 'shutdownGraceMs', DEFAULTS.shutdownGraceMs, 0),
     jwksMaxAgeSeconds: count(options.jwksMaxAgeSeconds, 'jwksMaxAgeSeconds', DEFAULTS.jwksMaxAgeSeconds, 0),
+    readinessDrainMs: count(options.readinessDrainMs, 'readinessDrainMs', DEFAULTS.readinessDrainMs, 0),
     headersTimeoutMs,
     requestTimeoutMs,
     trustProxy: flag(options.trustProxy, 'trustProxy', DEFAULTS.trustProxy),

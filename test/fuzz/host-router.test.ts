@@ -155,6 +155,6 @@ test('the host answers random request lines with well-formed client-error or suc
   });
   const health = await rawExchange(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-API-Key: ${API_KEY}\r\nConnection: close\r\n\r\n`);
   assert.equal(health.status, 200);
-  assert.deepEqual(JSON.parse(health.body.toString()), { status: 'healthy' });
+  assert.deepEqual(JSON.parse(health.body.toString()), { status: 'healthy', pid: process.pid });
   assert.deepEqual(log.errors, []);
 });

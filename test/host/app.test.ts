@@ -118,7 +118,7 @@ test('GET /health answers 200 while serving', async (t) => {
   const { base } = await startApp(t);
   const res = await call(base, '/health/');
   assert.equal(res.status, 200);
-  assert.deepEqual(res.json(), { status: 'healthy' });
+  assert.deepEqual(res.json(), { status: 'healthy', pid: process.pid });
 });
 
 test('option misuse throws TypeError or RangeError naming the option', () => {

@@ -83,7 +83,7 @@ test('/health answers 503 once shutting down', async (t) => {
   const closing = app.close();
   const health = await call(base, '/health');
   assert.equal(health.status, 503);
-  assert.deepEqual(health.json(), { status: 'shutting down' });
+  assert.deepEqual(health.json(), { status: 'shutting down', pid: process.pid });
   release.resolve();
   await pending;
   await closing;

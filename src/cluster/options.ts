@@ -1,0 +1,98 @@
+/**
+ * The options of `serveCluster`, validated and copied once.
+ * @module
+ */
+import { availableParallelism } from 'node:os';
+import { createJsonLogger } from '../host/index.js';
+import { isLogger } from '../host/options.js';
+import type { ServiceAPIOptions } from '../host/options.js';
+
+/** The logger interface of the host (`debug`, `info`, `warn`, `error`, each `(message, fields?)`). */
+export type Logger = NonNullable<ServiceAPIOptions['logger']>;
+
+/** Options of `serveCluster`. */
+export interface ClusterOptions {
+  /** How many workers: `'auto'` (one per core, `os.availableParallelism()`) or a count. Default `'auto'`. */
+  workers?: 'auto' | number;
+  /** The port every worker listens on (shared through `node:cluster`). 0 picks a free one once, at start. */
+  port: number;
+  /** The address to listen on. Default `'127.0.0.1'`; `'0.0.0.0'` in a container. */
+  host?: string;
+  /** Where the primary's lines go (workers log through their app). Default one JSON line each on stdout/stderr. */
+  logger?: Logger;
+  /** Wait before re-forking a worker that died, in ms; doubled for each recent death. Default 100. */
+  restartDelayMs?: number;
+  /** The longest such wait, in ms. Default 5 000. */
+  maxRestartDelayMs?: number;
+  /** Deaths tolerated within `restartWindowMs`; one more and the primary gives up (exit code 1). Default 5. */
+  maxRestarts?: number;
+  /** The window in which deaths are counted, in ms. Default 30 000. */
+  restartWindowMs?: number;
+  /** How long a worker may take to drain and exit before it is killed (SIGKILL), in ms. Default 30 000. */
+  stopTimeoutMs?: number;
+}
+
+/** The options after validation, defaults filled in. */
+export interface ResolvedClusterOptions {
+  readonly workers: number;
+  readonly port: number;
+  readonly host: string;
+  readonly logger: Logger;
+  readonly restartDelayMs: number;
+  readonly maxRestartDelayMs: number;
+  readonly maxRestarts: number;
+  readonly restartWindowMs: number;
+  readonly stopTimeoutMs: number;
+}
+
+const DEFAULTS = Object.freeze({
+  host: '127.0.0.1',
+  restartDelayMs: 100,
+  maxRestartDelayMs: 5_000,
+  maxRestarts: 5,
+  restartWindowMs: 30_000,
+  stopTimeoutMs: 30_000,
+});
+
+function integer(value: unknown, name: string, fallback: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value !== 'number') throw new TypeError(`options.${name} must be a number`);
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`options.${name} must be an integer from ${min} to ${max}`);
+  return value;
+}
+
+function workerCount(value: unknown): number {
+  if (value === undefined || value === 'auto') return availableParallelism();
+  if (typeof value !== 'number') throw new TypeError('options.workers must be "auto" or a number');
+  return integer(value, 'workers', undefined, 1, 1024);
+}
+
+/**
+ * Validates and copies `serveCluster` options. Throws `TypeError`/`RangeError` naming the option.
+ *
+ * @example
+ * ```ts
+ * resolveClusterOptions({ workers: 'auto', port: 8000 }).workers; // the number of cores
+ * resolveClusterOptions({ workers: 0, port: 8000 });              // RangeError: options.workers must be an integer from 1 to 1024
+ * ```
+ */
+export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('serveCluster options must be an object');
+  if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('options.logger must have debug, info, warn and error methods');
+  const host = options.host ?? DEFAULTS.host;
+  if (typeof host !== 'string' || host === '') throw new TypeError('options.host must be a non-empty string');
+  const restartDelayMs = integer(options.restartDelayMs, 'restartDelayMs', DEFAULTS.restartDelayMs, 0);
+  const maxRestartDelayMs = integer(options.maxRestartDelayMs, 'maxRestartDelayMs', DEFAULTS.maxRestartDelayMs, 0);
+  if (restartDelayMs > maxRestartDelayMs) throw new RangeError('options.restartDelayMs must be <= options.maxRestartDelayMs');
+  return Object.freeze({
+    workers: workerCount(options.workers),
+    port: integer(options.port, 'port', undefined, 0, 65535),
+    host,
+    logger: options.logger ?? createJsonLogger(),
+    restartDelayMs,
+    maxRestartDelayMs,
+    maxRestarts: integer(options.maxRestarts, 'maxRestarts', DEFAULTS.maxRestarts, 0),
+    restartWindowMs: integer(options.restartWindowMs, 'restartWindowMs', DEFAULTS.restartWindowMs, 1),
+    stopTimeoutMs: integer(options.stopTimeoutMs, 'stopTimeoutMs', DEFAULTS.stopTimeoutMs, 1),
+  });
+}

@@ -1,0 +1,242 @@
+/**
+ * The primary side of `serveCluster`: fork the workers, re-fork one that dies (with a back-off and a
+ * cap on crash loops), drain them all on SIGTERM/SIGINT, replace them one at a time on SIGHUP.
+ * @module
+ */
+import cluster from 'node:cluster';
+import type { Worker } from 'node:cluster';
+import { createServer } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { FhirgateError } from '../errors.js';
+import { isClusterMessage, PORT_VARIABLE } from './messages.js';
+import type { PrimaryMessage, WorkerMessage } from './messages.js';
+import type { ResolvedClusterOptions } from './options.js';
+
+/** One worker as the primary sees it. */
+export interface ClusterWorkerInfo {
+  /** `worker.id` of `node:cluster`. */
+  readonly id: number;
+  readonly pid: number;
+  /** `starting` until its app listens, `stopping` once it was told to drain or retire. */
+  readonly state: 'starting' | 'listening' | 'stopping';
+}
+
+interface Slot {
+  readonly worker: Worker;
+  state: ClusterWorkerInfo['state'];
+  /** Forked by a rolling restart; if it dies before it listens, it is not replaced (the old one stays). */
+  readonly replacement: boolean;
+  /** True once it listens, false if it exits first. */
+  readonly ready: Promise<boolean>;
+  readonly exited: Promise<void>;
+  /** The reason it gave for failing to start, if it did. */
+  failure?: string;
+  /** Killed because it did not stop within `stopTimeoutMs`. */
+  killed?: boolean;
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * The primary process of a cluster. `serveCluster` makes and starts it; from then on it owns the
+ * process's SIGTERM, SIGINT and SIGHUP.
+ *
+ * @example
+ * ```ts
+ * const primary = await serveCluster(createApp, { workers: 4, port: 8000 });
+ * if (primary.role === 'primary') console.log(primary.workers.map((w) => w.pid));
+ * ```
+ */
+export class ClusterPrimary {
+  readonly role = 'primary';
+  /** The port every worker listens on (the one picked at start when the option was 0). */
+  port = 0;
+
+  readonly #options: ResolvedClusterOptions;
+  readonly #slots = new Set<Slot>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #waiters = new Set<() => void>();
+  #deaths: number[] = [];
+  #closing: Promise<void> | undefined;
+  #restarting: Promise<void> | undefined;
+  #unclean = false;
+
+  constructor(options: ResolvedClusterOptions) {
+    this.#options = options;
+  }
+
+  /** The workers, in the order they were forked. */
+  get workers(): readonly ClusterWorkerInfo[] {
+    return [...this.#slots].map((s) => ({ id: s.worker.id, pid: s.worker.process.pid ?? 0, state: s.state }));
+  }
+
+  /** Forks the workers and resolves once each of them listens. */
+  async start(): Promise<this> {
+    const { port, host, workers, logger } = this.#options;
+    this.port = port === 0 ? await freePort(host) : port;
+    process.on('SIGTERM', this.#onStop);
+    process.on('SIGINT', this.#onStop);
+    process.on('SIGHUP', this.#onHangUp);
+    logger.info('cluster starting', { pid: process.pid, workers, host, port: this.port });
+    for (let i = 0; i < workers; i += 1) this.#fork(false);
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if ([...this.#slots].filter((s) => s.state === 'listening').length < workers) return;
+        this.#waiters.delete(check);
+        resolve();
+      };
+      this.#waiters.add(check);
+    });
+    logger.info('cluster listening', { pid: process.pid, port: this.port, workers: this.workers.map((w) => w.pid) });
+    return this;
+  }
+
+  /**
+   * Replaces the workers one at a time: a new one is forked and listens before an old one is retired
+   * (it stops accepting, answers what it accepted, exits). SIGHUP calls it. A call while one runs gets
+   * the running one. Rejects with `ERR_CLUSTER` when a new worker dies before it listens (the old ones
+   * keep serving) and `ERR_CLOSED` after `close()`.
+   */
+  restart(): Promise<void> {
+    if (this.#closing !== undefined) return Promise.reject(new FhirgateError('ERR_CLOSED', 'the cluster is closed'));
+    return (this.#restarting ??= this.#roll().finally(() => (this.#restarting = undefined)));
+  }
+
+  /**
+   * Tells every worker to drain (its app's `close()`: readiness drain, then in-flight requests finish)
+   * and resolves once all have exited; a worker still running after `stopTimeoutMs` is killed. No worker
+   * is re-forked after this. Gives SIGTERM, SIGINT and SIGHUP back. Idempotent.
+   */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#closeAll());
+  }
+
+  readonly #onStop = (signal: NodeJS.Signals): void => {
+    this.#options.logger.info('stopping on signal', { signal, pid: process.pid });
+    void this.close().then(() => process.exit(this.#unclean ? 1 : 0));
+  };
+
+  readonly #onHangUp = (): void => {
+    this.#options.logger.info('rolling restart on SIGHUP', { pid: process.pid });
+    this.restart().catch((error: FhirgateError) => this.#options.logger.error('rolling restart failed', { code: error.code, error: error.message }));
+  };
+
+  async #closeAll(): Promise<void> {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#options.logger.info('draining workers', { workers: this.workers.map((w) => w.pid) });
+    await Promise.all([...this.#slots].map((slot) => this.#stop(slot, 'drain')));
+    // Only now: a second SIGTERM while the workers drain must not kill the primary (and with it the workers).
+    process.off('SIGTERM', this.#onStop);
+    process.off('SIGINT', this.#onStop);
+    process.off('SIGHUP', this.#onHangUp);
+    this.#options.logger.info('cluster closed', { pid: process.pid, clean: !this.#unclean });
+  }
+
+  async #roll(): Promise<void> {
+    const { logger } = this.#options;
+    const old = [...this.#slots].filter((s) => s.state !== 'stopping');
+    logger.info('rolling restart', { workers: old.map((s) => s.worker.process.pid) });
+    for (const slot of old) {
+      if (this.#closing !== undefined) return;
+      if (!this.#slots.has(slot)) continue; // it died meanwhile and was replaced already
+      const fresh = this.#fork(true);
+      if (!(await fresh.ready)) {
+        throw new FhirgateError('ERR_CLUSTER', `rolling restart stopped: a new worker exited before it listened (${fresh.failure ?? 'no reason given'}); the old workers keep serving`);
+      }
+      if (this.#closing !== undefined) return;
+      await this.#stop(slot, 'retire');
+    }
+    logger.info('rolling restart done', { workers: this.workers.map((w) => w.pid) });
+  }
+
+  #fork(replacement: boolean): Slot {
+    const worker = cluster.fork({ [PORT_VARIABLE]: String(this.port) });
+    let ready!: (listening: boolean) => void;
+    let exited!: () => void;
+    const slot: Slot = {
+      worker,
+      state: 'starting',
+      replacement,
+      ready: new Promise((resolve) => (ready = resolve)),
+      exited: new Promise((resolve) => (exited = resolve)),
+    };
+    this.#slots.add(slot);
+    worker.on('message', (message) => {
+      if (!isClusterMessage<WorkerMessage>(message)) return;
+      if (message.event === 'failed') slot.failure = message.error;
+      if (message.event === 'stopped' && worker.isConnected()) worker.send({ fhirgate: 'cluster', event: 'bye' } satisfies PrimaryMessage);
+      if (message.event !== 'listening' || slot.state !== 'starting') return;
+      slot.state = 'listening';
+      this.#options.logger.info('worker listening', { pid: worker.process.pid, port: message.port });
+      ready(true);
+      for (const wake of [...this.#waiters]) wake();
+    });
+    worker.on('error', (error) => this.#options.logger.warn('worker channel error', { pid: worker.process.pid, error: error.message }));
+    worker.once('exit', (code, signal) => {
+      ready(false);
+      exited();
+      this.#onExit(slot, code, signal);
+    });
+    return slot;
+  }
+
+  #stop(slot: Slot, event: 'drain' | 'retire'): Promise<void> {
+    if (slot.state !== 'stopping') {
+      // A worker still starting may not listen for messages yet; it has accepted nothing, so SIGTERM will do.
+      if (slot.state === 'starting') slot.worker.process.kill('SIGTERM');
+      else if (slot.worker.isConnected()) slot.worker.send({ fhirgate: 'cluster', event } satisfies PrimaryMessage);
+      slot.state = 'stopping';
+      const pid = slot.worker.process.pid;
+      const kill = setTimeout(() => {
+        this.#options.logger.error('worker did not stop in time; killing it', { pid, stop_timeout_ms: this.#options.stopTimeoutMs });
+        slot.killed = true;
+        slot.worker.process.kill('SIGKILL');
+      }, this.#options.stopTimeoutMs);
+      void slot.exited.then(() => clearTimeout(kill));
+    }
+    return slot.exited;
+  }
+
+  #onExit(slot: Slot, code: number | null, signal: string | null): void {
+    this.#slots.delete(slot);
+    const { logger, maxRestarts, restartWindowMs, restartDelayMs, maxRestartDelayMs } = this.#options;
+    const pid = slot.worker.process.pid;
+    if (slot.state === 'stopping') {
+      // Unclean: it failed while draining, or had to be killed. (A worker stopped while starting may end by SIGTERM.)
+      if (slot.killed === true || (code !== null && code !== 0)) this.#unclean = true;
+      logger.info('worker stopped', { pid, code, signal });
+      return;
+    }
+    if (this.#closing !== undefined) return;
+    const reason = slot.failure ?? (signal === null ? `exit code ${code}` : `signal ${signal}`);
+    const now = performance.now();
+    this.#deaths = [...this.#deaths.filter((t) => now - t < restartWindowMs), now];
+    // A rolling restart's new worker that never listened is not replaced: the restart stops, the old one stays.
+    const replace = this.#deaths.length <= maxRestarts && !(slot.replacement && slot.state === 'starting');
+    const delay = Math.min(restartDelayMs * 2 ** (this.#deaths.length - 1), maxRestartDelayMs);
+    logger.error('worker died', { pid, code, signal, reason, ...(replace ? { restart_in_ms: delay } : {}) });
+    if (this.#deaths.length > maxRestarts) return this.#giveUp(reason);
+    if (!replace) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      if (this.#closing === undefined) this.#fork(false);
+    }, delay);
+    this.#timers.add(timer);
+  }
+
+  #giveUp(reason: string): void {
+    const { logger, restartWindowMs } = this.#options;
+    const error = new FhirgateError('ERR_CLUSTER', `${this.#deaths.length} workers died within ${restartWindowMs} ms (the last: ${reason}); giving up`);
+    logger.error('cluster gave up', { code: error.code, error: error.message });
+    void this.close().then(() => process.exit(1));
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * `serveCluster()`: one app per core on `node:cluster`, behind one shared port.
+ * @module
+ */
+import cluster from 'node:cluster';
+import { resolveClusterOptions } from './options.js';
+import type { ClusterOptions } from './options.js';
+import { ClusterPrimary } from './primary.js';
+import { runWorker } from './worker.js';
+import type { ClusterWorker, CreateApp } from './worker.js';
+
+/**
+ * Serves the app `createApp()` builds on every core. The same script runs in the primary and in each
+ * worker (that is how `node:cluster` works): in the primary this forks the workers and resolves to a
+ * {@link ClusterPrimary} (`{ workers, port, restart(), close() }`) once all of them listen; in a worker it
+ * calls `createApp()`, listens on the shared port and resolves to `{ role: 'worker', app, server }`.
+ *
+ * The primary re-forks a worker that dies (waiting `restartDelayMs`, doubled per recent death, up to
+ * `maxRestartDelayMs`); more than `maxRestarts` deaths within `restartWindowMs` is a crash loop: it logs
+ * an `ERR_CLUSTER` line with the last reason, drains the others and exits with code 1. SIGTERM or SIGINT
+ * drains every worker (each app's `close()`: `readinessDrainMs` with `/health/ready` at 503, then
+ * in-flight requests finish) and exits 0. SIGHUP replaces the workers one at a time, each new one
+ * listening before an old one stops accepting. Bad options throw at once (`TypeError`/`RangeError`).
+ *
+ * @example
+ * ```ts
+ * import { createServiceAPI } from 'fhirgate';
+ * import { serveCluster } from 'fhirgate/cluster';
+ *
+ * await serveCluster(() => {
+ *   const app = createServiceAPI({ readinessDrainMs: 5000 });
+ *   app.get('/hello', () => ({ hello: 'world' }));
+ *   return app;
+ * }, { workers: 'auto', port: 8000, host: '0.0.0.0' });
+ * ```
+ */
+export function serveCluster(createApp: CreateApp, options: ClusterOptions): Promise<ClusterPrimary | ClusterWorker> {
+  if (typeof createApp !== 'function') throw new TypeError('serveCluster expects a function that returns a ServiceAPI');
+  const resolved = resolveClusterOptions(options);
+  return cluster.isPrimary ? new ClusterPrimary(resolved).start() : runWorker(createApp, resolved);
+}

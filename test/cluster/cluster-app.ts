@@ -1,0 +1,39 @@
+/**
+ * A cluster for the tests, run as its own process: `node --import tsx cluster-app.ts`. The environment
+ * picks the case: WORKERS, APP (`ok`, `throws`, `not-an-app`, `hangs`: createApp never resolves), DRAIN_MS,
+ * GATE_URL (GET /slow waits for an answer from it), MAX_RESTARTS, STOP_TIMEOUT_MS. The primary prints `{"msg":"cluster ready","port":…,"workers":[…]}`.
+ * With PRIMARY=programmatic it then calls restart() and close() itself and prints what they did.
+ */
+import { serveCluster } from '../../src/cluster/index.js';
+import { createServiceAPI } from '../../src/host/index.js';
+import type { ServiceAPI } from '../../src/host/index.js';
+
+const env = process.env;
+
+const handle = await serveCluster(
+  async () => {
+    if (env['APP'] === 'throws') throw new Error('the database is unreachable (test)');
+    if (env['APP'] === 'not-an-app') return {} as ServiceAPI;
+    if (env['APP'] === 'hangs') await new Promise(() => {});
+    const app = createServiceAPI({ apiKeys: [], readinessDrainMs: Number(env['DRAIN_MS'] ?? 0) });
+    app.get('/slow', async () => {
+      const gate = await fetch(env['GATE_URL']!);
+      return { gate: await gate.text() };
+    });
+    return app;
+  },
+  { workers: Number(env['WORKERS'] ?? 2), port: 0, maxRestarts: Number(env['MAX_RESTARTS'] ?? 5), restartDelayMs: 20, stopTimeoutMs: Number(env['STOP_TIMEOUT_MS'] ?? 30_000) },
+);
+if (handle.role === 'primary') {
+  console.log(JSON.stringify({ msg: 'cluster ready', port: handle.port, workers: handle.workers.map((w) => w.pid) }));
+  if (env['PRIMARY'] === 'programmatic') {
+    const before = handle.workers.map((w) => w.pid);
+    await handle.restart();
+    const after = handle.workers.map((w) => w.pid);
+    const closing = handle.close();
+    const same = closing === handle.close();
+    await closing;
+    const late = await handle.restart().then(() => 'resolved', (error: { code?: string }) => error.code);
+    console.log(JSON.stringify({ msg: 'programmatic', before, after, same, late, left: handle.workers.length }));
+  }
+}
