@@ -80,7 +80,7 @@ test('redisStore: bad arguments are TypeError / RangeError naming what is wrong'
 async function cdsReplica(t: TestContext, issuer: string, jwksUrl: string, store: ReturnType<typeof redisStore>): Promise<string> {
   const cds = new CDSHooksService({ auth: { issuers: [{ issuer, jwksUrls: [jwksUrl] }], replayStore: store } });
   cds.hook('patient-view', { id: 'svc', description: 'x' }, () => ({ cards: [] }));
-  const app = createServiceAPI({ apiKeys: [], trustProxy: true, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+  const app = createServiceAPI({ apiKeys: [], trustProxy: true, allowedHosts: ['cds.example.org'], logger: { debug() {}, info() {}, warn() {}, error() {} } });
   app.registerService(cds, { path: '/cds' });
   const server = await app.listen(0);
   t.after(() => app.close());
