@@ -29,7 +29,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_UNKNOWN_SOURCE: 'no source is registered under that name',
   ERR_NO_SOURCES: 'the gateway has no sources registered',
   ERR_INVALID_RESOURCE: 'a resource is missing a required field or is not a FHIR resource',
-  ERR_INVALID_RESOURCE_TYPE: 'not an R4B resource type name',
+  ERR_INVALID_RESOURCE_TYPE: 'not a FHIR resource type name',
   ERR_INVALID_ID: 'not a FHIR id ([A-Za-z0-9-.]{1,64})',
   ERR_INVALID_SEARCH: 'search parameters that cannot be sent',
   ERR_TIMEOUT: 'an operation took longer than its time-out',

@@ -30,11 +30,13 @@ export interface HandlerHostEvents {
  *
  * @example
  * ```ts
- * this.mountable({ className: 'FHIRGateway', sourceNames: () => this.sourceNames, poolStatus: () => null, close: async () => this.close() });
+ * this.mountable({ className: 'FHIRGateway', fhirVersion: '4.0.1', sourceNames: () => this.sourceNames, poolStatus: () => null, close: async () => this.close() });
  * ```
  */
 export interface HandlerHostFace {
   readonly className: string;
+  /** The FHIR version reported at `/metadata`. */
+  readonly fhirVersion: string;
   sourceNames(): string[];
   poolStatus(): Record<string, unknown> | null;
   close(): Promise<void>;
@@ -48,7 +50,7 @@ export interface HandlerHostFace {
  * ```ts
  * class MyGateway extends HandlerHost {
  *   constructor() { super({ events: true, dispatcher: undefined }); }
- *   [MOUNT]() { return this.mountable({ className: 'MyGateway', sourceNames: () => [], poolStatus: () => null, close: async () => {} }); }
+ *   [MOUNT]() { return this.mountable({ className: 'MyGateway', fhirVersion: '4.0.1', sourceNames: () => [], poolStatus: () => null, close: async () => {} }); }
  * }
  * ```
  */
@@ -129,6 +131,7 @@ export abstract class HandlerHost {
   protected mountable(face: HandlerHostFace): Mountable {
     return gatewayMountable({
       className: face.className,
+      fhirVersion: face.fhirVersion,
       registry: this.#registry,
       sourceNames: () => face.sourceNames(),
       poolStatus: () => face.poolStatus(),

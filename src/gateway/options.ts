@@ -5,6 +5,7 @@
 import type { EventDispatcher } from '../events/types.js';
 import { checkRetryOptions, POOL_DEFAULTS, RETRY_DEFAULTS } from '../http/index.js';
 import type { RetryPolicy } from '../http/index.js';
+import { checkFhirVersion } from './fhir-version.js';
 
 /**
  * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.
@@ -52,6 +53,8 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
   dispatcher?: EventDispatcher;
   /** `false` turns events off. Default `true`. */
   events?: boolean;
+  /** The FHIR version reported to clients at `GET <prefix>/metadata` (`fhirVersion`). Default `4.0.1` (R4). */
+  fhirVersion?: string;
 }
 
 /**
@@ -68,6 +71,8 @@ export interface GatewayOptions {
   readonly maxResponseBytes: number;
   readonly dispatcher: EventDispatcher | undefined;
   readonly events: boolean;
+  /** The FHIR version reported at `/metadata`. */
+  readonly fhirVersion: string;
   /** The retry policy in the transport's terms (milliseconds), validated once for every call. */
   readonly retry: RetryPolicy;
 }
@@ -116,6 +121,7 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
     maxResponseBytes: positive(options.maxResponseBytes, 'maxResponseBytes', GATEWAY_DEFAULTS.maxResponseBytes),
     dispatcher,
     events,
+    fhirVersion: checkFhirVersion(options.fhirVersion),
     retry: checkGatewayRetry(options),
   });
 }

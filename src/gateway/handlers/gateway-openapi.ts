@@ -53,7 +53,7 @@ export function gatewayOpenapi(className: string, registry: HandlerRegistry): Op
       summary: 'The CapabilityStatement of the gateway endpoints',
       operationId: `${className}_metadata`,
       tags,
-      responses: { 200: { description: 'A CapabilityStatement (FHIR 4.3.0)', content: FHIR_JSON_CONTENT } },
+      responses: { 200: { description: 'A CapabilityStatement (`fhirVersion` 4.0.1 unless configured)', content: FHIR_JSON_CONTENT } },
     },
   };
   paths['/status'] = {
