@@ -54,6 +54,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_SOAP_CLIENT: 'a SOAP request is malformed (SOAP Client fault)',
   ERR_SOAP_SERVER: 'a SOAP handler failed (SOAP Server fault)',
   ERR_CDA: 'a CDA document is malformed or lacks what was asked of it',
+  ERR_CONFIG: 'a fhirgate config file or command-line setting is invalid (the message names its path)',
 } as const);
 
 /** The union of every error code fhirgate uses. */
