@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = fileURLToPath(new URL('./cli-entry.ts', import.meta.url));
+/** tsx by URL, so that the CLI can run in a folder outside the repository (a config's own folder). */
+const TSX = import.meta.resolve('tsx');
 /** A safety net only: the CLI is normally up in about a second. */
 const WAIT_MS = 60_000;
 
@@ -26,7 +28,7 @@ export interface CliRun {
 export function startCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const name of ['PORT', 'FHIRGATE_API_KEYS', 'LOG_LEVEL']) if (!(name in env)) delete childEnv[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd, env: childEnv });
+  const child = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd, env: childEnv });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => void (out += c));
