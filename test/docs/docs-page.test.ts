@@ -13,6 +13,7 @@ import { test } from 'node:test';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { SUMMARY_EXTENSION_URL } from '../../examples/demo/handlers.js';
 import { startDemo } from '../../examples/demo/start-demo.js';
+import { captureLogger } from '../host/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -33,7 +34,7 @@ interface Operation {
 }
 
 test('/docs in Chromium: lists every operation, sends a transform from the page, talks to no other host', { skip }, async (t) => {
-  const demo = await startDemo({ port: 0, audit: () => {} });
+  const demo = await startDemo({ port: 0, logger: captureLogger() });
   const profile = mkdtempSync(join(tmpdir(), 'fhirgate-chromium-'));
   // One hook, in this order: the browser first (it writes into its profile until it exits), then its
   // profile, then the demo.
