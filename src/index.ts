@@ -54,6 +54,8 @@ export {
   reply,
   createJsonLogger,
   type ServiceAPIOptions,
+  type OpenApiExamples,
+  type OperationExample,
   type MountOptions,
   type CorsOptions,
   type CustomHandler,

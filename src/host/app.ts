@@ -19,6 +19,7 @@ import type { Deps, InjectMap } from './inject.js';
 import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
 import { buildOpenApi, toOpenApiPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
+import { applyOpenApiExamples, warnUnmatchedExamples } from './openapi-examples.js';
 import { resolveOptions } from './options.js';
 import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
 import { createPipeline } from './pipeline.js';
@@ -94,7 +95,7 @@ export class ServiceAPI {
       info: () => ({ name: resolved.title, version: resolved.version, description: resolved.description, gateways: [...this.#gateways.keys()], services: [...this.#services.keys()] }),
       serving: () => this.#closed === undefined,
       status: () => this.#status(),
-      openapi: () => this.#openapi(),
+      openapi: () => this.#openapi().doc,
     };
     this.#addEndpoints(defaultEndpoints(view, resolved.publicPaths));
     const apiKeys = new ApiKeyCheck(resolved.apiKeys);
@@ -166,6 +167,7 @@ export class ServiceAPI {
     try {
       this.#open();
       this.#checkInjections();
+      warnUnmatchedExamples(this.#openapi().unmatched, this.#options.logger);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -279,7 +281,7 @@ export class ServiceAPI {
     return { gateways: entries('gateway'), services: entries('service'), events: { enabled: this.enableEvents, dispatcher: this.dispatcher.constructor.name } };
   }
 
-  #openapi(): Record<string, unknown> {
+  #openapi(): { doc: Record<string, unknown>; unmatched: string[] } {
     const { logger, publicPaths, title, version, description, apiKeys } = this.#options;
     const operations: DocumentedOperation[] = [];
     for (const e of this.#endpoints) {
@@ -299,7 +301,7 @@ export class ServiceAPI {
         }
       }
     }
-    return buildOpenApi({ title, version, description, secured: apiKeys.length > 0 }, operations);
+    return applyOpenApiExamples(buildOpenApi({ title, version, description, secured: apiKeys.length > 0 }, operations), this.#options.openapiExamples);
   }
 }
 

@@ -2,6 +2,7 @@
  * The options of `createServiceAPI`, validated and copied once.
  * @module
  */
+import { checkOpenApiExamples, type OpenApiExamples } from './openapi-examples.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { Logger } from '../mount.js';
 import { resolveApiKeys } from './api-keys.js';
@@ -42,6 +43,12 @@ export interface ServiceAPIOptions {
   requestTimeoutMs?: number;
   /** Honour `X-Forwarded-Proto`/`X-Forwarded-Host` when building URLs. Default false. */
   trustProxy?: boolean;
+  /**
+   * Examples for `/openapi.json` and `/docs`, keyed `'<METHOD> /path'` as the document shows the path:
+   * parameter values, a request body, a response body. `/docs` fills its forms with them. An example
+   * that matches nothing is logged as a warning at `listen()`.
+   */
+  openapiExamples?: OpenApiExamples;
 }
 
 /** The options after validation, defaults filled in. */
@@ -60,6 +67,7 @@ export interface ResolvedOptions {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly trustProxy: boolean;
+  readonly openapiExamples: OpenApiExamples;
 }
 
 const DEFAULTS = Object.freeze({
@@ -140,5 +148,6 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     headersTimeoutMs,
     requestTimeoutMs,
     trustProxy: flag(options.trustProxy, 'trustProxy', DEFAULTS.trustProxy),
+    openapiExamples: checkOpenApiExamples(options.openapiExamples),
   });
 }

@@ -76,7 +76,7 @@ test('/docs in Chromium: lists every operation, sends a transform from the page,
   assert.deepEqual(listed.map(key).sort(), expected.map(key).sort());
 
   const op = page.locator('details.op', { has: page.locator('.path', { hasText: /^\/fhir\/transform\/Patient\/\{id\}$/ }) });
-  await op.locator('summary').click();
+  await op.locator(':scope > summary').click();
   await op.locator('input[name="path:id"]').fill('a-patient-1');
   await op.locator('input[name="query:source"]').fill('ehr-a');
   await op.getByRole('button', { name: 'Send' }).click();
