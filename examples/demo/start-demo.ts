@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { AsyncFHIRGateway, createJsonLogger, createServiceAPI, localHandler, type Logger } from '../../src/index.js';
 import { auditFields } from './audit.js';
 import { createCdsService } from './cds.js';
+import { demoOpenApiExamples } from './docs-examples.js';
 import { registerHandlers } from './handlers.js';
 import { createNoteReaderService } from './notereader.js';
 import { registerRecordRoutes } from './record-routes.js';
@@ -79,6 +80,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     title: 'fhirgate demo',
     description: 'Two FHIR sources (ehr-a, ehr-b) behind one gateway, a CDS Hooks service and a NoteReader SOAP service.',
     logger,
+    // Real ids, so that every pre-filled form on /docs answers 200 as it is.
+    openapiExamples: demoOpenApiExamples(),
   });
   let stopAudit: (() => void) | undefined;
   let closing: Promise<void> | undefined;

@@ -66,7 +66,7 @@ export function defaultEndpoints(view: DefaultRoutesView, publicPaths: readonly 
     endpoint(
       '/docs',
       isPublic('/docs'),
-      { summary: 'Interactive docs', description: 'An HTML page that renders this document.', tags: ['host'], responses: { 200: { description: 'HTML', content: { 'text/html': {} } }, default: ERROR_RESPONSE } },
+      { summary: 'Interactive docs', description: 'An HTML page that renders this document.', tags: ['host'], responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html>\n<html lang="en">…</html>' } } }, default: ERROR_RESPONSE } },
       () => ({
         status: 200,
         headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': page.csp, 'cache-control': 'no-cache' },
