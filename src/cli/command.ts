@@ -42,7 +42,14 @@ export interface OptionSpec {
   readonly description: string;
 }
 
-/** The parsed option values of a command, by option name. */
+/**
+ * The parsed option values of a command, by option name.
+ *
+ * @example
+ * ```ts
+ * const values: OptionValues = { config: 'fhirgate.json', source: ['lab=fhir://localhost:8080/fhir/'] };
+ * ```
+ */
 export type OptionValues = Readonly<Record<string, string | boolean | string[] | boolean[] | undefined>>;
 
 /**

@@ -52,7 +52,14 @@ export function programHelp(commands: readonly Command[], version: string): stri
   ].join('\n');
 }
 
-/** The `--help` option every command has. */
+/**
+ * The `--help` option every command has (added to each command's options when parsing).
+ *
+ * @example
+ * ```ts
+ * parseArgs({ args, options: { ...command.options, help: HELP_OPTION } });
+ * ```
+ */
 export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', description: 'Show this help' };
 
 function flag(name: string, spec: OptionSpec): string {

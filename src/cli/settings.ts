@@ -28,7 +28,14 @@ export const SOURCE_OPTIONS: Readonly<Record<string, OptionSpec>> = Object.freez
   },
 });
 
-/** The default port of `serve`. */
+/**
+ * The port `serve` listens on when neither `--port`, `PORT` nor the file says.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_PORT; // 8000
+ * ```
+ */
 export const DEFAULT_PORT = 8000;
 
 /**
