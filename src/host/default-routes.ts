@@ -5,6 +5,7 @@
 import { json } from '../mount.js';
 import type { OpenAPIOperation } from '../mount.js';
 import { docsPage } from './docs-page.js';
+import { HEALTH_SCHEMA, INFO_SCHEMA, OPENAPI_SCHEMA, STATUS_SCHEMA } from './default-schemas.js';
 import { ERROR_RESPONSE } from './openapi.js';
 import type { Endpoint } from './pipeline.js';
 
@@ -20,13 +21,13 @@ export interface DefaultRoutesView {
   openapi(): Record<string, unknown>;
 }
 
-const jsonResponse = (description: string): OpenAPIOperation['responses'][string] => ({
+const jsonResponse = (description: string, schema: Record<string, unknown>): OpenAPIOperation['responses'][string] => ({
   description,
-  content: { 'application/json': { schema: { type: 'object' } } },
+  content: { 'application/json': { schema } },
 });
 
-function op(summary: string, description: string, extra: OpenAPIOperation['responses'] = {}): OpenAPIOperation {
-  return { summary, description, tags: ['host'], responses: { 200: jsonResponse('OK'), ...extra, default: ERROR_RESPONSE } };
+function op(summary: string, description: string, schema: Record<string, unknown>, extra: OpenAPIOperation['responses'] = {}): OpenAPIOperation {
+  return { summary, description, tags: ['host'], responses: { 200: jsonResponse('OK', schema), ...extra, default: ERROR_RESPONSE } };
 }
 
 const endpoint = (path: string, isPublic: boolean, operation: OpenAPIOperation, run: Endpoint['run']): Endpoint => ({
@@ -52,17 +53,19 @@ export function defaultEndpoints(view: DefaultRoutesView, publicPaths: readonly 
   const isPublic = (path: string) => publicPaths.includes(path);
   const page = docsPage();
   return [
-    endpoint('/', isPublic('/'), op('API summary', 'Name, version, description and the mounted gateways and services.'), () => json(200, view.info())),
+    endpoint('/', isPublic('/'), op('API summary', 'Name, version, description and the mounted gateways and services.', INFO_SCHEMA), () => json(200, view.info())),
     endpoint(
       '/health',
       isPublic('/health'),
-      op('Health', 'Answers 200 while serving and 503 once the app is shutting down.', { 503: jsonResponse('Shutting down') }),
+      op('Health', 'Answers 200 while serving and 503 once the app is shutting down.', { ...HEALTH_SCHEMA, example: { status: 'healthy' } }, {
+        503: jsonResponse('Shutting down', { ...HEALTH_SCHEMA, example: { status: 'shutting down' } }),
+      }),
       () => (view.serving() ? json(200, { status: 'healthy' }) : json(503, { status: 'shutting down' })),
     ),
-    endpoint('/gateway/status', isPublic('/gateway/status'), op('Gateway status', 'Every gateway and service with its status, and whether events are on.'), () =>
+    endpoint('/gateway/status', isPublic('/gateway/status'), op('Gateway status', 'Every gateway and service with its status, and whether events are on.', STATUS_SCHEMA), () =>
       json(200, view.status()),
     ),
-    endpoint('/openapi.json', isPublic('/openapi.json'), op('OpenAPI document', 'This document (OpenAPI 3.1).'), () => json(200, view.openapi())),
+    endpoint('/openapi.json', isPublic('/openapi.json'), op('OpenAPI document', 'This document (OpenAPI 3.1).', OPENAPI_SCHEMA), () => json(200, view.openapi())),
     endpoint(
       '/docs',
       isPublic('/docs'),
