@@ -61,6 +61,7 @@ test('serve --config: ${ENV} secrets, PORT, a gateway handler module, a CDS modu
     cds: { module: './cds.mjs' },
     notereader: { path: '/nr', module: './notereader.mjs' },
     apiKeys: ['${GATEWAY_KEY}'],
+    cors: { origins: ['https://ehr.example.org'] },
   }));
   const run = startCli(t, ['serve', '--config', join(dir, 'fhirgate.json')], { EHR_SECRET: 'demo-secret', GATEWAY_KEY: 'k-123', PORT: '0' });
   const serving = await waitServing(run);
@@ -90,6 +91,12 @@ test('serve --config: ${ENV} secrets, PORT, a gateway handler module, a CDS modu
   assert.equal(wsdl.status, 200);
   assert.match(await wsdl.text(), /ProcessDocument/);
   assert.equal(((await (await fetch(`${origin}/`, { headers: auth })).json()) as { name: string }).name, 'CLI test gateway');
+  const preflight = await fetch(`${serving.gateway}/status`, { method: 'OPTIONS', headers: { origin: 'https://ehr.example.org', 'access-control-request-method': 'GET' } });
+  assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://ehr.example.org', 'the config\'s CORS origins apply');
+  await preflight.arrayBuffer();
+  const foreign = await fetch(`${serving.gateway}/status`, { headers: { ...auth, origin: 'https://evil.example' } });
+  assert.equal(foreign.headers.get('access-control-allow-origin'), null);
+  await foreign.arrayBuffer();
 
   assert.ok(!run.stdout().includes('demo-secret') && !run.stderr().includes('demo-secret'), 'the secret is never logged');
   assert.ok(!run.stdout().includes('k-123'), 'the API key is never logged');
