@@ -43,7 +43,7 @@ export interface SourceCheck {
  *
  * @example
  * ```ts
- * const row = await checkSource('ehr', 'fhir://localhost:8080/fhir/', { timeoutMs: 10_000 });
+ * const row = await checkOneSource('ehr', 'fhir://localhost:8080/fhir/', { timeoutMs: 10_000 });
  * ```
  */
 export async function checkOneSource(source: string, connectionString: string, options: { timeoutMs: number }): Promise<SourceCheck> {
