@@ -9,13 +9,19 @@
  * exits with code 1 and a hint. Ctrl-C or SIGTERM shuts down cleanly (exit code 0); a second Ctrl-C
  * exits at once (code 1), still removing the key file.
  *
+ * After the banner, everything is one log: JSON lines on stdout (warnings and errors included), one
+ * access line per request and one audit line per event at `info`. `LOG_LEVEL` (`debug`, `info`, `warn`,
+ * `error`; default `info`) picks how much.
+ *
  * @example
  * ```sh
  * npm start
  * PORT=8080 npm start
+ * LOG_LEVEL=warn npm start
  * ```
  * @module
  */
+import { createJsonLogger } from '../src/index.js';
 import { banner } from './demo/banner.js';
 import { startDemo, type Demo } from './demo/start-demo.js';
 
@@ -31,11 +37,25 @@ function portFromEnv(): number {
   return port;
 }
 
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+type LogLevel = (typeof LEVELS)[number];
+
+function levelFromEnv(): LogLevel {
+  const text = process.env.LOG_LEVEL ?? 'info';
+  if (!LEVELS.includes(text as LogLevel)) {
+    console.error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}, not "${text.slice(0, 20)}"`);
+    process.exit(1);
+  }
+  return text as LogLevel;
+}
+
 async function main(): Promise<void> {
   const port = portFromEnv();
+  // One stream, one format: warnings and errors go to stdout too, as JSON lines like the rest.
+  const logger = createJsonLogger({ level: levelFromEnv(), stdout: process.stdout, stderr: process.stdout });
   let demo: Demo;
   try {
-    demo = await startDemo({ port });
+    demo = await startDemo({ port, logger });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       console.error(`Port ${port} is already in use. Stop what uses it, or choose another port: PORT=${port === DEFAULT_PORT ? DEFAULT_PORT + 1 : DEFAULT_PORT} npm start (PORT=0 picks a free one).`);
@@ -49,18 +69,18 @@ async function main(): Promise<void> {
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
       // A second Ctrl-C: leave now (process.exit still runs the exit hook that removes the key file).
-      console.error(`${signal} again: exiting without waiting`);
+      logger.warn('exiting without waiting', { signal });
       process.exit(1);
     }
     stopping = true;
-    console.log(`\n${signal}: shutting down (host, gateway, services, sandboxes, key file)`);
+    logger.info('shutting down', { signal, closing: 'host, gateway, services, sandboxes, key file' });
     demo.close().then(
       () => {
-        console.log('stopped');
+        logger.info('stopped', {});
         process.exit(0);
       },
       (err: unknown) => {
-        console.error(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+        logger.error('shutdown failed', { error: err instanceof Error ? err.message : String(err) });
         process.exit(1);
       },
     );

@@ -29,7 +29,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_UNKNOWN_SOURCE: 'no source is registered under that name',
   ERR_NO_SOURCES: 'the gateway has no sources registered',
   ERR_INVALID_RESOURCE: 'a resource is missing a required field or is not a FHIR resource',
-  ERR_INVALID_RESOURCE_TYPE: 'not an R4B resource type name',
+  ERR_INVALID_RESOURCE_TYPE: 'not a FHIR resource type name',
   ERR_INVALID_ID: 'not a FHIR id ([A-Za-z0-9-.]{1,64})',
   ERR_INVALID_SEARCH: 'search parameters that cannot be sent',
   ERR_TIMEOUT: 'an operation took longer than its time-out',
@@ -59,6 +59,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_BULK_FAILED: 'a Bulk Data export job failed on the server (its status request answered an error)',
   ERR_BULK_FILE: 'a Bulk Data output file was cut short or has a line that is not a FHIR resource',
   ERR_CLUSTER: 'cluster workers kept dying, or a new worker failed before it listened',
+  ERR_CONFIG: 'a fhirgate config file or command-line setting is invalid (the message names its path)',
 } as const);
 
 /** The union of every error code fhirgate uses. */

@@ -63,6 +63,8 @@ export {
   reply,
   createJsonLogger,
   type ServiceAPIOptions,
+  type OpenApiExamples,
+  type OperationExample,
   type MountOptions,
   type CorsOptions,
   type CustomHandler,

@@ -87,6 +87,8 @@ export interface OpenAPIParameter {
   schema: Record<string, unknown>;
   style?: string;
   explode?: boolean;
+  /** A value that works: `/docs` fills the parameter's field with it. */
+  example?: unknown;
 }
 
 /** An OpenAPI 3.1 operation object (the parts fhirgate uses). */
@@ -101,7 +103,7 @@ export interface OpenAPIOperation {
     description?: string;
     content: Record<string, { schema?: Record<string, unknown>; example?: unknown }>;
   };
-  responses: Record<string, { description: string; content?: Record<string, { schema?: Record<string, unknown> }> }>;
+  responses: Record<string, { description: string; content?: Record<string, { schema?: Record<string, unknown>; example?: unknown }> }>;
 }
 
 /** OpenAPI path items keyed by path relative to the component's prefix, `{param}` style. */

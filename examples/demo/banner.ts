@@ -42,7 +42,11 @@ export function banner(demo: Demo): string {
     'Try it (copy and paste):',
     ...demo.requests.flatMap((r) => ['', `  # ${r.title}`, `  ${toCurl(o, r)}`]),
     '',
-    'Audit trail (one line per event) below. Ctrl-C stops.',
+    'Write through the gateway (create, update, delete), in this order:',
+    ...demo.writes.flatMap((r) => ['', `  # ${r.title}`, `  ${toCurl(o, r)}`]),
+    '',
+    'Log below: JSON lines on stdout, one per request (msg "request") and one per event (msg "event"),',
+    'LOG_LEVEL=debug|info|warn|error picks how much. Ctrl-C stops.',
     '',
   ].join('\n');
 }

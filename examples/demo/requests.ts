@@ -64,6 +64,52 @@ export function sampleRequests(): readonly SampleRequest[] {
 }
 
 /**
+ * A suggested write: create, update or delete a Patient through the demo's record routes. Kept apart
+ * from {@link sampleRequests}, which the soak benchmark repeats thousands of times.
+ *
+ * @example
+ * ```ts
+ * const w: WriteRequest = { kind: 'delete', title: 'Delete', method: 'DELETE', path: '/demo/ehr-a/Patient/a-patient-5' };
+ * ```
+ */
+export interface WriteRequest extends Omit<SampleRequest, 'kind' | 'method'> {
+  readonly kind: 'create' | 'update' | 'delete';
+  readonly method: 'POST' | 'PUT' | 'DELETE';
+}
+
+/** The patient the update rewrites (seed "a"'s third) and the one the delete removes (its fifth). */
+const UPDATED = Object.freeze({ id: 'a-patient-3', family: 'Nguyen', given: 'Linh', gender: 'female', birthDate: '1990-07-02' });
+const DELETED_ID = 'a-patient-5';
+
+/**
+ * The demo's write requests, in an order that works when pasted one after the other: create, update,
+ * delete.
+ *
+ * @example
+ * ```ts
+ * for (const w of writeRequests()) console.log(toCurl(origin, w));
+ * ```
+ */
+export function writeRequests(): readonly WriteRequest[] {
+  const json = { 'content-type': 'application/fhir+json' };
+  const created = { resourceType: 'Patient', name: [{ use: 'official', family: 'Newman', given: ['Ada'] }], gender: 'female', birthDate: '1990-04-01' };
+  const updated = {
+    resourceType: 'Patient',
+    id: UPDATED.id,
+    active: true,
+    name: [{ use: 'official', family: UPDATED.family, given: [UPDATED.given] }],
+    telecom: [{ system: 'phone', value: '+1-206-555-0100', use: 'mobile' }],
+    gender: UPDATED.gender,
+    birthDate: UPDATED.birthDate,
+  };
+  return [
+    { kind: 'create', title: 'Create: a new Patient at ehr-a (201, with the id the server gave it)', method: 'POST', path: '/demo/ehr-a/Patient', headers: json, body: JSON.stringify(created) },
+    { kind: 'update', title: `Update: replace Patient/${UPDATED.id} at ehr-a with a phone number added`, method: 'PUT', path: `/demo/ehr-a/Patient/${UPDATED.id}`, headers: json, body: JSON.stringify(updated) },
+    { kind: 'delete', title: `Delete: Patient/${DELETED_ID} at ehr-a ({"deleted": true}; reading it afterwards is 410 Gone)`, method: 'DELETE', path: `/demo/ehr-a/Patient/${DELETED_ID}` },
+  ];
+}
+
+/**
  * `request` as a one-line `curl` command against `origin`. Every argument is single-quoted.
  *
  * @throws RangeError when a part holds a single quote (it could not be pasted safely).
@@ -72,13 +118,14 @@ export function sampleRequests(): readonly SampleRequest[] {
  * toCurl('http://127.0.0.1:8000', sampleRequests()[0]!); // "curl -s 'http://127.0.0.1:8000/fhir/transform/…'"
  * ```
  */
-export function toCurl(origin: string, request: SampleRequest): string {
+export function toCurl(origin: string, request: SampleRequest | WriteRequest): string {
   const quote = (text: string): string => {
     if (text.includes("'")) throw new RangeError(`toCurl: ${JSON.stringify(text.slice(0, 40))} holds a single quote`);
     return `'${text}'`;
   };
   const words = ['curl', '-s'];
-  if (request.method !== 'GET' && request.body === undefined) words.push('-X', request.method);
+  // curl sends GET without a body and POST with one; any other pairing needs -X.
+  if (request.method !== (request.body === undefined ? 'GET' : 'POST')) words.push('-X', request.method);
   for (const [name, value] of Object.entries(request.headers ?? {})) words.push('-H', quote(`${name}: ${value}`));
   if (request.body !== undefined) words.push('--data-binary', quote(request.body));
   words.push(quote(`${origin}${request.path}`));

@@ -1,16 +1,18 @@
 /**
  * Starting and stopping the whole demo in this process: two sandbox sources, an `AsyncFHIRGateway` with
- * transform and aggregate handlers, a CDS Hooks service and a NoteReader service, mounted in one
- * `createServiceAPI` host, with every event written to an audit trail.
+ * transform and aggregate handlers, a CDS Hooks service, a NoteReader service and create/update/delete
+ * routes, mounted in one `createServiceAPI` host, with every event logged as an audit line.
  * @module
  */
 import type { AddressInfo } from 'node:net';
-import { AsyncFHIRGateway, createJsonLogger, createServiceAPI, localHandler } from '../../src/index.js';
-import { auditLine } from './audit.js';
+import { AsyncFHIRGateway, createJsonLogger, createServiceAPI, localHandler, type Logger } from '../../src/index.js';
+import { auditFields } from './audit.js';
 import { createCdsService } from './cds.js';
+import { demoOpenApiExamples } from './docs-examples.js';
 import { registerHandlers } from './handlers.js';
 import { createNoteReaderService } from './notereader.js';
-import { SHARED_PATIENT, sampleRequests, type SampleRequest } from './requests.js';
+import { registerRecordRoutes } from './record-routes.js';
+import { SHARED_PATIENT, sampleRequests, writeRequests, type SampleRequest, type WriteRequest } from './requests.js';
 import { startSources, type DemoSources } from './sources.js';
 
 /**
@@ -18,7 +20,7 @@ import { startSources, type DemoSources } from './sources.js';
  *
  * @example
  * ```ts
- * const options: DemoOptions = { port: 0, audit: () => {} };
+ * const options: DemoOptions = { port: 0, logger: createJsonLogger({ level: 'warn' }) };
  * ```
  */
 export interface DemoOptions {
@@ -26,8 +28,11 @@ export interface DemoOptions {
   port?: number;
   /** The interface to listen on. Default `127.0.0.1`. */
   host?: string;
-  /** Where audit lines go. Default `console.log`. */
-  audit?: (line: string) => void;
+  /**
+   * Where the host's lines (one access line per request at `info`, warnings, errors) and the audit trail
+   * (one `info` line per event) go. Default: JSON lines on stdout at `info`.
+   */
+  logger?: Logger;
 }
 
 /**
@@ -49,6 +54,8 @@ export interface Demo {
   readonly sources: DemoSources;
   /** The suggested requests, with real ids. */
   readonly requests: readonly SampleRequest[];
+  /** The suggested writes (create, update, delete), to paste after the requests. */
+  readonly writes: readonly WriteRequest[];
   /** Closes the host (which closes the gateway and services), then the sandboxes, then removes the key. Idempotent. */
   close(): Promise<void>;
 }
@@ -59,21 +66,22 @@ export interface Demo {
  *
  * @example
  * ```ts
- * const demo = await startDemo({ port: 0, audit: (line) => lines.push(line) });
+ * const demo = await startDemo({ port: 0, logger: createJsonLogger({ level: 'debug', stdout, stderr: stdout }) });
  * ```
  */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
-  const { port = 8000, host = '127.0.0.1', audit = (line: string) => console.log(line) } = options;
+  const { port = 8000, host = '127.0.0.1', logger = createJsonLogger({ stderr: process.stdout }) } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('startDemo: option "port" must be an integer from 0 to 65535');
   if (typeof host !== 'string' || host === '') throw new TypeError('startDemo: option "host" must be a non-empty string');
-  if (typeof audit !== 'function') throw new TypeError('startDemo: option "audit" must be a function');
+  if (typeof logger !== 'object' || logger === null || typeof logger.info !== 'function') throw new TypeError('startDemo: option "logger" must be a Logger (debug, info, warn, error)');
   const sources = await startSources();
   const gw = new AsyncFHIRGateway();
   const app = createServiceAPI({
     title: 'fhirgate demo',
     description: 'Two FHIR sources (ehr-a, ehr-b) behind one gateway, a CDS Hooks service and a NoteReader SOAP service.',
-    // Warnings and errors only: the audit trail is the readable log.
-    logger: createJsonLogger({ level: 'warn' }),
+    logger,
+    // Real ids, so that every pre-filled form on /docs answers 200 as it is.
+    openapiExamples: demoOpenApiExamples(),
   });
   let stopAudit: (() => void) | undefined;
   let closing: Promise<void> | undefined;
@@ -93,15 +101,17 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     app.registerGateway(gw, { path: '/fhir' });
     app.registerService(createCdsService(gw), { path: '/cds' });
     app.registerService(createNoteReaderService(), { path: '/notereader' });
+    registerRecordRoutes(app);
     const server = await app.listen(port, host);
     // From here on, so that the start-up write to ehr-b does not print before the banner.
-    stopAudit = localHandler.register('*', (event) => audit(auditLine(event)));
+    stopAudit = localHandler.register('*', (event) => logger.info('event', auditFields(event)));
     const actual = (server.address() as AddressInfo).port;
     return {
       origin: `http://${host.includes(':') ? `[${host}]` : host}:${actual}`,
       port: actual,
       sources,
       requests: sampleRequests(),
+      writes: writeRequests(),
       close,
     };
   } catch (err) {

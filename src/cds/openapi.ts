@@ -4,6 +4,7 @@
  * @module
  */
 import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../mount.js';
+import { CARDS_SCHEMA, discoverySchema } from './openapi-schemas.js';
 import type { CDSDiscoveryEntry } from './registry-entry.js';
 
 const ERROR_SCHEMA = {
@@ -50,7 +51,7 @@ function callOperation(summary: string, hooks: readonly string[], extra: Partial
     tags: ['CDS Hooks'],
     requestBody: callBody(hooks),
     responses: {
-      200: { description: 'cards (maybe none) and system actions', content: { 'application/json': { schema: { type: 'object', required: ['cards'] } } } },
+      200: { description: 'cards (maybe none) and system actions', content: { 'application/json': { schema: CARDS_SCHEMA } } },
       ...CALL_ERRORS,
       412: errorResponse('prefetch data the service needs could not be obtained'),
     },
@@ -73,7 +74,7 @@ export function buildOpenAPI(services: readonly CDSDiscoveryEntry[]): OpenAPIPat
   };
   const discovery = (summary: string): OpenAPIOperation => ({
     summary, tags: ['CDS Hooks'],
-    responses: { 200: { description: '{ services: [...] }', content: { 'application/json': { schema: { type: 'object', required: ['services'] } } } } },
+    responses: { 200: { description: '{ services: [...] }', content: { 'application/json': { schema: discoverySchema(services) } } } },
   });
   const paths: OpenAPIPaths = {
     '/cds-services': { get: discovery('CDS Hooks discovery') },

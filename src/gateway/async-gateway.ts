@@ -432,6 +432,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   [MOUNT](): Mountable {
     return this.mountable({
       className: 'AsyncFHIRGateway',
+      fhirVersion: this.#options.fhirVersion,
       sourceNames: () => this.sourceNames,
       poolStatus: () => ({ ...this.getPoolStatus() }),
       jwks: () => this.jwks().keys,

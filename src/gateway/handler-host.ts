@@ -30,11 +30,13 @@ export interface HandlerHostEvents {
  *
  * @example
  * ```ts
- * this.mountable({ className: 'FHIRGateway', sourceNames: () => this.sourceNames, poolStatus: () => null, jwks: () => [], close: async () => this.close() });
+ * this.mountable({ className: 'FHIRGateway', fhirVersion: '4.0.1', sourceNames: () => this.sourceNames, poolStatus: () => null, jwks: () => [], close: async () => this.close() });
  * ```
  */
 export interface HandlerHostFace {
   readonly className: string;
+  /** The FHIR version reported at `/metadata`. */
+  readonly fhirVersion: string;
   sourceNames(): string[];
   poolStatus(): Record<string, unknown> | null;
   /** The public keys of the gateway's assertion sources (served at `/.well-known/jwks.json`). */
@@ -50,7 +52,7 @@ export interface HandlerHostFace {
  * ```ts
  * class MyGateway extends HandlerHost {
  *   constructor() { super({ events: true, dispatcher: undefined }); }
- *   [MOUNT]() { return this.mountable({ className: 'MyGateway', sourceNames: () => [], poolStatus: () => null, jwks: () => [], close: async () => {} }); }
+ *   [MOUNT]() { return this.mountable({ className: 'MyGateway', fhirVersion: '4.0.1', sourceNames: () => [], poolStatus: () => null, jwks: () => [], close: async () => {} }); }
  * }
  * ```
  */
@@ -131,6 +133,7 @@ export abstract class HandlerHost {
   protected mountable(face: HandlerHostFace): Mountable {
     return gatewayMountable({
       className: face.className,
+      fhirVersion: face.fhirVersion,
       registry: this.#registry,
       sourceNames: () => face.sourceNames(),
       poolStatus: () => face.poolStatus(),

@@ -6,6 +6,7 @@ import type { EventDispatcher } from '../events/types.js';
 import { checkRetryOptions, POOL_DEFAULTS, RETRY_DEFAULTS } from '../http/index.js';
 import type { RetryPolicy } from '../http/index.js';
 import { checkStore, type KeyValueStore } from '../lib/key-value-store.js';
+import { checkFhirVersion } from './fhir-version.js';
 
 /**
  * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.
@@ -59,6 +60,8 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
    * Default: this process's memory.
    */
   tokenStore?: KeyValueStore;
+  /** The FHIR version reported to clients at `GET <prefix>/metadata` (`fhirVersion`). Default `4.0.1` (R4). */
+  fhirVersion?: string;
 }
 
 /**
@@ -76,6 +79,8 @@ export interface GatewayOptions {
   readonly dispatcher: EventDispatcher | undefined;
   readonly events: boolean;
   readonly tokenStore: KeyValueStore | undefined;
+  /** The FHIR version reported at `/metadata`. */
+  readonly fhirVersion: string;
   /** The retry policy in the transport's terms (milliseconds), validated once for every call. */
   readonly retry: RetryPolicy;
 }
@@ -126,6 +131,7 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
     dispatcher,
     events,
     tokenStore: options.tokenStore,
+    fhirVersion: checkFhirVersion(options.fhirVersion),
     retry: checkGatewayRetry(options),
   });
 }

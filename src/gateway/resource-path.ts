@@ -18,7 +18,7 @@ import type { ResourceType } from '../fhir/index.js';
 export function checkType(type: unknown): ResourceType {
   if (typeof type === 'string' && isResourceType(type)) return type;
   const shown = typeof type === 'string' ? JSON.stringify(type.slice(0, 64)) : typeof type;
-  throw new FhirgateError('ERR_INVALID_RESOURCE_TYPE', `${shown} is not an R4B resource type name`);
+  throw new FhirgateError('ERR_INVALID_RESOURCE_TYPE', `${shown} is not a FHIR resource type name`);
 }
 
 /**

@@ -356,6 +356,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   [MOUNT](): Mountable {
     return this.mountable({
       className: 'FHIRGateway',
+      fhirVersion: this.#options.fhirVersion,
       sourceNames: () => this.sourceNames,
       poolStatus: () => null,
       jwks: () => this.jwks().keys,

@@ -21,6 +21,7 @@ import { HostMetrics, metricsEndpoint, type MetricsView } from './metrics.js';
 import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
 import { buildOpenApi, toOpenApiPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
+import { applyOpenApiExamples, warnUnmatchedExamples } from './openapi-examples.js';
 import { count, resolveOptions } from './options.js';
 import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
 import { createPipeline } from './pipeline.js';
@@ -99,7 +100,7 @@ export class ServiceAPI {
       serving: () => this.#closed === undefined,
       readiness: () => (this.#closed !== undefined ? 'draining' : this.#ready ? 'ready' : 'starting'),
       status: () => this.#status(),
-      openapi: () => this.#openapi(),
+      openapi: () => this.#openapi().doc,
     };
     this.#addEndpoints(defaultEndpoints(view, resolved.publicPaths));
     this.#addEndpoints([jwksEndpoint(() => this.#mounted, { maxAgeSeconds: resolved.jwksMaxAgeSeconds, logger: resolved.logger })]);
@@ -175,6 +176,7 @@ export class ServiceAPI {
     try {
       this.#open();
       this.#checkInjections();
+      warnUnmatchedExamples(this.#openapi().unmatched, this.#options.logger);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -327,7 +329,7 @@ export class ServiceAPI {
     return { ...counts, enabled: this.enableEvents, dispatcher: dispatcher.constructor.name };
   }
 
-  #openapi(): Record<string, unknown> {
+  #openapi(): { doc: Record<string, unknown>; unmatched: string[] } {
     const { logger, publicPaths, title, version, description, apiKeys } = this.#options;
     const operations: DocumentedOperation[] = [];
     for (const e of this.#endpoints) {
@@ -347,7 +349,7 @@ export class ServiceAPI {
         }
       }
     }
-    return buildOpenApi({ title, version, description, secured: apiKeys.length > 0 }, operations);
+    return applyOpenApiExamples(buildOpenApi({ title, version, description, secured: apiKeys.length > 0 }, operations), this.#options.openapiExamples);
   }
 }
 

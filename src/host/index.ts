@@ -11,6 +11,7 @@ export type { Deps, InjectMap, Token } from './inject.js';
 export { bindLogger, createJsonLogger } from './logger.js';
 export type { JsonLoggerOptions, LogLevel } from './logger.js';
 export type { ServiceAPIOptions } from './options.js';
+export type { OpenApiExamples, OperationExample } from './openapi-examples.js';
 export { reply } from './reply.js';
 export type { Reply } from './reply.js';
 export type { RouteContext } from './request-context.js';

@@ -2,6 +2,7 @@
  * The options of `createServiceAPI`, validated and copied once.
  * @module
  */
+import { checkOpenApiExamples, type OpenApiExamples } from './openapi-examples.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { Logger } from '../mount.js';
 import { resolveApiKeys } from './api-keys.js';
@@ -71,6 +72,12 @@ export interface ServiceAPIOptions {
    * `/metrics` to `publicPaths` to open it). Default false.
    */
   metrics?: boolean;
+  /**
+   * Examples for `/openapi.json` and `/docs`, keyed `'<METHOD> /path'` as the document shows the path:
+   * parameter values, a request body, a response body. `/docs` fills its forms with them. An example
+   * that matches nothing is logged as a warning at `listen()`.
+   */
+  openapiExamples?: OpenApiExamples;
 }
 
 /** The options after validation, defaults filled in. */
@@ -94,6 +101,7 @@ export interface ResolvedOptions {
   readonly publicUrl: string | undefined;
   readonly jwksMaxAgeSeconds: number;
   readonly metrics: boolean;
+  readonly openapiExamples: OpenApiExamples;
 }
 
 const DEFAULTS = Object.freeze({
@@ -198,5 +206,6 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     allowedHosts: checkAllowedHosts(options.allowedHosts),
     publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
     metrics: flag(options.metrics, 'metrics', DEFAULTS.metrics),
+    openapiExamples: checkOpenApiExamples(options.openapiExamples),
   });
 }

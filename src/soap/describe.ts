@@ -4,7 +4,12 @@
  */
 import type { OpenAPIPaths } from '../mount.js';
 
-const FAULT = { description: 'soap:Fault', content: { 'text/xml': { schema: { type: 'string' } } } };
+const FAULT_EXAMPLE = [
+  '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">',
+  '  <soap:Body><soap:Fault><faultcode>soap:Client</faultcode><faultstring>the request body is not a SOAP envelope</faultstring></soap:Fault></soap:Body>',
+  '</soap:Envelope>',
+].join('\n');
+const FAULT = { description: 'soap:Fault', content: { 'text/xml': { schema: { type: 'string' }, example: FAULT_EXAMPLE } } };
 
 /**
  * The OpenAPI path item of a NoteReader service, relative to its prefix: the SOAP POST and the GET with
@@ -26,7 +31,7 @@ export function noteReaderOpenapi(serviceName: string, operations: readonly stri
         tags: ['NoteReader'],
         requestBody: { required: true, content: { 'text/xml': { schema: { type: 'string' }, example } } },
         responses: {
-          200: { description: 'The operation response envelope', content: { 'text/xml': { schema: { type: 'string' } } } },
+          200: { description: 'The operation response envelope', content: { 'text/xml': { schema: { type: 'string' }, example: exampleResponse(operations[0] ?? 'ProcessDocument', namespace) } } },
           413: FAULT,
           415: FAULT,
           500: FAULT,
@@ -39,7 +44,10 @@ export function noteReaderOpenapi(serviceName: string, operations: readonly stri
         responses: {
           200: {
             description: 'The WSDL, or a plain-text description without ?wsdl',
-            content: { 'text/xml': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } },
+            content: {
+              'text/xml': { schema: { type: 'string' }, example: `<definitions xmlns="http://schemas.xmlsoap.org/wsdl/" name="${serviceName}" targetNamespace="${namespace}">…</definitions>` },
+              'text/plain': { schema: { type: 'string' }, example: `${serviceName}: a SOAP 1.1 NoteReader service.\nOperations: ${ops}.` },
+            },
           },
         },
       },
@@ -62,6 +70,17 @@ export function describeService(serviceName: string, operations: readonly string
     `POST SOAP envelopes (Content-Type: text/xml; charset=utf-8) to ${baseUrl}\n` +
     `WSDL: ${baseUrl}?wsdl\n`
   );
+}
+
+/** The shape of a response envelope, for the docs page (the document shortened). */
+function exampleResponse(operation: string, namespace: string): string {
+  return [
+    `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:tns="${namespace}">`,
+    `  <soap:Body><tns:${operation}Response><tns:${operation}Result>`,
+    '    <tns:Document>PENsaW5pY2FsRG9jdW1lbnQ…</tns:Document><tns:Error></tns:Error>',
+    `  </tns:${operation}Result></tns:${operation}Response></soap:Body>`,
+    '</soap:Envelope>',
+  ].join('\n');
 }
 
 /** A small request envelope for the docs page: a one-section CDA, base64-encoded. */

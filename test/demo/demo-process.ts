@@ -23,11 +23,13 @@ export interface DemoProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** Spawns the demo with `PORT` (and a fresh TMPDIR). */
-export function spawnDemo(port: string): DemoProcess {
+/** Spawns the demo with `PORT` (and a fresh TMPDIR); `env` adds variables (such as `LOG_LEVEL`). */
+export function spawnDemo(port: string, extra: Record<string, string> = {}): DemoProcess {
   const tmp = mkdtempSync(join(tmpdir(), 'fhirgate-demo-test-'));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: port, TMPDIR: tmp };
   delete env.FHIRGATE_API_KEYS;
+  delete env.LOG_LEVEL;
+  Object.assign(env, extra);
   const child = spawn(process.execPath, ['--import', 'tsx', 'examples/demo.ts'], { cwd: ROOT, env });
   let out = '';
   let err = '';

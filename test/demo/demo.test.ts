@@ -29,6 +29,28 @@ function keyDirs(demo: DemoProcess): string[] {
   return readdirSync(demo.tmp).filter((name) => name.startsWith('fhirgate-demo-'));
 }
 
+/** What each printed write must answer: create 201 with an id, update 200 with the phone, delete 200. */
+async function checkWrite(url: string, method: string, res: Response, deletes: boolean[]): Promise<string> {
+  const text = await res.text();
+  if (method === 'POST') {
+    assert.equal(res.status, 201, text);
+    const patient = JSON.parse(text) as Patient;
+    assert.match(patient.id ?? '', /^[A-Za-z0-9.-]+$/);
+    assert.equal(res.headers.get('location'), `/demo/ehr-a/Patient/${patient.id}`);
+    assert.equal(patient.name?.[0]?.family, 'Newman');
+    return 'create';
+  }
+  assert.equal(res.status, 200, `${method} ${url} -> ${res.status} ${text}`);
+  if (method === 'PUT') {
+    const patient = JSON.parse(text) as Patient;
+    assert.equal(patient.id, 'a-patient-3');
+    assert.equal(patient.telecom?.[0]?.value, '+1-206-555-0100');
+    return 'update';
+  }
+  deletes.push((JSON.parse(text) as { deleted: boolean }).deleted);
+  return 'delete';
+}
+
 /** What each kind of printed request must answer, beyond status 200. */
 async function checkAnswer(url: string, res: Response): Promise<string> {
   const text = await res.text();
@@ -69,7 +91,8 @@ test('npm start with PORT=0: every printed curl command answers 200, SIGTERM exi
   const demo = spawnDemo('0');
   stopOnExit(t, demo);
   const banner = await waitForBanner(demo);
-  assert.match(banner, /^fhirgate demo is running on /, 'the banner comes first, before any audit line');
+  const beforeBanner = banner.slice(0, banner.indexOf('fhirgate demo is running on ')).trim().split('\n');
+  assert.deepEqual(beforeBanner.map((l) => (JSON.parse(l) as { msg: string }).msg), ['listening'], 'only the host\'s JSON "listening" line comes before the banner');
   const origin = /fhirgate demo is running on (http:\/\/127\.0\.0\.1:(\d+))/.exec(banner)?.[1];
   assert.ok(origin !== undefined && !origin.endsWith(':0'), banner);
   assert.match(banner, new RegExp(`^  Docs \\(try every endpoint here\\): +${origin}/docs$`, 'm'));
@@ -84,23 +107,58 @@ test('npm start with PORT=0: every printed curl command answers 200, SIGTERM exi
   }
   const commands = banner.split('\n').filter((line) => line.startsWith('  curl '));
   const kinds = new Set<string>();
+  const deletes: boolean[] = [];
   for (const line of commands) {
     const { url, init } = curlToFetch(line);
     assert.ok(url.startsWith(`${origin}/`), line);
-    kinds.add(await checkAnswer(url, await fetch(url, init)));
+    const res = await fetch(url, init);
+    kinds.add(new URL(url).pathname.startsWith('/demo/') ? await checkWrite(url, init.method ?? 'GET', res, deletes) : await checkAnswer(url, res));
   }
-  assert.deepEqual([...kinds].sort(), ['aggregate', 'cds', 'soap', 'transform']);
+  assert.deepEqual([...kinds].sort(), ['aggregate', 'cds', 'create', 'delete', 'soap', 'transform', 'update']);
+  assert.deepEqual(deletes, [true]);
+  const gone = await fetch(`${origin}/fhir/transform/Patient/a-patient-5?source=ehr-a`);
+  assert.equal(gone.status, 410, 'the deleted patient is gone');
+  await gone.arrayBuffer();
 
   demo.child.kill('SIGTERM');
   assert.equal(await demo.exited, 0, demo.stderr());
   assert.equal(existsSync(keyPath), false, 'the key file is removed');
   assert.deepEqual(keyDirs(demo), [], 'no key folder is left in TMPDIR');
   const out = demo.stdout();
-  for (const event of ['fhir.patient.transform', 'fhir.condition.aggregate', 'fhir.observation.aggregate', 'cdshooks.patient-view', 'notereader.processdocument']) {
-    assert.match(out, new RegExp(`^audit \\S+ ${event.replace(/\./g, '\\.')} `, 'm'), `audit line for ${event}`);
-  }
   assert.doesNotMatch(out, /demo-secret|BEGIN PRIVATE KEY|access_token|Bearer /, 'no secret is printed');
-  assert.match(out, /SIGTERM: shutting down/);
+  // After the banner: one format (JSON lines) on one stream (stdout); nothing on stderr.
+  const log = out.slice(out.indexOf('Ctrl-C stops.') + 'Ctrl-C stops.'.length).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  assert.equal(demo.stderr(), '');
+  const events = new Set(log.filter((l) => l.msg === 'event').map((l) => l.event));
+  for (const event of ['fhir.patient.transform', 'fhir.condition.aggregate', 'fhir.observation.aggregate', 'cdshooks.patient-view', 'notereader.processdocument', 'fhir.patient.create', 'fhir.patient.update', 'fhir.patient.delete']) {
+    assert.ok(events.has(event), `an audit line for ${event}`);
+  }
+  const access = log.filter((l) => l.msg === 'request');
+  assert.ok(access.length >= commands.length, `one access line per request (${access.length})`);
+  assert.ok(access.every((l) => l.level === 'info' && typeof l.request_id === 'string' && typeof l.status === 'number' && typeof l.route === 'string'));
+  assert.ok(access.some((l) => l.method === 'DELETE' && l.route === '/demo/:source/Patient/:id'));
+  assert.ok(log.every((l) => typeof l.time === 'string' && typeof l.level === 'string'));
+  assert.ok(log.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM'));
+  assert.equal(log.at(-1)?.msg, 'stopped');
+});
+
+test('LOG_LEVEL=warn silences the access and audit lines; a LOG_LEVEL that is not a level exits 1', async (t) => {
+  const quiet = spawnDemo('0', { LOG_LEVEL: 'warn' });
+  stopOnExit(t, quiet);
+  const banner = await waitForBanner(quiet);
+  const origin = /running on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+  const res = await fetch(`${origin}/fhir/transform/Patient/a-patient-1?source=ehr-a`);
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  quiet.child.kill('SIGTERM');
+  assert.equal(await quiet.exited, 0);
+  const after = quiet.stdout().slice(quiet.stdout().indexOf('Ctrl-C stops.'));
+  assert.doesNotMatch(after, /"msg":"(request|event|shutting down|stopped)"/);
+
+  const bad = spawnDemo('0', { LOG_LEVEL: 'loud' });
+  stopOnExit(t, bad);
+  assert.equal(await bad.exited, 1);
+  assert.match(bad.stderr(), /LOG_LEVEL must be one of debug, info, warn, error, not "loud"/);
 });
 
 test('a second Ctrl-C while shutdown waits for a request exits at once with code 1, key file still removed', async (t) => {
@@ -119,11 +177,11 @@ test('a second Ctrl-C while shutdown waits for a request exits at once with code
   while (!answer.includes('100 Continue')) answer += String((await once(socket, 'data'))[0]);
   socket.write('<soap');
   demo.child.kill('SIGINT');
-  await waitForOutput(demo, 'SIGINT: shutting down');
+  await waitForOutput(demo, '"msg":"shutting down","signal":"SIGINT"');
   demo.child.kill('SIGINT');
   assert.equal(await demo.exited, 1);
-  assert.match(demo.stderr(), /SIGINT again: exiting without waiting/);
-  assert.doesNotMatch(demo.stdout(), /^stopped$/m);
+  assert.match(demo.stdout(), /"level":"warn","msg":"exiting without waiting","signal":"SIGINT"/);
+  assert.doesNotMatch(demo.stdout(), /"msg":"stopped"/);
   assert.deepEqual(keyDirs(demo), []);
 });
 

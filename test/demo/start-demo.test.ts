@@ -6,16 +6,17 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import type { Bundle, OperationOutcome, Patient } from '../../src/index.js';
-import { auditLine } from '../../examples/demo/audit.js';
+import { auditFields } from '../../examples/demo/audit.js';
 import { CDS_SERVICE_ID } from '../../examples/demo/cds.js';
 import { SUMMARY_EXTENSION_URL } from '../../examples/demo/handlers.js';
 import { problemsIn } from '../../examples/demo/notereader.js';
 import { toCurl } from '../../examples/demo/requests.js';
 import { startDemo, type Demo } from '../../examples/demo/start-demo.js';
+import { captureLogger } from '../host/helpers.js';
 import { curlToFetch } from './demo-process.js';
 
-async function started(t: { after(fn: () => unknown): void }, lines: string[] = []): Promise<Demo> {
-  const demo = await startDemo({ port: 0, audit: (line) => lines.push(line) });
+async function started(t: { after(fn: () => unknown): void }, logger = captureLogger()): Promise<Demo> {
+  const demo = await startDemo({ port: 0, logger });
   t.after(() => demo.close());
   return demo;
 }
@@ -72,20 +73,52 @@ test('the transform summary of a patient with no active condition says so', asyn
   assert.match(String(parts.find((e) => e.url === 'text')?.valueString), /^Yui Tanaka, \d+ years, 0 active condition\(s\), last vital signs: Body weight/);
 });
 
-test('the audit trail gets one line per event, and close() removes the key file and is idempotent', async (t) => {
-  const lines: string[] = [];
-  const demo = await started(t, lines);
+test('the log gets an info access line per request and an info audit line per event; close() removes the key file and is idempotent', async (t) => {
+  const log = captureLogger();
+  const demo = await started(t, log);
   assert.ok(existsSync(demo.sources.keyPath));
   await getJson(`${demo.origin}/fhir/transform/Patient/a-patient-1?source=ehr-a`);
   await Promise.all([demo.close(), demo.close()]);
   assert.equal(existsSync(demo.sources.keyPath), false);
-  assert.ok(lines.some((l) => /^audit \S+Z fhir\.patient\.transform resource_type=Patient resource_id=a-patient-1 source=ehr-a operation=transform$/.test(l)), lines.join('\n'));
-  assert.ok(lines.every((l) => !/secret|token=|Bearer/.test(l)), lines.join('\n'));
+  const events = log.lines.filter((l) => l.message === 'event');
+  assert.deepEqual(events.find((l) => l.fields.event === 'fhir.patient.transform'), {
+    level: 'info',
+    message: 'event',
+    fields: { event: 'fhir.patient.transform', resource_type: 'Patient', resource_id: 'a-patient-1', source: 'ehr-a', operation: 'transform' },
+  });
+  const access = log.lines.filter((l) => l.message === 'request');
+  assert.equal(access.length, 1, JSON.stringify(log.lines));
+  assert.equal(access[0]?.level, 'info');
+  assert.equal(access[0]?.fields.route, '/fhir/transform/:type/:id');
+  assert.equal(access[0]?.fields.status, 200);
+  assert.ok(log.lines.every((l) => !/secret|token=|Bearer/.test(JSON.stringify(l))), JSON.stringify(log.lines));
 });
 
-test('auditLine leaves out credential-like fields and empty values and clips long ones', () => {
-  const line = auditLine(['x.y', { access_token: 'abc', client_secret: 's', api_key: 'k', note: 'a'.repeat(100), empty: null, gone: undefined, n: 3 }], new Date(0));
-  assert.equal(line, `audit 1970-01-01T00:00:00.000Z x.y note=${'a'.repeat(80)}… n=3`);
+test('auditFields leaves out credential-like fields and empty values, clips long ones, and keeps numbers', () => {
+  const fields = auditFields(['x.y', { access_token: 'abc', client_secret: 's', api_key: 'k', note: 'a'.repeat(100), empty: null, gone: undefined, n: 3, event: 'spoof' }]);
+  assert.deepEqual(fields, { event: 'x.y', note: `${'a'.repeat(80)}…`, n: 3 });
+});
+
+test('the write routes create, update and delete a Patient at a source, and refuse an unknown source or a non-Patient body', async (t) => {
+  const demo = await started(t);
+  const json = { 'content-type': 'application/fhir+json' };
+  const created = await fetch(`${demo.origin}/demo/ehr-b/Patient`, { method: 'POST', headers: json, body: JSON.stringify({ name: [{ family: 'Roe' }] }) });
+  assert.equal(created.status, 201);
+  const patient = (await created.json()) as Patient;
+  assert.equal(created.headers.get('location'), `/demo/ehr-b/Patient/${patient.id}`);
+  const updated = await getJson<Patient>(`${demo.origin}/demo/ehr-b/Patient/${patient.id}`, { method: 'PUT', headers: json, body: JSON.stringify({ ...patient, active: false }) });
+  assert.equal(updated.active, false);
+  assert.notEqual(updated.meta?.versionId, patient.meta?.versionId);
+  assert.deepEqual(await getJson(`${demo.origin}/demo/ehr-b/Patient/${patient.id}`, { method: 'DELETE' }), { deleted: true });
+  const gone = await fetch(`${demo.origin}/fhir/transform/Patient/${patient.id}?source=ehr-b`);
+  assert.equal(gone.status, 410, 'the sandbox says the deleted patient is gone');
+  await gone.arrayBuffer();
+  const unknown = await fetch(`${demo.origin}/demo/ehr-z/Patient/x`, { method: 'DELETE' });
+  assert.equal(unknown.status, 404);
+  assert.deepEqual(await unknown.json(), { error: 'unknown source; sources: ehr-a, ehr-b' });
+  const wrong = await fetch(`${demo.origin}/demo/ehr-a/Patient`, { method: 'POST', headers: json, body: JSON.stringify({ resourceType: 'Observation' }) });
+  assert.equal(wrong.status, 400);
+  assert.deepEqual(await wrong.json(), { error: 'resourceType must be Patient' });
 });
 
 test('problemsIn finds the problems a note mentions and skips the listed ones', () => {
@@ -105,5 +138,5 @@ test('toCurl quotes every word, so the command parses back to the same request; 
 test('startDemo refuses bad options before starting anything', async () => {
   await assert.rejects(startDemo({ port: 70000 }), { name: 'RangeError', message: /option "port"/ });
   await assert.rejects(startDemo({ host: '' }), { name: 'TypeError', message: /option "host"/ });
-  await assert.rejects(startDemo({ audit: 'yes' as never }), { name: 'TypeError', message: /option "audit"/ });
+  await assert.rejects(startDemo({ logger: 'yes' as never }), { name: 'TypeError', message: /option "logger"/ });
 });

@@ -11,8 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { CDS_SERVICE_ID } from '../../examples/demo/cds.js';
 import { SUMMARY_EXTENSION_URL } from '../../examples/demo/handlers.js';
+import { curlToFetch } from '../demo/demo-process.js';
 import { startDemo } from '../../examples/demo/start-demo.js';
+import { captureLogger } from '../host/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -32,8 +35,8 @@ interface Operation {
   path: string;
 }
 
-test('/docs in Chromium: lists every operation, sends a transform from the page, talks to no other host', { skip }, async (t) => {
-  const demo = await startDemo({ port: 0, audit: () => {} });
+test('/docs in Chromium: every operation with responses and examples, pre-filled forms that work, copy as curl, no other host', { skip }, async (t) => {
+  const demo = await startDemo({ port: 0, logger: captureLogger() });
   const profile = mkdtempSync(join(tmpdir(), 'fhirgate-chromium-'));
   // One hook, in this order: the browser first (it writes into its profile until it exits), then its
   // profile, then the demo.
@@ -74,10 +77,32 @@ test('/docs in Chromium: lists every operation, sends a transform from the page,
   const key = (o: Operation): string => `${o.method.toLowerCase()} ${o.path}`;
   assert.deepEqual(listed.map(key).sort(), expected.map(key).sort());
 
-  const op = page.locator('details.op', { has: page.locator('.path', { hasText: /^\/fhir\/transform\/Patient\/\{id\}$/ }) });
-  await op.locator('summary').click();
-  await op.locator('input[name="path:id"]').fill('a-patient-1');
-  await op.locator('input[name="query:source"]').fill('ehr-a');
+  // Every operation shows its responses, each with a body example (the document's or one generated from the schema).
+  const responses = await page.locator('details.op').evaluateAll((ops) => ops.map((op) => ({
+    op: `${op.getAttribute('data-method')} ${op.getAttribute('data-path')}`,
+    rows: [...op.querySelectorAll('.responses .resp')].map((r) => ({
+      status: r.getAttribute('data-status'),
+      types: r.querySelectorAll('.ctype').length,
+      examples: r.querySelectorAll('pre.example').length,
+      firstExample: r.querySelector('pre.example')?.textContent ?? '',
+      schemas: r.querySelectorAll('details.schema').length,
+      noBody: r.querySelector('.label')?.textContent === 'no body',
+    })),
+  })));
+  for (const { op, rows } of responses) {
+    assert.ok(rows.length > 0, `${op} lists its responses`);
+    assert.ok(rows.some((r) => /^2/.test(r.status ?? '') && (r.noBody || (r.examples > 0 && !['{}', '"string"', 'string', 'null'].includes(r.firstExample.trim())))), `${op} has a telling example success answer: ${JSON.stringify(rows)}`);
+    for (const r of rows) assert.ok(r.noBody || r.examples > 0 || r.types > 0, `${op} ${r.status}`);
+  }
+  const documented = Object.values(doc.paths).flatMap((item) => Object.values(item) as Array<{ responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>);
+  const withSchemas = documented.reduce((n, o) => n + Object.values(o.responses).reduce((m, r) => m + Object.values(r.content ?? {}).filter((c) => c.schema !== undefined).length, 0), 0);
+  assert.equal(responses.reduce((n, o) => n + o.rows.reduce((m, r) => m + r.schemas, 0), 0), withSchemas, 'every response schema of the document is shown');
+
+  // The transform form is pre-filled with ids the demo has: Send as it is.
+  const op = page.locator('details.op[data-method="GET"][data-path="/fhir/transform/Patient/{id}"]');
+  await op.locator(':scope > summary').click();
+  assert.equal(await op.locator('input[name="path:id"]').inputValue(), 'a-patient-1');
+  assert.equal(await op.locator('input[name="query:source"]').inputValue(), 'ehr-a');
   await op.getByRole('button', { name: 'Send' }).click();
   const status = op.locator('.out .status');
   await status.waitFor();
@@ -85,6 +110,31 @@ test('/docs in Chromium: lists every operation, sends a transform from the page,
   const shown = JSON.parse(await op.locator('.out pre').textContent() ?? '') as { id: string; extension?: { url: string }[] };
   assert.equal(shown.id, 'a-patient-1');
   assert.ok(shown.extension?.some((e) => e.url === SUMMARY_EXTENSION_URL), 'the resource shown has the summary extension');
+
+  // Copy as curl gives the request just built; run as curl would, it answers the same.
+  await op.getByRole('button', { name: 'Copy as curl' }).click();
+  const command = await op.locator('pre.curl').textContent() ?? '';
+  assert.equal(command, `curl -s '${demo.origin}/fhir/transform/Patient/a-patient-1?source=ehr-a'`);
+  const cds = page.locator(`details.op[data-method="POST"][data-path="/cds/cds-services/${CDS_SERVICE_ID}"]`);
+  await cds.locator(':scope > summary').click();
+  await cds.getByRole('button', { name: 'Copy as curl' }).click();
+  const cdsCurl = curlToFetch(await cds.locator('pre.curl').textContent() ?? '');
+  assert.equal(cdsCurl.init.method, 'POST');
+  const cdsAnswer = (await (await fetch(cdsCurl.url, cdsCurl.init)).json()) as { cards: Array<{ summary: string }> };
+  assert.match(cdsAnswer.cards[0]?.summary ?? '', /^Peter James Chalmers: \d+ active problem\(s\)/, 'the pre-filled CDS body names a patient the demo has');
+
+  // Every pre-filled form answers 2xx when sent as it is.
+  const failures: string[] = [];
+  for (const { op: name } of responses) {
+    const [method, path] = name.split(' ');
+    const form = page.locator(`details.op[data-method="${method}"][data-path="${path}"]`);
+    if (!(await form.evaluate((d) => d.hasAttribute('open')))) await form.locator(':scope > summary').click();
+    await form.locator('.out').evaluate((o) => o.replaceChildren());
+    await form.getByRole('button', { name: 'Send' }).click();
+    const text = await form.locator('.out .status').textContent() ?? '';
+    if (!/^2\d\d /.test(text)) failures.push(`${name}: ${text} ${(await form.locator('.out pre').textContent().catch(() => '')) ?? ''}`.slice(0, 300));
+  }
+  assert.deepEqual(failures, [], 'every pre-filled form works as it is');
 
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   assert.deepEqual(pageErrors, [], 'no script error or CSP violation on the page');

@@ -42,7 +42,7 @@ test('GET /metadata is a CapabilityStatement listing each handled type with its 
   assert.deepEqual(cs.software, { name: 'fhirgate', version: VERSION });
   assert.equal(cs.implementation.url, 'http://gw.example:8000/api/fhir');
   assert.equal(typeof cs.implementation.description, 'string');
-  assert.equal(cs.fhirVersion, '4.3.0');
+  assert.equal(cs.fhirVersion, '4.0.1');
   assert.deepEqual(cs.format, ['application/fhir+json']);
   assert.equal(cs.rest.length, 1);
   assert.equal(cs.rest[0].mode, 'server');

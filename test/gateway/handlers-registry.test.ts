@@ -53,7 +53,7 @@ test('an unknown resource type name is ERR_INVALID_RESOURCE_TYPE, in both forms,
     assert.throws(() => registry.aggregate(bad as 'Patient', emptyBundle), { code: 'ERR_INVALID_RESOURCE_TYPE' });
     assert.throws(() => registry.transform(bad as 'Patient'), { code: 'ERR_INVALID_RESOURCE_TYPE' });
   }
-  assert.throws(() => registry.transform('Patent' as 'Patient', (id) => patient(id)), /"Patent" is not an R4B resource type/);
+  assert.throws(() => registry.transform('Patent' as 'Patient', (id) => patient(id)), /"Patent" is not a FHIR resource type/);
   assert.deepEqual(registry.transformTypes(), []);
   assert.deepEqual(registry.aggregateTypes(), []);
 });

@@ -65,7 +65,7 @@ test('an unknown type name or a type without handler is 404 OperationOutcome', a
   assert.match(unknown.contentType ?? '', /^application\/fhir\+json/);
   assert.equal(unknown.body.resourceType, 'OperationOutcome');
   assert.equal(unknown.body.issue[0].code, 'not-found');
-  assert.match(unknown.body.issue[0].diagnostics, /"Patent" is not an R4B resource type/);
+  assert.match(unknown.body.issue[0].diagnostics, /"Patent" is not a FHIR resource type/);
   const unhandled = await call(route, makeRequest({ params: { type: 'Patient', id: '1' } }).req);
   assert.equal(unhandled.status, 404);
   assert.match(unhandled.body.issue[0].diagnostics, /no transform handler is registered for Patient/);

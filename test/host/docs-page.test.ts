@@ -61,10 +61,10 @@ test('the docs page renders every operation and sends a filled-in request with t
   runInNewContext(script, { document, location: { href: `${base}/docs` }, fetch, URL, URLSearchParams, performance, Map, JSON, Object, encodeURIComponent });
 
   const ops = ids.get('ops')!;
-  await until(() => ops.all().some((e) => e.tagName === 'details'));
+  await until(() => ops.all().some((e) => e.tagName === 'details' && e.className === 'op'));
   const doc = (await call(base, '/openapi.json')).json();
   const count = Object.values<Record<string, unknown>>(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
-  const details = ops.all().filter((e) => e.tagName === 'details');
+  const details = ops.all().filter((e) => e.tagName === 'details' && e.className === 'op');
   assert.equal(details.length, count);
   assert.equal(document.title, 'Docs app · API docs');
   assert.equal(ids.get('title')!.textContent, 'Docs app 1.0.0');

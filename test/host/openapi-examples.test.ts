@@ -1,43 +1,32 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { CDSHooksService } from '../../src/cds/index.js';
+import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
-import { NoteReaderService, readCda } from '../../src/soap/index.js';
+import { call, startApp } from './helpers.js';
 
-type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> };
-
-test('the request-body examples the docs page pre-fills are accepted by the services they document', async (t) => {
-  const cds = new CDSHooksService();
-  cds.hook('patient-view', { id: 'hello', description: 'says hello' }, (req) => ({
-    cards: [{ summary: `hello ${String(req.context.patientId)}`, indicator: 'info', source: { label: 'test' } }],
-  }));
-  let problems = -1;
-  const nr = new NoteReaderService();
-  nr.method('ProcessDocument', ({ document }) => {
-    problems = readCda(document).sections.length;
-    return { document, error: '' };
+test('openapiExamples set parameter, request body and success response examples in /openapi.json', async (t) => {
+  const { base, log } = await startApp(t, {
+    openapiExamples: {
+      'GET /summary/{id}': { parameters: { id: 'p-1', sources: ['a', 'b'] }, response: { id: 'p-1' } },
+      'POST /notes': { body: { text: 'hello' } },
+      'GET /nowhere': { parameters: { x: '1' } },
+      'POST /notes/{id}': { body: 'x' },
+    },
+  }, (app) => {
+    app.get('/summary/:id', { query: { sources: { array: true } } }, (ctx) => ({ id: ctx.params.id }));
+    app.post('/notes', async (ctx) => ({ note: await ctx.json() }));
   });
-  const app = createServiceAPI({ logger: { debug() {}, info() {}, warn() {}, error() {} } });
-  app.registerService(cds);
-  app.registerService(nr);
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const doc = (await (await fetch(`${base}/openapi.json`)).json()) as Doc;
+  const doc = (await call(base, '/openapi.json')).json();
+  const summary = doc.paths['/summary/{id}'].get;
+  assert.deepEqual(summary.parameters.map((p: { name: string; example?: unknown }) => [p.name, p.example]), [['sources', ['a', 'b']], ['id', 'p-1']]);
+  assert.deepEqual(summary.responses['200'].content['application/json'].example, { id: 'p-1' });
+  assert.deepEqual(doc.paths['/notes'].post.requestBody.content['application/json'].example, { text: 'hello' });
+  const warned = log.lines.filter((l) => l.level === 'warn' && l.message.startsWith('openapiExamples')).map((l) => l.fields.example);
+  assert.deepEqual(warned, ['GET /nowhere', 'POST /notes/{id}'], 'examples that match nothing are reported at listen()');
+});
 
-  const call = doc.paths['/cds/cds-services/hello']!.post!.requestBody!.content['application/json']!.example;
-  const cdsRes = await fetch(`${base}/cds/cds-services/hello`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
-  assert.equal(cdsRes.status, 200);
-  assert.equal(((await cdsRes.json()) as { cards: { summary: string }[] }).cards[0]!.summary, 'hello example');
-
-  const feedback = doc.paths['/cds/cds-services/{id}/feedback']!.post!.requestBody!.content['application/json']!.example;
-  const fbRes = await fetch(`${base}/cds/cds-services/hello/feedback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(feedback) });
-  assert.equal(fbRes.status, 200);
-
-  const envelope = doc.paths['/notereader']!.post!.requestBody!.content['text/xml']!.example as string;
-  const soapRes = await fetch(`${base}/notereader`, { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8' }, body: envelope });
-  assert.equal(soapRes.status, 200, await soapRes.clone().text());
-  assert.match(await soapRes.text(), /ProcessDocumentResponse/);
-  assert.equal(problems, 1);
+test('openapiExamples that are not keyed "<METHOD> /path" or hold unknown fields are a TypeError naming the key', () => {
+  assert.throws(() => createServiceAPI({ openapiExamples: { '/x': {} } as never }), { name: 'TypeError', message: /openapiExamples\["\/x"\]\]?.*"<METHOD> \/path"/ });
+  assert.throws(() => createServiceAPI({ openapiExamples: { 'GET /x': { params: {} } } as never }), { name: 'TypeError', message: /unknown field "params"/ });
+  assert.throws(() => createServiceAPI({ openapiExamples: { 'GET /x': { parameters: [] } } as never }), { name: 'TypeError', message: /parameters must be an object/ });
+  assert.throws(() => createServiceAPI({ openapiExamples: [] as never }), { name: 'TypeError', message: /option "openapiExamples" must be an object/ });
 });

@@ -146,7 +146,7 @@ function checkOptions(options: AggregateSourcesOptions): Checked {
   if (typeof options !== 'object' || options === null) throw new TypeError('aggregateSources: options must be an object');
   const { resourceType, params = {}, sources, timeoutSeconds = DEFAULTS.timeoutSeconds, signal } = options;
   if (!isResourceType(resourceType)) {
-    throw new FhirgateError('ERR_INVALID_RESOURCE_TYPE', `aggregateSources: ${JSON.stringify(String(resourceType).slice(0, 80))} is not an R4B resource type name`);
+    throw new FhirgateError('ERR_INVALID_RESOURCE_TYPE', `aggregateSources: ${JSON.stringify(String(resourceType).slice(0, 80))} is not a FHIR resource type name`);
   }
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
     throw new TypeError('aggregateSources: options.params must be an object of search parameters');

@@ -3,6 +3,7 @@
  * @module
  */
 import type { ResourceOf } from '../../fhir/index.js';
+import { DEFAULT_FHIR_VERSION } from '../fhir-version.js';
 import { handledOperations, requestLine, type HandledOperation } from './handled-operations.js';
 import type { HandlerRegistry } from './registry.js';
 
@@ -21,6 +22,8 @@ export interface CapabilityFacts {
   readonly baseUrl: string;
   /** The fhirgate version (`software.version`). */
   readonly version: string;
+  /** The FHIR version spoken to clients (`fhirVersion`), default `4.0.1`. */
+  readonly fhirVersion?: string;
   /** The statement's `date`, default now. */
   readonly date?: Date;
 }
@@ -28,7 +31,7 @@ export interface CapabilityFacts {
 type CapabilityStatement = ResourceOf<'CapabilityStatement'>;
 
 /**
- * A CapabilityStatement (FHIR 4.3.0, `kind: instance`) with one `rest[0].resource` per handled type:
+ * A CapabilityStatement (`fhirVersion` 4.0.1 unless the gateway says otherwise, `kind: instance`) with one `rest[0].resource` per handled type:
  * a transform handler gives the `read` interaction, an aggregate handler `search-type`. The real
  * endpoint paths go in each interaction's `documentation`, since they are not the standard REST paths.
  * `implementation` is present, as invariant cpb-14 requires for instances.
@@ -56,7 +59,7 @@ export function capabilityStatement(registry: HandlerRegistry, facts: Capability
     kind: 'instance',
     software: { name: 'fhirgate', version: facts.version },
     implementation: { description: `${facts.className} (fhirgate transform and aggregate endpoints)`, url: facts.baseUrl },
-    fhirVersion: '4.3.0',
+    fhirVersion: facts.fhirVersion ?? DEFAULT_FHIR_VERSION,
     format: ['application/fhir+json'],
     rest: [
       {

@@ -25,6 +25,8 @@ import type { HandlerRegistry } from './registry.js';
 export interface GatewayFacts {
   /** The gateway's class name (`AsyncFHIRGateway`, `FHIRGateway`): `gateway_type` and OpenAPI tag. */
   readonly className: string;
+  /** The FHIR version reported at `/metadata` (`CapabilityStatement.fhirVersion`). Default `4.0.1`. */
+  readonly fhirVersion?: string;
   /** The gateway's handlers, read at request time. */
   readonly registry: HandlerRegistry;
   /** The registered source names, in registration order. Never a connection string. */

@@ -6,10 +6,11 @@
 import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../../mount.js';
 import { handledOperations, type HandledOperation, type OperationParameter } from './handled-operations.js';
 import type { HandlerRegistry } from './registry.js';
+import { CAPABILITY_SCHEMA, OUTCOME_SCHEMA, STATUS_SCHEMA, resourceSchema, searchsetSchema } from './gateway-schemas.js';
 import { FHIR_ID_PATTERN } from '../../fhir/index.js';
 
-const FHIR_JSON_CONTENT = { 'application/fhir+json': { schema: { type: 'object' } } };
-const JSON_CONTENT = { 'application/json': { schema: { type: 'object' } } };
+const fhirJson = (schema: Record<string, unknown>) => ({ 'application/fhir+json': { schema } });
+const FHIR_JSON_CONTENT = fhirJson(OUTCOME_SCHEMA);
 const FHIR_ID_SCHEMA = { type: 'string', pattern: FHIR_ID_PATTERN };
 
 const FAILURES: OpenAPIOperation['responses'] = {
@@ -42,7 +43,9 @@ export function gatewayOpenapi(className: string, registry: HandlerRegistry): Op
         tags,
         parameters: op.parameters.map(toParameter),
         responses: {
-          200: { description: op.kind === 'transform' ? `The ${op.type}` : 'A searchset Bundle', content: FHIR_JSON_CONTENT },
+          200: op.kind === 'transform'
+            ? { description: `The ${op.type}`, content: fhirJson(resourceSchema(op.type)) }
+            : { description: 'A searchset Bundle', content: fhirJson(searchsetSchema(op.type)) },
           ...FAILURES,
         },
       },
@@ -53,7 +56,7 @@ export function gatewayOpenapi(className: string, registry: HandlerRegistry): Op
       summary: 'The CapabilityStatement of the gateway endpoints',
       operationId: `${className}_metadata`,
       tags,
-      responses: { 200: { description: 'A CapabilityStatement (FHIR 4.3.0)', content: FHIR_JSON_CONTENT } },
+      responses: { 200: { description: 'A CapabilityStatement (`fhirVersion` 4.0.1 unless configured)', content: fhirJson(CAPABILITY_SCHEMA) } },
     },
   };
   paths['/status'] = {
@@ -61,7 +64,7 @@ export function gatewayOpenapi(className: string, registry: HandlerRegistry): Op
       summary: 'Gateway status, sources and connection pool',
       operationId: `${className}_status`,
       tags,
-      responses: { 200: { description: 'The gateway status', content: JSON_CONTENT } },
+      responses: { 200: { description: 'The gateway status', content: { 'application/json': { schema: STATUS_SCHEMA } } } },
     },
   };
   return paths;

@@ -132,7 +132,7 @@ function hasResourceType(value: unknown, type: string): boolean {
 
 function notHandled(kind: HandlerKind, type: string): RouteReply {
   if (!isResourceType(type)) {
-    return outcomeReply(404, 'not-found', `${JSON.stringify(type.slice(0, 64))} is not an R4B resource type`);
+    return outcomeReply(404, 'not-found', `${JSON.stringify(type.slice(0, 64))} is not a FHIR resource type`);
   }
   return outcomeReply(404, 'not-found', `no ${kind} handler is registered for ${type}`);
 }

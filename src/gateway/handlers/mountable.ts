@@ -4,6 +4,7 @@
  */
 import type { EventDispatcher } from '../../events/types.js';
 import { json, type Mountable, type Route, type RouteRequest } from '../../mount.js';
+import { checkFhirVersion } from '../fhir-version.js';
 import { capabilityStatement } from './capability-statement.js';
 import { fhirReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';
@@ -41,7 +42,7 @@ export function gatewayMountable(facts: GatewayFacts): Mountable {
       path: '/metadata',
       public: true,
       handle: (req: RouteRequest) =>
-        fhirReply(200, capabilityStatement(f.registry, { className: f.className, baseUrl: req.baseUrl, version: PACKAGE_VERSION })),
+        fhirReply(200, capabilityStatement(f.registry, { className: f.className, baseUrl: req.baseUrl, version: PACKAGE_VERSION, fhirVersion: f.fhirVersion })),
     },
     {
       method: 'GET',
@@ -87,6 +88,7 @@ function checkFacts(facts: GatewayFacts): GatewayFacts {
   }
   return Object.freeze({
     className: facts.className,
+    fhirVersion: checkFhirVersion(facts.fhirVersion),
     registry: facts.registry,
     sourceNames: facts.sourceNames.bind(facts),
     poolStatus: facts.poolStatus.bind(facts),

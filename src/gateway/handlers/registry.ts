@@ -125,7 +125,7 @@ function checkType(kind: HandlerKind, type: unknown): ResourceType {
   if (!isResourceType(type)) {
     throw new FhirgateError(
       'ERR_INVALID_RESOURCE_TYPE',
-      `cannot register a ${kind} handler: ${JSON.stringify(type.slice(0, 80))} is not an R4B resource type name`,
+      `cannot register a ${kind} handler: ${JSON.stringify(type.slice(0, 80))} is not a FHIR resource type name`,
     );
   }
   return type;

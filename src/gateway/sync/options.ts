@@ -23,6 +23,8 @@ export interface FHIRGatewayOptions extends GatewayRetryOptions {
   dispatcher?: EventDispatcher;
   /** `false` turns events off. Default `true`. */
   events?: boolean;
+  /** The FHIR version reported to clients at `GET <prefix>/metadata` (`fhirVersion`). Default `4.0.1` (R4). */
+  fhirVersion?: string;
   /**
    * How many `pages()`/`searchAll()` iterators may be open at once (started and neither finished nor
    * returned), an integer >= 1. Opening one more closes the least recently used (stepped) one: its
@@ -62,6 +64,8 @@ export interface SyncGatewayOptions {
   readonly timeoutMs: number;
   readonly dispatcher: EventDispatcher | undefined;
   readonly events: boolean;
+  /** The FHIR version reported at `/metadata`. */
+  readonly fhirVersion: string;
 }
 
 /** Default of `maxOpenCursors`. */
@@ -101,6 +105,7 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
     timeoutMs: checked.timeoutMs,
     dispatcher: checked.dispatcher,
     events: checked.events,
+    fhirVersion: checked.fhirVersion,
   });
 }
 

@@ -1,0 +1,85 @@
+/**
+ * From a validated config to a mounted (not yet listening) application: one `AsyncFHIRGateway` over
+ * the sources, the optional CDS Hooks and NoteReader services, API keys and CORS.
+ * @module
+ */
+import { CDSHooksService } from '../cds/index.js';
+import { isFhirgateError } from '../errors.js';
+import { AsyncFHIRGateway } from '../gateway/index.js';
+import { createServiceAPI, type ServiceAPI } from '../host/index.js';
+import type { Logger } from '../mount.js';
+import { configError } from './config/checks.js';
+import type { FhirgateConfig } from './config/config-types.js';
+import { runHandlerModule } from './handler-module.js';
+
+/**
+ * The built application and the gateway it serves.
+ *
+ * @example
+ * ```ts
+ * const { app, gateway } = await buildApp(config, { logger });
+ * await app.listen(8000);
+ * ```
+ */
+export interface BuiltApp {
+  readonly app: ServiceAPI;
+  readonly gateway: AsyncFHIRGateway;
+}
+
+/**
+ * Builds the application a config describes. A key file that cannot be read is `ERR_CONFIG` naming the
+ * source; a handler module that fails is `ERR_CONFIG` naming its setting. On failure everything built so
+ * far is closed.
+ *
+ * @example
+ * ```ts
+ * const { app } = await buildApp(await loadConfig('fhirgate.json', { cwd, env }), { logger: createJsonLogger() });
+ * ```
+ */
+export async function buildApp(config: FhirgateConfig, options: { logger: Logger }): Promise<BuiltApp> {
+  const gateway = new AsyncFHIRGateway({
+    ...(config.gateway.fhirVersion === undefined ? {} : { fhirVersion: config.gateway.fhirVersion }),
+    ...(config.gateway.timeout === undefined ? {} : { timeout: config.gateway.timeout }),
+  });
+  const app = createServiceAPI({
+    ...(config.title === undefined ? { title: 'fhirgate' } : { title: config.title }),
+    ...(config.description === undefined ? {} : { description: config.description }),
+    ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
+    ...(config.cors === undefined ? {} : { cors: { origins: config.cors.origins, ...(config.cors.credentials === undefined ? {} : { credentials: config.cors.credentials }) } }),
+    logger: options.logger,
+  });
+  try {
+    addSources(gateway, config.sources);
+    const context = { gateway };
+    if (config.gateway.module !== undefined) await runHandlerModule(config.gateway.module, 'gateway.module', gateway, context);
+    app.registerGateway(gateway, config.gateway.path === undefined ? {} : { path: config.gateway.path });
+    if (config.cds !== undefined) {
+      const cds = new CDSHooksService();
+      await runHandlerModule(config.cds.module, 'cds.module', cds, context);
+      app.registerService(cds, config.cds.path === undefined ? {} : { path: config.cds.path });
+    }
+    if (config.notereader !== undefined) {
+      // Loaded only when configured: the SOAP service is the one importer of saxes.
+      const { NoteReaderService } = await import('../soap/index.js');
+      const notereader = new NoteReaderService();
+      await runHandlerModule(config.notereader.module, 'notereader.module', notereader, context);
+      app.registerService(notereader, config.notereader.path === undefined ? {} : { path: config.notereader.path });
+    }
+  } catch (error) {
+    await Promise.allSettled([app.close(), gateway.close()]);
+    throw error;
+  }
+  return { app, gateway };
+}
+
+/** Registers every source; a key file problem is reported under the source's path. */
+function addSources(gateway: AsyncFHIRGateway, sources: ReadonlyMap<string, string>): void {
+  for (const [name, connectionString] of sources) {
+    try {
+      gateway.addSource(name, connectionString);
+    } catch (error) {
+      if (isFhirgateError(error, 'ERR_AUTH_KEY') || isFhirgateError(error, 'ERR_CONNECTION_STRING')) throw configError(`sources.${name}`, error.message);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * `fhirgate check`: for every configured source, fetch a token and read the CapabilityStatement, and
+ * print a table of what works.
+ * @module
+ */
+import type { CliIO, Command, OptionValues } from './command.js';
+import { UsageError } from './command.js';
+import { optionalPositive } from './config/checks.js';
+import { CONFIG_HELP } from './config/config-help.js';
+import { settingsOf, SOURCE_OPTIONS } from './settings.js';
+import { checkOneSource, type SourceCheck, type StepResult } from './source-check.js';
+
+/**
+ * The `check` command. Exit code 0 when every source answered, 1 otherwise.
+ *
+ * @example
+ * ```ts
+ * const code = await CHECK_COMMAND.run({ config: 'fhirgate.json' }, io);
+ * ```
+ */
+export const CHECK_COMMAND: Command = {
+  name: 'check',
+  summary: 'Fetch a token from and read the CapabilityStatement of every source; print what works',
+  usage: 'fhirgate check (--config <file> | --source <name=fhir://…>…) [--json] [--timeout <seconds>]',
+  options: {
+    ...SOURCE_OPTIONS,
+    json: { type: 'boolean', description: 'Print the results as JSON instead of a table' },
+    timeout: { type: 'string', value: 'seconds', description: 'Time allowed per source and step (a connection string\'s timeout wins). Default 10' },
+  },
+  details: ['Exit code: 0 when every source gave a token (if it has auth) and a CapabilityStatement, 1 otherwise.', '', ...CONFIG_HELP],
+  run: check,
+};
+
+async function check(values: OptionValues, io: CliIO): Promise<number> {
+  const config = await settingsOf(values, io);
+  if (config.sources.size === 0) throw new UsageError('check needs at least one source: --config with "sources", or --source name=fhir://…');
+  const seconds = values.timeout === undefined ? 10 : optionalPositive(Number(values.timeout), '--timeout')!;
+  const rows = await Promise.all([...config.sources].map(([name, cs]) => checkOneSource(name, cs, { timeoutMs: seconds * 1000 })));
+  io.stdout.write(values.json === true ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
+  return rows.every(works) ? 0 : 1;
+}
+
+function works(row: SourceCheck): boolean {
+  return (row.token?.ok ?? true) && row.metadata.ok;
+}
+
+function cell(step: StepResult | undefined): string {
+  if (step === undefined) return '-';
+  return `${step.ok ? 'ok' : 'FAILED'}: ${step.detail}`;
+}
+
+/** A plain-text table, one row per source, columns padded. */
+function table(rows: readonly SourceCheck[]): string {
+  const lines = [
+    ['SOURCE', 'BASE URL', 'AUTH', 'TOKEN', 'METADATA'],
+    ...rows.map((r) => [r.source, r.base, r.auth, cell(r.token), cell(r.metadata)]),
+  ];
+  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
+  const text = lines.map((l) => l.map((c, i) => (i === l.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
+  const failing = rows.filter((r) => !works(r)).length;
+  return `${text}\n\n${failing === 0 ? `all ${rows.length} source(s) work` : `${failing} of ${rows.length} source(s) failed`}\n`;
+}

@@ -1,0 +1,118 @@
+/**
+ * The small checks the config validation is built from. Each names the path of the value it checks in
+ * its `ERR_CONFIG` message and never quotes the value (it may be a secret).
+ * @module
+ */
+import { FhirgateError } from '../../errors.js';
+
+/**
+ * The error of a config value: `<path>: <problem>`.
+ *
+ * @example
+ * ```ts
+ * throw configError('sources.ehr', 'token_url must be https');
+ * ```
+ */
+export function configError(path: string, problem: string): FhirgateError {
+  return new FhirgateError('ERR_CONFIG', `${path}: ${problem}`);
+}
+
+/**
+ * A plain object (not an array, not null), as a record.
+ *
+ * @example
+ * ```ts
+ * const gateway = object(raw.gateway, 'gateway');
+ * ```
+ */
+export function object(value: unknown, path: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw configError(path, 'must be an object');
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Refuses keys outside `allowed`: a typo must fail, not be ignored.
+ *
+ * @example
+ * ```ts
+ * onlyKeys(gateway, ['path', 'module'], 'gateway');
+ * ```
+ */
+export function onlyKeys(record: Record<string, unknown>, allowed: readonly string[], path: string): void {
+  for (const key of Object.keys(record)) {
+    if (!allowed.includes(key)) throw configError(path === '' ? key.slice(0, 60) : `${path}.${key.slice(0, 60)}`, `unknown setting; allowed: ${allowed.join(', ')}`);
+  }
+}
+
+/**
+ * A non-empty string, or `undefined` when absent.
+ *
+ * @example
+ * ```ts
+ * const title = optionalString(raw.title, 'title');
+ * ```
+ */
+export function optionalString(value: unknown, path: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw configError(path, 'must be a non-empty string');
+  return value;
+}
+
+/**
+ * A TCP port, 0 to 65535 (a number, or a string of digits after `${PORT}` expansion).
+ *
+ * @example
+ * ```ts
+ * const port = optionalPort(raw.port, 'port'); // 8000
+ * ```
+ */
+export function optionalPort(value: unknown, path: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = typeof value === 'string' && /^\d{1,5}$/.test(value) ? Number(value) : value;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) throw configError(path, 'must be an integer from 0 to 65535');
+  return port;
+}
+
+/**
+ * A positive number, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const timeout = optionalPositive(raw.timeout, 'gateway.timeout'); // seconds
+ * ```
+ */
+export function optionalPositive(value: unknown, path: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw configError(path, 'must be a positive number');
+  return value;
+}
+
+/**
+ * A URL path prefix: starts with `/`, no query, no `..`.
+ *
+ * @example
+ * ```ts
+ * const path = optionalPrefix(raw.path, 'gateway.path'); // '/fhir'
+ * ```
+ */
+export function optionalPrefix(value: unknown, path: string): string | undefined {
+  const text = optionalString(value, path);
+  if (text !== undefined && !/^\/[A-Za-z0-9._~\-/]*$/.test(text)) throw configError(path, 'must be a path such as /fhir (letters, digits, - . _ ~ and /)');
+  if (text !== undefined && text.split('/').some((s) => s === '.' || s === '..')) throw configError(path, 'must not hold . or .. segments');
+  return text;
+}
+
+/**
+ * A list of non-empty strings, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const keys = optionalStrings(raw.apiKeys, 'apiKeys');
+ * ```
+ */
+export function optionalStrings(value: unknown, path: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw configError(path, 'must be an array of strings');
+  value.forEach((item, i) => optionalString(item ?? '', `${path}[${i}]`));
+  return [...(value as string[])];
+}

@@ -1,0 +1,29 @@
+/**
+ * The config file's settings, as `--help` prints them.
+ * @module
+ */
+
+/**
+ * One line per setting of `fhirgate.json`; kept next to the validation so both change together.
+ *
+ * @example
+ * ```ts
+ * console.log(CONFIG_HELP.join('\n'));
+ * ```
+ */
+export const CONFIG_HELP: readonly string[] = Object.freeze([
+  'Config file (JSON; any string may hold ${ENV_VAR} references, $${ for a literal ${; unknown settings are errors):',
+  '  sources            {"<name>": "fhir://…"}: the FHIR servers, first one the default',
+  '  gateway.path       path prefix of the gateway (default /fhir)',
+  '  gateway.fhirVersion  what /metadata reports (default 4.0.1)',
+  '  gateway.timeout    seconds per upstream request (default 30)',
+  '  gateway.module     module whose default export (gw, { gateway }) registers transform/aggregate handlers',
+  '  cds.module, cds.path            CDS Hooks service: module whose default export (cds, { gateway }) adds hooks; path default /cds',
+  '  notereader.module, notereader.path  NoteReader SOAP service: module whose default export (nr, { gateway }) sets methods; path default /notereader',
+  '  apiKeys            ["key", …]: required as Authorization: Bearer <key> or X-API-Key (default: FHIRGATE_API_KEYS)',
+  '  cors               {"origins": ["https://…"] or "*", "credentials": false}',
+  '  host, port         where to listen (default 127.0.0.1, 8000)',
+  '  title, description shown at / and /docs',
+  '  logLevel           debug, info, warn or error (LOG_LEVEL wins)',
+  'Relative module paths are resolved against the config file\'s folder.',
+]);

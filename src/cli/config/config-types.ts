@@ -1,0 +1,76 @@
+/**
+ * The shape of `fhirgate.json`, after validation.
+ * @module
+ */
+
+/**
+ * A CDS Hooks or NoteReader mount: where it is served and the module that registers its handlers.
+ *
+ * @example
+ * ```ts
+ * const cds: ServiceMountConfig = { path: '/cds', module: '/srv/app/cds-handlers.mjs' };
+ * ```
+ */
+export interface ServiceMountConfig {
+  /** The path prefix (`/cds`, `/notereader` by default). */
+  readonly path: string | undefined;
+  /** Absolute path of the handler module (relative paths are resolved against the config file's folder). */
+  readonly module: string;
+}
+
+/**
+ * The gateway section.
+ *
+ * @example
+ * ```ts
+ * const gateway: GatewayConfig = { path: '/fhir', fhirVersion: '4.0.1', timeout: 30, module: undefined };
+ * ```
+ */
+export interface GatewayConfig {
+  /** The gateway's path prefix. Default `/fhir`. */
+  readonly path: string | undefined;
+  /** What `/metadata` reports. Default `4.0.1`. */
+  readonly fhirVersion: string | undefined;
+  /** Seconds a request to a source may take. Default 30. */
+  readonly timeout: number | undefined;
+  /** Absolute path of a module registering transform and aggregate handlers. */
+  readonly module: string | undefined;
+}
+
+/**
+ * CORS settings, as `createServiceAPI({ cors })` takes them.
+ *
+ * @example
+ * ```ts
+ * const cors: CorsConfig = { origins: ['https://ehr.example.org'], credentials: false };
+ * ```
+ */
+export interface CorsConfig {
+  readonly origins: readonly string[] | '*';
+  readonly credentials: boolean | undefined;
+}
+
+/**
+ * A validated configuration. Every string has had its `${ENV_VAR}` references expanded.
+ *
+ * @example
+ * ```ts
+ * const config = await loadConfig('fhirgate.json', process.env);
+ * config.sources.get('ehr'); // 'fhir://…'
+ * ```
+ */
+export interface FhirgateConfig {
+  readonly title: string | undefined;
+  readonly description: string | undefined;
+  /** The interface to listen on. Default `127.0.0.1`. */
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  /** Source name → `fhir://` connection string, in file order. */
+  readonly sources: ReadonlyMap<string, string>;
+  readonly gateway: GatewayConfig;
+  readonly cds: ServiceMountConfig | undefined;
+  readonly notereader: ServiceMountConfig | undefined;
+  readonly apiKeys: readonly string[] | undefined;
+  readonly cors: CorsConfig | undefined;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | undefined;
+}

@@ -1,0 +1,85 @@
+/**
+ * The `fhirgate` program: picks the command, parses its options with `node:util` `parseArgs`, prints
+ * help, and turns errors into a message and an exit code (never a stack trace).
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { isFhirgateError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { CHECK_COMMAND } from './check-command.js';
+import type { CliIO, Command, OptionValues } from './command.js';
+import { UsageError } from './command.js';
+import { commandHelp, HELP_OPTION, programHelp } from './help.js';
+import { SERVE_COMMAND } from './serve-command.js';
+
+/**
+ * Every command, in the order `--help` lists them. A new command is one more entry.
+ *
+ * @example
+ * ```ts
+ * COMMANDS.map((c) => c.name); // ['serve', 'check']
+ * ```
+ */
+export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND]);
+
+/**
+ * Runs `fhirgate` with `argv` (without the node and script paths) and resolves to the exit code: 0 done,
+ * 1 failed (a bad config, a failing source), 2 a usage mistake.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+ * ```
+ */
+export async function main(argv: readonly string[], io: CliIO, commands: readonly Command[] = COMMANDS): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    io.stderr.write(programHelp(commands, VERSION));
+    return 2;
+  }
+  if (first === '-h' || first === '--help' || first === 'help') {
+    const named = commands.find((c) => c.name === rest[0]);
+    io.stdout.write(named === undefined ? programHelp(commands, VERSION) : commandHelp(named));
+    return 0;
+  }
+  if (first === '-v' || first === '--version') {
+    io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const command = commands.find((c) => c.name === first);
+  if (command === undefined) {
+    io.stderr.write(`fhirgate: unknown command ${JSON.stringify(first.slice(0, 40))}; commands: ${commands.map((c) => c.name).join(', ')}. See fhirgate --help\n`);
+    return 2;
+  }
+  try {
+    const values = parse(command, rest);
+    if (values.help === true) {
+      io.stdout.write(commandHelp(command));
+      return 0;
+    }
+    return await command.run(values, io);
+  } catch (error) {
+    return report(command, error, io);
+  }
+}
+
+function parse(command: Command, args: readonly string[]): OptionValues {
+  try {
+    const { values } = parseArgs({ args: [...args], options: { ...command.options, help: HELP_OPTION }, strict: true, allowPositionals: false });
+    return values as OptionValues;
+  } catch (error) {
+    // parseArgs names the option, never the value; its codes are ERR_PARSE_ARGS_*.
+    const message = error instanceof Error ? error.message.split('\n')[0]! : 'bad arguments';
+    throw new UsageError(message);
+  }
+}
+
+function report(command: Command, error: unknown, io: CliIO): number {
+  if (error instanceof UsageError) {
+    io.stderr.write(`fhirgate ${command.name}: ${error.message}\nSee fhirgate ${command.name} --help\n`);
+    return 2;
+  }
+  const message = isFhirgateError(error) ? error.message : error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : 'failed';
+  io.stderr.write(`fhirgate ${command.name}: ${message}\n`);
+  return 1;
+}

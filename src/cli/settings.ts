@@ -1,0 +1,102 @@
+/**
+ * The settings of `serve` and `check`: the config file (if any) with the command-line options laid over
+ * it. Precedence, highest first: the option, the environment (`PORT`, `LOG_LEVEL`), the file, the default.
+ * @module
+ */
+import type { CliIO, OptionSpec, OptionValues } from './command.js';
+import { UsageError } from './command.js';
+import type { FhirgateConfig } from './config/config-types.js';
+import { loadConfig } from './config/load-config.js';
+import { checkSource, checkSourceName, validateConfig } from './config/validate-config.js';
+import { configError, optionalPort, optionalPrefix } from './config/checks.js';
+
+/**
+ * The options `serve` and `check` share: where the sources come from.
+ *
+ * @example
+ * ```ts
+ * const command: Command = { …, options: { ...SOURCE_OPTIONS, port: PORT_OPTION } };
+ * ```
+ */
+export const SOURCE_OPTIONS: Readonly<Record<string, OptionSpec>> = Object.freeze({
+  config: { type: 'string', short: 'c', value: 'file', description: 'The config file (JSON; ${ENV_VAR} references are expanded)' },
+  source: {
+    type: 'string',
+    multiple: true,
+    value: 'name=fhir://…',
+    description: 'A source: a name and its connection string; added to (or replacing) the config file\'s',
+  },
+});
+
+/**
+ * The port `serve` listens on when neither `--port`, `PORT` nor the file says.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_PORT; // 8000
+ * ```
+ */
+export const DEFAULT_PORT = 8000;
+
+/**
+ * Reads the config file named by `--config` (or starts from an empty one) and lays `--source` over it.
+ *
+ * @example
+ * ```ts
+ * const config = await settingsOf({ config: 'fhirgate.json', source: ['lab=fhir://…'] }, io);
+ * ```
+ */
+export async function settingsOf(values: OptionValues, io: CliIO): Promise<FhirgateConfig> {
+  const file = values.config as string | undefined;
+  const base = file === undefined ? validateConfig({}, { dir: io.cwd, env: io.env }) : await loadConfig(file, { cwd: io.cwd, env: io.env });
+  const flags = (values.source as string[] | undefined) ?? [];
+  if (flags.length === 0) return base;
+  const sources = new Map(base.sources);
+  for (const flag of flags) {
+    const at = flag.indexOf('=');
+    if (at <= 0) throw new UsageError('--source takes name=fhir://… (a name, "=", a connection string)');
+    const name = checkSourceName(flag.slice(0, at), '--source');
+    sources.set(name, checkSource(flag.slice(at + 1), `--source ${name}`));
+  }
+  return Object.freeze({ ...base, sources });
+}
+
+/**
+ * The port: `--port`, else `PORT`, else the file's `port`, else 8000.
+ *
+ * @example
+ * ```ts
+ * portOf({ port: '9000' }, io, config); // 9000
+ * ```
+ */
+export function portOf(values: OptionValues, io: CliIO, config: FhirgateConfig): number {
+  return optionalPort(values.port, '--port') ?? optionalPort(io.env.PORT, 'PORT') ?? config.port ?? DEFAULT_PORT;
+}
+
+/**
+ * The gateway prefix: `--prefix`, else the file's `gateway.path`, else `/fhir`.
+ *
+ * @example
+ * ```ts
+ * prefixOf({ prefix: '/api/fhir' }, config); // '/api/fhir'
+ * ```
+ */
+export function prefixOf(values: OptionValues, config: FhirgateConfig): string {
+  return optionalPrefix(values.prefix, '--prefix') ?? config.gateway.path ?? '/fhir';
+}
+
+/**
+ * The log level: `LOG_LEVEL`, else the file's `logLevel`, else `info`.
+ *
+ * @example
+ * ```ts
+ * logLevelOf(io, config); // 'info'
+ * ```
+ */
+export function logLevelOf(io: CliIO, config: FhirgateConfig): NonNullable<FhirgateConfig['logLevel']> {
+  const env = io.env.LOG_LEVEL;
+  if (env === undefined || env === '') return config.logLevel ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(env)) throw configError('LOG_LEVEL', 'must be one of debug, info, warn, error');
+  return env as NonNullable<FhirgateConfig['logLevel']>;
+}
+

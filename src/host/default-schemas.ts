@@ -1,0 +1,88 @@
+/**
+ * The JSON Schemas (with examples) of the host's own answers in `/openapi.json`.
+ * @module
+ */
+
+type Schema = Record<string, unknown>;
+
+/**
+ * `GET /`: name, version, description, the mounted gateways and services.
+ *
+ * @example
+ * ```ts
+ * const content = { 'application/json': { schema: INFO_SCHEMA } };
+ * ```
+ */
+export const INFO_SCHEMA: Schema = Object.freeze({
+  type: 'object',
+  properties: {
+    name: { type: 'string', example: 'fhirgate' },
+    version: { type: 'string', example: '1.0.0' },
+    description: { type: 'string', example: 'Two FHIR sources behind one gateway' },
+    gateways: { type: 'array', items: { type: 'string', example: 'AsyncFHIRGateway' } },
+    services: { type: 'array', items: { type: 'string', example: 'CDSHooksService' } },
+  },
+});
+
+/**
+ * `GET /health`.
+ *
+ * @example
+ * ```ts
+ * const content = { 'application/json': { schema: HEALTH_SCHEMA } };
+ * ```
+ */
+export const HEALTH_SCHEMA: Schema = Object.freeze({
+  type: 'object',
+  properties: { status: { enum: ['healthy', 'shutting down'] }, pid: { type: 'integer', description: 'the process id (tells cluster workers apart)' } },
+});
+
+/**
+ * `GET /health/ready`: whether the app takes traffic.
+ *
+ * @example
+ * ```ts
+ * const content = { 'application/json': { schema: READY_SCHEMA } };
+ * ```
+ */
+export const READY_SCHEMA: Schema = Object.freeze({ type: 'object', properties: { status: { enum: ['starting', 'ready', 'draining'] } } });
+
+/**
+ * `GET /gateway/status`: every component by name (keys vary, hence the explicit example).
+ *
+ * @example
+ * ```ts
+ * const content = { 'application/json': { schema: STATUS_SCHEMA } };
+ * ```
+ */
+export const STATUS_SCHEMA: Schema = Object.freeze({
+  type: 'object',
+  properties: {
+    gateways: { type: 'object', additionalProperties: { type: 'object', properties: { status: { type: 'string' }, sources: { type: 'array', items: { type: 'string' } }, connection_pool: { type: 'object' } } } },
+    services: { type: 'object', additionalProperties: { type: 'object', properties: { status: { type: 'string' }, hooks: { type: 'array', items: { type: 'string' } } } } },
+    events: { type: 'object', properties: { enabled: { type: 'boolean' }, dispatcher: { type: 'string' } } },
+  },
+  example: {
+    gateways: { AsyncFHIRGateway: { status: 'active', sources: ['ehr-a', 'ehr-b'], connection_pool: { totals: { active: 0, idle: 2, queued: 0 } } } },
+    services: { CDSHooksService: { status: 'active', hooks: ['patient-view'] } },
+    events: { enabled: true, dispatcher: 'LocalEventDispatcher' },
+  },
+});
+
+/**
+ * `GET /openapi.json`.
+ *
+ * @example
+ * ```ts
+ * const content = { 'application/json': { schema: OPENAPI_SCHEMA } };
+ * ```
+ */
+export const OPENAPI_SCHEMA: Schema = Object.freeze({
+  type: 'object',
+  required: ['openapi', 'info', 'paths'],
+  properties: {
+    openapi: { const: '3.1.0' },
+    info: { type: 'object', properties: { title: { type: 'string', example: 'fhirgate' }, version: { type: 'string', example: '1.0.0' } } },
+    paths: { type: 'object', example: { '/health': { get: { summary: 'Health' } } } },
+  },
+});

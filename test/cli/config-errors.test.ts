@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { validateConfig } from '../../src/cli/index.js';
+import { runCli, tempDir } from './run-cli.js';
+
+const SECRET = 's3cr3t-Value-9876';
+const GOOD = 'fhir://127.0.0.1:9/fhir/';
+
+/** Each bad config, the environment it runs with, and the message that must name the setting. */
+const CASES: Array<{ name: string; config: unknown; env?: Record<string, string>; message: RegExp }> = [
+  {
+    name: 'a token_url that is not https',
+    config: { sources: { ehr: `fhir://ehr.example.org/r4/?client_id=app&client_secret=${SECRET}&token_url=http://ehr.example.org/token` } },
+    message: /sources\.ehr: token_url must be https/,
+  },
+  {
+    name: 'a secret from the environment in a malformed source',
+    config: { sources: { ehr: 'fhir://ehr.example.org/r4/?client_id=app&client_secret=${EHR_SECRET}&token_url=https://ehr.example.org/token&scopes=x' } },
+    env: { EHR_SECRET: SECRET },
+    message: /sources\.ehr: unknown parameter "scopes"/,
+  },
+  { name: 'an unset variable', config: { sources: { ehr: 'fhir://h.example.org/?client_id=a&client_secret=${NOPE_NOT_SET}&token_url=https://h.example.org/t' } }, message: /sources\.ehr: environment variable NOPE_NOT_SET is not set/ },
+  { name: 'an unknown top-level setting', config: { sources: {}, prot: 8000 }, message: /prot: unknown setting; allowed: .*port/ },
+  { name: 'an unknown gateway setting', config: { gateway: { prefix: '/x' } }, message: /gateway\.prefix: unknown setting/ },
+  { name: 'a port out of range', config: { sources: { a: GOOD }, port: 70000 }, message: /port: must be an integer from 0 to 65535/ },
+  { name: 'a cds mount without a module', config: { sources: { a: GOOD }, cds: { path: '/cds' } }, message: /cds\.module: is required/ },
+  { name: 'a cors without origins', config: { sources: { a: GOOD }, cors: { credentials: true } }, message: /cors\.origins: is required/ },
+  { name: 'an API key that is not a string', config: { sources: { a: GOOD }, apiKeys: [SECRET, 42] }, message: /apiKeys\[1\]: must be a non-empty string/ },
+  { name: 'a bad fhirVersion', config: { sources: { a: GOOD }, gateway: { fhirVersion: 'R4' } }, message: /gateway\.fhirVersion: must be a FHIR version code/ },
+  { name: 'a bad source name', config: { sources: { 'e h r': GOOD } }, message: /sources: a source name is/ },
+  { name: 'a source that is not a string', config: { sources: { ehr: { url: GOOD } } }, message: /sources\.ehr: must be a fhir:\/\/ connection string/ },
+  { name: 'a handler module that does not exist', config: { sources: { a: GOOD }, gateway: { module: './nope.mjs' } }, message: /gateway\.module: cannot load .*nope\.mjs/ },
+];
+
+test('serve with a bad config exits 1 with the setting\'s path in the message and never the secret', async (t) => {
+  const dir = tempDir(t);
+  for (const c of CASES) {
+    writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify(c.config));
+    const { code, stdout, stderr } = await runCli(t, ['serve', '--config', 'fhirgate.json', '--port', '0'], c.env ?? {}, dir);
+    assert.equal(code, 1, `${c.name}: ${stderr}`);
+    assert.match(stderr, c.message, c.name);
+    assert.match(stderr, /^fhirgate serve: /, c.name);
+    assert.ok(!stderr.includes(SECRET) && !stdout.includes(SECRET), `${c.name}: the secret is not echoed`);
+    assert.doesNotMatch(stderr, /\n\s+at /, `${c.name}: no stack trace`);
+  }
+});
+
+test('a config file that is missing, not JSON, or whose module exports no function: exit 1, the file named, no content quoted', async (t) => {
+  const dir = tempDir(t);
+  const missing = await runCli(t, ['check', '--config', 'absent.json'], {}, dir);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /fhirgate check: absent\.json: cannot read the config file \(no such file\)/);
+
+  writeFileSync(join(dir, 'broken.json'), `{ "sources": { "ehr": "fhir://h/?client_secret=${SECRET}" }, }`);
+  const broken = await runCli(t, ['serve', '--config', 'broken.json'], {}, dir);
+  assert.equal(broken.code, 1);
+  assert.match(broken.stderr, /broken\.json: not valid JSON/);
+  assert.ok(!broken.stderr.includes(SECRET));
+
+  writeFileSync(join(dir, 'empty.mjs'), 'export const x = 1;\n');
+  writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { a: GOOD }, cds: { module: './empty.mjs' } }));
+  const noFunction = await runCli(t, ['serve', '--config', 'fhirgate.json', '--port', '0'], {}, dir);
+  assert.equal(noFunction.code, 1);
+  assert.match(noFunction.stderr, /cds\.module: .*empty\.mjs must export a setup function/);
+});
+
+test('--source mistakes and a serve without sources are usage errors (exit 2) naming the option', async (t) => {
+  const noEquals = await runCli(t, ['serve', '--source', 'fhir://127.0.0.1:9/']);
+  assert.equal(noEquals.code, 2);
+  assert.match(noEquals.stderr, /--source takes name=fhir:\/\/…/);
+  const bad = await runCli(t, ['check', '--source', `ehr=fhir://h.example.org/?client_id=a&client_secret=${SECRET}`]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--source ehr: token_url is missing \(client_id is set\)/);
+  assert.ok(!bad.stderr.includes(SECRET));
+  const none = await runCli(t, ['serve']);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /serve needs at least one source/);
+  const port = await runCli(t, ['serve', '--source', `a=${GOOD}`, '--port', 'eighty']);
+  assert.equal(port.code, 1);
+  assert.match(port.stderr, /--port: must be an integer from 0 to 65535/);
+});
+
+test('validateConfig expands ${VAR} in every string, keeps $${ literal, and resolves module paths against the file\'s folder', () => {
+  const config = validateConfig(
+    { $schema: 'x', sources: { ehr: 'fhir://${HOST}/fhir/' }, title: 'cost $${PRICE}', gateway: { module: 'h/m.mjs' }, port: '${P}' },
+    { dir: '/srv/app', env: { HOST: 'localhost:8080', P: '9000' } },
+  );
+  assert.equal(config.sources.get('ehr'), 'fhir://localhost:8080/fhir/');
+  assert.equal(config.title, 'cost ${PRICE}');
+  assert.equal(config.gateway.module, '/srv/app/h/m.mjs');
+  assert.equal(config.port, 9000);
+  assert.throws(() => validateConfig([], { dir: '/', env: {} }), { code: 'ERR_CONFIG', message: '(the file): must be an object' });
+  assert.throws(() => validateConfig({ title: '${a-b}' }, { dir: '/', env: {} }), { code: 'ERR_CONFIG', message: /^title: a \$\{…\} reference must hold a variable name/ });
+});

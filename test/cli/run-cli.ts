@@ -1,0 +1,70 @@
+/**
+ * Runs the `fhirgate` CLI as a real child process (from the TypeScript sources, as bin/fhirgate.js runs
+ * it from dist/), and reads what it prints.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ENTRY = fileURLToPath(new URL('./cli-entry.ts', import.meta.url));
+/** tsx by URL, so that the CLI can run in a folder outside the repository (a config's own folder). */
+const TSX = import.meta.resolve('tsx');
+/** A safety net only: the CLI is normally up in about a second. */
+const WAIT_MS = 60_000;
+
+export interface CliRun {
+  readonly child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  readonly exited: Promise<number | null>;
+}
+
+/** Starts the CLI with `args`; `env` is laid over a copy of this process's environment without PORT and API keys. */
+export function startCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const name of ['PORT', 'FHIRGATE_API_KEYS', 'LOG_LEVEL']) if (!(name in env)) delete childEnv[name];
+  const child = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd, env: childEnv });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => void (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => void (err += c));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Runs the CLI to its end. */
+export async function runCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = startCli(t, args, env, cwd);
+  const code = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+/** Waits for the JSON log line `{"msg":"serving",…}` and returns it; rejects if the CLI exits first. */
+export async function waitServing(run: CliRun): Promise<{ gateway: string; docs: string; sources: string[] }> {
+  const deadline = AbortSignal.timeout(WAIT_MS);
+  for (;;) {
+    const line = run.stdout().split('\n').find((l) => l.includes('"msg":"serving"'));
+    if (line !== undefined) return JSON.parse(line) as { gateway: string; docs: string; sources: string[] };
+    if (run.child.exitCode !== null) throw new Error(`the CLI exited (${run.child.exitCode}):\n${run.stdout()}\n${run.stderr()}`);
+    if (deadline.aborted) throw new Error(`not serving within ${WAIT_MS} ms:\n${run.stdout()}\n${run.stderr()}`);
+    await Promise.race([once(run.child.stdout, 'data'), run.exited, once(deadline, 'abort')]);
+  }
+}
+
+/** A fresh folder for config files and handler modules, removed after the test. */
+export function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fhirgate-cli-test-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
