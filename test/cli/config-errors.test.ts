@@ -70,9 +70,9 @@ test('--source mistakes and a serve without sources are usage errors (exit 2) na
   const noEquals = await runCli(t, ['serve', '--source', 'fhir://127.0.0.1:9/']);
   assert.equal(noEquals.code, 2);
   assert.match(noEquals.stderr, /--source takes name=fhir:\/\/…/);
-  const bad = await runCli(t, ['check', '--source', `ehr=fhir://h.example.org/?client_id=a&client_secret=${SECRET}`]);
+  const bad = await runCli(t, ['check', '--source', `ehr=fhir://h.example.org/?client_id=a&client_secret=${SECRET}&token_url=http://h.example.org/token`]);
   assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /--source ehr: token_url is missing \(client_id is set\)/);
+  assert.match(bad.stderr, /--source ehr: token_url must be https/);
   assert.ok(!bad.stderr.includes(SECRET));
   const none = await runCli(t, ['serve']);
   assert.equal(none.code, 2);

@@ -63,7 +63,7 @@ test('the packed bin runs from the built dist/ with plain node (no TypeScript lo
   assert.match(help.stdout, /^Usage: fhirgate <command>/);
   const version = spawnSync(process.execPath, [join(dir, 'bin', 'fhirgate.js'), '--version'], { encoding: 'utf8' });
   assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
-  const bad = spawnSync(process.execPath, [join(dir, 'bin', 'fhirgate.js'), 'serve', '--source', 'ehr=fhir://h.example.org/?client_id=a'], { encoding: 'utf8' });
+  const bad = spawnSync(process.execPath, [join(dir, 'bin', 'fhirgate.js'), 'serve', '--source', 'ehr=fhir://h.example.org/?client_id=a&client_secret=s&token_url=http://h.example.org/token'], { encoding: 'utf8' });
   assert.equal(bad.status, 1);
-  assert.match(bad.stderr, /^fhirgate serve: --source ehr: token_url is missing/);
+  assert.match(bad.stderr, /^fhirgate serve: --source ehr: token_url must be https/);
 });
