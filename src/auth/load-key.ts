@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import { FhirgateError } from '../errors.js';
-import { algorithmFor, jwkThumbprint, readKey, toPublicJwk } from '../jose/index.js';
+import { algorithmFor, jwkThumbprint, readKey, toPublicJwk } from '../lib/jwt/keys.js';
 
 /**
  * A private key ready to sign assertions, with its algorithm and `kid`.

@@ -3,7 +3,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { signJwt } from '../jose/index.js';
+import { signJwt } from '../lib/jwt/sign-jwt.js';
 import type { AssertionKey } from './load-key.js';
 
 /**

@@ -6,7 +6,8 @@
  */
 import type { JsonWebKey } from 'node:crypto';
 import { FhirgateError } from '../errors.js';
-import { decodeJwt, verifyJwt, type JwtHeader } from '../jose/index.js';
+import { decodeJwt, verifyJwt } from '../lib/jwt/verify-jwt.js';
+import type { JwtHeader } from '../lib/jwt/types.js';
 import { CDS_DEFAULTS } from './defaults.js';
 import { JwksCache } from './jwks-cache.js';
 import { numberOption } from './number-option.js';

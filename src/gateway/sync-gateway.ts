@@ -11,7 +11,7 @@ import type { SearchParams } from './handlers/index.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
 import { checkPagingOptions } from './paging.js';
 import type { PagingLimits } from './paging.js';
-import { SyncBridge, siblingModuleUrl } from './sync/bridge.js';
+import { SyncBridge, siblingModuleUrl } from '../lib/worker-bridge/bridge.js';
 import type { CollectedEvent } from './sync/collecting-dispatcher.js';
 import { refuseSameThreadServer } from './sync/deadlock.js';
 import { checkSyncOptions } from './sync/options.js';

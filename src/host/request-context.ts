@@ -7,7 +7,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { TLSSocket } from 'node:tls';
 import { FhirgateError } from '../errors.js';
 import type { Logger, RouteRequest } from '../mount.js';
-import { parseJsonBody, readBytes, readChunks } from './body.js';
+import { readBytes, readChunks } from '../lib/read-body.js';
+import { parseJsonBody } from './json-body.js';
 import { bindLogger } from './logger.js';
 
 /** What a custom route handler gets. */

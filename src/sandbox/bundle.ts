@@ -12,7 +12,8 @@ import { isFhirId, isResourceType, operationOutcome, searchsetBundle, type Bundl
 import type { SandboxContext } from './context.js';
 import { failureOf } from './failure.js';
 import { createResource, deleteResource, readResource, updateResource, type Written } from './interactions.js';
-import { parseResource, readBody } from './read-body.js';
+import { readBytes } from '../lib/read-body.js';
+import { parseResource } from './parse-resource.js';
 import { sendJson } from './reply.js';
 import { runSearch } from './search.js';
 
@@ -187,7 +188,7 @@ function transaction(ctx: SandboxContext, raw: readonly unknown[]): BundleEntry[
  * ```
  */
 export async function postBundle(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const bundle = parseResource(req.headers['content-type'], await readBody(req, ctx.options.bodyLimit), 'Bundle') as Resource & { type?: unknown; entry?: unknown };
+  const bundle = parseResource(req.headers['content-type'], await readBytes(req, ctx.options.bodyLimit), 'Bundle') as Resource & { type?: unknown; entry?: unknown };
   if (bundle.type !== 'transaction' && bundle.type !== 'batch') {
     throw new FhirgateError('ERR_INVALID_RESOURCE', 'only a transaction or batch Bundle may be posted to the base', { status: 400 });
   }

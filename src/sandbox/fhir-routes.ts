@@ -8,7 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { searchsetBundle, type Resource, type ResourceType } from '../fhir/index.js';
 import type { SandboxContext } from './context.js';
 import { createResource, deleteResource, readResource, updateResource, type Target, type Written } from './interactions.js';
-import { parseResource, readBody } from './read-body.js';
+import { readBytes } from '../lib/read-body.js';
+import { parseResource } from './parse-resource.js';
 import { sendJson, sendOutcome } from './reply.js';
 import { runSearch } from './search.js';
 
@@ -56,7 +57,7 @@ export function read(ctx: SandboxContext, res: ServerResponse, target: Target & 
 export async function search(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, type: ResourceType, query: URLSearchParams): Promise<void> {
   const params = new URLSearchParams(query);
   if (req.method === 'POST') {
-    for (const [k, v] of new URLSearchParams((await readBody(req, ctx.options.bodyLimit)).toString('utf8'))) params.append(k, v);
+    for (const [k, v] of new URLSearchParams((await readBytes(req, ctx.options.bodyLimit)).toString('utf8'))) params.append(k, v);
   }
   const page = runSearch(ctx.store, type, params);
   const url = (q: URLSearchParams): string => `${ctx.fhirBase}/${type}${q.size === 0 ? '' : `?${q}`}`;
@@ -74,7 +75,7 @@ export async function search(ctx: SandboxContext, req: IncomingMessage, res: Ser
  * ```
  */
 export async function create(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, type: ResourceType): Promise<void> {
-  const resource = parseResource(req.headers['content-type'], await readBody(req, ctx.options.bodyLimit), type);
+  const resource = parseResource(req.headers['content-type'], await readBytes(req, ctx.options.bodyLimit), type);
   const condition = req.headers['if-none-exist'];
   sendWritten(ctx, req, res, createResource(ctx, resource, condition === undefined ? undefined : String(condition)));
 }
@@ -89,7 +90,7 @@ export async function create(ctx: SandboxContext, req: IncomingMessage, res: Ser
  * ```
  */
 export async function update(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, target: Target & { id: string }): Promise<void> {
-  const resource = parseResource(req.headers['content-type'], await readBody(req, ctx.options.bodyLimit), target.type);
+  const resource = parseResource(req.headers['content-type'], await readBytes(req, ctx.options.bodyLimit), target.type);
   sendWritten(ctx, req, res, updateResource(ctx, target, resource, req.headers['if-match']));
 }
 

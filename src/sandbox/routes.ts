@@ -12,7 +12,7 @@ import { capabilityStatement, smartConfiguration } from './capability.js';
 import type { SandboxContext } from './context.js';
 import { postBundle } from './bundle.js';
 import { create, read, remove, search, update } from './fhir-routes.js';
-import { readBody } from './read-body.js';
+import { readBytes } from '../lib/read-body.js';
 import { sendJson, sendOutcome } from './reply.js';
 import type { RequestKind } from './stats.js';
 import { answerTokenRequest } from './token-endpoint.js';
@@ -46,7 +46,7 @@ const tokenRoute: Route = {
     const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
     let body: Buffer;
     try {
-      body = await readBody(req, ctx.options.bodyLimit);
+      body = await readBytes(req, ctx.options.bodyLimit);
     } catch {
       return sendJson(res, 413, { error: 'invalid_request', error_description: 'the body is too large' }, noStore, 'application/json; charset=utf-8');
     }

@@ -6,7 +6,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { decodeJwt, verifyJwt, type JwtClaims } from '../jose/index.js';
+import { decodeJwt, verifyJwt } from '../lib/jwt/verify-jwt.js';
+import type { JwtClaims } from '../lib/jwt/types.js';
 import type { SandboxContext } from './context.js';
 import type { TokenAuthMethod, TokenRequestFacts } from './stats.js';
 

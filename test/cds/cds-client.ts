@@ -6,7 +6,10 @@ import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
-import { encodeBase64url, signJwt, toPublicJwk, type JwtClaims, type JwtHeader } from '../../src/jose/index.js';
+import { encodeBase64url } from '../../src/lib/jwt/base64url.js';
+import { signJwt } from '../../src/lib/jwt/sign-jwt.js';
+import { toPublicJwk } from '../../src/lib/jwt/keys.js';
+import type { JwtClaims, JwtHeader } from '../../src/lib/jwt/types.js';
 
 export interface TestKey {
   kid: string;

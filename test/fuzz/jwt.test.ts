@@ -7,8 +7,11 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { decodeJwt, encodeBase64url, signJwt, toPublicJwk, verifyJwt } from '../../src/jose/index.js';
-import type { VerifyJwtOptions } from '../../src/jose/index.js';
+import { decodeJwt, verifyJwt } from '../../src/lib/jwt/verify-jwt.js';
+import { encodeBase64url } from '../../src/lib/jwt/base64url.js';
+import { signJwt } from '../../src/lib/jwt/sign-jwt.js';
+import { toPublicJwk } from '../../src/lib/jwt/keys.js';
+import type { VerifyJwtOptions } from '../../src/lib/jwt/verify-jwt.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { signJwt } from '../../src/jose/index.js';
+import { signJwt } from '../../src/lib/jwt/sign-jwt.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { runFuzz } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';

@@ -1,8 +1,8 @@
 /** A tiny object served over the sync bridge, for the bridge's own tests. */
 import { workerData } from 'node:worker_threads';
-import { AuthTokenError, FHIRHttpError, FhirgateError } from '../../src/errors.js';
-import { serveBridge } from '../../src/gateway/sync/serve.js';
-import type { BridgeWorkerData } from '../../src/gateway/sync/protocol.js';
+import { AuthTokenError, FHIRHttpError, FhirgateError } from '../../../src/errors.js';
+import { serveBridge } from '../../../src/lib/worker-bridge/serve.js';
+import type { BridgeWorkerData } from '../../../src/lib/worker-bridge/protocol.js';
 
 const data = workerData as BridgeWorkerData;
 let release: (() => void) | undefined;

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
-import {
-  algorithmFor, decodeBase64url, decodeJwt, encodeBase64url, jwkThumbprint, readKey, signJwt, toPublicJwk, verifyJwt, type JwtClaims,
-} from '../../src/jose/index.js';
+import { algorithmFor, jwkThumbprint, readKey, toPublicJwk } from '../../../src/lib/jwt/keys.js';
+import { decodeBase64url, encodeBase64url } from '../../../src/lib/jwt/base64url.js';
+import { decodeJwt, verifyJwt } from '../../../src/lib/jwt/verify-jwt.js';
+import { signJwt } from '../../../src/lib/jwt/sign-jwt.js';
+import type { JwtClaims } from '../../../src/lib/jwt/types.js';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' });

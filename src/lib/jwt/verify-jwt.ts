@@ -3,7 +3,7 @@
  * @module
  */
 import { createPublicKey, KeyObject, verify, type JsonWebKey } from 'node:crypto';
-import { FhirgateError } from '../errors.js';
+import { FhirgateError } from '../../errors.js';
 import { signingParams } from './algorithms.js';
 import { decodeBase64url } from './base64url.js';
 import type { JwtClaims, JwtHeader } from './types.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { FhirgateError } from '../errors.js';
+import { FhirgateError } from '../../errors.js';
 
 /** Smallest RSA modulus accepted for signing (SMART Backend Services asks for 2048 bits or more). */
 const MIN_RSA_BITS = 2048;
