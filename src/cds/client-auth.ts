@@ -10,7 +10,7 @@ import { decodeJwt, verifyJwt } from '../lib/jwt/verify-jwt.js';
 import type { JwtHeader } from '../lib/jwt/types.js';
 import { CDS_DEFAULTS } from './defaults.js';
 import { JwksCache } from './jwks-cache.js';
-import { numberOption } from './number-option.js';
+import { numberOption } from '../lib/options.js';
 import { ReplayCache } from './replay-cache.js';
 import type { CDSClient, ClientAuthOptions, TrustedIssuer } from './types.js';
 
@@ -41,7 +41,7 @@ function settings(options: ClientAuthOptions): Settings {
   if (!Array.isArray(algorithms) || algorithms.length === 0 || algorithms.some((a) => !SUPPORTED_ALGORITHMS.includes(a))) {
     throw new RangeError(`auth.algorithms must be a non-empty list among ${SUPPORTED_ALGORITHMS.join(', ')}`);
   }
-  const num = (name: keyof Omit<Settings, 'algorithms'>, min = 0): number => numberOption(options[name], `auth.${name}`, DEFAULTS[name], min);
+  const num = (name: keyof Omit<Settings, 'algorithms'>, min = 0): number => numberOption(options[name], `options.auth.${name}`, DEFAULTS[name], { min });
   return {
     algorithms: [...algorithms],
     clockToleranceSeconds: num('clockToleranceSeconds'),

@@ -20,7 +20,7 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
 export function resolveApiKeys(option: readonly string[] | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
   if (option === undefined) return (env['FHIRGATE_API_KEYS'] ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
   if (!Array.isArray(option) || option.some((k) => typeof k !== 'string' || k.trim() === '')) {
-    throw new TypeError('option "apiKeys" must be an array of non-empty strings');
+    throw new TypeError('options.apiKeys must be an array of non-empty strings');
   }
   return [...option];
 }

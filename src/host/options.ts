@@ -8,6 +8,7 @@ import { resolveApiKeys } from './api-keys.js';
 import { CorsPolicy } from './cors.js';
 import type { CorsOptions } from './cors.js';
 import { createJsonLogger } from './logger.js';
+import { booleanOption, numberOption, stringOption } from '../lib/options.js';
 
 /** Options of `createServiceAPI`. */
 export interface ServiceAPIOptions {
@@ -75,25 +76,6 @@ const DEFAULTS = Object.freeze({
   trustProxy: false,
 });
 
-function text(value: unknown, name: string, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string') throw new TypeError(`option "${name}" must be a string`);
-  return value;
-}
-
-function flag(value: unknown, name: string, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new TypeError(`option "${name}" must be a boolean`);
-  return value;
-}
-
-function count(value: unknown, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number') throw new TypeError(`option "${name}" must be a number`);
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`option "${name}" must be an integer >= ${min}`);
-  return value;
-}
-
 function isLogger(value: unknown): value is Logger {
   const l = value as Partial<Logger> | null;
   return typeof l === 'object' && l !== null && ['debug', 'info', 'warn', 'error'].every((m) => typeof l[m as keyof Logger] === 'function');
@@ -111,34 +93,34 @@ function isDispatcher(value: unknown): value is EventDispatcher {
  * @example
  * ```ts
  * resolveOptions({ bodyLimit: 4096 }).bodyLimit; // 4096
- * resolveOptions({ bodyLimit: -1 });             // RangeError: option "bodyLimit" must be an integer >= 1
+ * resolveOptions({ bodyLimit: -1 });             // RangeError: options.bodyLimit must be an integer >= 1
  * ```
  */
 export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('createServiceAPI options must be an object');
-  if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('option "logger" must have debug, info, warn and error methods');
-  if (options.dispatcher !== undefined && !isDispatcher(options.dispatcher)) throw new TypeError('option "dispatcher" must implement emit, register and drain');
+  if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('options.logger must have debug, info, warn and error methods');
+  if (options.dispatcher !== undefined && !isDispatcher(options.dispatcher)) throw new TypeError('options.dispatcher must implement emit, register and drain');
   const publicPaths = options.publicPaths ?? DEFAULTS.publicPaths;
   if (!Array.isArray(publicPaths) || publicPaths.some((p) => typeof p !== 'string' || !p.startsWith('/'))) {
-    throw new TypeError('option "publicPaths" must be an array of paths starting with "/"');
+    throw new TypeError('options.publicPaths must be an array of paths starting with "/"');
   }
-  const headersTimeoutMs = count(options.headersTimeoutMs, 'headersTimeoutMs', DEFAULTS.headersTimeoutMs, 1);
-  const requestTimeoutMs = count(options.requestTimeoutMs, 'requestTimeoutMs', DEFAULTS.requestTimeoutMs, 1);
-  if (headersTimeoutMs > requestTimeoutMs) throw new RangeError('option "headersTimeoutMs" must not exceed "requestTimeoutMs"');
+  const headersTimeoutMs = numberOption(options.headersTimeoutMs, 'options.headersTimeoutMs', DEFAULTS.headersTimeoutMs, { integer: true, min: 1 });
+  const requestTimeoutMs = numberOption(options.requestTimeoutMs, 'options.requestTimeoutMs', DEFAULTS.requestTimeoutMs, { integer: true, min: 1 });
+  if (headersTimeoutMs > requestTimeoutMs) throw new RangeError('options.headersTimeoutMs must be <= options.requestTimeoutMs');
   return Object.freeze({
-    title: text(options.title, 'title', DEFAULTS.title),
-    description: text(options.description, 'description', DEFAULTS.description),
-    version: text(options.version, 'version', DEFAULTS.version),
-    enableEvents: flag(options.enableEvents, 'enableEvents', DEFAULTS.enableEvents),
+    title: stringOption(options.title, 'options.title', DEFAULTS.title),
+    description: stringOption(options.description, 'options.description', DEFAULTS.description),
+    version: stringOption(options.version, 'options.version', DEFAULTS.version),
+    enableEvents: booleanOption(options.enableEvents, 'options.enableEvents', DEFAULTS.enableEvents),
     dispatcher: options.dispatcher,
     apiKeys: Object.freeze(resolveApiKeys(options.apiKeys, env)),
     publicPaths: Object.freeze([...publicPaths]),
     cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
-    bodyLimit: count(options.bodyLimit, 'bodyLimit', DEFAULTS.bodyLimit, 1),
+    bodyLimit: numberOption(options.bodyLimit, 'options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1 }),
     logger: options.logger ?? createJsonLogger(),
-    shutdownGraceMs: count(options.shutdownGraceMs, 'shutdownGraceMs', DEFAULTS.shutdownGraceMs, 0),
+    shutdownGraceMs: numberOption(options.shutdownGraceMs, 'options.shutdownGraceMs', DEFAULTS.shutdownGraceMs, { integer: true, min: 0 }),
     headersTimeoutMs,
     requestTimeoutMs,
-    trustProxy: flag(options.trustProxy, 'trustProxy', DEFAULTS.trustProxy),
+    trustProxy: booleanOption(options.trustProxy, 'options.trustProxy', DEFAULTS.trustProxy),
   });
 }

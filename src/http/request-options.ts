@@ -5,6 +5,7 @@
 import type http from 'node:http';
 import { checkRetryOptions } from './retry-policy.js';
 import type { RetryOptions, RetryPolicy } from './retry-policy.js';
+import { numberOption } from '../lib/options.js';
 
 /**
  * Options of `request()`. The retry options are those of {@link RetryOptions}: idempotent requests are
@@ -102,8 +103,8 @@ export function checkRequestOptions(options: HttpRequestOptions): CheckedRequest
     headers,
     body,
     signal: options.signal,
-    timeoutMs: positive(options.timeoutMs, 'options.timeoutMs', HTTP_DEFAULTS.timeoutMs, true),
-    maxResponseBytes: positive(options.maxResponseBytes, 'options.maxResponseBytes', HTTP_DEFAULTS.maxResponseBytes, false),
+    timeoutMs: numberOption(options.timeoutMs, 'options.timeoutMs', HTTP_DEFAULTS.timeoutMs, { above: 0, infinite: true }),
+    maxResponseBytes: numberOption(options.maxResponseBytes, 'options.maxResponseBytes', HTTP_DEFAULTS.maxResponseBytes, { above: 0 }),
     agent: options.agent,
     retry: checkRetryOptions(options),
   };
@@ -126,13 +127,6 @@ export function checkHeaders(given: Readonly<Record<string, string>>): Record<st
     headers[name.toLowerCase()] = value;
   }
   return headers;
-}
-
-function positive(value: number | undefined, name: string, fallback: number, infinite: boolean): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`${name} must be a number`);
-  if (value <= 0 || (!infinite && !Number.isFinite(value))) throw new RangeError(`${name} must be a positive number`);
-  return value;
 }
 
 /**

@@ -169,7 +169,7 @@ test('misuse throws at once: bad names, duplicate methods, bad options', () => {
   nr.method('ProcessDocument', () => 'x');
   assert.throws(() => nr.method('ProcessDocument', () => 'y'), { code: 'ERR_DUPLICATE_NAME' });
   assert.throws(() => new NoteReaderService({ bodyLimit: 0 }), RangeError);
-  assert.throws(() => new NoteReaderService({ maxDepth: 1.5 }), TypeError);
+  assert.throws(() => new NoteReaderService({ maxDepth: 1.5 }), RangeError);
   assert.throws(() => new NoteReaderService({ namespace: '' }), TypeError);
   assert.throws(() => new NoteReaderService({ serviceName: 'a:b' }), /serviceName/);
   assert.throws(() => new NoteReaderService({ dispatcher: {} as never }), /dispatcher/);

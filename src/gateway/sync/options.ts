@@ -5,6 +5,7 @@
  */
 import type { EventDispatcher } from '../../events/types.js';
 import { checkGatewayOptions, type GatewayRetryOptions } from '../options.js';
+import { numberOption } from '../../lib/options.js';
 
 /**
  * Options of `new FHIRGateway(options)`.
@@ -90,9 +91,7 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
   // validates them again with the same checks.
   const { timeout, maxResponseBytes, retry, maxRetries, retryOn, retryBaseDelay, maxRetryDelay } = options;
   const gateway = { timeout, maxResponseBytes, retry, maxRetries, retryOn: retryOn && [...retryOn], retryBaseDelay, maxRetryDelay };
-  const { maxOpenCursors = DEFAULT_MAX_OPEN_CURSORS } = options;
-  if (typeof maxOpenCursors !== 'number') throw new TypeError('options.maxOpenCursors must be a number');
-  if (!Number.isSafeInteger(maxOpenCursors) || maxOpenCursors < 1) throw new RangeError('options.maxOpenCursors must be an integer >= 1');
+  const maxOpenCursors = numberOption(options.maxOpenCursors, 'options.maxOpenCursors', DEFAULT_MAX_OPEN_CURSORS, { integer: true, min: 1 });
   return Object.freeze({
     worker: Object.freeze({
       gateway: Object.freeze(Object.fromEntries(Object.entries(gateway).filter(([, v]) => v !== undefined))),
