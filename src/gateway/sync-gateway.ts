@@ -64,8 +64,9 @@ interface SourceFacts {
  * until the worker answers, at most three request time-outs plus 5 s (`ERR_TIMEOUT`). Connections
  * stay alive and tokens are cached across calls. Events are emitted on the calling thread.
  *
- * A FHIR server running on the calling thread can never answer a sync call: for the embedded sandbox
- * that is detected (`ERR_DEADLOCK`); any other same-thread server blocks until the time-out. Handlers
+ * A FHIR server running on the calling thread can never answer a sync call: for the servers named in
+ * the `sameThreadOrigins` option that is detected (`ERR_DEADLOCK`); any other same-thread server
+ * blocks until the time-out. Handlers
  * registered on a sync gateway run on the host's thread and block it during upstream I/O, so servers
  * should use `AsyncFHIRGateway`; this one is for scripts, notebooks and command-line tools.
  *
@@ -371,7 +372,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   #io(method: string, args: unknown[], source: string | undefined): unknown {
     this.#bridge.assertOpen();
     const facts = this.#facts(source);
-    if (facts !== undefined) refuseSameThreadServer('FHIRGateway', facts.origins);
+    if (facts !== undefined) refuseSameThreadServer('FHIRGateway', facts.origins, this.#options.sameThreadOrigins);
     return this.#call(method, args, facts?.timeoutMs ?? this.#options.timeoutMs);
   }
 

@@ -11,7 +11,7 @@
  * ```
  * @module
  */
-export { startSandbox, SANDBOX_ORIGINS, type Sandbox } from './start-sandbox.js';
+export { startSandbox, type Sandbox } from './start-sandbox.js';
 export { DEFAULTS as SANDBOX_DEFAULTS, type SandboxOptions, type SandboxClient, type SandboxSecretClient, type SandboxKeyClient, type SandboxSeed } from './options.js';
 export type { ConnectionStringOptions } from './connection-string.js';
 export type { SandboxFaults, FailNextOptions, FaultTarget } from './faults.js';

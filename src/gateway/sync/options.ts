@@ -31,6 +31,20 @@ export interface FHIRGatewayOptions extends GatewayRetryOptions {
    * are garbage-collected. Default 64.
    */
   maxOpenCursors?: number;
+  /**
+   * The origins (`http://127.0.0.1:8000`) of servers that run on the thread making the calls, such
+   * as an embedded sandbox or a test server. A sync call blocks its thread until it is answered, so a
+   * call to one of them (its FHIR base or its token endpoint) is refused at once with `ERR_DEADLOCK`
+   * instead of hanging until its time-out; `localhost`, `127.0.0.1` and `[::1]` count as one host.
+   * Read at each call: pass a `Set` and add to it to name servers started later. Default: none.
+   *
+   * @example
+   * ```ts
+   * const sandbox = await startSandbox();
+   * const gw = new FHIRGateway({ sameThreadOrigins: [sandbox.origin] });
+   * ```
+   */
+  sameThreadOrigins?: Iterable<string>;
 }
 
 /**
@@ -63,6 +77,8 @@ export interface SyncGatewayOptions {
   readonly timeoutMs: number;
   readonly dispatcher: EventDispatcher | undefined;
   readonly events: boolean;
+  /** The caller's own iterable, read at each call (see `FHIRGatewayOptions.sameThreadOrigins`). */
+  readonly sameThreadOrigins: Iterable<string>;
 }
 
 /** Default of `maxOpenCursors`. */
@@ -91,6 +107,10 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
   // validates them again with the same checks.
   const { timeout, maxResponseBytes, retry, maxRetries, retryOn, retryBaseDelay, maxRetryDelay } = options;
   const gateway = { timeout, maxResponseBytes, retry, maxRetries, retryOn: retryOn && [...retryOn], retryBaseDelay, maxRetryDelay };
+  const { sameThreadOrigins = [] } = options;
+  if (typeof (sameThreadOrigins as Partial<Iterable<string>> | null)?.[Symbol.iterator] !== 'function' || typeof sameThreadOrigins === 'string') {
+    throw new TypeError('options.sameThreadOrigins must be an iterable of origins such as [sandbox.origin]');
+  }
   const maxOpenCursors = numberOption(options.maxOpenCursors, 'options.maxOpenCursors', DEFAULT_MAX_OPEN_CURSORS, { integer: true, min: 1 });
   return Object.freeze({
     worker: Object.freeze({
@@ -100,5 +120,6 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
     timeoutMs: checked.timeoutMs,
     dispatcher: checked.dispatcher,
     events: checked.events,
+    sameThreadOrigins,
   });
 }
