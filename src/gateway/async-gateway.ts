@@ -11,8 +11,8 @@ import { AgentPool } from '../http/index.js';
 import type { HttpResponse } from '../http/index.js';
 import { MOUNT } from '../mount.js';
 import type { Mountable } from '../mount.js';
-import { callFhir, callSignal, readResource } from './fhir-call.js';
-import type { CallContext, FhirCall } from './fhir-call.js';
+import { callFhir, callScope, readResource } from './fhir-call.js';
+import type { CallContext, CallScope, FhirCall } from './fhir-call.js';
 import { HandlerHost } from './handler-host.js';
 import type { SearchParams } from './handlers/index.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
@@ -137,12 +137,12 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    */
   create<R extends Resource>(resource: R, source?: string, options?: CreateOptions): Promise<ResourceOf<R['resourceType']>> {
     const condition = options?.ifNoneExist === undefined ? undefined : ifNoneExistHeader(options.ifNoneExist);
-    return this.#run(options, async (signal) => {
+    return this.#run(options, async (scope) => {
       const { type } = checkResource(resource, false, 'create');
       const src = this.#sources.get(source);
       const headers = { prefer: 'return=representation', ...(condition === undefined ? {} : { 'if-none-exist': condition }) };
-      const res = await this.#call(src, { method: 'POST', url: resourceUrl(src.baseUrl, type), body: JSON.stringify(resource), headers, operation: 'create', reference: type, signal });
-      const created = (await this.#resourceOf(src, res, type, 'create', undefined, signal)) as unknown as ResourceOf<R['resourceType']>;
+      const res = await this.#call(src, { method: 'POST', url: resourceUrl(src.baseUrl, type), body: JSON.stringify(resource), headers, operation: 'create', reference: type, ...scope });
+      const created = (await this.#resourceOf(src, res, type, 'create', undefined, scope)) as unknown as ResourceOf<R['resourceType']>;
       this.#emit(type, 'create', src, created.id, condition === undefined ? undefined : { created: res.status === 201 });
       return created;
     });
@@ -157,7 +157,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   read<T extends ResourceType>(type: T, id: string, source?: string, options?: CallOptions): Promise<ResourceOf<T>> {
-    return this.#run(options, (signal) => this.#read(type, id, source, signal, false)) as unknown as Promise<ResourceOf<T>>;
+    return this.#run(options, (scope) => this.#read(type, id, source, scope, false)) as unknown as Promise<ResourceOf<T>>;
   }
 
   /**
@@ -170,7 +170,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   update<R extends Resource>(resource: R, source?: string, options?: CallOptions): Promise<ResourceOf<R['resourceType']>> {
-    return this.#run(options, async (signal) => (await this.#update(resource, source, signal, undefined)) as unknown as ResourceOf<R['resourceType']>);
+    return this.#run(options, async (scope) => (await this.#update(resource, source, scope, undefined)) as unknown as ResourceOf<R['resourceType']>);
   }
 
   /**
@@ -183,11 +183,11 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   delete(type: ResourceType, id: string, source?: string, options?: CallOptions): Promise<boolean> {
-    return this.#run(options, async (signal) => {
+    return this.#run(options, async (scope) => {
       const t = checkType(type);
       const i = checkId(id);
       const src = this.#sources.get(source);
-      const res = await this.#call(src, { method: 'DELETE', url: resourceUrl(src.baseUrl, t, i), operation: 'delete', reference: `${t}/${i}`, signal, expected: [404, 410] });
+      const res = await this.#call(src, { method: 'DELETE', url: resourceUrl(src.baseUrl, t, i), operation: 'delete', reference: `${t}/${i}`, ...scope, expected: [404, 410] });
       if (res.status === 404 || res.status === 410) return false;
       this.#emit(t, 'delete', src, i);
       return true;
@@ -204,10 +204,10 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   search<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: CallOptions): Promise<Bundle<ResourceOf<T>>> {
-    return this.#run(options, async (signal) => {
+    return this.#run(options, async (scope) => {
       const t = checkType(type);
       const src = this.#sources.get(source);
-      return this.#searchPage(src, t, searchUrl(src, t, params), {}, signal) as Promise<Bundle<ResourceOf<T>>>;
+      return this.#searchPage(src, t, searchUrl(src, t, params), {}, scope) as Promise<Bundle<ResourceOf<T>>>;
     });
   }
 
@@ -270,7 +270,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   transaction(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
-    return this.#run(options, (signal) => this.#postBundle('transaction', bundle, source, signal));
+    return this.#run(options, (scope) => this.#postBundle('transaction', bundle, source, scope));
   }
 
   /**
@@ -286,7 +286,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   batch(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
-    return this.#run(options, (signal) => this.#postBundle('batch', bundle, source, signal));
+    return this.#run(options, (scope) => this.#postBundle('batch', bundle, source, scope));
   }
 
   /** Reads, calls `fn`, saves with `If-Match`; nothing is saved if `fn` throws. Retries a 412 up to 3 tries. */
@@ -304,19 +304,19 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    */
   modify<T extends ResourceType>(type: T, id: string, source?: string, fnOrOptions?: ModifyFn<ResourceOf<T>> | CallOptions, options?: CallOptions): Promise<unknown> {
     if (typeof fnOrOptions !== 'function') {
-      return this.#run(fnOrOptions, async (signal) => {
-        const read = await this.#read(type, id, source, signal);
+      return this.#run(fnOrOptions, async (scope) => {
+        const read = await this.#read(type, id, source, scope);
         const save = (r: ResourceOf<T>): Promise<ResourceOf<T>> => this.#run(fnOrOptions, (s) => this.#save(read, r, source, s)) as Promise<ResourceOf<T>>;
         return new ModifyHandle(read.resource as unknown as ResourceOf<T>, save);
       });
     }
-    return this.#run(options, async (signal) => {
+    return this.#run(options, async (scope) => {
       for (let attempt = 1; ; attempt++) {
-        const read = await this.#read(type, id, source, signal);
+        const read = await this.#read(type, id, source, scope);
         const resource = read.resource as unknown as ResourceOf<T>;
         const changed = (await fnOrOptions(resource)) ?? resource;
         try {
-          return (await this.#save(read, changed, source, signal)) as ResourceOf<T>;
+          return (await this.#save(read, changed, source, scope)) as ResourceOf<T>;
         } catch (err) {
           if (!(err instanceof FhirgateError && err.code === 'ERR_CONFLICT') || attempt >= MODIFY_ATTEMPTS) throw err;
         }
@@ -374,18 +374,18 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   }
 
   /** Runs one public call: closed check, option check, in-flight tracking for `close()`. */
-  #run<T>(options: CallOptions | undefined, body: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  #run<T>(options: CallOptions | undefined, body: (scope: CallScope) => Promise<T>): Promise<T> {
     if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
     if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
-    return this.#tracked(body, callSignal(options));
+    return this.#tracked(body, callScope(options));
   }
 
   /** Runs `body` counted in `#inFlight` (counted at once: the part before its first `await` is synchronous). */
-  async #tracked<T>(body: (signal: AbortSignal | undefined) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  async #tracked<T>(body: (scope: CallScope) => Promise<T>, scope: CallScope): Promise<T> {
     this.#live();
     this.#inFlight++;
     try {
-      return await body(signal);
+      return await body(scope);
     } finally {
       if (--this.#inFlight === 0) this.#idle?.();
     }
@@ -400,7 +400,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     const options = limits.signal === undefined ? {} : { signal: limits.signal };
     for (let page = 1; ; page++) {
       const at = url;
-      const bundle = await this.#run(options, (signal) => this.#searchPage(src, t, at, { page }, signal));
+      const bundle = await this.#run(options, (scope) => this.#searchPage(src, t, at, { page }, scope));
       yield bundle;
       const next = page < limits.maxPages ? nextPageUrl(bundle, src, seen, t) : undefined;
       if (next === undefined) return;
@@ -409,18 +409,18 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   }
 
   /** Fetches one page of a search and sends its event. */
-  async #searchPage(src: Source, type: ResourceType, url: URL, extra: EventPayload, signal: AbortSignal | undefined): Promise<Bundle> {
-    const res = await this.#call(src, { method: 'GET', url, operation: 'search', reference: type, signal });
+  async #searchPage(src: Source, type: ResourceType, url: URL, extra: EventPayload, scope: CallScope): Promise<Bundle> {
+    const res = await this.#call(src, { method: 'GET', url, operation: 'search', reference: type, ...scope });
     const bundle = readResource(res, 'Bundle', `search ${type}`) as unknown as Bundle;
     const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
     this.#emit(type, 'search', src, undefined, () => ({ ...extra, result_count: entries.filter(isMatch).length }));
     return bundle;
   }
 
-  async #postBundle(kind: BundleKind, bundle: Bundle, source: string | undefined, signal: AbortSignal | undefined): Promise<Bundle> {
+  async #postBundle(kind: BundleKind, bundle: Bundle, source: string | undefined, scope: CallScope): Promise<Bundle> {
     const body = checkRequestBundle(bundle, kind);
     const src = this.#sources.get(source);
-    const res = await this.#call(src, { method: 'POST', url: new URL(src.baseUrl), body: JSON.stringify(body), operation: kind, reference: 'Bundle', signal });
+    const res = await this.#call(src, { method: 'POST', url: new URL(src.baseUrl), body: JSON.stringify(body), operation: kind, reference: 'Bundle', ...scope });
     const answer = readResource(res, 'Bundle', kind) as unknown as Bundle;
     this.#emit('Bundle', kind, src, undefined, () => ({ entry_count: body.entry?.length ?? 0, error_count: failedEntries(answer) }));
     return answer;
@@ -431,24 +431,24 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   }
 
   /** GETs `type/id` and sends its event: the resource, or with `forSave` what a versioned save needs too. */
-  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave: false): Promise<Record<string, unknown>>;
-  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave?: true): Promise<Versioned>;
-  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave = true): Promise<Versioned | Record<string, unknown>> {
+  async #read(type: ResourceType, id: string, source: string | undefined, scope: CallScope, forSave: false): Promise<Record<string, unknown>>;
+  async #read(type: ResourceType, id: string, source: string | undefined, scope: CallScope, forSave?: true): Promise<Versioned>;
+  async #read(type: ResourceType, id: string, source: string | undefined, scope: CallScope, forSave = true): Promise<Versioned | Record<string, unknown>> {
     const t = checkType(type);
     const i = checkId(id);
     const src = this.#sources.get(source);
-    const res = await this.#call(src, { method: 'GET', url: resourceUrl(src.baseUrl, t, i), operation: 'read', reference: `${t}/${i}`, signal });
+    const res = await this.#call(src, { method: 'GET', url: resourceUrl(src.baseUrl, t, i), operation: 'read', reference: `${t}/${i}`, ...scope });
     const resource = readResource(res, t, `read ${t}/${i}`);
     this.#emit(t, 'read', src, i);
     if (!forSave) return resource;
     return { resource, original: JSON.stringify(resource), etag: etagOf(res, resource) };
   }
 
-  async #update(resource: unknown, source: string | undefined, signal: AbortSignal | undefined, ifMatch: string | undefined): Promise<Record<string, unknown>> {
+  async #update(resource: unknown, source: string | undefined, scope: CallScope, ifMatch: string | undefined): Promise<Record<string, unknown>> {
     const { type, id } = checkResource(resource, true, 'update');
     const src = this.#sources.get(source);
     const headers: Record<string, string> = { prefer: 'return=representation', ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) };
-    const call = { method: 'PUT', url: resourceUrl(src.baseUrl, type, id), body: JSON.stringify(resource), headers, operation: 'update', reference: `${type}/${id}`, signal } as const;
+    const call = { method: 'PUT', url: resourceUrl(src.baseUrl, type, id), body: JSON.stringify(resource), headers, operation: 'update', reference: `${type}/${id}`, ...scope } as const;
     let res: HttpResponse;
     try {
       res = await this.#call(src, call);
@@ -456,15 +456,15 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
       if (ifMatch === undefined || !(err instanceof FhirgateError) || err.status !== 412) throw err;
       throw new FhirgateError('ERR_CONFLICT', `update ${type}/${id}: the resource changed since it was read (412)`, { status: 412, cause: err });
     }
-    const saved = await this.#resourceOf(src, res, type, 'update', call.url, signal);
+    const saved = await this.#resourceOf(src, res, type, 'update', call.url, scope);
     this.#emit(type, 'update', src, id);
     return saved;
   }
 
   /** Saves a modified resource unless it is unchanged. */
-  async #save(read: Versioned, resource: unknown, source: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
+  async #save(read: Versioned, resource: unknown, source: string | undefined, scope: CallScope): Promise<unknown> {
     if (JSON.stringify(resource) === read.original) return resource;
-    return this.#update(resource, source, signal, read.etag);
+    return this.#update(resource, source, scope, read.etag);
   }
 
   /**
@@ -472,7 +472,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * `Prefer: return=representation`), the resource is read back from `Content-Location`/`Location`,
    * else from `fallback`; only on the source's origin.
    */
-  async #resourceOf(src: Source, res: HttpResponse, type: ResourceType, operation: string, fallback: URL | undefined, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+  async #resourceOf(src: Source, res: HttpResponse, type: ResourceType, operation: string, fallback: URL | undefined, scope: CallScope): Promise<Record<string, unknown>> {
     const what = `${operation} ${type}`;
     if (res.body.length > 0 && !isOutcome(res)) return readResource(res, type, what);
     const location = [res.headers['content-location'], res.headers.location].find((l) => typeof l === 'string' && l.trim() !== '')?.trim();
@@ -484,7 +484,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     if (url === undefined) {
       throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with neither the resource nor a Location`, { status: res.status });
     }
-    const back = await this.#call(src, { method: 'GET', url, operation, reference: `${type} (Location)`, signal });
+    const back = await this.#call(src, { method: 'GET', url, operation, reference: `${type} (Location)`, ...scope });
     return readResource(back, type, what);
   }
 

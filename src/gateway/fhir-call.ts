@@ -1,6 +1,6 @@
 /**
  * One call to a source's FHIR server: the bearer token (own origin only), one retry after a 401, the
- * gateway's retry options (and a call's `retry: false`), and the mapping of non-2xx answers to
+ * gateway's retry options (and a call's `retry: false`, a field of the call), and the mapping of non-2xx answers to
  * `FHIRHttpError`.
  * @module
  */
@@ -9,6 +9,7 @@ import { FHIRHttpError, FhirgateError } from '../errors.js';
 import { outcomeMessage } from '../fhir/index.js';
 import { checkHeaders } from '../http/index.js';
 import type { AgentPool, CheckedRequestOptions, HttpResponse, RetryPolicy } from '../http/index.js';
+import { booleanOption } from '../lib/options.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -30,6 +31,8 @@ export interface FhirCall {
   /** What it is about (`Patient/123`, `Patient`). */
   readonly reference: string;
   readonly signal: AbortSignal | undefined;
+  /** `false` sends the request once, whatever the gateway's retry options. Default `true`. */
+  readonly retry?: boolean;
   /** Non-2xx statuses that are answers, not errors (delete's 404 and 410). */
   readonly expected?: readonly number[];
 }
@@ -49,33 +52,38 @@ export interface CallContext {
   readonly retry: RetryPolicy;
 }
 
-/** Signals of gateway calls made with `retry: false`: every FHIR call made under one is sent once. */
-const sendOnce = new WeakSet<AbortSignal>();
-
 /**
- * The signal a gateway call hands down to the FHIR calls it makes. With `retry: false` it is a new
- * signal (following `options.signal`) marked so that {@link callFhir} sends each request once: the
- * setting reaches every request of the call without being threaded through each of them. Throws
- * `TypeError` for a `retry` that is not a boolean.
+ * What one public gateway call hands down to every FHIR request it makes: its abort signal and its
+ * retry setting (`retry: false` sends each request once, whatever the gateway's retry options).
  *
  * @example
  * ```ts
- * const signal = callSignal({ signal: controller.signal, retry: false });
+ * const scope: CallScope = { signal: controller.signal, retry: false };
+ * await callFhir(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', ...scope });
  * ```
  */
-export function callSignal(options: { readonly signal?: AbortSignal | undefined; readonly retry?: boolean } | undefined): AbortSignal | undefined {
-  const retry = options?.retry;
-  if (retry !== undefined && typeof retry !== 'boolean') throw new TypeError('options.retry must be a boolean');
-  if (retry !== false) return options?.signal;
-  const signal = options?.signal === undefined ? new AbortController().signal : AbortSignal.any([options.signal]);
-  sendOnce.add(signal);
-  return signal;
+export interface CallScope {
+  readonly signal: AbortSignal | undefined;
+  readonly retry: boolean;
+}
+
+/**
+ * The {@link CallScope} of a gateway call's options. Throws `TypeError` for a `retry` that is not a
+ * boolean.
+ *
+ * @example
+ * ```ts
+ * callScope({ signal: controller.signal, retry: false }); // { signal, retry: false }
+ * ```
+ */
+export function callScope(options: { readonly signal?: AbortSignal | undefined; readonly retry?: boolean } | undefined): CallScope {
+  return { signal: options?.signal, retry: booleanOption(options?.retry, 'options.retry', true) };
 }
 
 /**
  * Sends `call` to `source`. A URL on another origin than the source's is `ERR_CROSS_ORIGIN` (the token
  * never leaves the source's origin). Idempotent requests are retried as `ctx.retry` says (not when
- * the call's signal came from {@link callSignal} with `retry: false`). A 401 drops the token and the
+ * the call says `retry: false`). A 401 drops the token and the
  * call is sent once more with a new one. A non-2xx answer is `ERR_FHIR_HTTP` with the status of the
  * last try and the server's OperationOutcome.
  *
@@ -98,7 +106,7 @@ export async function callFhir(ctx: CallContext, source: Source, call: FhirCall)
     timeoutMs: source.timeoutMs,
     maxResponseBytes: ctx.maxResponseBytes,
     agent: undefined,
-    retry: call.signal !== undefined && sendOnce.has(call.signal) ? { ...ctx.retry, maxRetries: 0 } : ctx.retry,
+    retry: call.retry === false ? { ...ctx.retry, maxRetries: 0 } : ctx.retry,
   };
   const tokens = source.tokens;
   try {
