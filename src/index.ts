@@ -71,7 +71,7 @@ export {
   type EventPayload,
   type Unregister,
 } from './events/index.js';
-export { MOUNT, json, type Mountable, type MountableComponent, type Route, type RouteRequest, type RouteReply, type Logger } from './mount.js';
+export { MOUNT, json, type Mountable, type MountableComponent, type Route, type RouteRequest, type RouteReply, type Logger } from './mount/index.js';
 export * from './errors.js';
 export {
   RESOURCE_TYPES,

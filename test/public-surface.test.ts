@@ -51,9 +51,9 @@ test('the main entry exports exactly the documented names', async () => {
   const api = await import('../src/index.js');
   assert.deepEqual(Object.keys(api).sort(), [
     'AsyncFHIRGateway', 'AuthTokenError', 'CDSHooksService', 'DEFAULT_SCOPE', 'ERROR_CODES', 'FHIRGateway', 'FHIRHttpError',
-    'FhirgateError', 'GATEWAY_DEFAULTS', 'HandlerRegistry', 'LocalEventDispatcher', 'MOUNT', 'ModifyHandle', 'RESOURCE_TYPES',
+    'FhirgateError', 'GATEWAY_DEFAULTS', 'HTTP_STATUS_BY_CODE', 'HandlerRegistry', 'LocalEventDispatcher', 'MOUNT', 'ModifyHandle', 'RESOURCE_TYPES',
     'SOURCE_TAG_SYSTEM', 'ServiceAPI', 'aggregateSources', 'createEntry', 'createJsonLogger', 'createServiceAPI', 'deleteEntry',
-    'getAllGateways', 'getApp', 'getGateway', 'isFhirId', 'isFhirgateError', 'isResourceType', 'json', 'localHandler',
+    'getAllGateways', 'getApp', 'getGateway', 'httpStatusOf', 'isFhirId', 'isFhirgateError', 'isResourceType', 'json', 'localHandler',
     'operationOutcome', 'outcomeMessage', 'parseConnectionString', 'readEntry', 'reply', 'requestBundle', 'searchEntry',
     'searchsetBundle', 'updateEntry',
   ]);

@@ -5,7 +5,7 @@
  * @module
  */
 import { isFhirgateError } from '../errors.js';
-import { json, type Logger, type RouteReply, type RouteRequest } from '../mount.js';
+import { json, type Logger, type RouteReply, type RouteRequest } from '../mount/index.js';
 import type { EventPayload } from '../events/types.js';
 import { CDSError, errorReply } from './cds-error.js';
 import type { ClientAuth } from './client-auth.js';

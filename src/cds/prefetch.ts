@@ -7,7 +7,7 @@
  */
 import { isFhirgateError } from '../errors.js';
 import { request } from '../http/index.js';
-import type { Logger } from '../mount.js';
+import type { Logger } from '../mount/index.js';
 import { CDSError } from './cds-error.js';
 import type { FhirServerAllowlist } from './fhir-server-allowlist.js';
 import { isReadQuery, renderTemplate } from './prefetch-template.js';

@@ -6,7 +6,7 @@
 import { FhirgateError } from '../errors.js';
 import { emitSafely, localHandler } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
-import { json, MOUNT, type Mountable, type MountableComponent, type Route } from '../mount.js';
+import { json, MOUNT, type Mountable, type MountableComponent, type Route } from '../mount/index.js';
 import { handleFeedback, handleServiceCall, type CallEnvironment } from './call-routes.js';
 import { CDSError } from './cds-error.js';
 import { ClientAuth } from './client-auth.js';

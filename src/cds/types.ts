@@ -5,7 +5,7 @@
  */
 import type { JsonWebKey } from 'node:crypto';
 import type { EventDispatcher } from '../events/types.js';
-import type { Logger } from '../mount.js';
+import type { Logger } from '../mount/index.js';
 
 /** A JSON object as parsed from a request body. */
 export type JsonObject = Record<string, unknown>;

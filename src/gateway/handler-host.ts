@@ -6,7 +6,7 @@
 import { emitSafely, LocalEventDispatcher, localHandler } from '../events/index.js';
 import type { EventDispatcher, EventPayload } from '../events/types.js';
 import type { ResourceType } from '../fhir/index.js';
-import type { Mountable } from '../mount.js';
+import type { Mountable } from '../mount/index.js';
 import { gatewayMountable, HandlerRegistry } from './handlers/index.js';
 import type { AggregateHandler, TransformHandler } from './handlers/index.js';
 

@@ -4,8 +4,8 @@
  */
 import { parseConnectionString } from '../auth/index.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
-import { MOUNT } from '../mount.js';
-import type { Mountable } from '../mount.js';
+import { MOUNT } from '../mount/index.js';
+import type { Mountable } from '../mount/index.js';
 import { HandlerHost } from './handler-host.js';
 import type { SearchParams } from './handlers/index.js';
 import { ifNoneExistHeader } from './if-none-exist.js';

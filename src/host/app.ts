@@ -9,8 +9,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { localHandler } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
-import { MOUNT } from '../mount.js';
-import type { HttpMethod, Mountable, MountableComponent, Route } from '../mount.js';
+import { MOUNT } from '../mount/index.js';
+import type { HttpMethod, Mountable, MountableComponent, PublicError, Route, RouteReply } from '../mount/index.js';
 import { ApiKeyCheck } from './api-keys.js';
 import { customEndpoint } from './custom-route.js';
 import type { CustomEndpoint, CustomHandler, CustomRouteOptions } from './custom-route.js';
@@ -32,6 +32,13 @@ export interface MountOptions {
   path?: string;
   /** The key in `app.gateways`/`app.services`. Default the class name; give one to mount a second component of a class. */
   name?: string;
+}
+
+/** How `registerGateway` and `registerService` differ: the kind they accept, their name, their table. */
+interface MountKind {
+  readonly kind: Mountable['kind'];
+  readonly register: 'registerGateway' | 'registerService';
+  readonly registry: Map<string, MountableComponent>;
 }
 
 interface Mounted {
@@ -77,7 +84,6 @@ export class ServiceAPI {
   readonly #gateways = new Map<string, MountableComponent>();
   readonly #services = new Map<string, MountableComponent>();
   readonly #mounted: Mounted[] = [];
-  readonly #gatewayPrefixes: string[] = [];
   readonly #endpoints: Endpoint[] = [];
   readonly #servers = new Set<Server>();
   readonly #inFlight = new InFlight();
@@ -103,19 +109,19 @@ export class ServiceAPI {
       match: (method, path) => this.#router.match(method, path),
       apiKeys,
       inFlight: this.#inFlight,
-      gatewayPrefixes: () => this.#gatewayPrefixes,
+      errorReplyAt: (rawPath) => this.#errorReplyAt(rawPath),
       closing: () => this.#closed !== undefined,
     });
   }
 
   /** Mounts a gateway (default prefix `/fhir`). Throws `ERR_DUPLICATE_NAME` for a second one of a name. */
   registerGateway(gateway: MountableComponent, options: MountOptions = {}): this {
-    return this.#mount('gateway', gateway, options);
+    return this.#mount({ kind: 'gateway', register: 'registerGateway', registry: this.#gateways }, gateway, options);
   }
 
   /** Mounts a service (CDS Hooks at `/cds`, NoteReader at `/notereader` by default). */
   registerService(service: MountableComponent, options: MountOptions = {}): this {
-    return this.#mount('service', service, options);
+    return this.#mount({ kind: 'service', register: 'registerService', registry: this.#services }, service, options);
   }
 
   /** Adds a custom route; `:name` segments become `ctx.params.name`. */
@@ -224,9 +230,8 @@ export class ServiceAPI {
     this.#endpoints.push(...endpoints);
   }
 
-  #mount(kind: Mountable['kind'], component: MountableComponent, options: MountOptions): this {
+  #mount({ kind, register, registry }: MountKind, component: MountableComponent, options: MountOptions): this {
     this.#open();
-    const register = kind === 'gateway' ? 'registerGateway' : 'registerService';
     if (typeof component !== 'object' || component === null || typeof component[MOUNT] !== 'function') {
       throw new TypeError(`${register} expects a mountable component (a gateway or service of fhirgate)`);
     }
@@ -235,27 +240,37 @@ export class ServiceAPI {
     if (mountable.kind !== kind) throw new TypeError(`${register} expects a ${kind}; this component is a ${mountable.kind}`);
     const name = options.name ?? component.constructor.name;
     if (typeof name !== 'string' || name === '') throw new TypeError(`${register} option "name" must be a non-empty string`);
-    const registry = kind === 'gateway' ? this.#gateways : this.#services;
     if (registry.has(name)) {
       throw new FhirgateError('ERR_DUPLICATE_NAME', `a ${kind} named "${name}" is already registered; pass { name } to ${register} to mount another`);
     }
     const prefix = normalizePrefix(options.path ?? mountable.defaultPath);
     const routes = [...mountable.routes()];
+    const errorReply = typeof mountable.errorReply === 'function' ? mountable.errorReply.bind(mountable) : undefined;
     this.#addEndpoints(
       routes.map((route): Endpoint => ({
         method: route.method,
         path: joinPath(prefix, route.path),
         prefix,
         public: route.public === true,
-        fhir: kind === 'gateway',
+        ...(errorReply === undefined ? {} : { errorReply }),
         run: (request) => route.handle(request),
       })),
     );
     registry.set(name, component);
     this.#mounted.push({ name, prefix, mountable, routes });
-    if (kind === 'gateway') this.#gatewayPrefixes.push(prefix);
     mountable.useEvents(this.enableEvents ? this.dispatcher : null);
     return this;
+  }
+
+  /** The error reply of the component mounted at the longest prefix that `rawPath` is under, if it has one. */
+  #errorReplyAt(rawPath: string): ((error: PublicError) => RouteReply) | undefined {
+    let best: Mounted | undefined;
+    for (const m of this.#mounted) {
+      const under = m.prefix === '' || rawPath === m.prefix || rawPath.startsWith(`${m.prefix}/`);
+      if (under && (best === undefined || m.prefix.length > best.prefix.length)) best = m;
+    }
+    const own = best?.mountable.errorReply;
+    return typeof own === 'function' ? own.bind(best!.mountable) : undefined;
   }
 
   #checkInjections(): void {

@@ -4,7 +4,7 @@
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RouteReply } from '../mount.js';
+import type { RouteReply } from '../mount/index.js';
 
 /** The `cors` option of `createServiceAPI`. */
 export interface CorsOptions {

@@ -3,7 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import type { HttpMethod, OpenAPIOperation, OpenAPIParameter } from '../mount.js';
+import type { HttpMethod, OpenAPIOperation, OpenAPIParameter } from '../mount/index.js';
 import type { ServiceAPI } from './app.js';
 import { isToken, resolveDeps } from './inject.js';
 import type { Deps, InjectMap } from './inject.js';
@@ -111,7 +111,6 @@ export function customEndpoint<I extends InjectMap>(
     path,
     prefix: '',
     public: options.public === true,
-    fhir: false,
     inject,
     operation: operationFor(upper, options),
     run: async (request) => {

@@ -2,8 +2,8 @@
  * The host's own endpoints: `GET /`, `/health`, `/gateway/status`, `/openapi.json`, `/docs`.
  * @module
  */
-import { json } from '../mount.js';
-import type { OpenAPIOperation } from '../mount.js';
+import { json } from '../mount/index.js';
+import type { OpenAPIOperation } from '../mount/index.js';
 import { docsPage } from './docs-page.js';
 import { ERROR_RESPONSE } from './openapi.js';
 import type { Endpoint } from './pipeline.js';
@@ -34,7 +34,6 @@ const endpoint = (path: string, isPublic: boolean, operation: OpenAPIOperation, 
   path,
   prefix: '',
   public: isPublic,
-  fhir: false,
   operation,
   run,
 });

@@ -2,7 +2,7 @@
  * Structured logging: one JSON object a line, through the replaceable {@link Logger} of `src/mount.ts`.
  * @module
  */
-import type { Logger } from '../mount.js';
+import type { Logger } from '../mount/index.js';
 
 /** Log levels, least severe first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

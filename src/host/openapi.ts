@@ -3,7 +3,7 @@
  * prefix, and the custom routes.
  * @module
  */
-import type { HttpMethod, OpenAPIOperation, OpenAPIParameter } from '../mount.js';
+import type { HttpMethod, OpenAPIOperation, OpenAPIParameter } from '../mount/index.js';
 import { splitPath } from './router.js';
 
 /** One operation to document, its path absolute and in `{param}` style. */

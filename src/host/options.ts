@@ -3,7 +3,7 @@
  * @module
  */
 import type { EventDispatcher } from '../events/types.js';
-import type { Logger } from '../mount.js';
+import type { Logger } from '../mount/index.js';
 import { resolveApiKeys } from './api-keys.js';
 import { CorsPolicy } from './cors.js';
 import type { CorsOptions } from './cors.js';

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError, isFhirgateError } from '../errors.js';
-import type { HttpMethod, OpenAPIOperation, RouteReply } from '../mount.js';
+import type { HttpMethod, OpenAPIOperation, PublicError, RouteReply } from '../mount/index.js';
 import type { ApiKeyCheck } from './api-keys.js';
 import { describeError, errorReply } from './error-reply.js';
 import type { ResolvedOptions } from './options.js';
@@ -25,8 +25,8 @@ export interface Endpoint {
   readonly prefix: string;
   /** Answered without an API key. */
   readonly public: boolean;
-  /** Errors are answered as OperationOutcome (routes of gateways). */
-  readonly fhir: boolean;
+  /** The mounted component's own error reply, for errors of its routes; the JSON error body when absent. */
+  readonly errorReply?: (error: PublicError) => RouteReply;
   /** Documentation for `/openapi.json`; component routes are documented by their component instead. */
   readonly operation?: OpenAPIOperation;
   run(request: HostRequest): RouteReply | Promise<RouteReply>;
@@ -39,8 +39,8 @@ export interface PipelineState {
   match(method: string, rawPath: string): RouteMatch<Endpoint>;
   readonly apiKeys: ApiKeyCheck;
   readonly inFlight: InFlight;
-  /** Prefixes of mounted gateways: unmatched paths below them answer OperationOutcome. */
-  gatewayPrefixes(): readonly string[];
+  /** The error reply of the mounted component whose prefix `rawPath` is under (the longest), if it has one. */
+  errorReplyAt(rawPath: string): ((error: PublicError) => RouteReply) | undefined;
   closing(): boolean;
 }
 
@@ -56,8 +56,6 @@ function splitUrl(target: string): { rawPath: string; rawQuery: string } {
 }
 
 const normalized = (path: string): string => splitPath(path).join('/');
-
-const underPrefix = (path: string, prefix: string): boolean => prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
 
 /**
  * Writes a reply in one `writeHead` (the fast path of `node:http`): the host's `base` headers, then the
@@ -162,8 +160,8 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
     const described = describeError(error, requestId);
     if (described.status >= 500) options.logger.error('request failed', { request_id: requestId, route, status: described.status, ...errorFields(error) });
     if (described.status === 413) base['connection'] = 'close';
-    const fhir = endpoint?.fhir ?? state.gatewayPrefixes().some((prefix) => underPrefix(rawPath, prefix));
-    send(res, errorReply(described, fhir), method === 'HEAD', base);
+    const own = endpoint === undefined ? state.errorReplyAt(rawPath) : endpoint.errorReply;
+    send(res, errorReply(described, own, options.logger), method === 'HEAD', base);
   } finally {
     if (request !== undefined) state.inFlight.delete(request);
     options.logger.info('request', { request_id: requestId, method, route, status: res.statusCode, duration_ms: Math.round((performance.now() - started) * 10) / 10 });

@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { FhirgateError } from '../errors.js';
-import type { Logger, RouteRequest } from '../mount.js';
+import type { Logger, RouteRequest } from '../mount/index.js';
 import { readBytes, readChunks } from '../lib/read-body.js';
 import { parseJsonBody } from './json-body.js';
 import { bindLogger } from './logger.js';

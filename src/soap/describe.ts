@@ -2,7 +2,7 @@
  * How a NoteReader service describes itself: its OpenAPI paths and the text a plain GET answers.
  * @module
  */
-import type { OpenAPIPaths } from '../mount.js';
+import type { OpenAPIPaths } from '../mount/index.js';
 
 const FAULT = { description: 'soap:Fault', content: { 'text/xml': { schema: { type: 'string' } } } };
 

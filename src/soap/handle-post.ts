@@ -4,7 +4,7 @@
  */
 import { emitSafely } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
-import type { RouteReply, RouteRequest } from '../mount.js';
+import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { decodeBase64Strict } from './base64.js';
 import { SoapFault, clientFault, clip, toSoapFault } from './fault.js';
 import type { ResolvedOptions } from './options.js';

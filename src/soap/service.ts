@@ -5,8 +5,8 @@
 import { localHandler } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
 import { FhirgateError } from '../errors.js';
-import { MOUNT } from '../mount.js';
-import type { Mountable, RouteRequest, RouteReply } from '../mount.js';
+import { MOUNT } from '../mount/index.js';
+import type { Mountable, RouteRequest, RouteReply } from '../mount/index.js';
 import { describeService, noteReaderOpenapi } from './describe.js';
 import { handlePost } from './handle-post.js';
 import { checkNcName, resolveOptions } from './options.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { CDSHooksService, type CDSCard, type JsonObject } from '../../src/cds/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import type { Logger } from '../../src/mount.js';
+import type { Logger } from '../../src/mount/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { rawToken, startCdsClient } from './cds-client.js';
 import { post, recordingDispatcher } from './serve-mountable.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createJsonLogger } from '../../src/host/index.js';
-import { json } from '../../src/mount.js';
+import { json } from '../../src/mount/index.js';
 import { call, FakeGateway, startApp } from './helpers.js';
 
 test('X-Request-ID: a sane one is echoed, an odd one replaced, a missing one generated; all on the log line', async (t) => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
-import { json } from '../../src/mount.js';
+import { json } from '../../src/mount/index.js';
 import { call, captureLogger, checkOpenApi, FakeGateway, FakeService, startApp } from './helpers.js';
 
 test('/openapi.json documents the default routes, components under their prefix and custom routes', async (t) => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { isFhirgateError } from '../../src/errors.js';
-import { json } from '../../src/mount.js';
-import type { RouteRequest } from '../../src/mount.js';
+import { json } from '../../src/mount/index.js';
+import type { RouteRequest } from '../../src/mount/index.js';
 import { call, FakeService, startApp } from './helpers.js';
 
 test('components can stream the body with chunks(), under the same limit, and not read it twice', async (t) => {

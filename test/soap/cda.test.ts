@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import {
   NoteReaderService,
   cdaToFhir,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { EventDispatcher, EventPayload } from '../../src/events/types.js';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/index.js';
 import type { NoteReaderRequest, NoteReaderServiceOptions } from '../../src/soap/index.js';
 import { child, children, textContent } from '../../src/soap/xml-tree.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child, children } from '../../src/soap/xml-tree.js';
 import type { XmlElement } from '../../src/soap/xml-tree.js';

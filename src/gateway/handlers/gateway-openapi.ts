@@ -3,7 +3,7 @@
  * `/status`. Paths are relative to the gateway's prefix.
  * @module
  */
-import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../../mount.js';
+import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../../mount/index.js';
 import { handledOperations, type HandledOperation, type OperationParameter } from './handled-operations.js';
 import type { HandlerRegistry } from './registry.js';
 import { FHIR_ID_PATTERN } from '../../fhir/index.js';

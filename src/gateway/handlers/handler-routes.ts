@@ -3,7 +3,7 @@
  * Handlers are looked up at request time, so handlers registered after mounting are served too.
  * @module
  */
-import type { Route, RouteReply, RouteRequest } from '../../mount.js';
+import type { Route, RouteReply, RouteRequest } from '../../mount/index.js';
 import { isFhirId, isResourceType, type ResourceType } from '../../fhir/index.js';
 import { fhirReply, outcomeReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';

@@ -3,9 +3,9 @@
  * @module
  */
 import type { EventDispatcher } from '../../events/types.js';
-import { json, type Mountable, type Route, type RouteRequest } from '../../mount.js';
+import { json, type Mountable, type Route, type RouteRequest } from '../../mount/index.js';
 import { capabilityStatement } from './capability-statement.js';
-import { fhirReply } from './fhir-reply.js';
+import { fhirReply, outcomeErrorReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';
 import { gatewayOpenapi } from './gateway-openapi.js';
 import { componentStatus, statusDocument } from './gateway-status.js';
@@ -61,6 +61,7 @@ export function gatewayMountable(facts: GatewayFacts): Mountable {
       f.useEvents(dispatcher);
     },
     close: () => f.close(),
+    errorReply: outcomeErrorReply,
   };
 }
 
