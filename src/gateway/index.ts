@@ -5,7 +5,7 @@
  * @module
  */
 export { AsyncFHIRGateway } from './async-gateway.js';
-export type { CallOptions, CreateOptions } from './async-gateway.js';
+export type { CallOptions, CreateOptions } from './call-options.js';
 export type { PageOptions, SearchAllOptions } from './paging.js';
 export { createEntry, updateEntry, deleteEntry, readEntry, searchEntry, requestBundle } from './bundle-entries.js';
 export type { BundleKind } from './request-bundle.js';

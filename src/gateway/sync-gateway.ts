@@ -6,34 +6,20 @@ import { parseConnectionString } from '../auth/index.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
 import { MOUNT } from '../mount/index.js';
 import type { Mountable } from '../mount/index.js';
-import { HandlerHost } from './handler-host.js';
-import type { SearchParams } from './handlers/index.js';
+import type { EventDispatcher } from '../events/types.js';
+import { GatewayEvents, gatewayFace } from './gateway-face.js';
+import { HandlerRegistry } from './handlers/registry.js';
+import type { SearchParams } from './handlers/search-source.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
 import { checkPagingOptions } from './paging.js';
-import type { PagingLimits } from './paging.js';
 import { SyncBridge, siblingModuleUrl } from '../lib/worker-bridge/bridge.js';
 import type { CollectedEvent } from './sync/collecting-dispatcher.js';
 import { refuseSameThreadServer } from './sync/deadlock.js';
 import { checkSyncOptions } from './sync/options.js';
-import type { FHIRGatewayOptions, SyncGatewayOptions } from './sync/options.js';
+import type { FHIRGatewayOptions, SyncGatewayOptions, SyncPagingOptions } from './sync/options.js';
+import { SyncCursors } from './sync/cursor-iterators.js';
 
-export type { FHIRGatewayOptions } from './sync/options.js';
-
-/**
- * Options of `FHIRGateway.pages()` and `searchAll()`: the limits of the async gateway's, without a
- * signal (a blocking call cannot be aborted).
- *
- * @example
- * ```ts
- * const options: SyncPagingOptions = { maxPages: 10, maxResources: 500 };
- * ```
- */
-export interface SyncPagingOptions {
-  /** Pages fetched at most (the first included), a positive integer. Default: no limit. */
-  maxPages?: number;
-  /** Resources yielded at most by `searchAll`, a positive integer. Default: no limit. */
-  maxResources?: number;
-}
+export type { FHIRGatewayOptions, SyncPagingOptions } from './sync/options.js';
 
 /**
  * How long past its request time-out a blocked call waits for the worker: a request may be followed by
@@ -42,11 +28,6 @@ export interface SyncPagingOptions {
  */
 const WAIT_REQUESTS = 3;
 const WAIT_MARGIN_MS = 5_000;
-
-/** The worker cursor of one `pages()`/`searchAll()` iterator, once its first step opened it. */
-interface CursorHandle {
-  id: number | undefined;
-}
 
 /** What the calling thread knows of a source: its time-out and the origins a call to it reaches. */
 interface SourceFacts {
@@ -77,24 +58,53 @@ interface SourceFacts {
  * const patient = gw.read('Patient', '123', 'epic'); // a Patient, not a Promise
  * ```
  */
-export class FHIRGateway extends HandlerHost implements Disposable {
+export class FHIRGateway implements Disposable {
   readonly #options: SyncGatewayOptions;
+  readonly #events: GatewayEvents;
+  readonly #handlers = new HandlerRegistry();
+
+  /**
+   * Registers the transform handler of a resource type, or returns a wrapper that registers the
+   * function it is given. Transform handlers become `GET <prefix>/transform/<type>/<id>` when mounted;
+   * on a `FHIRGateway` they run on the host's thread and block it while it waits for upstream servers.
+   *
+   * @example
+   * ```ts
+   * gw.transform('Patient', (id, source) => ({ ...gw.read('Patient', id, source), active: true }));
+   * ```
+   */
+  readonly transform: HandlerRegistry['transform'] = this.#handlers.transform.bind(this.#handlers);
+
+  /**
+   * Registers the aggregate handler of a resource type, or returns a wrapper that registers the
+   * function it is given. Aggregate handlers become `GET <prefix>/aggregate/<type>?patient_id=…&sources=…`;
+   * on a `FHIRGateway` they block the host's thread during upstream I/O.
+   *
+   * @example
+   * ```ts
+   * gw.aggregate('Observation', (patientId) => gw.search('Observation', { patient: patientId }));
+   * ```
+   */
+  readonly aggregate: HandlerRegistry['aggregate'] = this.#handlers.aggregate.bind(this.#handlers);
   readonly #bridge: SyncBridge;
   readonly #sources = new Map<string, SourceFacts>();
-  /** Closes the worker cursor of an iterator that was dropped unfinished, once it is garbage-collected. */
-  readonly #finalizer = new FinalizationRegistry<CursorHandle>((handle) => {
-    if (handle.id !== undefined) this.#bridge.send('return', [handle.id]);
-  });
-
+  readonly #cursors: SyncCursors;
   constructor(options: FHIRGatewayOptions = {}) {
     const checked = checkSyncOptions(options);
-    super(checked);
+    this.#events = new GatewayEvents(checked);
     this.#options = checked;
     this.#bridge = new SyncBridge({
       workerUrl: siblingModuleUrl(import.meta.url, './sync/gateway-worker'),
       workerData: this.#options.worker,
       name: 'FHIRGateway',
       onExtra: (events) => this.#emitAll(events as CollectedEvent[]),
+    });
+    this.#cursors = new SyncCursors({
+      io: (method, args, source) => this.#io(method, args, source),
+      release: (cursor) => {
+        if (!this.#bridge.closed) this.#call('return', [cursor], this.#options.timeoutMs);
+      },
+      releaseLater: (cursor) => this.#bridge.send('return', [cursor]),
     });
   }
 
@@ -237,7 +247,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<Bundle<ResourceOf<T>>, void, undefined> {
-    return this.#iterator('pages', type, params, source, checkPagingOptions(options, false)) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
+    return this.#cursors.iterate('pages', [type, params, source], checkPagingOptions(options, false)) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
   }
 
   /**
@@ -251,7 +261,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<ResourceOf<T>, void, undefined> {
-    return this.#iterator('searchAll', type, params, source, checkPagingOptions(options, false)) as Generator<ResourceOf<T>, void, undefined>;
+    return this.#cursors.iterate('searchAll', [type, params, source], checkPagingOptions(options, false)) as Generator<ResourceOf<T>, void, undefined>;
   }
 
   /**
@@ -312,6 +322,19 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   }
 
   /**
+   * Sets where events go (the host calls it when mounting); `null` turns them off. A gateway built with
+   * `events: false` stays silent.
+   *
+   * @example
+   * ```ts
+   * gw.useEvents(new LocalEventDispatcher());
+   * ```
+   */
+  useEvents(dispatcher: EventDispatcher | null): void {
+    this.#events.use(dispatcher);
+  }
+
+  /**
    * The gateway's face for `createServiceAPI().registerGateway()`. Its handlers run on the host's
    * thread and block it during upstream I/O: servers should mount an `AsyncFHIRGateway`.
    *
@@ -321,51 +344,12 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   [MOUNT](): Mountable {
-    return this.mountable({
+    return gatewayFace(this.#handlers, this.#events, {
       className: 'FHIRGateway',
       sourceNames: () => this.sourceNames,
       poolStatus: () => null,
       close: async () => this.close(),
     });
-  }
-
-  /**
-   * A sync iterator over the worker gateway's `pages` or `searchAll`; if it is dropped unfinished, its
-   * cursor is returned when it is garbage-collected.
-   */
-  #iterator(method: 'pages' | 'searchAll', type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): Generator<unknown> {
-    const handle: CursorHandle = { id: undefined };
-    const iterator = this.#cursor(handle, method, type, params, source, limits);
-    this.#finalizer.register(iterator, handle, handle);
-    return iterator;
-  }
-
-  /**
-   * Steps the worker gateway's async `pages` or `searchAll` iterator through a cursor: opened on the
-   * first step, advanced one item a call, closed when the loop ends or breaks. `handle` (which must not
-   * reference the generator) tells the finalizer which cursor to return.
-   */
-  *#cursor(handle: CursorHandle, method: 'pages' | 'searchAll', type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): Generator<unknown> {
-    const options = {
-      ...(Number.isFinite(limits.maxPages) ? { maxPages: limits.maxPages } : {}),
-      ...(Number.isFinite(limits.maxResources) ? { maxResources: limits.maxResources } : {}),
-    };
-    const cursor = this.#io('iterate', [method, [type, params, source, options]], source) as number;
-    handle.id = cursor;
-    let done = false;
-    try {
-      for (;;) {
-        const step = this.#io('next', [cursor], source) as IteratorResult<unknown, unknown>;
-        if (step.done === true) break;
-        yield step.value;
-      }
-      done = true;
-    } finally {
-      this.#finalizer.unregister(handle);
-      handle.id = undefined;
-      // A loop left early (break, or a page that failed) releases the worker's iterator.
-      if (!done && !this.#bridge.closed) this.#call('return', [cursor], this.#options.timeoutMs);
-    }
   }
 
   /** A call that reaches a FHIR server: refused at once when that server runs on this thread. */
@@ -387,6 +371,6 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   }
 
   #emitAll(events: CollectedEvent[]): void {
-    for (const [name, payload] of events) this.emitEvent(name, payload);
+    for (const [name, payload] of events) this.#events.emit(name, payload);
   }
 }

@@ -123,3 +123,19 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
     sameThreadOrigins,
   });
 }
+
+/**
+ * Options of `FHIRGateway.pages()` and `searchAll()`: the limits of the async gateway's, without a
+ * signal (a blocking call cannot be aborted).
+ *
+ * @example
+ * ```ts
+ * const options: SyncPagingOptions = { maxPages: 10, maxResources: 500 };
+ * ```
+ */
+export interface SyncPagingOptions {
+  /** Pages fetched at most (the first included), a positive integer. Default: no limit. */
+  maxPages?: number;
+  /** Resources yielded at most by `searchAll`, a positive integer. Default: no limit. */
+  maxResources?: number;
+}
