@@ -92,8 +92,8 @@ export class FhirgateError extends Error {
   }
 }
 
-/** Options of {@link FHIRHttpError}. */
-export interface FHIRHttpErrorOptions extends FhirgateErrorOptions {
+/** Options of {@link FHIRHTTPError}. */
+export interface FHIRHTTPErrorOptions extends FhirgateErrorOptions {
   status: number;
   /** The OperationOutcome the server sent, when it sent one. */
   operationOutcome?: unknown;
@@ -110,17 +110,17 @@ export interface FHIRHttpErrorOptions extends FhirgateErrorOptions {
  * @example
  * ```ts
  * try { await gw.read('Patient', 'nope') } catch (e) {
- *   if (e instanceof FHIRHttpError && e.status === 404) console.log(e.operationOutcome);
+ *   if (e instanceof FHIRHTTPError && e.status === 404) console.log(e.operationOutcome);
  * }
  * ```
  */
-export class FHIRHttpError extends FhirgateError {
+export class FHIRHTTPError extends FhirgateError {
   declare readonly status: number;
   readonly operationOutcome: unknown;
   readonly operation: string | undefined;
   readonly reference: string | undefined;
 
-  constructor(message: string, options: FHIRHttpErrorOptions) {
+  constructor(message: string, options: FHIRHTTPErrorOptions) {
     super('ERR_FHIR_HTTP', message, options);
     this.operationOutcome = options.operationOutcome;
     this.operation = options.operation;
@@ -209,7 +209,7 @@ const UPSTREAM_FAILURES: ReadonlySet<string> = new Set(['ERR_NETWORK', 'ERR_FHIR
  * @example
  * ```ts
  * httpStatusOf(new FhirgateError('ERR_BODY_TOO_LARGE', 'too big')); // 413
- * httpStatusOf(new FHIRHttpError('read Patient/1 failed: 404 Not Found', { status: 404 })); // 404
+ * httpStatusOf(new FHIRHTTPError('read Patient/1 failed: 404 Not Found', { status: 404 })); // 404
  * httpStatusOf(new Error('boom')); // 500
  * ```
  */
@@ -220,3 +220,16 @@ export function httpStatusOf(error: unknown): number {
   if (!UPSTREAM_FAILURES.has(code) && typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) return status;
   return HTTP_STATUS_BY_CODE[code] ?? 500;
 }
+
+/**
+ * @deprecated Renamed {@link FHIRHTTPError} (one acronym style: all capitals); this alias goes in the next release.
+ * @example
+ * ```ts
+ * FHIRHTTPError === FHIRHttpError; // true: the old name is the new one
+ * ```
+ */
+export const FHIRHttpError = FHIRHTTPError;
+/** @deprecated Renamed {@link FHIRHTTPError}. */
+export type FHIRHttpError = FHIRHTTPError;
+/** @deprecated Renamed {@link FHIRHTTPErrorOptions}. */
+export type FHIRHttpErrorOptions = FHIRHTTPErrorOptions;

@@ -17,7 +17,6 @@ export {
   FHIRGateway,
   GATEWAY_DEFAULTS,
   ModifyHandle,
-  HandlerRegistry,
   aggregateSources,
   SOURCE_TAG_SYSTEM,
   createEntry,
@@ -52,10 +51,10 @@ export {
   getAllGateways,
   getApp,
   reply,
-  createJsonLogger,
+  createJSONLogger,
   type ServiceAPIOptions,
   type MountOptions,
-  type CorsOptions,
+  type CORSOptions,
   type CustomHandler,
   type CustomRouteOptions,
   type RouteContext,
@@ -71,12 +70,12 @@ export {
   type EventPayload,
   type Unregister,
 } from './events/index.js';
-export { MOUNT, json, type Mountable, type MountableComponent, type Route, type RouteRequest, type RouteReply, type Logger } from './mount/index.js';
+export type { Logger } from './mount/index.js';
 export * from './errors.js';
 export {
   RESOURCE_TYPES,
   isResourceType,
-  isFhirId,
+  isFHIRId,
   operationOutcome,
   outcomeMessage,
   searchsetBundle,
@@ -92,3 +91,4 @@ export {
   type Extension,
   type HumanName,
 } from './fhir/index.js';
+export * from './deprecated-names.js';

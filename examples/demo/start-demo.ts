@@ -5,7 +5,7 @@
  * @module
  */
 import type { AddressInfo } from 'node:net';
-import { AsyncFHIRGateway, createJsonLogger, createServiceAPI, localHandler } from '../../src/index.js';
+import { AsyncFHIRGateway, createJSONLogger, createServiceAPI, localHandler } from '../../src/index.js';
 import { auditLine } from './audit.js';
 import { createCdsService } from './cds.js';
 import { registerHandlers } from './handlers.js';
@@ -73,7 +73,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     title: 'fhirgate demo',
     description: 'Two FHIR sources (ehr-a, ehr-b) behind one gateway, a CDS Hooks service and a NoteReader SOAP service.',
     // Warnings and errors only: the audit trail is the readable log.
-    logger: createJsonLogger({ level: 'warn' }),
+    logger: createJSONLogger({ level: 'warn' }),
   });
   let stopAudit: (() => void) | undefined;
   let closing: Promise<void> | undefined;

@@ -3,7 +3,7 @@
  * @module
  */
 export { parseConnectionString, DEFAULT_SCOPE, isLoopback } from './parse-connection-string.js';
-export type { SourceConfig, SourceAuth, ClientSecretAuth, JwtAssertionAuth, ClientSecretMethod } from './source-config.js';
+export type { SourceConfig, SourceAuth, ClientSecretAuth, JWTAssertionAuth, ClientSecretMethod } from './source-config.js';
 export { TokenManager, refreshMargin } from './token-manager.js';
 export type { TokenManagerOptions } from './token-manager.js';
 export { fetchToken, formEncode } from './fetch-token.js';

@@ -7,7 +7,7 @@ import { abortError } from '../http/signals.js';
 import { fetchToken } from './fetch-token.js';
 import type { Credentials, Send } from './fetch-token.js';
 import { loadAssertionKey } from './load-key.js';
-import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
+import type { ClientSecretAuth, JWTAssertionAuth } from './source-config.js';
 
 /**
  * Options of {@link TokenManager}.
@@ -60,7 +60,7 @@ export class TokenManager {
   #cached: { token: string; refreshAt: number } | undefined;
   #inFlight: Promise<string> | undefined;
 
-  constructor(auth: ClientSecretAuth | JwtAssertionAuth, options: TokenManagerOptions) {
+  constructor(auth: ClientSecretAuth | JWTAssertionAuth, options: TokenManagerOptions) {
     this.#credentials = auth.kind === 'jwt_assertion' ? { auth, key: loadAssertionKey(auth.keyPath, auth.keyId) } : { auth };
     this.#send = options.send;
     this.#timeoutMs = options.timeoutMs;

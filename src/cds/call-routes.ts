@@ -12,9 +12,9 @@ import type { ClientAuth } from './client-auth.js';
 import { validateFeedback } from './feedback.js';
 import { fillPrefetch, type PrefetchOptions } from './prefetch.js';
 import type { ServiceEntry } from './registry-entry.js';
-import type { CDSHandlerContext, JsonObject } from './types.js';
+import type { CDSHandlerContext, JSONObject } from './types.js';
 import { validateResponse } from './validate-card.js';
-import { parseJsonObject, validateRequest } from './validate-request.js';
+import { parseJSONObject, validateRequest } from './validate-request.js';
 
 /** What the routes need from the service that owns them. */
 export interface CallEnvironment {
@@ -33,7 +33,7 @@ const UNAUTHORIZED = new CDSError('ERR_UNAUTHORIZED', 'the CDS client could not 
 
 interface Admitted {
   entry: ServiceEntry;
-  body: JsonObject;
+  body: JSONObject;
   context: CDSHandlerContext;
 }
 
@@ -63,7 +63,7 @@ async function admit(req: RouteRequest, env: CallEnvironment): Promise<Admitted>
     }
     throw err;
   }
-  return { entry, body: parseJsonObject(bytes), context };
+  return { entry, body: parseJSONObject(bytes), context };
 }
 
 /** Wraps what a user handler throws, so that it never passes for one of the room's own errors. */

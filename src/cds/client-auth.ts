@@ -6,10 +6,10 @@
  */
 import type { JsonWebKey } from 'node:crypto';
 import { FhirgateError } from '../errors.js';
-import { decodeJwt, verifyJwt } from '../lib/jwt/verify-jwt.js';
-import type { JwtHeader } from '../lib/jwt/types.js';
+import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
+import type { JWTHeader } from '../lib/jwt/types.js';
 import { CDS_DEFAULTS } from './defaults.js';
-import { JwksCache } from './jwks-cache.js';
+import { JWKSCache } from './jwks-cache.js';
 import { numberOption } from '../lib/options.js';
 import { ReplayCache } from './replay-cache.js';
 import type { CDSClient, ClientAuthOptions, TrustedIssuer } from './types.js';
@@ -69,7 +69,7 @@ function reject(reason: string): never {
 export class ClientAuth {
   readonly #issuers: ReadonlyMap<string, TrustedIssuer>;
   readonly #settings: Settings;
-  readonly #jwks: JwksCache;
+  readonly #jwks: JWKSCache;
   readonly #replays: ReplayCache;
 
   constructor(options: ClientAuthOptions) {
@@ -80,7 +80,7 @@ export class ClientAuth {
       return [issuer.issuer, issuer] as const;
     }));
     this.#settings = settings(options);
-    this.#jwks = new JwksCache({
+    this.#jwks = new JWKSCache({
       ttlMs: this.#settings.jwksCacheSeconds * 1000,
       cooldownMs: this.#settings.jwksCooldownSeconds * 1000,
       timeoutMs: this.#settings.jwksTimeoutMs,
@@ -95,11 +95,11 @@ export class ClientAuth {
   async verify(authorization: string | undefined, audience: string): Promise<CDSClient> {
     const match = /^Bearer +([A-Za-z0-9\-_.~+/]+=*)$/i.exec(authorization ?? '');
     const token = match?.[1] ?? reject('no bearer token');
-    const { payload } = decodeJwt(token);
+    const { payload } = decodeJWT(token);
     const trusted = typeof payload.iss === 'string' ? this.#issuers.get(payload.iss) : undefined;
     if (trusted === undefined) reject('unknown issuer');
     const s = this.#settings;
-    const verified = await verifyJwt(token, {
+    const verified = await verifyJWT(token, {
       algorithms: s.algorithms,
       key: (header) => this.#key(trusted, header),
       issuer: trusted.issuer,
@@ -125,7 +125,7 @@ export class ClientAuth {
     this.#replays.clear();
   }
 
-  async #key(trusted: TrustedIssuer, header: JwtHeader): Promise<JsonWebKey | undefined> {
+  async #key(trusted: TrustedIssuer, header: JWTHeader): Promise<JsonWebKey | undefined> {
     const kid = typeof header.kid === 'string' && header.kid !== '' ? header.kid : reject('kid missing');
     const urls = trusted.jwksUrls ?? [];
     if (header.jku !== undefined) {

@@ -11,7 +11,7 @@ import { handleFeedback, handleServiceCall, type CallEnvironment } from './call-
 import { CDSError } from './cds-error.js';
 import { ClientAuth } from './client-auth.js';
 import { CDS_DEFAULTS } from './defaults.js';
-import { FhirServerAllowlist } from './fhir-server-allowlist.js';
+import { FHIRServerAllowlist } from './fhir-server-allowlist.js';
 import { numberOption } from '../lib/options.js';
 import { buildOpenAPI } from './openapi.js';
 import { prepareEntry, type CDSDiscoveryEntry, type ServiceEntry } from './registry-entry.js';
@@ -60,7 +60,7 @@ export class CDSHooksService implements MountableComponent {
         timeoutMs: numberOption(options.prefetchTimeoutMs, 'options.prefetchTimeoutMs', CDS_DEFAULTS.prefetchTimeoutMs, { min: 1 }),
         maxBytes: numberOption(options.prefetchMaxBytes, 'options.prefetchMaxBytes', CDS_DEFAULTS.prefetchMaxBytes, { min: 1 }),
         allowInsecure: options.allowInsecureFhirServer ?? false,
-        allowed: FhirServerAllowlist.from(options.fhirServers, 'fhirServers'),
+        allowed: FHIRServerAllowlist.from(options.fhirServers, 'fhirServers'),
       },
       lookup: (id) => {
         if (this.#closed) throw new CDSError('ERR_CLOSED', 'the CDS service is closed', 503);

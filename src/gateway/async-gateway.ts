@@ -12,7 +12,7 @@ import type { Mountable } from '../mount/index.js';
 import { callOptions } from './call-options.js';
 import type { CallOptions, CreateOptions } from './call-options.js';
 import type { CallScope } from './fhir-call.js';
-import { FhirOperations, searchUrl } from './fhir-operations.js';
+import { FHIROperations, searchUrl } from './fhir-operations.js';
 import { GatewayEvents, gatewayFace } from './gateway-face.js';
 import { HandlerRegistry } from './handlers/registry.js';
 import type { SearchParams } from './handlers/search-source.js';
@@ -47,7 +47,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   readonly #calls = new InFlightCalls();
   readonly #events: GatewayEvents;
   readonly #handlers = new HandlerRegistry();
-  readonly #ops: FhirOperations;
+  readonly #ops: FHIROperations;
 
   /**
    * Registers the transform handler of a resource type (`gw.transform('Patient', fn)`), or returns a
@@ -77,7 +77,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     this.#events = new GatewayEvents(checked);
     this.#options = checked;
     this.#pool = new AgentPool(this.#options.pool);
-    this.#ops = new FhirOperations({ pool: this.#pool, maxResponseBytes: this.#options.maxResponseBytes, retry: this.#options.retry }, this.#sources, this.#events);
+    this.#ops = new FHIROperations({ pool: this.#pool, maxResponseBytes: this.#options.maxResponseBytes, retry: this.#options.retry }, this.#sources, this.#events);
   }
 
   /**

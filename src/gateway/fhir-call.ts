@@ -1,14 +1,14 @@
 /**
  * One call to a source's FHIR server: the bearer token (own origin only), one retry after a 401, the
  * gateway's retry options (and a call's `retry: false`, a field of the call), and the mapping of non-2xx answers to
- * `FHIRHttpError`.
+ * `FHIRHTTPError`.
  * @module
  */
 import { STATUS_CODES } from 'node:http';
-import { FHIRHttpError, FhirgateError } from '../errors.js';
+import { FHIRHTTPError, FhirgateError } from '../errors.js';
 import { outcomeMessage } from '../fhir/index.js';
 import { checkHeaders } from '../http/index.js';
-import type { AgentPool, CheckedRequestOptions, HttpResponse, RetryPolicy } from '../http/index.js';
+import type { AgentPool, CheckedRequestOptions, HTTPResponse, RetryPolicy } from '../http/index.js';
 import { booleanOption } from '../lib/options.js';
 import type { Source } from './source-registry.js';
 
@@ -17,10 +17,10 @@ import type { Source } from './source-registry.js';
  *
  * @example
  * ```ts
- * const call: FhirCall = { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal: undefined };
+ * const call: FHIRCall = { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal: undefined };
  * ```
  */
-export interface FhirCall {
+export interface FHIRCall {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly url: URL;
   /** A JSON body; sent as `application/fhir+json`. */
@@ -59,7 +59,7 @@ export interface CallContext {
  * @example
  * ```ts
  * const scope: CallScope = { signal: controller.signal, retry: false };
- * await callFhir(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', ...scope });
+ * await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', ...scope });
  * ```
  */
 export interface CallScope {
@@ -89,10 +89,10 @@ export function callScope(options: { readonly signal?: AbortSignal | undefined; 
  *
  * @example
  * ```ts
- * const res = await callFhir(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal });
+ * const res = await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal });
  * ```
  */
-export async function callFhir(ctx: CallContext, source: Source, call: FhirCall): Promise<HttpResponse> {
+export async function callFHIR(ctx: CallContext, source: Source, call: FHIRCall): Promise<HTTPResponse> {
   if (call.url.origin !== source.origin) {
     throw new FhirgateError('ERR_CROSS_ORIGIN', `${call.operation} ${call.reference}: ${call.url.origin} is not the origin of source "${source.name}"`);
   }
@@ -135,12 +135,12 @@ function withToken(options: CheckedRequestOptions, token: string): CheckedReques
   return { ...options, headers: { ...options.headers, authorization: `Bearer ${token}` } };
 }
 
-function httpError(res: HttpResponse, call: FhirCall): FHIRHttpError {
-  const body = tryJson(res.body);
+function httpError(res: HTTPResponse, call: FHIRCall): FHIRHTTPError {
+  const body = tryJSON(res.body);
   const outcome = (body as { resourceType?: unknown } | undefined)?.resourceType === 'OperationOutcome' ? body : undefined;
   const why = outcomeMessage(outcome);
   const text = `${res.status} ${STATUS_CODES[res.status] ?? 'Unknown Status'}`;
-  return new FHIRHttpError(`${call.operation} ${call.reference} failed: ${text}${why === undefined ? '' : `: ${why}`}`, {
+  return new FHIRHTTPError(`${call.operation} ${call.reference} failed: ${text}${why === undefined ? '' : `: ${why}`}`, {
     status: res.status,
     operationOutcome: outcome,
     operation: call.operation,
@@ -148,7 +148,7 @@ function httpError(res: HttpResponse, call: FhirCall): FHIRHttpError {
   });
 }
 
-function tryJson(body: Buffer): unknown {
+function tryJSON(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
@@ -165,7 +165,7 @@ function tryJson(body: Buffer): unknown {
  * const patient = readResource(res, 'Patient', 'read Patient/1');
  * ```
  */
-export function readResource(res: HttpResponse, resourceType: string | undefined, what: string): Record<string, unknown> {
+export function readResource(res: HTTPResponse, resourceType: string | undefined, what: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(res.body.toString('utf8'));

@@ -8,9 +8,9 @@
 import { FhirgateError } from '../errors.js';
 import type { EventPayload } from '../events/types.js';
 import type { Bundle, ResourceType } from '../fhir/index.js';
-import type { HttpResponse } from '../http/index.js';
-import { callFhir, readResource } from './fhir-call.js';
-import type { CallContext, CallScope, FhirCall } from './fhir-call.js';
+import type { HTTPResponse } from '../http/index.js';
+import { callFHIR, readResource } from './fhir-call.js';
+import type { CallContext, CallScope, FHIRCall } from './fhir-call.js';
 import type { GatewayEvents } from './gateway-face.js';
 import type { SearchParams } from './handlers/search-source.js';
 import { isMatch } from './paging.js';
@@ -27,11 +27,11 @@ import type { Source, SourceRegistry } from './source-registry.js';
  *
  * @example
  * ```ts
- * const ops = new FhirOperations({ pool, maxResponseBytes, retry }, sources, events);
+ * const ops = new FHIROperations({ pool, maxResponseBytes, retry }, sources, events);
  * const patient = await ops.read('Patient', '123', 'epic', { signal: undefined, retry: true }, false);
  * ```
  */
-export class FhirOperations {
+export class FHIROperations {
   readonly #ctx: CallContext;
   readonly #sources: SourceRegistry;
   readonly #events: GatewayEvents;
@@ -90,8 +90,8 @@ export class FhirOperations {
     return answer;
   }
 
-  #call(source: Source, call: FhirCall): Promise<HttpResponse> {
-    return callFhir(this.#ctx, source, call);
+  #call(source: Source, call: FHIRCall): Promise<HTTPResponse> {
+    return callFHIR(this.#ctx, source, call);
   }
 
   /** GETs `type/id` and sends its event: the resource, or with `forSave` what a versioned save needs too. */
@@ -113,7 +113,7 @@ export class FhirOperations {
     const src = this.#sources.get(source);
     const headers: Record<string, string> = { prefer: 'return=representation', ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) };
     const call = { method: 'PUT', url: resourceUrl(src.baseUrl, type, id), body: JSON.stringify(resource), headers, operation: 'update', reference: `${type}/${id}`, ...scope } as const;
-    let res: HttpResponse;
+    let res: HTTPResponse;
     try {
       res = await this.#call(src, call);
     } catch (err) {
@@ -132,7 +132,7 @@ export class FhirOperations {
   }
 
   /** The resource in a 2xx answer, read back from its location when the body does not hold it (see {@link resourceOf}). */
-  #resourceOf(src: Source, res: HttpResponse, type: ResourceType, fallback: URL | undefined, scope: CallScope, operation: string): Promise<Record<string, unknown>> {
+  #resourceOf(src: Source, res: HTTPResponse, type: ResourceType, fallback: URL | undefined, scope: CallScope, operation: string): Promise<Record<string, unknown>> {
     return resourceOf(res, { baseUrl: src.baseUrl, type, operation, fallback }, (url) => this.#call(src, { method: 'GET', url, operation, reference: `${type} (Location)`, ...scope }));
   }
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import type { HttpResponse } from '../http/index.js';
+import type { HTTPResponse } from '../http/index.js';
 import { readResource } from './fhir-call.js';
 
 /**
@@ -48,7 +48,7 @@ export interface WriteAnswer {
  * const saved = await resourceOf(res, { baseUrl, type: 'Patient', operation: 'create', fallback: undefined }, (url) => call(url));
  * ```
  */
-export async function resourceOf(res: HttpResponse, about: WriteAnswer, get: (url: URL) => Promise<HttpResponse>): Promise<Record<string, unknown>> {
+export async function resourceOf(res: HTTPResponse, about: WriteAnswer, get: (url: URL) => Promise<HTTPResponse>): Promise<Record<string, unknown>> {
   const { type, operation } = about;
   const what = `${operation} ${type}`;
   if (res.body.length > 0 && !isOutcome(res)) return readResource(res, type, what);
@@ -64,7 +64,7 @@ export async function resourceOf(res: HttpResponse, about: WriteAnswer, get: (ur
   return readResource(await get(url), type, what);
 }
 
-function isOutcome(res: HttpResponse): boolean {
+function isOutcome(res: HTTPResponse): boolean {
   try {
     return (JSON.parse(res.body.toString('utf8')) as { resourceType?: unknown } | null)?.resourceType === 'OperationOutcome';
   } catch {
@@ -80,7 +80,7 @@ function isOutcome(res: HttpResponse): boolean {
  * etagOf(res, patient); // 'W/"3"'
  * ```
  */
-export function etagOf(res: HttpResponse, resource: Record<string, unknown>): string | undefined {
+export function etagOf(res: HTTPResponse, resource: Record<string, unknown>): string | undefined {
   const header = res.headers.etag;
   if (typeof header === 'string' && header !== '') return header;
   const version = (resource.meta as { versionId?: unknown } | undefined)?.versionId;

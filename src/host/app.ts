@@ -10,14 +10,14 @@ import { FhirgateError } from '../errors.js';
 import { localHandler } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
 import { MOUNT } from '../mount/index.js';
-import type { HttpMethod, Mountable, MountableComponent, PublicError, Route, RouteReply } from '../mount/index.js';
-import { ApiKeyCheck } from './api-keys.js';
+import type { HTTPMethod, Mountable, MountableComponent, PublicError, Route, RouteReply } from '../mount/index.js';
+import { APIKeyCheck } from './api-keys.js';
 import { customEndpoint } from './custom-route.js';
 import type { CustomEndpoint, CustomHandler, CustomRouteOptions } from './custom-route.js';
 import { defaultEndpoints } from './default-routes.js';
 import type { Deps, InjectMap } from './inject.js';
 import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
-import { buildOpenApi, toOpenApiPath } from './openapi.js';
+import { buildOpenAPI, toOpenAPIPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
 import { resolveOptions } from './options.js';
 import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
@@ -103,7 +103,7 @@ export class ServiceAPI {
       openapi: () => this.#openapi(),
     };
     this.#addEndpoints(defaultEndpoints(view, resolved.publicPaths));
-    const apiKeys = new ApiKeyCheck(resolved.apiKeys);
+    const apiKeys = new APIKeyCheck(resolved.apiKeys);
     this.handler = createPipeline({
       options: resolved,
       match: (method, path) => this.#router.match(method, path),
@@ -125,9 +125,9 @@ export class ServiceAPI {
   }
 
   /** Adds a custom route; `:name` segments become `ctx.params.name`. */
-  route(method: HttpMethod, path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
-  route<I extends InjectMap>(method: HttpMethod, path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
-  route(method: HttpMethod, path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
+  route(method: HTTPMethod, path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
+  route<I extends InjectMap>(method: HTTPMethod, path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
+  route(method: HTTPMethod, path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
     const [options, handler] = rest.length === 1 ? [{}, rest[0]] : rest;
     this.#open();
     this.#addEndpoints([customEndpoint(this, method, path, options, handler)]);
@@ -300,21 +300,21 @@ export class ServiceAPI {
     for (const e of this.#endpoints) {
       if (e.operation === undefined) continue;
       const open = e.public || publicPaths.some((p) => samePattern(p, e.path));
-      operations.push({ method: e.method, path: toOpenApiPath(e.path), operation: e.operation, public: open });
+      operations.push({ method: e.method, path: toOpenAPIPath(e.path), operation: e.operation, public: open });
     }
     for (const m of this.#mounted) {
       const paths = safely(logger, `openapi of ${m.name}`, () => m.mountable.openapi(), {});
       for (const [relative, item] of Object.entries(paths)) {
-        const path = toOpenApiPath(joinPath(m.prefix, relative));
+        const path = toOpenAPIPath(joinPath(m.prefix, relative));
         for (const [method, operation] of Object.entries(item)) {
           if (operation === undefined) continue;
-          const upper = method.toUpperCase() as HttpMethod;
+          const upper = method.toUpperCase() as HTTPMethod;
           const open = m.routes.some((r) => r.public === true && r.method === upper && samePattern(joinPath(m.prefix, r.path), path));
           operations.push({ method: upper, path, operation: { ...operation, tags: operation.tags ?? [m.name] }, public: open });
         }
       }
     }
-    return buildOpenApi({ title, version, description, secured: apiKeys.length > 0 }, operations);
+    return buildOpenAPI({ title, version, description, secured: apiKeys.length > 0 }, operations);
   }
 }
 

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteReply } from '../mount/index.js';
 
 /** The `cors` option of `createServiceAPI`. */
-export interface CorsOptions {
+export interface CORSOptions {
   /** Origins allowed to call (`https://app.example.org`, no path), or `'*'` for any origin. */
   origins: readonly string[] | '*';
   /** Send `Access-Control-Allow-Credentials: true`. Not allowed with `origins: '*'`. Default false. */
@@ -45,18 +45,18 @@ function checkOrigin(origin: string): string {
  *
  * @example
  * ```ts
- * const cors = new CorsPolicy({ origins: ['https://ehr.example.org'], credentials: true });
+ * const cors = new CORSPolicy({ origins: ['https://ehr.example.org'], credentials: true });
  * cors.headersFor('https://ehr.example.org'); // { vary: 'Origin', 'access-control-allow-origin': …, … }
  * ```
  */
-export class CorsPolicy {
+export class CORSPolicy {
   readonly #origins: ReadonlySet<string> | '*';
   readonly #credentials: boolean;
   readonly #allowHeaders: string;
   readonly #exposeHeaders: string;
   readonly #maxAge: string;
 
-  constructor(options: CorsOptions) {
+  constructor(options: CORSOptions) {
     if (typeof options !== 'object' || options === null) throw new TypeError('option "cors" must be an object');
     const credentials = options.credentials ?? false;
     if (typeof credentials !== 'boolean') throw new TypeError('cors option "credentials" must be a boolean');

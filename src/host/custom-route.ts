@@ -3,7 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import type { HttpMethod, OpenAPIOperation, OpenAPIParameter } from '../mount/index.js';
+import type { HTTPMethod, OpenAPIOperation, OpenAPIParameter } from '../mount/index.js';
 import type { ServiceAPI } from './app.js';
 import { isToken, resolveDeps } from './inject.js';
 import type { Deps, InjectMap } from './inject.js';
@@ -42,7 +42,7 @@ export interface CustomRouteOptions<I extends InjectMap = InjectMap> {
 /** A custom route handler: a returned value is JSON 200, `undefined` is 204, `reply()` sets both. */
 export type CustomHandler<D> = (ctx: RouteContext<D>) => unknown;
 
-const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const METHODS: readonly HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const TYPES = ['string', 'integer', 'number', 'boolean'];
 
 function queryParameter(name: string, spec: QueryParameterSpec): OpenAPIParameter {
@@ -60,7 +60,7 @@ function queryParameter(name: string, spec: QueryParameterSpec): OpenAPIParamete
   };
 }
 
-function operationFor(method: HttpMethod, options: CustomRouteOptions): OpenAPIOperation {
+function operationFor(method: HTTPMethod, options: CustomRouteOptions): OpenAPIOperation {
   const parameters = Object.entries(options.query ?? {}).map(([name, spec]) => queryParameter(name, spec));
   return {
     ...(options.summary === undefined ? {} : { summary: options.summary }),
@@ -96,7 +96,7 @@ export function customEndpoint<I extends InjectMap>(
   options: CustomRouteOptions<I>,
   handler: CustomHandler<Deps<I>>,
 ): CustomEndpoint {
-  const upper = typeof method === 'string' ? (method.toUpperCase() as HttpMethod) : undefined;
+  const upper = typeof method === 'string' ? (method.toUpperCase() as HTTPMethod) : undefined;
   if (upper === undefined || !METHODS.includes(upper)) throw new RangeError(`route "method" must be one of ${METHODS.join(', ')}`);
   if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError('route "path" must be a string starting with "/"');
   if (typeof options !== 'object' || options === null) throw new TypeError('route "options" must be an object');

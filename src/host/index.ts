@@ -4,12 +4,12 @@
  */
 export { createServiceAPI, ServiceAPI } from './app.js';
 export type { MountOptions } from './app.js';
-export type { CorsOptions } from './cors.js';
+export type { CORSOptions } from './cors.js';
 export type { CustomHandler, CustomRouteOptions, QueryParameterSpec } from './custom-route.js';
 export { getAllGateways, getApp, getGateway } from './inject.js';
 export type { Deps, InjectMap, Token } from './inject.js';
-export { bindLogger, createJsonLogger } from './logger.js';
-export type { JsonLoggerOptions, LogLevel } from './logger.js';
+export { bindLogger, createJSONLogger } from './logger.js';
+export type { JSONLoggerOptions, LogLevel } from './logger.js';
 export type { ServiceAPIOptions } from './options.js';
 export { reply } from './reply.js';
 export type { Reply } from './reply.js';

@@ -5,7 +5,7 @@
 import { FhirgateError } from '../errors.js';
 
 /** True for `application/json` and any `+json` media type (`application/fhir+json`). */
-function isJsonMediaType(contentType: string | undefined): boolean {
+function isJSONMediaType(contentType: string | undefined): boolean {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
@@ -16,12 +16,12 @@ function isJsonMediaType(contentType: string | undefined): boolean {
  *
  * @example
  * ```ts
- * const value = parseJsonBody(await readBytes(req, limit), req.headers['content-type']);
+ * const value = parseJSONBody(await readBytes(req, limit), req.headers['content-type']);
  * ```
  */
-export function parseJsonBody(bytes: Buffer, contentType: string | undefined): unknown {
+export function parseJSONBody(bytes: Buffer, contentType: string | undefined): unknown {
   if (bytes.length === 0) return undefined;
-  if (!isJsonMediaType(contentType)) {
+  if (!isJSONMediaType(contentType)) {
     throw new FhirgateError('ERR_UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json', { status: 415 });
   }
   try {

@@ -11,8 +11,8 @@ const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 function ignore(): void {}
 
-/** Options of {@link createJsonLogger}. */
-export interface JsonLoggerOptions {
+/** Options of {@link createJSONLogger}. */
+export interface JSONLoggerOptions {
   /** The least severe level written. Default `'info'`. */
   level?: LogLevel;
   /** Where `debug` and `info` lines go. Default `process.stdout`. */
@@ -27,11 +27,11 @@ export interface JsonLoggerOptions {
  *
  * @example
  * ```ts
- * const log = createJsonLogger({ level: 'debug' });
+ * const log = createJSONLogger({ level: 'debug' });
  * log.info('listening', { port: 8000 }); // {"time":"…","level":"info","msg":"listening","port":8000}
  * ```
  */
-export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
+export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   if (!LEVELS.includes(level)) throw new RangeError(`logger option "level" must be one of ${LEVELS.join(', ')}`);
   const min = LEVELS.indexOf(level);

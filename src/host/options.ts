@@ -4,10 +4,10 @@
  */
 import type { EventDispatcher } from '../events/types.js';
 import type { Logger } from '../mount/index.js';
-import { resolveApiKeys } from './api-keys.js';
-import { CorsPolicy } from './cors.js';
-import type { CorsOptions } from './cors.js';
-import { createJsonLogger } from './logger.js';
+import { resolveAPIKeys } from './api-keys.js';
+import { CORSPolicy } from './cors.js';
+import type { CORSOptions } from './cors.js';
+import { createJSONLogger } from './logger.js';
 import { booleanOption, numberOption, stringOption } from '../lib/options.js';
 
 /** Options of `createServiceAPI`. */
@@ -30,7 +30,7 @@ export interface ServiceAPIOptions {
   /** Paths answered without an API key (exact, trailing slash ignored). Default `/health`, `/docs`, `/openapi.json`. */
   publicPaths?: readonly string[];
   /** CORS policy. Default off. */
-  cors?: CorsOptions;
+  cors?: CORSOptions;
   /** Largest request body, in bytes. Default 1 MiB. */
   bodyLimit?: number;
   /** Where the structured log lines go. Default one JSON line each on stdout/stderr, level `info`. */
@@ -54,7 +54,7 @@ export interface ResolvedOptions {
   readonly dispatcher: EventDispatcher | undefined;
   readonly apiKeys: readonly string[];
   readonly publicPaths: readonly string[];
-  readonly cors: CorsPolicy | undefined;
+  readonly cors: CORSPolicy | undefined;
   readonly bodyLimit: number;
   readonly logger: Logger;
   readonly shutdownGraceMs: number;
@@ -113,11 +113,11 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     version: stringOption(options.version, 'options.version', DEFAULTS.version),
     enableEvents: booleanOption(options.enableEvents, 'options.enableEvents', DEFAULTS.enableEvents),
     dispatcher: options.dispatcher,
-    apiKeys: Object.freeze(resolveApiKeys(options.apiKeys, env)),
+    apiKeys: Object.freeze(resolveAPIKeys(options.apiKeys, env)),
     publicPaths: Object.freeze([...publicPaths]),
-    cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
+    cors: options.cors === undefined ? undefined : new CORSPolicy(options.cors),
     bodyLimit: numberOption(options.bodyLimit, 'options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1 }),
-    logger: options.logger ?? createJsonLogger(),
+    logger: options.logger ?? createJSONLogger(),
     shutdownGraceMs: numberOption(options.shutdownGraceMs, 'options.shutdownGraceMs', DEFAULTS.shutdownGraceMs, { integer: true, min: 0 }),
     headersTimeoutMs,
     requestTimeoutMs,

@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError, isFhirgateError } from '../errors.js';
-import type { HttpMethod, OpenAPIOperation, PublicError, RouteReply } from '../mount/index.js';
-import type { ApiKeyCheck } from './api-keys.js';
+import type { HTTPMethod, OpenAPIOperation, PublicError, RouteReply } from '../mount/index.js';
+import type { APIKeyCheck } from './api-keys.js';
 import { describeError, errorReply } from './error-reply.js';
 import type { ResolvedOptions } from './options.js';
 import { HostRequest } from './request-context.js';
@@ -18,7 +18,7 @@ import type { InFlight } from './shutdown.js';
 
 /** A routable endpoint, whatever it came from (default route, component route, custom route). */
 export interface Endpoint {
-  readonly method: HttpMethod;
+  readonly method: HTTPMethod;
   /** The full route path (`/fhir/transform/:type/:id`). */
   readonly path: string;
   /** The component prefix (for `RouteRequest.baseUrl`), `''` for the host's own and custom routes. */
@@ -37,7 +37,7 @@ export interface PipelineState {
   readonly options: ResolvedOptions;
   /** The current router's `match` (the app swaps routers when routes are added). */
   match(method: string, rawPath: string): RouteMatch<Endpoint>;
-  readonly apiKeys: ApiKeyCheck;
+  readonly apiKeys: APIKeyCheck;
   readonly inFlight: InFlight;
   /** The error reply of the mounted component whose prefix `rawPath` is under (the longest), if it has one. */
   errorReplyAt(rawPath: string): ((error: PublicError) => RouteReply) | undefined;

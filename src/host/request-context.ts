@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import { FhirgateError } from '../errors.js';
 import type { Logger, RouteRequest } from '../mount/index.js';
 import { readBytes, readChunks } from '../lib/read-body.js';
-import { parseJsonBody } from './json-body.js';
+import { parseJSONBody } from './json-body.js';
 import { bindLogger } from './logger.js';
 
 /** What a custom route handler gets. */
@@ -209,7 +209,7 @@ class CustomRouteContext<D> implements RouteContext<D> {
   }
 
   json(): Promise<unknown> {
-    return (this.#json ??= this.#request.bytes().then((bytes) => parseJsonBody(bytes, this.#request.headers['content-type'])));
+    return (this.#json ??= this.#request.bytes().then((bytes) => parseJSONBody(bytes, this.#request.headers['content-type'])));
   }
   bytes(): Promise<Buffer> {
     return this.#request.bytes();

@@ -12,8 +12,8 @@ import type { EndListener } from './deadline.js';
 import { startExchange } from './exchange.js';
 import type { TryListener } from './exchange.js';
 import { dropIdleSockets } from './idle-sockets.js';
-import { checkRequestOptions, toHttpUrl } from './request-options.js';
-import type { CheckedRequestOptions, HttpRequestOptions, HttpResponse } from './request-options.js';
+import { checkRequestOptions, toHTTPUrl } from './request-options.js';
+import type { CheckedRequestOptions, HTTPRequestOptions, HTTPResponse } from './request-options.js';
 import { POOL_DEFAULTS } from './pool-types.js';
 import type { AgentPoolOptions, AgentPoolStatus } from './pool-types.js';
 import { sendWithRetries } from './send-with-retries.js';
@@ -88,9 +88,9 @@ export class AgentPool {
    * const res = await pool.request(url, { method: 'GET', signal });
    * ```
    */
-  request(url: string | URL, options: Omit<HttpRequestOptions, 'agent'> = {}): Promise<HttpResponse> {
+  request(url: string | URL, options: Omit<HTTPRequestOptions, 'agent'> = {}): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    return this.send(toHttpUrl(url), checkRequestOptions(options));
+    return this.send(toHTTPUrl(url), checkRequestOptions(options));
   }
 
   /**
@@ -104,7 +104,7 @@ export class AgentPool {
    * const res = await pool.send(new URL('https://fhir.example.org/r4/Patient/1'), checked);
    * ```
    */
-  send(target: URL, options: CheckedRequestOptions): Promise<HttpResponse> {
+  send(target: URL, options: CheckedRequestOptions): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const origin = this.#origin(target);
     const deadline = new Deadline(options.signal, options.timeoutMs);

@@ -3,7 +3,7 @@
  * @module
  */
 export { request } from './request.js';
-export type { HttpRequestOptions, HttpResponse } from './request-options.js';
+export type { HTTPRequestOptions, HTTPResponse } from './request-options.js';
 export { HTTP_DEFAULTS, checkHeaders, checkRequestOptions } from './request-options.js';
 export type { CheckedRequestOptions } from './request-options.js';
 export { AgentPool } from './agent-pool.js';

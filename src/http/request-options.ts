@@ -13,10 +13,10 @@ import { numberOption } from '../lib/options.js';
  *
  * @example
  * ```ts
- * const options: HttpRequestOptions = { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000 };
+ * const options: HTTPRequestOptions = { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000 };
  * ```
  */
-export interface HttpRequestOptions extends RetryOptions {
+export interface HTTPRequestOptions extends RetryOptions {
   /** The HTTP method, upper case. Default `GET`. */
   method?: string;
   /** Request headers. Names are case-insensitive; `User-Agent` defaults to `fhirgate/<version>`. */
@@ -41,7 +41,7 @@ export interface HttpRequestOptions extends RetryOptions {
  * const { status, headers, body } = await request(url);
  * ```
  */
-export interface HttpResponse {
+export interface HTTPResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
@@ -88,7 +88,7 @@ const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
  * const opts = checkRequestOptions({ method: 'POST', body: '{}', timeoutMs: 5000 });
  * ```
  */
-export function checkRequestOptions(options: HttpRequestOptions): CheckedRequestOptions {
+export function checkRequestOptions(options: HTTPRequestOptions): CheckedRequestOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const method = options.method ?? 'GET';
   if (typeof method !== 'string' || !TOKEN.test(method)) throw new TypeError('options.method must be an HTTP method name');
@@ -134,10 +134,10 @@ export function checkHeaders(given: Readonly<Record<string, string>>): Record<st
  *
  * @example
  * ```ts
- * const target = toHttpUrl('https://fhir.example.org/r4/Patient/1');
+ * const target = toHTTPUrl('https://fhir.example.org/r4/Patient/1');
  * ```
  */
-export function toHttpUrl(url: string | URL): URL {
+export function toHTTPUrl(url: string | URL): URL {
   let target: URL;
   try {
     target = new URL(url);

@@ -15,7 +15,7 @@ import type { EventDispatcher } from '../events/types.js';
 export const MOUNT: unique symbol = Symbol.for('fhirgate.mount') as never;
 
 /** HTTP methods a route may answer. HEAD is answered by the host for every GET route. */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A structured logger: one JSON object a line. `fields` never hold secrets or resource bodies. */
 export interface Logger {
@@ -67,7 +67,7 @@ export interface RouteReply {
 
 /** One route of a component. */
 export interface Route {
-  method: HttpMethod;
+  method: HTTPMethod;
   /**
    * The path under the component's prefix: `''` is the prefix itself, `/cds-services/:id` a path with
    * a parameter. Routes are read once, at registration: look handlers up at request time so that

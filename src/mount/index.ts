@@ -4,7 +4,7 @@
  */
 export {
   MOUNT,
-  type HttpMethod,
+  type HTTPMethod,
   type Logger,
   type Mountable,
   type MountableComponent,

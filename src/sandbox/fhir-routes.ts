@@ -10,7 +10,7 @@ import type { SandboxContext } from './context.js';
 import { createResource, deleteResource, readResource, updateResource, type Target, type Written } from './interactions.js';
 import { readBytes } from '../lib/read-body.js';
 import { parseResource } from './parse-resource.js';
-import { sendJson, sendOutcome } from './reply.js';
+import { sendJSON, sendOutcome } from './reply.js';
 import { runSearch } from './search.js';
 
 function versionHeaders(ctx: SandboxContext, resource: Resource, withLocation: boolean): Record<string, string> {
@@ -27,9 +27,9 @@ function versionHeaders(ctx: SandboxContext, resource: Resource, withLocation: b
 function sendWritten(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, { status, resource }: Written): void {
   const headers = versionHeaders(ctx, resource, true);
   const prefer = /return=(minimal|representation|operationoutcome)/i.exec(String(req.headers.prefer ?? ''))?.[1]?.toLowerCase();
-  if (prefer === 'minimal') sendJson(res, status, undefined, headers);
+  if (prefer === 'minimal') sendJSON(res, status, undefined, headers);
   else if (prefer === 'operationoutcome') sendOutcome(res, status, 'informational', `${resource.resourceType}/${resource.id} saved`, headers);
-  else sendJson(res, status, resource, headers);
+  else sendJSON(res, status, resource, headers);
 }
 
 /**
@@ -42,7 +42,7 @@ function sendWritten(ctx: SandboxContext, req: IncomingMessage, res: ServerRespo
  */
 export function read(ctx: SandboxContext, res: ServerResponse, target: Target & { id: string }): void {
   const resource = readResource(ctx, target);
-  sendJson(res, 200, resource, versionHeaders(ctx, resource, false));
+  sendJSON(res, 200, resource, versionHeaders(ctx, resource, false));
 }
 
 /**
@@ -62,7 +62,7 @@ export async function search(ctx: SandboxContext, req: IncomingMessage, res: Ser
   const page = runSearch(ctx.store, type, params);
   const url = (q: URLSearchParams): string => `${ctx.fhirBase}/${type}${q.size === 0 ? '' : `?${q}`}`;
   const links = [{ relation: 'self', url: url(page.self) }, ...(page.next === undefined ? [] : [{ relation: 'next', url: url(page.next) }])];
-  sendJson(res, 200, searchsetBundle(page.resources, { total: page.total, links, baseUrl: ctx.fhirBase }));
+  sendJSON(res, 200, searchsetBundle(page.resources, { total: page.total, links, baseUrl: ctx.fhirBase }));
 }
 
 /**
@@ -104,5 +104,5 @@ export async function update(ctx: SandboxContext, req: IncomingMessage, res: Ser
  */
 export function remove(ctx: SandboxContext, res: ServerResponse, target: Target & { id: string }): void {
   deleteResource(ctx, target);
-  sendJson(res, 204, undefined);
+  sendJSON(res, 204, undefined);
 }

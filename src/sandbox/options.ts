@@ -3,7 +3,7 @@
  * @module
  */
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
-import { isFhirId, isResourceType, type Resource } from '../fhir/index.js';
+import { isFHIRId, isResourceType, type Resource } from '../fhir/index.js';
 import { numberOption } from '../lib/options.js';
 
 /** A client that authenticates with a shared secret (`client_secret_basic` or `client_secret_post`). */
@@ -139,7 +139,7 @@ function resolveSeed(seed: unknown): ResolvedOptions['seed'] {
     if (typeof res !== 'object' || res === null || typeof res.resourceType !== 'string' || !isResourceType(res.resourceType)) {
       throw new TypeError(`startSandbox: options.seed[${i}] is not a FHIR resource`);
     }
-    if (res.id !== undefined && (typeof res.id !== 'string' || !isFhirId(res.id))) {
+    if (res.id !== undefined && (typeof res.id !== 'string' || !isFHIRId(res.id))) {
       throw new TypeError(`startSandbox: options.seed[${i}].id is not a FHIR id`);
     }
     return structuredClone(r) as Resource;

@@ -38,10 +38,10 @@ export function sendText(
  *
  * @example
  * ```ts
- * sendJson(res, 200, patient, { etag: 'W/"1"' });
+ * sendJSON(res, 200, patient, { etag: 'W/"1"' });
  * ```
  */
-export function sendJson(
+export function sendJSON(
   res: ServerResponse,
   status: number,
   body: unknown,
@@ -66,5 +66,5 @@ export function sendOutcome(
   diagnostics: string,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  sendJson(res, status, operationOutcome(status < 400 ? 'information' : 'error', code, diagnostics), headers);
+  sendJSON(res, status, operationOutcome(status < 400 ? 'information' : 'error', code, diagnostics), headers);
 }

@@ -12,10 +12,10 @@ const FAULT = { description: 'soap:Fault', content: { 'text/xml': { schema: { ty
  *
  * @example
  * ```ts
- * noteReaderOpenapi('CDSServices', ['ProcessDocument'], 'urn:epic-com:Common.2013.Services')[''].post?.summary;
+ * noteReaderOpenAPI('CDSServices', ['ProcessDocument'], 'urn:epic-com:Common.2013.Services')[''].post?.summary;
  * ```
  */
-export function noteReaderOpenapi(serviceName: string, operations: readonly string[], namespace: string): OpenAPIPaths {
+export function noteReaderOpenAPI(serviceName: string, operations: readonly string[], namespace: string): OpenAPIPaths {
   const ops = operations.join(', ') || 'none registered';
   const example = exampleEnvelope(operations[0] ?? 'ProcessDocument', namespace);
   return {

@@ -55,10 +55,10 @@ const NC_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
  *
  * @example
  * ```ts
- * checkNcName('ProcessDocument', 'name'); // ok
+ * checkNCName('ProcessDocument', 'name'); // ok
  * ```
  */
-export function checkNcName(value: unknown, option: string): string {
+export function checkNCName(value: unknown, option: string): string {
   if (typeof value !== 'string' || !NC_NAME.test(value)) {
     throw new TypeError(`${option} must be an XML name such as "ProcessDocument"`);
   }
@@ -82,8 +82,8 @@ export function resolveOptions(options: NoteReaderServiceOptions = {}): Resolved
   }
   return Object.freeze({
     namespace,
-    serviceName: checkNcName(options.serviceName ?? DEFAULTS.serviceName, 'options.serviceName'),
-    portName: checkNcName(options.portName ?? DEFAULTS.portName, 'options.portName'),
+    serviceName: checkNCName(options.serviceName ?? DEFAULTS.serviceName, 'options.serviceName'),
+    portName: checkNCName(options.portName ?? DEFAULTS.portName, 'options.portName'),
     bodyLimit: numberOption(options.bodyLimit, 'options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1 }),
     maxDepth: numberOption(options.maxDepth, 'options.maxDepth', DEFAULTS.maxDepth, { integer: true, min: 1 }),
     maxElements: numberOption(options.maxElements, 'options.maxElements', DEFAULTS.maxElements, { integer: true, min: 1 }),

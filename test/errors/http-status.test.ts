@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AuthTokenError, FHIRHttpError, FhirgateError, HTTP_STATUS_BY_CODE, httpStatusOf } from '../../src/errors.js';
+import { AuthTokenError, FHIRHTTPError, FhirgateError, HTTP_STATUS_BY_CODE, httpStatusOf } from '../../src/errors.js';
 
 test('one table maps codes to HTTP statuses; an error that is not fhirgate\'s is a 500', () => {
   assert.equal(httpStatusOf(new FhirgateError('ERR_BODY_TOO_LARGE', 'too big')), 413);
@@ -22,9 +22,9 @@ test("an error's own 4xx/5xx status wins, except an upstream failure's, which is
 });
 
 test('an upstream FHIR 404 or 410 passes through; any other upstream status is a 502', () => {
-  assert.equal(httpStatusOf(new FHIRHttpError('read Patient/1 failed: 404', { status: 404 })), 404);
-  assert.equal(httpStatusOf(new FHIRHttpError('read Patient/1 failed: 410', { status: 410 })), 410);
+  assert.equal(httpStatusOf(new FHIRHTTPError('read Patient/1 failed: 404', { status: 404 })), 404);
+  assert.equal(httpStatusOf(new FHIRHTTPError('read Patient/1 failed: 410', { status: 410 })), 410);
   for (const status of [400, 401, 403, 412, 500, 503]) {
-    assert.equal(httpStatusOf(new FHIRHttpError(`failed: ${status}`, { status })), 502, String(status));
+    assert.equal(httpStatusOf(new FHIRHTTPError(`failed: ${status}`, { status })), 502, String(status));
   }
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FHIRHttpError, FhirgateError } from '../../src/errors.js';
+import { FHIRHTTPError, FhirgateError } from '../../src/errors.js';
 import {
   aggregateSources,
   SOURCE_TAG_SYSTEM,
@@ -50,7 +50,7 @@ test('merges sources, tags each entry, dedupes per source, skips outcomes, repor
     epic: async () => epicBundle,
     cerner: () => searchset([match(obs('shared')), match(obs('b'))]),
     broken: async () => {
-      throw new FHIRHttpError('search failed: 500 secret-diag', { status: 500 });
+      throw new FHIRHTTPError('search failed: 500 secret-diag', { status: 500 });
     },
     slow: hangs,
   });

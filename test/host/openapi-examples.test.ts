@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { CDSHooksService } from '../../src/cds/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import { NoteReaderService, readCda } from '../../src/soap/index.js';
+import { NoteReaderService, readCDA } from '../../src/soap/index.js';
 
 type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> };
 
@@ -15,7 +15,7 @@ test('the request-body examples the docs page pre-fills are accepted by the serv
   let problems = -1;
   const nr = new NoteReaderService();
   nr.method('ProcessDocument', ({ document }) => {
-    problems = readCda(document).sections.length;
+    problems = readCDA(document).sections.length;
     return { document, error: '' };
   });
   const app = createServiceAPI({ logger: { debug() {}, info() {}, warn() {}, error() {} } });

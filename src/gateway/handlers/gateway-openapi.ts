@@ -27,10 +27,10 @@ const FAILURES: OpenAPIOperation['responses'] = {
  *
  * @example
  * ```ts
- * Object.keys(gatewayOpenapi('AsyncFHIRGateway', registry)); // ['/transform/Patient/{id}', '/metadata', '/status']
+ * Object.keys(gatewayOpenAPI('AsyncFHIRGateway', registry)); // ['/transform/Patient/{id}', '/metadata', '/status']
  * ```
  */
-export function gatewayOpenapi(className: string, registry: HandlerRegistry): OpenAPIPaths {
+export function gatewayOpenAPI(className: string, registry: HandlerRegistry): OpenAPIPaths {
   const tags = [className];
   const paths: OpenAPIPaths = {};
   for (const op of handledOperations(registry)) {

@@ -7,7 +7,7 @@ import { json, type Mountable, type Route, type RouteRequest } from '../../mount
 import { capabilityStatement } from './capability-statement.js';
 import { fhirReply, outcomeErrorReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';
-import { gatewayOpenapi } from './gateway-openapi.js';
+import { gatewayOpenAPI } from './gateway-openapi.js';
 import { componentStatus, statusDocument } from './gateway-status.js';
 import { aggregateRoute, transformRoute } from './handler-routes.js';
 import { PACKAGE_VERSION } from './package-version.js';
@@ -55,7 +55,7 @@ export function gatewayMountable(facts: GatewayFacts): Mountable {
     defaultPath: '/fhir',
     routes: () => routes,
     status: () => componentStatus(f),
-    openapi: () => gatewayOpenapi(f.className, f.registry),
+    openapi: () => gatewayOpenAPI(f.className, f.registry),
     useEvents(dispatcher: EventDispatcher | null): void {
       eventsOn = dispatcher !== null;
       f.useEvents(dispatcher);

@@ -73,7 +73,7 @@ export function replyForError(err: unknown, req: RouteRequest, context: FailureC
 }
 
 function mapError(err: unknown, context: FailureContext): Mapping {
-  if (isFhirgateError(err, 'ERR_FHIR_HTTP')) return [httpStatusOf(err), ...upstreamHttp(err.status, (err as { reference?: unknown }).reference)];
+  if (isFhirgateError(err, 'ERR_FHIR_HTTP')) return [httpStatusOf(err), ...upstreamHTTP(err.status, (err as { reference?: unknown }).reference)];
   if (isFhirgateError(err, 'ERR_UNKNOWN_SOURCE') && context.sourcesNamed) {
     return [400, 'value', 'unknown source; GET the status endpoint for the registered source names'];
   }
@@ -81,7 +81,7 @@ function mapError(err: unknown, context: FailureContext): Mapping {
   return mapped === undefined ? [500, 'exception', `the ${context.kind} handler for ${context.type} failed`] : [httpStatusOf(err), ...mapped];
 }
 
-function upstreamHttp(status: number | undefined, reference: unknown): Outcome {
+function upstreamHTTP(status: number | undefined, reference: unknown): Outcome {
   const what = typeof reference === 'string' && reference.length <= 200 ? reference : 'the requested resource';
   if (status === 404) return ['not-found', `${what} was not found at the source`];
   if (status === 410) return ['deleted', `${what} was deleted at the source`];

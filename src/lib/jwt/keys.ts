@@ -71,10 +71,10 @@ export function algorithmFor(key: KeyObject): 'RS384' | 'ES384' {
  *
  * @example
  * ```ts
- * const jwk = toPublicJwk(privateKey); // { kty: 'EC', crv: 'P-384', x: '…', y: '…' }
+ * const jwk = toPublicJWK(privateKey); // { kty: 'EC', crv: 'P-384', x: '…', y: '…' }
  * ```
  */
-export function toPublicJwk(key: KeyObject): JsonWebKey {
+export function toPublicJWK(key: KeyObject): JsonWebKey {
   return (key.type === 'public' ? key : createPublicKey(key)).export({ format: 'jwk' });
 }
 

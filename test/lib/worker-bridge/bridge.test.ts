@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AuthTokenError, FHIRHttpError, FhirgateError } from '../../../src/errors.js';
+import { AuthTokenError, FHIRHTTPError, FhirgateError } from '../../../src/errors.js';
 import { SyncBridge, siblingModuleUrl } from '../../../src/lib/worker-bridge/bridge.js';
 
 const workerUrl = siblingModuleUrl(import.meta.url, './echo-worker');
@@ -31,7 +31,7 @@ test('calls a worker synchronously and returns its values', (t) => {
 test('errors cross the bridge with class, code, fields and cause', (t) => {
   const b = bridge(t);
   const http = catchSync(() => b.call('fail', ['http'], LONG));
-  assert.ok(http instanceof FHIRHttpError);
+  assert.ok(http instanceof FHIRHTTPError);
   assert.equal(http.code, 'ERR_FHIR_HTTP');
   assert.equal(http.status, 404);
   assert.equal(http.operation, 'read');
