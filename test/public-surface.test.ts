@@ -102,3 +102,12 @@ test('one acronym style: no exported name spells an acronym in mixed case, excep
   }
   assert.ok(mixed.test('isFhirId') && mixed.test('FHIRHttpError') && !mixed.test('isFhirgateError'), 'the check can fail');
 });
+
+test('a room index.ts exports only what the package exports; internals are imported by path', async () => {
+  const main = (await import('../src/index.js')) as Record<string, unknown>;
+  for (const room of ['auth', 'events', 'fhir', 'gateway', 'host']) {
+    const index = (await import(`../src/${room}/index.js`)) as Record<string, unknown>;
+    const extra = Object.keys(index).filter((name) => main[name] !== index[name]);
+    assert.deepEqual(extra, [], `src/${room}/index.ts`);
+  }
+});

@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { AuthTokenError, isFhirgateError } from '../errors.js';
-import type { HTTPRequestOptions, HTTPResponse } from '../http/index.js';
+import type { HTTPRequestOptions, HTTPResponse } from '../http/request-options.js';
 import { authTokenChannel, publish } from '../http/diagnostics.js';
 import type { AssertionKey } from './load-key.js';
 import { signAssertion } from './sign-assertion.js';

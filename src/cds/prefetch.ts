@@ -6,7 +6,7 @@
  * @module
  */
 import { isFhirgateError } from '../errors.js';
-import { request } from '../http/index.js';
+import { request } from '../http/request.js';
 import type { Logger } from '../mount/index.js';
 import { CDSError } from './cds-error.js';
 import type { FHIRServerAllowlist } from './fhir-server-allowlist.js';

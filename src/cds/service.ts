@@ -4,7 +4,8 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import { emitSafely, localHandler } from '../events/index.js';
+import { localHandler } from '../events/index.js';
+import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
 import { json, MOUNT, type Mountable, type MountableComponent, type Route } from '../mount/index.js';
 import { handleFeedback, handleServiceCall, type CallEnvironment } from './call-routes.js';

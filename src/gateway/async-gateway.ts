@@ -3,10 +3,11 @@
  * connection pool.
  * @module
  */
-import { parseConnectionString, TokenManager } from '../auth/index.js';
+import { parseConnectionString } from '../auth/index.js';
+import { TokenManager } from '../auth/token-manager.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
-import { AgentPool } from '../http/index.js';
+import { AgentPool } from '../http/agent-pool.js';
 import { MOUNT } from '../mount/index.js';
 import type { Mountable } from '../mount/index.js';
 import { callOptions } from './call-options.js';

@@ -7,8 +7,10 @@
 import { STATUS_CODES } from 'node:http';
 import { FHIRHTTPError, FhirgateError } from '../errors.js';
 import { outcomeMessage } from '../fhir/index.js';
-import { checkHeaders } from '../http/index.js';
-import type { AgentPool, CheckedRequestOptions, HTTPResponse, RetryPolicy } from '../http/index.js';
+import { checkHeaders } from '../http/request-options.js';
+import type { AgentPool } from '../http/agent-pool.js';
+import type { CheckedRequestOptions, HTTPResponse } from '../http/request-options.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
 import { booleanOption } from '../lib/options.js';
 import type { Source } from './source-registry.js';
 

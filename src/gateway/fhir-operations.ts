@@ -8,7 +8,7 @@
 import { FhirgateError } from '../errors.js';
 import type { EventPayload } from '../events/types.js';
 import type { Bundle, ResourceType } from '../fhir/index.js';
-import type { HTTPResponse } from '../http/index.js';
+import type { HTTPResponse } from '../http/request-options.js';
 import { callFHIR, readResource } from './fhir-call.js';
 import type { CallContext, CallScope, FHIRCall } from './fhir-call.js';
 import type { GatewayEvents } from './gateway-face.js';

@@ -4,7 +4,8 @@
  * The client classes stay clients: the routes live in `handlers/`, and a gateway only hands its facts over.
  * @module
  */
-import { emitSafely, LocalEventDispatcher, localHandler } from '../events/index.js';
+import { LocalEventDispatcher, localHandler } from '../events/index.js';
+import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher, EventPayload } from '../events/types.js';
 import type { Mountable } from '../mount/index.js';
 import { gatewayMountable } from './handlers/mountable.js';

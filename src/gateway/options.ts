@@ -3,8 +3,9 @@
  * @module
  */
 import type { EventDispatcher } from '../events/types.js';
-import { checkRetryOptions, POOL_DEFAULTS, RETRY_DEFAULTS } from '../http/index.js';
-import type { RetryPolicy } from '../http/index.js';
+import { checkRetryOptions, RETRY_DEFAULTS } from '../http/retry-policy.js';
+import { POOL_DEFAULTS } from '../http/pool-types.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
 import { booleanOption, numberOption } from '../lib/options.js';
 
 /**

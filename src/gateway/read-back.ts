@@ -4,7 +4,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import type { HTTPResponse } from '../http/index.js';
+import type { HTTPResponse } from '../http/request-options.js';
 import { readResource } from './fhir-call.js';
 
 /**

@@ -4,7 +4,8 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import { operationOutcome, type IssueType } from '../fhir/index.js';
+import { operationOutcome } from '../fhir/index.js';
+import type { IssueType } from '../fhir/operation-outcome.js';
 
 /** The FHIR JSON media type with its charset. */
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';

@@ -7,7 +7,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
-import { isFHIRId, isResourceType, type IssueType, type ResourceType } from '../fhir/index.js';
+import { isFHIRId, isResourceType, type ResourceType } from '../fhir/index.js';
+import type { IssueType } from '../fhir/operation-outcome.js';
 import { capabilityStatement, smartConfiguration } from './capability.js';
 import type { SandboxContext } from './context.js';
 import { postBundle } from './bundle.js';

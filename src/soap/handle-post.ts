@@ -2,7 +2,7 @@
  * Answering one SOAP POST: checks, reading, calling the handler, the event, the answer.
  * @module
  */
-import { emitSafely } from '../events/index.js';
+import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { decodeBase64Strict } from './base64.js';

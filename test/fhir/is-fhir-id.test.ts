@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FHIR_ID_PATTERN, isFHIRId } from '../../src/fhir/index.js';
+import { isFHIRId } from '../../src/fhir/index.js';
+import { FHIR_ID_PATTERN } from '../../src/fhir/is-fhir-id.js';
 
 test('isFHIRId accepts 1 to 64 ASCII letters, digits, "-" and "."', () => {
   for (const id of ['a', '1', 'example', 'Patient-123.v2', '-', '...', '.a', 'a..b', 'ABCxyz0189', 'x'.repeat(64),

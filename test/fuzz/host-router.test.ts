@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { createServiceAPI, TrieRouter } from '../../src/host/index.js';
+import { createServiceAPI } from '../../src/host/index.js';
+import { TrieRouter } from '../../src/host/router.js';
 import type { Logger, Mountable, MountableComponent } from '../../src/mount/index.js';
 import { json, MOUNT } from '../../src/mount/index.js';
 import { fuzz, runFuzz, settle } from './lib/fuzz.js';

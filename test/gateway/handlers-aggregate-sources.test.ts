@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FHIRHTTPError, FhirgateError } from '../../src/errors.js';
-import {
-  aggregateSources,
-  SOURCE_TAG_SYSTEM,
-  type AggregateSourcesOptions,
-  type SearchingGateway,
-  type SearchParams,
-} from '../../src/gateway/handlers/index.js';
+import { aggregateSources, SOURCE_TAG_SYSTEM, type AggregateSourcesOptions } from '../../src/gateway/handlers/aggregate-sources.js';
+import type { SearchingGateway, SearchParams } from '../../src/gateway/handlers/search-source.js';
 import type { Bundle, BundleEntry, Observation, OperationOutcome, ResourceType } from '../../src/fhir/index.js';
 
 const obs = (id: string, extra: Partial<Observation> = {}): Observation => ({ resourceType: 'Observation', id, status: 'final', code: {}, ...extra });

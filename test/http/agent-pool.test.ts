@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AgentPool } from '../../src/http/index.js';
+import { AgentPool } from '../../src/http/agent-pool.js';
 import { startServer, until } from './test-server.js';
 
 test('maxConnections: 4 under 200 concurrent requests: the server never sees more than 4 sockets', async (t) => {

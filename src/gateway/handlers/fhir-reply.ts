@@ -3,7 +3,8 @@
  * @module
  */
 import type { PublicError, RouteReply } from '../../mount/index.js';
-import { operationOutcome, type IssueType } from '../../fhir/index.js';
+import { operationOutcome } from '../../fhir/index.js';
+import type { IssueType } from '../../fhir/operation-outcome.js';
 
 /** The `Content-Type` of every FHIR answer of the gateway face. */
 const FHIR_JSON = 'application/fhir+json; charset=utf-8';

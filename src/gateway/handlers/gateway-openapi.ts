@@ -6,7 +6,7 @@
 import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../../mount/index.js';
 import { handledOperations, type HandledOperation, type OperationParameter } from './handled-operations.js';
 import type { HandlerRegistry } from './registry.js';
-import { FHIR_ID_PATTERN } from '../../fhir/index.js';
+import { FHIR_ID_PATTERN } from '../../fhir/is-fhir-id.js';
 
 const FHIR_JSON_CONTENT = { 'application/fhir+json': { schema: { type: 'object' } } };
 const JSON_CONTENT = { 'application/json': { schema: { type: 'object' } } };

@@ -5,7 +5,7 @@
  */
 import { httpStatusOf, isFhirgateError, type ErrorCode } from '../../errors.js';
 import type { RouteReply, RouteRequest } from '../../mount/index.js';
-import type { IssueType } from '../../fhir/index.js';
+import type { IssueType } from '../../fhir/operation-outcome.js';
 import { outcomeReply } from './fhir-reply.js';
 import type { HandlerKind } from './registry.js';
 

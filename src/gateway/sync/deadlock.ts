@@ -5,7 +5,7 @@
  * of hanging until its time-out.
  * @module
  */
-import { isLoopback } from '../../auth/index.js';
+import { isLoopback } from '../../auth/parse-connection-string.js';
 import { FhirgateError } from '../../errors.js';
 
 /** An origin with every loopback host name (`localhost`, `127.0.0.1`, `[::1]`) folded into one; `undefined` for a non-URL. */
