@@ -239,7 +239,7 @@ export class ServiceAPI {
     const mountable = component[MOUNT]();
     if (mountable.kind !== kind) throw new TypeError(`${register} expects a ${kind}; this component is a ${mountable.kind}`);
     const name = options.name ?? component.constructor.name;
-    if (typeof name !== 'string' || name === '') throw new TypeError(`${register} option "name" must be a non-empty string`);
+    if (typeof name !== 'string' || name === '') throw new TypeError(`${register}: options.name must be a non-empty string`);
     if (registry.has(name)) {
       throw new FhirgateError('ERR_DUPLICATE_NAME', `a ${kind} named "${name}" is already registered; pass { name } to ${register} to mount another`);
     }

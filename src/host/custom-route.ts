@@ -46,9 +46,9 @@ const METHODS: readonly HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 const TYPES = ['string', 'integer', 'number', 'boolean'];
 
 function queryParameter(name: string, spec: QueryParameterSpec): OpenAPIParameter {
-  if (typeof spec !== 'object' || spec === null) throw new TypeError(`route option "query.${name}" must be an object`);
+  if (typeof spec !== 'object' || spec === null) throw new TypeError(`options.query.${name} must be an object`);
   const type = spec.type ?? 'string';
-  if (!TYPES.includes(type)) throw new RangeError(`route option "query.${name}.type" must be one of ${TYPES.join(', ')}`);
+  if (!TYPES.includes(type)) throw new RangeError(`options.query.${name}.type must be one of ${TYPES.join(', ')}`);
   const array = spec.array === true;
   return {
     name,
@@ -103,7 +103,7 @@ export function customEndpoint<I extends InjectMap>(
   if (typeof handler !== 'function') throw new TypeError('route "handler" must be a function');
   const inject: InjectMap = Object.freeze({ ...(options.inject ?? {}) });
   for (const [key, token] of Object.entries(inject)) {
-    if (!isToken(token)) throw new TypeError(`route option "inject.${key}" must come from getGateway(), getAllGateways() or getApp()`);
+    if (!isToken(token)) throw new TypeError(`options.inject.${key} must come from getGateway(), getAllGateways() or getApp()`);
   }
   const label = `${upper} ${path}`;
   return {

@@ -33,7 +33,7 @@ export interface JSONLoggerOptions {
  */
 export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
-  if (!LEVELS.includes(level)) throw new RangeError(`logger option "level" must be one of ${LEVELS.join(', ')}`);
+  if (!LEVELS.includes(level)) throw new RangeError(`options.level must be one of ${LEVELS.join(', ')}`);
   const min = LEVELS.indexOf(level);
   const out = options.stdout ?? process.stdout;
   const err = options.stderr ?? process.stderr;
