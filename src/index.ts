@@ -12,12 +12,83 @@
  * ```
  * @module
  */
-export { AsyncFHIRGateway, FHIRGateway, GATEWAY_DEFAULTS, ModifyHandle, aggregateSources, SOURCE_TAG_SYSTEM, createEntry, updateEntry, deleteEntry, readEntry, searchEntry, requestBundle, type AsyncFHIRGatewayOptions, type GatewayRetryOptions, type CreateOptions, type PageOptions, type SearchAllOptions, type SyncPagingOptions, type BundleKind, type FHIRGatewayOptions, type CallOptions, type ModifyFn, type PoolStatus, type SourcePoolStatus, type TransformHandler, type AggregateHandler, type AggregateSourcesOptions, type SearchParams, type SearchParamValue } from './gateway/index.js';
+export {
+  AsyncFHIRGateway,
+  FHIRGateway,
+  GATEWAY_DEFAULTS,
+  ModifyHandle,
+  aggregateSources,
+  SOURCE_TAG_SYSTEM,
+  createEntry,
+  updateEntry,
+  deleteEntry,
+  readEntry,
+  searchEntry,
+  requestBundle,
+  type AsyncFHIRGatewayOptions,
+  type GatewayRetryOptions,
+  type CreateOptions,
+  type PageOptions,
+  type SearchAllOptions,
+  type SyncPagingOptions,
+  type BundleKind,
+  type FHIRGatewayOptions,
+  type CallOptions,
+  type ModifyFn,
+  type PoolStatus,
+  type SourcePoolStatus,
+  type TransformHandler,
+  type AggregateHandler,
+  type AggregateSourcesOptions,
+  type SearchParams,
+  type SearchParamValue,
+} from './gateway/index.js';
 export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig } from './auth/index.js';
-export { createServiceAPI, ServiceAPI, getGateway, getAllGateways, getApp, reply, createJSONLogger, type ServiceAPIOptions, type MountOptions, type CORSOptions, type CustomHandler, type CustomRouteOptions, type RouteContext, type Reply } from './host/index.js';
+export {
+  createServiceAPI,
+  ServiceAPI,
+  getGateway,
+  getAllGateways,
+  getApp,
+  reply,
+  createJSONLogger,
+  type ServiceAPIOptions,
+  type MountOptions,
+  type CORSOptions,
+  type CustomHandler,
+  type CustomRouteOptions,
+  type RouteContext,
+  type Reply,
+} from './host/index.js';
 export { CDSHooksService } from './cds/index.js';
-export { LocalEventDispatcher, localHandler, type EventDispatcher, type EventHandler, type EventPair, type EventPayload, type Unregister } from './events/index.js';
+export {
+  LocalEventDispatcher,
+  localHandler,
+  type EventDispatcher,
+  type EventHandler,
+  type EventPair,
+  type EventPayload,
+  type Unregister,
+} from './events/index.js';
 export type { Logger } from './mount/index.js';
 export * from './errors.js';
-export { RESOURCE_TYPES, isResourceType, isFHIRId, operationOutcome, outcomeMessage, searchsetBundle, type ResourceType, type ResourceOf, type Resource, type Bundle, type BundleEntry, type OperationOutcome, type Patient, type Observation, type Condition, type Extension, type HumanName } from './fhir/index.js';
+export {
+  RESOURCE_TYPES,
+  isResourceType,
+  isFHIRId,
+  operationOutcome,
+  outcomeMessage,
+  searchsetBundle,
+  type ResourceType,
+  type ResourceOf,
+  type Resource,
+  type Bundle,
+  type BundleEntry,
+  type OperationOutcome,
+  type Patient,
+  type Observation,
+  type Condition,
+  type Extension,
+  type HumanName,
+} from './fhir/index.js';
 export * from './deprecated-names.js';

@@ -2,7 +2,17 @@
 // must be `true` and each `@ts-expect-error` line must really be an error.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RESOURCE_TYPES, searchsetBundle, type Bundle, type Observation, type Patient, type PatientContact, type Resource, type ResourceOf, type ResourceType } from '../../src/fhir/index.js';
+import {
+  RESOURCE_TYPES,
+  searchsetBundle,
+  type Bundle,
+  type Observation,
+  type Patient,
+  type PatientContact,
+  type Resource,
+  type ResourceOf,
+  type ResourceType,
+} from '../../src/fhir/index.js';
 
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
 
