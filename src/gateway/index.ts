@@ -1,6 +1,6 @@
 /**
  * The gateways: `AsyncFHIRGateway` (its options, pool status and modify handle), the synchronous
- * `FHIRGateway`, the handler registry, the aggregation helper and the builders of transaction and
+ * `FHIRGateway`, the handler types, the aggregation helper and the builders of transaction and
  * batch entries.
  * @module
  */
