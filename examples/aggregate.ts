@@ -8,7 +8,7 @@
  * @module
  */
 import type { AddressInfo } from 'node:net';
-import { aggregateSources, AsyncFHIRGateway, createJsonLogger, createServiceAPI, SOURCE_TAG_SYSTEM } from '../src/index.js';
+import { aggregateSources, AsyncFHIRGateway, createJSONLogger, createServiceAPI, SOURCE_TAG_SYSTEM } from '../src/index.js';
 import type { Bundle, OperationOutcome } from '../src/index.js';
 import { startSandbox } from '../src/sandbox/index.js';
 
@@ -34,7 +34,7 @@ await gw.create({
 gw.aggregate('Condition', (id, sources) =>
   aggregateSources(gw, { resourceType: 'Condition', params: { patient: id }, sources: sources ?? gw.sourceNames, timeoutSeconds: 10 }));
 
-await using app = createServiceAPI({ title: 'Aggregate example', logger: createJsonLogger({ level: 'warn' }) });
+await using app = createServiceAPI({ title: 'Aggregate example', logger: createJSONLogger({ level: 'warn' }) });
 app.registerGateway(gw, { path: '/fhir' });
 const server = await app.listen(0);
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/fhir/aggregate/Condition?patient_id=${patientId}&sources=ehr-a&sources=ehr-b`;

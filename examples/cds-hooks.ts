@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { CDSHooksService } from '../src/cds/index.js';
 import type { CDSResponse } from '../src/cds/index.js';
-import { AsyncFHIRGateway, createJsonLogger, createServiceAPI } from '../src/index.js';
+import { AsyncFHIRGateway, createJSONLogger, createServiceAPI } from '../src/index.js';
 import type { Condition, Patient } from '../src/index.js';
 import { openFhirSource } from './support/fhir-source.js';
 
@@ -43,7 +43,7 @@ cds.hook('patient-view', {
   };
 });
 
-await using app = createServiceAPI({ title: 'CDS Hooks example', logger: createJsonLogger({ level: 'warn' }) });
+await using app = createServiceAPI({ title: 'CDS Hooks example', logger: createJSONLogger({ level: 'warn' }) });
 app.registerService(cds, { path: '/cds' });
 const server = await app.listen(0);
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cds`;

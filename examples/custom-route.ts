@@ -7,7 +7,7 @@
  * @module
  */
 import type { AddressInfo } from 'node:net';
-import { AsyncFHIRGateway, createJsonLogger, createServiceAPI, getGateway } from '../src/index.js';
+import { AsyncFHIRGateway, createJSONLogger, createServiceAPI, getGateway } from '../src/index.js';
 import type { Condition } from '../src/index.js';
 import { openFhirSource } from './support/fhir-source.js';
 
@@ -15,7 +15,7 @@ await using fhir = await openFhirSource();
 await using gw = new AsyncFHIRGateway();
 gw.addSource('ehr', fhir.connectionString);
 
-await using app = createServiceAPI({ title: 'Custom route example', logger: createJsonLogger({ level: 'warn' }) });
+await using app = createServiceAPI({ title: 'Custom route example', logger: createJSONLogger({ level: 'warn' }) });
 app.registerGateway(gw); // registered under its class name, 'AsyncFHIRGateway'
 
 // `inject` maps names to dependency tokens. getGateway('AsyncFHIRGateway') finds the gateway by the

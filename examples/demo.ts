@@ -21,7 +21,7 @@
  * ```
  * @module
  */
-import { createJsonLogger } from '../src/index.js';
+import { createJSONLogger } from '../src/index.js';
 import { banner } from './demo/banner.js';
 import { startDemo, type Demo } from './demo/start-demo.js';
 
@@ -52,7 +52,7 @@ function levelFromEnv(): LogLevel {
 async function main(): Promise<void> {
   const port = portFromEnv();
   // One stream, one format: warnings and errors go to stdout too, as JSON lines like the rest.
-  const logger = createJsonLogger({ level: levelFromEnv(), stdout: process.stdout, stderr: process.stdout });
+  const logger = createJSONLogger({ level: levelFromEnv(), stdout: process.stdout, stderr: process.stdout });
   let demo: Demo;
   try {
     demo = await startDemo({ port, logger });

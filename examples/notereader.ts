@@ -8,9 +8,9 @@
  * @module
  */
 import type { AddressInfo } from 'node:net';
-import { createJsonLogger, createServiceAPI } from '../src/index.js';
-import { enrichCda, NoteReaderService, readCda } from '../src/soap/index.js';
-import type { CdaProblem } from '../src/soap/index.js';
+import { createJSONLogger, createServiceAPI } from '../src/index.js';
+import { enrichCDA, NoteReaderService, readCDA } from '../src/soap/index.js';
+import type { CDAProblem } from '../src/soap/index.js';
 
 const SNOMED = '2.16.840.1.113883.6.96';
 
@@ -26,16 +26,16 @@ const nr = new NoteReaderService();
 // The handler gets the decoded document text. What it returns is sent back base64-encoded in the
 // answer's Document element; what it throws becomes a soap:Server fault (details go to the log only).
 nr.method('ProcessDocument', ({ document }) => {
-  const cda = readCda(document); // refuses DOCTYPEs and entity declarations
+  const cda = readCDA(document); // refuses DOCTYPEs and entity declarations
   const noteText = cda.notes.map((section) => section.text).join('\n');
   const listed = new Set(cda.problems.map((p) => p.code?.code));
-  const found: CdaProblem[] = KNOWN_PROBLEMS
+  const found: CDAProblem[] = KNOWN_PROBLEMS
     .filter((p) => p.word.test(noteText) && !listed.has(p.code))
     .map((p) => ({ code: { code: p.code, codeSystem: SNOMED, display: p.display }, text: p.display, status: 'active' }));
-  return { document: enrichCda(document, { problems: found }), error: null };
+  return { document: enrichCDA(document, { problems: found }), error: null };
 });
 
-await using app = createServiceAPI({ title: 'NoteReader example', logger: createJsonLogger({ level: 'warn' }) });
+await using app = createServiceAPI({ title: 'NoteReader example', logger: createJSONLogger({ level: 'warn' }) });
 app.registerService(nr, { path: '/notereader' });
 const server = await app.listen(0);
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/notereader/`;
@@ -62,7 +62,7 @@ console.log(`POST ${url} (SOAPAction ProcessDocument) -> ${res.status}`);
 // The answer's Document is base64 too; read the enriched CDA back.
 const base64 = /<(?:\w+:)?Document>([^<]*)</.exec(answer)?.[1];
 if (base64 === undefined) throw new Error(`no Document in the answer: ${answer.slice(0, 300)}`);
-const enriched = readCda(Buffer.from(base64, 'base64').toString('utf8'));
+const enriched = readCDA(Buffer.from(base64, 'base64').toString('utf8'));
 console.log(`problem list of ${enriched.header.patient.name?.family}: ${enriched.problems.map((p) => p.code?.display ?? p.text).join(', ')}`);
 
 /** A small CDA R2 document: a patient, a progress note that mentions two problems, an empty problem list. */

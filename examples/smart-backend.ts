@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AsyncFHIRGateway, createJsonLogger, createServiceAPI } from '../src/index.js';
+import { AsyncFHIRGateway, createJSONLogger, createServiceAPI } from '../src/index.js';
 import { startSandbox } from '../src/sandbox/index.js';
 
 // Two private keys, as an operator would keep them: files readable only by the service (0600).
@@ -31,7 +31,7 @@ const nextKey = writeKey('key-2027.pem', generateKeyPairSync('rsa', { modulusLen
 try {
   // The app first: its JWKS URL is what the EHR is told about the client.
   await using gw = new AsyncFHIRGateway();
-  await using app = createServiceAPI({ title: 'SMART backend example', logger: createJsonLogger({ level: 'warn' }), apiKeys: ['example-api-key'] });
+  await using app = createServiceAPI({ title: 'SMART backend example', logger: createJSONLogger({ level: 'warn' }), apiKeys: ['example-api-key'] });
   app.registerGateway(gw);
   const server = await app.listen(0);
   const jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`;

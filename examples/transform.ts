@@ -7,7 +7,7 @@
  * @module
  */
 import type { AddressInfo } from 'node:net';
-import { AsyncFHIRGateway, createJsonLogger, createServiceAPI } from '../src/index.js';
+import { AsyncFHIRGateway, createJSONLogger, createServiceAPI } from '../src/index.js';
 import type { Patient } from '../src/index.js';
 import { openFhirSource } from './support/fhir-source.js';
 
@@ -30,7 +30,7 @@ gw.transform('Patient', async (id, source) => {
 
 // The app mounts the gateway under /fhir; its transform handlers become HTTP endpoints there.
 // Log only warnings so the example's own lines stay readable.
-await using app = createServiceAPI({ title: 'Transform example', logger: createJsonLogger({ level: 'warn' }) });
+await using app = createServiceAPI({ title: 'Transform example', logger: createJSONLogger({ level: 'warn' }) });
 app.registerGateway(gw, { path: '/fhir' });
 const server = await app.listen(0);
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

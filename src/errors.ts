@@ -29,7 +29,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_UNKNOWN_SOURCE: 'no source is registered under that name',
   ERR_NO_SOURCES: 'the gateway has no sources registered',
   ERR_INVALID_RESOURCE: 'a resource is missing a required field or is not a FHIR resource',
-  ERR_INVALID_RESOURCE_TYPE: 'not a FHIR resource type name',
+  ERR_INVALID_RESOURCE_TYPE: 'not an R4B resource type name',
   ERR_INVALID_ID: 'not a FHIR id ([A-Za-z0-9-.]{1,64})',
   ERR_INVALID_SEARCH: 'search parameters that cannot be sent',
   ERR_TIMEOUT: 'an operation took longer than its time-out',
@@ -98,8 +98,8 @@ export class FhirgateError extends Error {
   }
 }
 
-/** Options of {@link FHIRHttpError}. */
-export interface FHIRHttpErrorOptions extends FhirgateErrorOptions {
+/** Options of {@link FHIRHTTPError}. */
+export interface FHIRHTTPErrorOptions extends FhirgateErrorOptions {
   status: number;
   /** The OperationOutcome the server sent, when it sent one. */
   operationOutcome?: unknown;
@@ -116,17 +116,17 @@ export interface FHIRHttpErrorOptions extends FhirgateErrorOptions {
  * @example
  * ```ts
  * try { await gw.read('Patient', 'nope') } catch (e) {
- *   if (e instanceof FHIRHttpError && e.status === 404) console.log(e.operationOutcome);
+ *   if (e instanceof FHIRHTTPError && e.status === 404) console.log(e.operationOutcome);
  * }
  * ```
  */
-export class FHIRHttpError extends FhirgateError {
+export class FHIRHTTPError extends FhirgateError {
   declare readonly status: number;
   readonly operationOutcome: unknown;
   readonly operation: string | undefined;
   readonly reference: string | undefined;
 
-  constructor(message: string, options: FHIRHttpErrorOptions) {
+  constructor(message: string, options: FHIRHTTPErrorOptions) {
     super('ERR_FHIR_HTTP', message, options);
     this.operationOutcome = options.operationOutcome;
     this.operation = options.operation;
@@ -176,3 +176,70 @@ export function isFhirgateError(value: unknown, code?: ErrorCode): value is Fhir
   if (typeof c !== 'string' || !Object.hasOwn(ERROR_CODES, c)) return false;
   return code === undefined || c === code;
 }
+
+/**
+ * The one table from error codes to the HTTP status fhirgate answers with. Codes of upstream failures
+ * (a network error, a token endpoint's refusal, an unusable answer, a time-out) map to 502/504 whatever
+ * the upstream status they carry; see {@link httpStatusOf} for the whole rule.
+ *
+ * @example
+ * ```ts
+ * HTTP_STATUS_BY_CODE.ERR_BODY_TOO_LARGE; // 413
+ * ```
+ */
+export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = Object.freeze({
+  ERR_BAD_REQUEST: 400,
+  ERR_UNAUTHORIZED: 401,
+  ERR_NOT_FOUND: 404,
+  ERR_BODY_TOO_LARGE: 413,
+  ERR_UNSUPPORTED_MEDIA_TYPE: 415,
+  ERR_NETWORK: 502,
+  ERR_FHIR_RESPONSE: 502,
+  ERR_RESPONSE_TOO_LARGE: 502,
+  ERR_CROSS_ORIGIN: 502,
+  ERR_PAGINATION: 502,
+  ERR_AUTH_TOKEN: 502,
+  ERR_DISCOVERY: 502,
+  ERR_BULK_RESPONSE: 502,
+  ERR_BULK_FAILED: 502,
+  ERR_BULK_FILE: 502,
+  ERR_CLOSED: 503,
+  ERR_TIMEOUT: 504,
+});
+
+/** Codes whose `status`, when they carry one, is an upstream server's and not the status to answer. */
+const UPSTREAM_FAILURES: ReadonlySet<string> = new Set(['ERR_NETWORK', 'ERR_FHIR_RESPONSE', 'ERR_RESPONSE_TOO_LARGE', 'ERR_CROSS_ORIGIN', 'ERR_PAGINATION', 'ERR_AUTH_TOKEN', 'ERR_DISCOVERY', 'ERR_BULK_RESPONSE', 'ERR_BULK_FAILED', 'ERR_BULK_FILE', 'ERR_TIMEOUT']);
+
+/**
+ * The HTTP status to answer for an error: for `ERR_FHIR_HTTP` an upstream 404 or 410 passes through
+ * and any other upstream status is a 502; an upstream failure is its code's status in
+ * {@link HTTP_STATUS_BY_CODE}; else the error's own `status` when it is 400–599; else its code's status
+ * in the table; else (any other error) 500.
+ *
+ * @example
+ * ```ts
+ * httpStatusOf(new FhirgateError('ERR_BODY_TOO_LARGE', 'too big')); // 413
+ * httpStatusOf(new FHIRHTTPError('read Patient/1 failed: 404 Not Found', { status: 404 })); // 404
+ * httpStatusOf(new Error('boom')); // 500
+ * ```
+ */
+export function httpStatusOf(error: unknown): number {
+  if (!isFhirgateError(error)) return 500;
+  const { code, status } = error;
+  if (code === 'ERR_FHIR_HTTP') return status === 404 || status === 410 ? status : 502;
+  if (!UPSTREAM_FAILURES.has(code) && typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) return status;
+  return HTTP_STATUS_BY_CODE[code] ?? 500;
+}
+
+/**
+ * @deprecated Renamed {@link FHIRHTTPError} (one acronym style: all capitals); this alias goes in the next release.
+ * @example
+ * ```ts
+ * FHIRHTTPError === FHIRHttpError; // true: the old name is the new one
+ * ```
+ */
+export const FHIRHttpError = FHIRHTTPError;
+/** @deprecated Renamed {@link FHIRHTTPError}. */
+export type FHIRHttpError = FHIRHTTPError;
+/** @deprecated Renamed {@link FHIRHTTPErrorOptions}. */
+export type FHIRHttpErrorOptions = FHIRHTTPErrorOptions;

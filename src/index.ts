@@ -17,7 +17,6 @@ export {
   FHIRGateway,
   GATEWAY_DEFAULTS,
   ModifyHandle,
-  HandlerRegistry,
   aggregateSources,
   SOURCE_TAG_SYSTEM,
   createEntry,
@@ -46,14 +45,14 @@ export {
   type SourceOptions,
   type RotateKeyOptions,
   type RotatedKey,
-  type JwkSet,
+  type JWKSet,
   type BulkItem,
   type BulkLevel,
   type BulkExportOptions,
   type BulkExportBaseOptions,
   type BulkExportAllOptions,
 } from './gateway/index.js';
-export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig, type PublicJwk } from './auth/index.js';
+export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig, type PublicJWK } from './auth/index.js';
 export {
   createServiceAPI,
   ServiceAPI,
@@ -61,12 +60,12 @@ export {
   getAllGateways,
   getApp,
   reply,
-  createJsonLogger,
+  createJSONLogger,
   type ServiceAPIOptions,
-  type OpenApiExamples,
+  type OpenAPIExamples,
   type OperationExample,
   type MountOptions,
-  type CorsOptions,
+  type CORSOptions,
   type CustomHandler,
   type CustomRouteOptions,
   type RouteContext,
@@ -88,12 +87,12 @@ export {
   type Unregister,
 } from './events/index.js';
 export { MemoryStore, type KeyValueStore } from './lib/key-value-store.js';
-export { MOUNT, json, type Mountable, type MountableComponent, type Route, type RouteRequest, type RouteReply, type Logger } from './mount.js';
+export type { Logger } from './mount/index.js';
 export * from './errors.js';
 export {
   RESOURCE_TYPES,
   isResourceType,
-  isFhirId,
+  isFHIRId,
   operationOutcome,
   outcomeMessage,
   searchsetBundle,
@@ -109,3 +108,4 @@ export {
   type Extension,
   type HumanName,
 } from './fhir/index.js';
+export * from './deprecated-names.js';

@@ -51,22 +51,78 @@ test('fhirgate/cluster reaches only the host, events, errors and shared leaves, 
 
 test('the package exports map names every public entry and only those', () => {
   const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; dependencies: Record<string, string>; sideEffects: boolean; type: string };
-  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './cluster', './errors', './nats', './package.json', './redis', './sandbox', './soap']);
+  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './cluster', './errors', './mount', './nats', './package.json', './redis', './sandbox', './soap']);
   assert.deepEqual(Object.keys(pkg.dependencies), ['saxes']);
   assert.equal(pkg.sideEffects, false);
   assert.equal(pkg.type, 'module');
 });
 
-test('the main entry exports exactly the documented names', async () => {
-  const api = await import('../src/index.js');
-  assert.deepEqual(Object.keys(api).sort(), [
-    'AsyncFHIRGateway', 'AuthTokenError', 'CDSHooksService', 'CloudEventsDispatcher', 'DEFAULT_SCOPE', 'ERROR_CODES', 'FHIRGateway', 'FHIRHttpError',
-    'FhirgateError', 'GATEWAY_DEFAULTS', 'HandlerRegistry', 'LocalEventDispatcher', 'MOUNT', 'MemoryStore', 'ModifyHandle', 'RESOURCE_TYPES',
-    'SOURCE_TAG_SYSTEM', 'ServiceAPI', 'aggregateSources', 'createEntry', 'createJsonLogger', 'createServiceAPI', 'deleteEntry',
-    'getAllGateways', 'getApp', 'getGateway', 'isFhirId', 'isFhirgateError', 'isResourceType', 'json', 'localHandler',
-    'operationOutcome', 'outcomeMessage', 'parseConnectionString', 'readEntry', 'reply', 'requestBundle', 'searchEntry',
-    'searchsetBundle', 'updateEntry',
-  ]);
+/** The runtime names of every entry. Old names (kept one release, `@deprecated`) are listed apart. */
+const ENTRIES: Record<string, { module: string; names: string[]; deprecated: Record<string, string> }> = {
+  '.': {
+    module: '../src/index.js',
+    names: [
+      'AsyncFHIRGateway', 'AuthTokenError', 'CDSHooksService', 'CloudEventsDispatcher', 'DEFAULT_SCOPE', 'ERROR_CODES', 'FHIRGateway', 'FHIRHTTPError',
+      'FhirgateError', 'GATEWAY_DEFAULTS', 'HTTP_STATUS_BY_CODE', 'LocalEventDispatcher', 'MemoryStore', 'ModifyHandle', 'RESOURCE_TYPES',
+      'SOURCE_TAG_SYSTEM', 'ServiceAPI', 'aggregateSources', 'createEntry', 'createJSONLogger', 'createServiceAPI', 'deleteEntry',
+      'getAllGateways', 'getApp', 'getGateway', 'httpStatusOf', 'isFHIRId', 'isFhirgateError', 'isResourceType', 'localHandler',
+      'operationOutcome', 'outcomeMessage', 'parseConnectionString', 'readEntry', 'reply', 'requestBundle', 'searchEntry',
+      'searchsetBundle', 'updateEntry',
+    ],
+    deprecated: { FHIRHttpError: 'FHIRHTTPError', createJsonLogger: 'createJSONLogger', isFhirId: 'isFHIRId' },
+  },
+  './errors': {
+    module: '../src/errors.js',
+    names: ['AuthTokenError', 'ERROR_CODES', 'FHIRHTTPError', 'FhirgateError', 'HTTP_STATUS_BY_CODE', 'httpStatusOf', 'isFhirgateError'],
+    deprecated: { FHIRHttpError: 'FHIRHTTPError' },
+  },
+  './mount': { module: '../src/mount/index.js', names: ['MOUNT', 'json', 'jsonErrorReply'], deprecated: {} },
+  './cds': { module: '../src/cds/index.js', names: ['CDSError', 'CDSHooksService', 'CDS_DEFAULTS'], deprecated: {} },
+  './soap': {
+    module: '../src/soap/index.js',
+    names: [
+      'NOTEREADER_DEFAULTS', 'NoteReaderService', 'SOAPFault', 'SOAP_ENVELOPE_NS', 'allergyToAllergyIntolerance', 'buildWSDL', 'cdaToFHIR',
+      'decodeBase64Strict', 'enrichCDA', 'medicationToStatement', 'noteToDocumentReference', 'patientReference', 'problemToCondition',
+      'readCDA', 'readEnvelope', 'writeFault', 'writeResponse',
+    ],
+    deprecated: { SoapFault: 'SOAPFault', buildWsdl: 'buildWSDL', cdaToFhir: 'cdaToFHIR', enrichCda: 'enrichCDA', readCda: 'readCDA' },
+  },
+  './cluster': { module: '../src/cluster/index.js', names: ['ClusterPrimary', 'serveCluster'], deprecated: {} },
+  './redis': { module: '../src/redis/index.js', names: ['MemoryStore', 'redisStore'], deprecated: {} },
+  './nats': { module: '../src/nats/index.js', names: ['natsDispatcher'], deprecated: {} },
+  './sandbox': { module: '../src/sandbox/index.js', names: ['MRN_SYSTEM', 'SANDBOX_DEFAULTS', 'seedResources', 'startSandbox'], deprecated: {} },
+};
+
+for (const [entry, { module, names, deprecated }] of Object.entries(ENTRIES)) {
+  test(`${entry} exports exactly its documented names, and each old name is its new one`, async () => {
+    const api = (await import(module)) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(api).sort(), [...names, ...Object.keys(deprecated)].sort());
+    for (const [old, current] of Object.entries(deprecated)) assert.equal(api[old], api[current], `${old} is ${current}`);
+  });
+}
+
+test('the main entry leaves the plumbing out: the Mountable kit is fhirgate/mount, the handler registry stays inside', async () => {
+  const api = (await import('../src/index.js')) as Record<string, unknown>;
+  for (const name of ['HandlerRegistry', 'MOUNT', 'json', 'gatewayMountable', 'TrieRouter', 'AgentPool']) assert.ok(!(name in api), name);
+});
+
+test('one acronym style: no exported name spells an acronym in mixed case, except the deprecated aliases', async () => {
+  const mixed = /(?:Fhir(?!gate)|Http|Json|Xml|Cda|Soap|Wsdl|Jwt|Jwk|Cds|Cors|Api)(?![a-z])|(?:Fhir(?!gate)|Http|Json|Xml|Cda|Soap|Wsdl|Jwt|Jwk|Cds|Cors|Api)[A-Z0-9]/;
+  for (const { module, deprecated } of Object.values(ENTRIES)) {
+    const api = (await import(module)) as Record<string, unknown>;
+    const offenders = Object.keys(api).filter((n) => mixed.test(n) && !(n in deprecated));
+    assert.deepEqual(offenders, [], module);
+  }
+  assert.ok(mixed.test('isFhirId') && mixed.test('FHIRHttpError') && !mixed.test('isFhirgateError'), 'the check can fail');
+});
+
+test('a room index.ts exports only what the package exports; internals are imported by path', async () => {
+  const main = (await import('../src/index.js')) as Record<string, unknown>;
+  for (const room of ['auth', 'events', 'fhir', 'gateway', 'host']) {
+    const index = (await import(`../src/${room}/index.js`)) as Record<string, unknown>;
+    const extra = Object.keys(index).filter((name) => main[name] !== index[name]);
+    assert.deepEqual(extra, [], `src/${room}/index.ts`);
+  }
 });
 
 test('fhirgate/redis and fhirgate/nats export their adapters only, and load no client package', async () => {

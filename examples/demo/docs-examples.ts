@@ -3,7 +3,7 @@
  * pre-filled form on the docs page answers 200 when sent as it is.
  * @module
  */
-import type { OpenApiExamples } from '../../src/index.js';
+import type { OpenAPIExamples } from '../../src/index.js';
 import { CDS_SERVICE_ID } from './cds.js';
 import { SHARED_PATIENT, sampleRequests, writeRequests } from './requests.js';
 
@@ -12,10 +12,10 @@ import { SHARED_PATIENT, sampleRequests, writeRequests } from './requests.js';
  *
  * @example
  * ```ts
- * createServiceAPI({ openapiExamples: demoOpenApiExamples() });
+ * createServiceAPI({ openapiExamples: demoOpenAPIExamples() });
  * ```
  */
-export function demoOpenApiExamples(): OpenApiExamples {
+export function demoOpenAPIExamples(): OpenAPIExamples {
   const byKind = (kind: string) => sampleRequests().find((r) => r.kind === kind)!;
   const cdsBody = JSON.parse(byKind('cds').body!) as unknown;
   const [create, update] = writeRequests();

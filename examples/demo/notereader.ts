@@ -4,7 +4,7 @@
  * for real NLP), adds them as coded problem entries and answers the enriched document.
  * @module
  */
-import { enrichCda, NoteReaderService, readCda, type CdaProblem } from '../../src/soap/index.js';
+import { enrichCDA, NoteReaderService, readCDA, type CDAProblem } from '../../src/soap/index.js';
 
 const SNOMED = '2.16.840.1.113883.6.96';
 
@@ -24,7 +24,7 @@ const VOCABULARY: readonly { words: RegExp; code: string; display: string }[] = 
  * problemsIn('Known asthma.', new Set()); // [{ code: { code: '195967001', ... }, text: 'Asthma', status: 'active' }]
  * ```
  */
-export function problemsIn(noteText: string, listed: ReadonlySet<string | undefined>): CdaProblem[] {
+export function problemsIn(noteText: string, listed: ReadonlySet<string | undefined>): CDAProblem[] {
   return VOCABULARY
     .filter((p) => p.words.test(noteText) && !listed.has(p.code))
     .map((p) => ({ code: { code: p.code, codeSystem: SNOMED, display: p.display }, text: p.display, status: 'active' }));
@@ -41,9 +41,9 @@ export function problemsIn(noteText: string, listed: ReadonlySet<string | undefi
 export function createNoteReaderService(): NoteReaderService {
   const nr = new NoteReaderService();
   nr.method('ProcessDocument', ({ document }) => {
-    const cda = readCda(document);
+    const cda = readCDA(document);
     const found = problemsIn(cda.notes.map((n) => n.text).join('\n'), new Set(cda.problems.map((p) => p.code?.code)));
-    return { document: enrichCda(document, { problems: found }), error: null };
+    return { document: enrichCDA(document, { problems: found }), error: null };
   });
   return nr;
 }

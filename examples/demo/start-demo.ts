@@ -5,10 +5,10 @@
  * @module
  */
 import type { AddressInfo } from 'node:net';
-import { AsyncFHIRGateway, createJsonLogger, createServiceAPI, localHandler, type Logger } from '../../src/index.js';
+import { AsyncFHIRGateway, createJSONLogger, createServiceAPI, localHandler, type Logger } from '../../src/index.js';
 import { auditFields } from './audit.js';
 import { createCdsService } from './cds.js';
-import { demoOpenApiExamples } from './docs-examples.js';
+import { demoOpenAPIExamples } from './docs-examples.js';
 import { registerHandlers } from './handlers.js';
 import { createNoteReaderService } from './notereader.js';
 import { registerRecordRoutes } from './record-routes.js';
@@ -20,7 +20,7 @@ import { startSources, type DemoSources } from './sources.js';
  *
  * @example
  * ```ts
- * const options: DemoOptions = { port: 0, logger: createJsonLogger({ level: 'warn' }) };
+ * const options: DemoOptions = { port: 0, logger: createJSONLogger({ level: 'warn' }) };
  * ```
  */
 export interface DemoOptions {
@@ -66,11 +66,11 @@ export interface Demo {
  *
  * @example
  * ```ts
- * const demo = await startDemo({ port: 0, logger: createJsonLogger({ level: 'debug', stdout, stderr: stdout }) });
+ * const demo = await startDemo({ port: 0, logger: createJSONLogger({ level: 'debug', stdout, stderr: stdout }) });
  * ```
  */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
-  const { port = 8000, host = '127.0.0.1', logger = createJsonLogger({ stderr: process.stdout }) } = options;
+  const { port = 8000, host = '127.0.0.1', logger = createJSONLogger({ stderr: process.stdout }) } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('startDemo: option "port" must be an integer from 0 to 65535');
   if (typeof host !== 'string' || host === '') throw new TypeError('startDemo: option "host" must be a non-empty string');
   if (typeof logger !== 'object' || logger === null || typeof logger.info !== 'function') throw new TypeError('startDemo: option "logger" must be a Logger (debug, info, warn, error)');
@@ -81,7 +81,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     description: 'Two FHIR sources (ehr-a, ehr-b) behind one gateway, a CDS Hooks service and a NoteReader SOAP service.',
     logger,
     // Real ids, so that every pre-filled form on /docs answers 200 as it is.
-    openapiExamples: demoOpenApiExamples(),
+    openapiExamples: demoOpenAPIExamples(),
   });
   let stopAudit: (() => void) | undefined;
   let closing: Promise<void> | undefined;

@@ -4,12 +4,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { AuthTokenError, isFhirgateError } from '../errors.js';
-import type { HttpRequestOptions, HttpResponse } from '../http/index.js';
+import type { HTTPRequestOptions, HTTPResponse } from '../http/request-options.js';
 import { authTokenChannel, publish } from '../http/diagnostics.js';
 import { SecretRedactor } from '../lib/redact-secrets.js';
 import type { Signer } from './key-ring.js';
 import { signAssertion } from './sign-assertion.js';
-import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
+import type { ClientSecretAuth, JWTAssertionAuth } from './source-config.js';
 
 /**
  * Sends a request (the gateway's pool, or `request()`).
@@ -19,7 +19,7 @@ import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
  * const send: Send = (url, options) => pool.request(url, options);
  * ```
  */
-export type Send = (url: string, options: Omit<HttpRequestOptions, 'agent'>) => Promise<HttpResponse>;
+export type Send = (url: string, options: Omit<HTTPRequestOptions, 'agent'>) => Promise<HTTPResponse>;
 
 /**
  * A token endpoint's successful answer.
@@ -43,7 +43,7 @@ export interface TokenAnswer {
  * const credentials: Credentials = { auth: parseConnectionString(cs).auth as ClientSecretAuth };
  * ```
  */
-export type Credentials = { readonly auth: ClientSecretAuth } | { readonly auth: JwtAssertionAuth; readonly key: Signer };
+export type Credentials = { readonly auth: ClientSecretAuth } | { readonly auth: JWTAssertionAuth; readonly key: Signer };
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -100,7 +100,7 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
   const started = performance.now();
   const report = (facts: Record<string, unknown>): void =>
     publish(authTokenChannel, () => ({ origin: url.origin, path: url.pathname, clientId: auth.clientId, durationMs: performance.now() - started, ...facts }));
-  let res: HttpResponse;
+  let res: HTTPResponse;
   try {
     res = await send(tokenUrl, { method: 'POST', headers, body: form.toString(), timeoutMs: options.timeoutMs });
   } catch (cause) {
@@ -109,7 +109,7 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
     const reason = systemCode(cause);
     throw new AuthTokenError(`${where} failed: ${code}${reason === undefined ? '' : ` (${reason})`}`, { cause });
   }
-  const body = parseJson(res.body);
+  const body = parseJSON(res.body);
   if (res.status < 200 || res.status > 299) {
     const oauthError = typeof body?.error === 'string' ? redact.text(body.error, 100) : undefined;
     const description = typeof body?.error_description === 'string' ? redact.text(body.error_description, 300) : undefined;
@@ -147,7 +147,7 @@ function systemCode(err: unknown): string | undefined {
   return typeof code === 'string' && /^E[A-Z0-9_]+$/.test(code) ? code : undefined;
 }
 
-function parseJson(body: Buffer): Record<string, unknown> | undefined {
+function parseJSON(body: Buffer): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(body.toString('utf8'));
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

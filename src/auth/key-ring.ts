@@ -5,7 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { FhirgateError } from '../errors.js';
-import { toPublicJwk } from '../jose/index.js';
+import { toPublicJWK } from '../lib/jwt/keys.js';
 import type { AssertionKey } from './load-key.js';
 
 /**
@@ -38,10 +38,10 @@ export interface Signer {
  *
  * @example
  * ```ts
- * const jwk: PublicJwk = { kty: 'EC', crv: 'P-384', x: '…', y: '…', kid: 'k1', alg: 'ES384', use: 'sig' };
+ * const jwk: PublicJWK = { kty: 'EC', crv: 'P-384', x: '…', y: '…', kid: 'k1', alg: 'ES384', use: 'sig' };
  * ```
  */
-export interface PublicJwk {
+export interface PublicJWK {
   readonly kty: string;
   readonly kid: string;
   readonly alg: AssertionAlg;
@@ -95,7 +95,7 @@ export function chooseAlgorithm(key: AssertionKey, accepted: readonly string[] |
  * @example
  * ```ts
  * const ring = new KeyRing(loadAssertionKey('k1.pem', undefined), loadAssertionKey('k2.pem', undefined));
- * ring.publicJwks(undefined).length; // 2
+ * ring.publicJWKS(undefined).length; // 2
  * ring.rotate(undefined);            // k2 signs from now on; k1 is no longer published
  * ```
  */
@@ -172,22 +172,22 @@ export class KeyRing {
    *
    * @example
    * ```ts
-   * ring.publicJwks(undefined).map((k) => k.kid); // ['k1', 'k2']
+   * ring.publicJWKS(undefined).map((k) => k.kid); // ['k1', 'k2']
    * ```
    */
-  publicJwks(accepted: readonly string[] | undefined): PublicJwk[] {
+  publicJWKS(accepted: readonly string[] | undefined): PublicJWK[] {
     return [this.#current, this.#next]
       .filter((k): k is AssertionKey => k !== undefined)
       .map((k) => publicJwk(k, chooseAlgorithm(k, accepted) ?? k.alg));
   }
 }
 
-function publicJwk(key: AssertionKey, alg: AssertionAlg): PublicJwk {
-  const full = toPublicJwk(key.key) as Record<string, unknown>;
+function publicJwk(key: AssertionKey, alg: AssertionAlg): PublicJWK {
+  const full = toPublicJWK(key.key) as Record<string, unknown>;
   const members = PUBLIC_MEMBERS[String(full.kty)] ?? [];
   const jwk: Record<string, string> = {};
   for (const name of members) jwk[name] = String(full[name]);
-  return { ...jwk, kid: key.kid, alg, use: 'sig' } as PublicJwk;
+  return { ...jwk, kid: key.kid, alg, use: 'sig' } as PublicJWK;
 }
 
 function checkDistinct(a: AssertionKey, b: AssertionKey | undefined): void {

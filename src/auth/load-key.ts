@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import { FhirgateError } from '../errors.js';
-import { algorithmFor, jwkThumbprint, readKey, toPublicJwk } from '../jose/index.js';
+import { algorithmFor, jwkThumbprint, readKey, toPublicJWK } from '../lib/jwt/keys.js';
 
 /**
  * A private key ready to sign assertions, with its algorithm and `kid`.
@@ -46,7 +46,7 @@ export function loadAssertionKey(path: string, keyId: string | undefined): Asser
   if (declared.alg !== undefined && declared.alg !== alg) {
     throw new FhirgateError('ERR_AUTH_KEY', `the JWK says alg ${declared.alg}, but its key signs ${alg}`);
   }
-  return { key, alg, kid: keyId ?? declared.kid ?? jwkThumbprint(toPublicJwk(key)) };
+  return { key, alg, kid: keyId ?? declared.kid ?? jwkThumbprint(toPublicJWK(key)) };
 }
 
 /** The `alg` and `kid` a JWK file declares (none for PEM). */

@@ -3,7 +3,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { signJwt } from '../jose/index.js';
+import { signJWT } from '../lib/jwt/sign-jwt.js';
 import type { Signer } from './key-ring.js';
 
 /**
@@ -43,7 +43,7 @@ export interface AssertionClaims {
 export function signAssertion(key: Signer, claims: AssertionClaims, nowMs: number): string {
   const iat = Math.floor(nowMs / 1000);
   const header = { alg: key.alg, typ: 'JWT', kid: key.kid, ...(claims.jku === undefined ? {} : { jku: claims.jku }) };
-  return signJwt(
+  return signJWT(
     header,
     { iss: claims.clientId, sub: claims.clientId, aud: claims.tokenUrl, jti: randomUUID(), iat, exp: iat + ASSERTION_LIFETIME_SECONDS },
     key.key,

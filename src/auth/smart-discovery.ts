@@ -5,7 +5,7 @@
  * @module
  */
 import { FhirgateError, isFhirgateError } from '../errors.js';
-import type { HttpResponse } from '../http/index.js';
+import type { HTTPResponse } from '../http/request-options.js';
 import type { Send } from './fetch-token.js';
 
 /**
@@ -62,7 +62,7 @@ export async function discoverSmart(baseUrl: string, send: Send, options: { time
   return { documentUrl: metadataUrl, tokenEndpoint, authMethods: undefined, signingAlgs: undefined };
 }
 
-function readConfiguration(url: string, res: HttpResponse): SmartConfiguration {
+function readConfiguration(url: string, res: HTTPResponse): SmartConfiguration {
   const doc = jsonObject(res);
   if (doc === undefined) fail(`the SMART configuration at ${url} is not a JSON object`);
   const tokenEndpoint = doc.token_endpoint;
@@ -95,7 +95,7 @@ function stringList(doc: Record<string, unknown>, name: string, url: string): re
   return Object.freeze([...(value as string[])]);
 }
 
-async function get(send: Send, url: string, accept: string, timeoutMs: number, before?: string): Promise<HttpResponse> {
+async function get(send: Send, url: string, accept: string, timeoutMs: number, before?: string): Promise<HTTPResponse> {
   try {
     return await send(url, { method: 'GET', headers: { accept }, timeoutMs, maxResponseBytes: 4 * 1024 * 1024 });
   } catch (cause) {
@@ -104,7 +104,7 @@ async function get(send: Send, url: string, accept: string, timeoutMs: number, b
   }
 }
 
-function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
+function jsonObject(res: HTTPResponse): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(res.body.toString('utf8'));
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -48,7 +48,7 @@ export interface ClientSecretAuth extends OAuthCommon {
  * if (config.auth?.kind === 'jwt_assertion') console.log(config.auth.keyPath, config.auth.keyId);
  * ```
  */
-export interface JwtAssertionAuth extends OAuthCommon {
+export interface JWTAssertionAuth extends OAuthCommon {
   readonly kind: 'jwt_assertion';
   /** Path of the private key file (PEM or JWK). */
   readonly keyPath: string;
@@ -70,7 +70,7 @@ export interface JwtAssertionAuth extends OAuthCommon {
  * const auth: SourceAuth = parseConnectionString('fhir://localhost:8080/fhir').auth; // undefined: public
  * ```
  */
-export type SourceAuth = ClientSecretAuth | JwtAssertionAuth | undefined;
+export type SourceAuth = ClientSecretAuth | JWTAssertionAuth | undefined;
 
 /**
  * A parsed connection string. Holds a secret: keep it private, never log or serialise it.

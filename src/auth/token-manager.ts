@@ -11,12 +11,12 @@ import type { KeyValueStore } from '../lib/key-value-store.js';
 import { fetchToken } from './fetch-token.js';
 import type { Credentials, Send } from './fetch-token.js';
 import { chooseAlgorithm, KeyRing } from './key-ring.js';
-import type { AssertionAlg, PublicJwk } from './key-ring.js';
+import type { AssertionAlg, PublicJWK } from './key-ring.js';
 import { loadAssertionKey } from './load-key.js';
 import type { AssertionKey } from './load-key.js';
 import { discoverSmart } from './smart-discovery.js';
 import { SharedTokenSlot, type SharedToken } from './shared-token.js';
-import type { ClientSecretAuth, JwtAssertionAuth } from './source-config.js';
+import type { ClientSecretAuth, JWTAssertionAuth } from './source-config.js';
 
 /**
  * Options of {@link TokenManager}.
@@ -76,7 +76,7 @@ export function refreshMargin(expiresIn: number): number {
  * ```
  */
 export class TokenManager {
-  readonly #auth: ClientSecretAuth | JwtAssertionAuth;
+  readonly #auth: ClientSecretAuth | JWTAssertionAuth;
   readonly #keys: KeyRing | undefined;
   readonly #send: Send;
   readonly #timeoutMs: number;
@@ -90,7 +90,7 @@ export class TokenManager {
   /** The last token a FHIR server refused: never taken back from the shared store. */
   #rejected: string | undefined;
 
-  constructor(auth: ClientSecretAuth | JwtAssertionAuth, options: TokenManagerOptions) {
+  constructor(auth: ClientSecretAuth | JWTAssertionAuth, options: TokenManagerOptions) {
     this.#auth = auth;
     if (auth.kind === 'jwt_assertion') {
       const next = auth.nextKeyPath === undefined ? undefined : loadAssertionKey(auth.nextKeyPath, auth.nextKeyId);
@@ -114,11 +114,11 @@ export class TokenManager {
    *
    * @example
    * ```ts
-   * tokens.publicJwks().map((k) => k.kid); // ['k1', 'k2']
+   * tokens.publicJWKS().map((k) => k.kid); // ['k1', 'k2']
    * ```
    */
-  publicJwks(): PublicJwk[] {
-    return this.#keys?.publicJwks(this.#endpoint?.signingAlgs) ?? [];
+  publicJWKS(): PublicJWK[] {
+    return this.#keys?.publicJWKS(this.#endpoint?.signingAlgs) ?? [];
   }
 
   /**

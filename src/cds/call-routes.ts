@@ -5,16 +5,16 @@
  * @module
  */
 import { isFhirgateError } from '../errors.js';
-import { json, type Logger, type RouteReply, type RouteRequest } from '../mount.js';
+import { json, type Logger, type RouteReply, type RouteRequest } from '../mount/index.js';
 import type { EventPayload } from '../events/types.js';
 import { CDSError, errorReply } from './cds-error.js';
 import type { ClientAuth } from './client-auth.js';
 import { validateFeedback } from './feedback.js';
 import { fillPrefetch, type PrefetchOptions } from './prefetch.js';
 import type { ServiceEntry } from './registry-entry.js';
-import type { CDSHandlerContext, JsonObject } from './types.js';
+import type { CDSHandlerContext, JSONObject } from './types.js';
 import { validateResponse } from './validate-card.js';
-import { parseJsonObject, validateRequest } from './validate-request.js';
+import { parseJSONObject, validateRequest } from './validate-request.js';
 
 /** What the routes need from the service that owns them. */
 export interface CallEnvironment {
@@ -35,7 +35,7 @@ const UNAUTHORIZED = new CDSError('ERR_UNAUTHORIZED', 'the CDS client could not 
 
 interface Admitted {
   entry: ServiceEntry;
-  body: JsonObject;
+  body: JSONObject;
   context: CDSHandlerContext;
 }
 
@@ -69,7 +69,7 @@ async function admit(req: RouteRequest, env: CallEnvironment): Promise<Admitted>
     }
     throw err;
   }
-  return { entry, body: parseJsonObject(bytes), context };
+  return { entry, body: parseJSONObject(bytes), context };
 }
 
 /** Wraps what a user handler throws, so that it never passes for one of the room's own errors. */

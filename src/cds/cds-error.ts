@@ -4,7 +4,7 @@
  * @module
  */
 import { FhirgateError, type ErrorCode } from '../errors.js';
-import { json, type RouteReply } from '../mount.js';
+import { json, type RouteReply } from '../mount/index.js';
 
 /**
  * A CDS Hooks failure with the status to answer and the field at fault.

@@ -6,10 +6,11 @@
  */
 import type { JsonWebKey } from 'node:crypto';
 import { FhirgateError } from '../errors.js';
-import { decodeJwt, verifyJwt, type JwtHeader } from '../jose/index.js';
+import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
+import type { JWTHeader } from '../lib/jwt/types.js';
 import { CDS_DEFAULTS } from './defaults.js';
-import { JwksCache } from './jwks-cache.js';
-import { numberOption } from './number-option.js';
+import { JWKSCache } from './jwks-cache.js';
+import { numberOption } from '../lib/options.js';
 import { checkStore } from '../lib/key-value-store.js';
 import { ReplayCache, type ReplayVerdict } from './replay-cache.js';
 import { StoreReplayCheck } from './replay-store.js';
@@ -42,7 +43,7 @@ function settings(options: ClientAuthOptions): Settings {
   if (!Array.isArray(algorithms) || algorithms.length === 0 || algorithms.some((a) => !SUPPORTED_ALGORITHMS.includes(a))) {
     throw new RangeError(`auth.algorithms must be a non-empty list among ${SUPPORTED_ALGORITHMS.join(', ')}`);
   }
-  const num = (name: keyof Omit<Settings, 'algorithms'>, min = 0): number => numberOption(options[name], `auth.${name}`, DEFAULTS[name], min);
+  const num = (name: keyof Omit<Settings, 'algorithms'>, min = 0): number => numberOption(options[name], `options.auth.${name}`, DEFAULTS[name], { min });
   return {
     algorithms: [...algorithms],
     clockToleranceSeconds: num('clockToleranceSeconds'),
@@ -70,7 +71,7 @@ function reject(reason: string): never {
 export class ClientAuth {
   readonly #issuers: ReadonlyMap<string, TrustedIssuer>;
   readonly #settings: Settings;
-  readonly #jwks: JwksCache;
+  readonly #jwks: JWKSCache;
   readonly #replays: ReplayCache;
   readonly #sharedReplays: StoreReplayCheck | undefined;
 
@@ -82,7 +83,7 @@ export class ClientAuth {
       return [issuer.issuer, issuer] as const;
     }));
     this.#settings = settings(options);
-    this.#jwks = new JwksCache({
+    this.#jwks = new JWKSCache({
       ttlMs: this.#settings.jwksCacheSeconds * 1000,
       cooldownMs: this.#settings.jwksCooldownSeconds * 1000,
       timeoutMs: this.#settings.jwksTimeoutMs,
@@ -99,11 +100,11 @@ export class ClientAuth {
   async verify(authorization: string | undefined, audience: string): Promise<CDSClient> {
     const match = /^Bearer +([A-Za-z0-9\-_.~+/]+=*)$/i.exec(authorization ?? '');
     const token = match?.[1] ?? reject('no bearer token');
-    const { payload } = decodeJwt(token);
+    const { payload } = decodeJWT(token);
     const trusted = typeof payload.iss === 'string' ? this.#issuers.get(payload.iss) : undefined;
     if (trusted === undefined) reject('unknown issuer');
     const s = this.#settings;
-    const verified = await verifyJwt(token, {
+    const verified = await verifyJWT(token, {
       algorithms: s.algorithms,
       key: (header) => this.#key(trusted, header),
       issuer: trusted.issuer,
@@ -139,7 +140,7 @@ export class ClientAuth {
     }
   }
 
-  async #key(trusted: TrustedIssuer, header: JwtHeader): Promise<JsonWebKey | undefined> {
+  async #key(trusted: TrustedIssuer, header: JWTHeader): Promise<JsonWebKey | undefined> {
     const kid = typeof header.kid === 'string' && header.kid !== '' ? header.kid : reject('kid missing');
     const urls = trusted.jwksUrls ?? [];
     if (header.jku !== undefined) {

@@ -3,7 +3,7 @@
  * @module
  */
 import { checker } from './json-checks.js';
-import type { CDSFeedback, JsonObject } from './types.js';
+import type { CDSFeedback, JSONObject } from './types.js';
 
 const check = checker('ERR_CDS_REQUEST', 400);
 /** An ISO 8601 / FHIR instant: date, time and zone. */
@@ -42,7 +42,7 @@ function item(value: unknown, field: string): CDSFeedback {
  * const items = validateFeedback({ feedback: [{ card: id, outcome: 'overridden', outcomeTimestamp: '2026-01-01T10:00:00Z' }] });
  * ```
  */
-export function validateFeedback(body: JsonObject): CDSFeedback[] {
+export function validateFeedback(body: JSONObject): CDSFeedback[] {
   const list = check.array(body.feedback, 'feedback');
   if (list.length === 0) check.fail('feedback', 'must not be empty');
   return list.map((f, i) => item(f, `feedback[${i}]`));

@@ -29,12 +29,12 @@ function prefixOf(value: unknown, name: string): Prefix {
  *
  * @example
  * ```ts
- * const allowed = FhirServerAllowlist.from(['https://ehr.example.org/fhir'], 'fhirServers');
+ * const allowed = FHIRServerAllowlist.from(['https://ehr.example.org/fhir'], 'fhirServers');
  * allowed?.allows(new URL('https://ehr.example.org/fhir/Patient/1')); // true
  * allowed?.allows(new URL('https://ehr.example.org/other/Patient/1')); // false
  * ```
  */
-export class FhirServerAllowlist {
+export class FHIRServerAllowlist {
   readonly #prefixes: readonly Prefix[];
 
   private constructor(prefixes: readonly Prefix[]) {
@@ -47,13 +47,13 @@ export class FhirServerAllowlist {
    *
    * @example
    * ```ts
-   * const allowed = FhirServerAllowlist.from(options.fhirServers, 'fhirServers');
+   * const allowed = FHIRServerAllowlist.from(options.fhirServers, 'fhirServers');
    * ```
    */
-  static from(value: unknown, name: string): FhirServerAllowlist | undefined {
+  static from(value: unknown, name: string): FHIRServerAllowlist | undefined {
     if (value === undefined) return undefined;
     if (!Array.isArray(value)) throw new TypeError(`${name} must be an array of FHIR server base URLs`);
-    return new FhirServerAllowlist(Object.freeze(value.map((entry, i) => prefixOf(entry, `${name}[${i}]`))));
+    return new FHIRServerAllowlist(Object.freeze(value.map((entry, i) => prefixOf(entry, `${name}[${i}]`))));
   }
 
   /**

@@ -4,9 +4,9 @@
  * allowed; their context only has to be an object.
  * @module
  */
-import { isFhirId } from '../fhir/index.js';
+import { isFHIRId } from '../fhir/index.js';
 import { checker } from './json-checks.js';
-import type { JsonObject } from './types.js';
+import type { JSONObject } from './types.js';
 
 type FieldKind = 'id' | 'user' | 'references' | 'bundle';
 
@@ -50,7 +50,7 @@ const REFERENCE = /^([A-Z][A-Za-z]+)\/([^/]*)$/;
 /** The type of a relative reference `Type/id`, or `undefined` when the value is not one. */
 function referenceType(value: unknown): string | undefined {
   const match = typeof value === 'string' ? REFERENCE.exec(value) : null;
-  return match !== null && isFhirId(match[2]) ? match[1] : undefined;
+  return match !== null && isFHIRId(match[2]) ? match[1] : undefined;
 }
 const check = checker('ERR_CDS_REQUEST', 400);
 
@@ -60,7 +60,7 @@ const specFor = (hook: string): HookSpec | undefined => (Object.hasOwn(KNOWN_HOO
 function checkField(spec: HookSpec, kind: FieldKind, value: unknown, field: string): void {
   switch (kind) {
     case 'id':
-      if (!isFhirId(value)) check.fail(field, 'must be a FHIR id');
+      if (!isFHIRId(value)) check.fail(field, 'must be a FHIR id');
       return;
     case 'user': {
       if (!spec.userTypes.includes(referenceType(value) ?? '')) {
@@ -90,7 +90,7 @@ function checkField(spec: HookSpec, kind: FieldKind, value: unknown, field: stri
  * validateContext('patient-view', { userId: 'Practitioner/1', patientId: '123' });
  * ```
  */
-export function validateContext(hook: string, context: JsonObject): void {
+export function validateContext(hook: string, context: JSONObject): void {
   const spec = specFor(hook);
   if (spec === undefined) return;
   for (const [name, field] of Object.entries(spec.fields)) {

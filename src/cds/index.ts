@@ -15,5 +15,6 @@ export type { CDSDiscoveryEntry } from './registry-entry.js';
 export type {
   CDSAction, CDSCard, CDSClient, CDSFeedback, CDSFeedbackHandler, CDSHandler, CDSHandlerContext, CDSHookRequest,
   CDSHooksServiceOptions, CDSLink, CDSResponse, CDSServiceDefinition, CDSSource, CDSSuggestion, ClientAuthOptions,
-  Coding, FhirAuthorization, JsonObject, TrustedIssuer,
+  Coding, FHIRAuthorization, JSONObject, TrustedIssuer,
 } from './types.js';
+export type * from './deprecated-names.js';

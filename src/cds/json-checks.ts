@@ -5,7 +5,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 import { CDSError } from './cds-error.js';
-import type { JsonObject } from './types.js';
+import type { JSONObject } from './types.js';
 
 /** A UUID in its canonical text form (any version). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -22,15 +22,15 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  */
 export interface Checker {
   fail(field: string, problem: string): never;
-  isObject(value: unknown): value is JsonObject;
-  object(value: unknown, field: string): JsonObject;
+  isObject(value: unknown): value is JSONObject;
+  object(value: unknown, field: string): JSONObject;
   string(value: unknown, field: string): string;
   optionalString(value: unknown, field: string): string | undefined;
   array(value: unknown, field: string): unknown[];
   oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T;
 }
 
-function isObject(value: unknown): value is JsonObject {
+function isObject(value: unknown): value is JSONObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

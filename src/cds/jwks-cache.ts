@@ -6,10 +6,10 @@
  */
 import type { JsonWebKey } from 'node:crypto';
 import { FhirgateError, isFhirgateError } from '../errors.js';
-import { request } from '../http/index.js';
+import { request } from '../http/request.js';
 
-/** Options of a {@link JwksCache}, in milliseconds. */
-export interface JwksCacheOptions {
+/** Options of a {@link JWKSCache}, in milliseconds. */
+export interface JWKSCacheOptions {
   /** How long a fetched set is trusted. */
   ttlMs: number;
   /** Minimum time between two fetches of one URL. */
@@ -54,17 +54,17 @@ async function download(url: string, timeoutMs: number): Promise<JsonWebKey[]> {
  *
  * @example
  * ```ts
- * const cache = new JwksCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000 });
+ * const cache = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000 });
  * const jwk = await cache.find('https://ehr.example.org/jwks.json', header.kid);
  * ```
  */
-export class JwksCache {
-  readonly #options: JwksCacheOptions;
+export class JWKSCache {
+  readonly #options: JWKSCacheOptions;
   readonly #entries = new Map<string, Entry>();
   readonly #lastFetch = new Map<string, number>();
   readonly #inflight = new Map<string, Promise<JsonWebKey[]>>();
 
-  constructor(options: JwksCacheOptions) {
+  constructor(options: JWKSCacheOptions) {
     this.#options = { ...options };
   }
 

@@ -3,7 +3,7 @@
  * call operation per registered service.
  * @module
  */
-import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../mount.js';
+import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../mount/index.js';
 import { CARDS_SCHEMA, discoverySchema } from './openapi-schemas.js';
 import type { CDSDiscoveryEntry } from './registry-entry.js';
 

@@ -5,7 +5,7 @@
  */
 import { CDSError } from './cds-error.js';
 import { primitiveContextFields } from './hooks-context.js';
-import type { JsonObject } from './types.js';
+import type { JSONObject } from './types.js';
 
 const TOKEN = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const CONTEXT_TOKEN = /^context\.([A-Za-z_][A-Za-z0-9_]*)$/;
@@ -50,7 +50,7 @@ export function checkPrefetchTemplates(hook: string, prefetch: Readonly<Record<s
   }
 }
 
-function tokenValue(token: string, context: JsonObject): string | undefined {
+function tokenValue(token: string, context: JSONObject): string | undefined {
   const field = CONTEXT_TOKEN.exec(token)?.[1];
   if (field !== undefined) {
     const value = context[field];
@@ -74,7 +74,7 @@ function tokenValue(token: string, context: JsonObject): string | undefined {
  * renderTemplate('Patient/{{context.patientId}}', { patientId: '123' }); // 'Patient/123'
  * ```
  */
-export function renderTemplate(template: string, context: JsonObject): string | null {
+export function renderTemplate(template: string, context: JSONObject): string | null {
   let missing = false;
   const query = template.indexOf('?');
   const rendered = template.replace(TOKEN, (_, token: string, offset: number) => {

@@ -9,13 +9,13 @@
  * @module
  */
 import { isFhirgateError } from '../errors.js';
-import { request } from '../http/index.js';
-import type { Logger } from '../mount.js';
+import { request } from '../http/request.js';
+import type { Logger } from '../mount/index.js';
 import { NonPublicAddressError, publicOnlyAgent } from './address-guard.js';
 import { CDSError } from './cds-error.js';
-import type { FhirServerAllowlist } from './fhir-server-allowlist.js';
+import type { FHIRServerAllowlist } from './fhir-server-allowlist.js';
 import { isReadQuery, renderTemplate } from './prefetch-template.js';
-import type { CDSHookRequest, JsonObject } from './types.js';
+import type { CDSHookRequest, JSONObject } from './types.js';
 
 /** How prefetch fetches behave. */
 export interface PrefetchOptions {
@@ -26,7 +26,7 @@ export interface PrefetchOptions {
   /** Allow plain http on hosts other than loopback. */
   allowInsecure: boolean;
   /** The FHIR servers that may be fetched from; `undefined`: any. */
-  allowed: FhirServerAllowlist | undefined;
+  allowed: FHIRServerAllowlist | undefined;
   /** Where a refused `fhirServer` is reported. */
   log: Logger;
   /** Aborts the fetches (the caller went away). */
@@ -48,7 +48,7 @@ function serverBase(fhirServer: string | undefined, key: string, allowInsecure: 
   return base;
 }
 
-async function fetchOne(key: string, query: string, req: CDSHookRequest, options: PrefetchOptions): Promise<JsonObject | null> {
+async function fetchOne(key: string, query: string, req: CDSHookRequest, options: PrefetchOptions): Promise<JSONObject | null> {
   const base = serverBase(req.fhirServer, key, options.allowInsecure);
   const url = new URL(query, base);
   if (options.allowed !== undefined && !options.allowed.allows(url)) {
@@ -83,9 +83,9 @@ async function fetchOne(key: string, query: string, req: CDSHookRequest, options
   } catch (err) {
     throw unobtainable(key, 'the FHIR server answered with invalid JSON', err);
   }
-  const isResource = typeof resource === 'object' && resource !== null && typeof (resource as JsonObject).resourceType === 'string';
+  const isResource = typeof resource === 'object' && resource !== null && typeof (resource as JSONObject).resourceType === 'string';
   if (!isResource) throw unobtainable(key, 'the FHIR server did not answer with a resource');
-  return resource as JsonObject;
+  return resource as JSONObject;
 }
 
 /**
@@ -103,7 +103,7 @@ export async function fillPrefetch(
   req: CDSHookRequest,
   templates: Readonly<Record<string, string>>,
   options: PrefetchOptions,
-): Promise<Record<string, JsonObject | null>> {
+): Promise<Record<string, JSONObject | null>> {
   const missing = Object.entries(templates).filter(([key]) => !Object.hasOwn(req.prefetch, key));
   const fetched = await Promise.all(missing.map(async ([key, template]) => {
     const query = renderTemplate(template, req.context);

@@ -4,7 +4,7 @@
  * @module
  */
 import { ClientAuth } from './client-auth.js';
-import { FhirServerAllowlist } from './fhir-server-allowlist.js';
+import { FHIRServerAllowlist } from './fhir-server-allowlist.js';
 import { checkPrefetchTemplates } from './prefetch-template.js';
 import type { CDSFeedbackHandler, CDSHandler, CDSServiceDefinition } from './types.js';
 
@@ -29,7 +29,7 @@ export interface ServiceEntry {
   /** `undefined`: use the service-wide authentication; `null`: none. */
   readonly auth: ClientAuth | null | undefined;
   /** `undefined`: use the service-wide list of allowed FHIR servers (if any). */
-  readonly fhirServers: FhirServerAllowlist | undefined;
+  readonly fhirServers: FHIRServerAllowlist | undefined;
 }
 
 function optionalString(value: unknown, name: string): string | undefined {
@@ -67,7 +67,7 @@ export function prepareEntry(hookType: unknown, definition: CDSServiceDefinition
     throw new TypeError('definition.auth must be client authentication options or false');
   }
   const clientAuth = auth === undefined ? undefined : auth === false ? null : new ClientAuth(auth);
-  const fhirServers = FhirServerAllowlist.from(definition.fhirServers, 'definition.fhirServers');
+  const fhirServers = FHIRServerAllowlist.from(definition.fhirServers, 'definition.fhirServers');
   Object.freeze(discovery.prefetch);
   return (handler) => {
     if (typeof handler !== 'function') throw new TypeError('handler must be a function');

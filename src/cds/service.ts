@@ -4,15 +4,16 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import { emitSafely, localHandler } from '../events/index.js';
+import { localHandler } from '../events/index.js';
+import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
-import { json, MOUNT, type Mountable, type MountableComponent, type Route } from '../mount.js';
+import { json, MOUNT, type Mountable, type MountableComponent, type Route } from '../mount/index.js';
 import { handleFeedback, handleServiceCall, type CallEnvironment } from './call-routes.js';
 import { CDSError } from './cds-error.js';
 import { ClientAuth } from './client-auth.js';
 import { CDS_DEFAULTS } from './defaults.js';
-import { FhirServerAllowlist } from './fhir-server-allowlist.js';
-import { numberOption } from './number-option.js';
+import { FHIRServerAllowlist } from './fhir-server-allowlist.js';
+import { numberOption } from '../lib/options.js';
 import { buildOpenAPI } from './openapi.js';
 import { prepareEntry, type CDSDiscoveryEntry, type ServiceEntry } from './registry-entry.js';
 import type { CDSHandler, CDSHooksServiceOptions, CDSServiceDefinition } from './types.js';
@@ -55,12 +56,12 @@ export class CDSHooksService implements MountableComponent {
       throw new TypeError('allowInsecureFhirServer must be a boolean');
     }
     this.#environment = {
-      bodyLimit: numberOption(options.bodyLimit, 'bodyLimit', CDS_DEFAULTS.bodyLimit, 1),
+      bodyLimit: numberOption(options.bodyLimit, 'options.bodyLimit', CDS_DEFAULTS.bodyLimit, { min: 1 }),
       prefetch: {
-        timeoutMs: numberOption(options.prefetchTimeoutMs, 'prefetchTimeoutMs', CDS_DEFAULTS.prefetchTimeoutMs, 1),
-        maxBytes: numberOption(options.prefetchMaxBytes, 'prefetchMaxBytes', CDS_DEFAULTS.prefetchMaxBytes, 1),
+        timeoutMs: numberOption(options.prefetchTimeoutMs, 'options.prefetchTimeoutMs', CDS_DEFAULTS.prefetchTimeoutMs, { min: 1 }),
+        maxBytes: numberOption(options.prefetchMaxBytes, 'options.prefetchMaxBytes', CDS_DEFAULTS.prefetchMaxBytes, { min: 1 }),
         allowInsecure: options.allowInsecureFhirServer ?? false,
-        allowed: FhirServerAllowlist.from(options.fhirServers, 'fhirServers'),
+        allowed: FHIRServerAllowlist.from(options.fhirServers, 'fhirServers'),
       },
       lookup: (id) => {
         if (this.#closed) throw new CDSError('ERR_CLOSED', 'the CDS service is closed', 503);

@@ -5,21 +5,21 @@
  */
 import type { JsonWebKey } from 'node:crypto';
 import type { EventDispatcher } from '../events/types.js';
-import type { Logger } from '../mount.js';
+import type { Logger } from '../mount/index.js';
 import type { KeyValueStore } from '../lib/key-value-store.js';
 
 /** A JSON object as parsed from a request body. */
-export type JsonObject = Record<string, unknown>;
+export type JSONObject = Record<string, unknown>;
 
 /**
  * The `fhirAuthorization` member of a CDS Hooks request: a bearer token for `fhirServer`.
  *
  * @example
  * ```ts
- * const auth: FhirAuthorization = { access_token: 'abc', token_type: 'Bearer', expires_in: 300, scope: 'patient/*.read', subject: 'cds-service' };
+ * const auth: FHIRAuthorization = { access_token: 'abc', token_type: 'Bearer', expires_in: 300, scope: 'patient/*.read', subject: 'cds-service' };
  * ```
  */
-export interface FhirAuthorization {
+export interface FHIRAuthorization {
   access_token: string;
   token_type: 'Bearer';
   /** Lifetime of the token, in seconds. */
@@ -45,9 +45,9 @@ export interface CDSHookRequest {
   hook: string;
   hookInstance: string;
   fhirServer?: string;
-  fhirAuthorization?: FhirAuthorization;
-  context: JsonObject;
-  prefetch: Record<string, JsonObject | null>;
+  fhirAuthorization?: FHIRAuthorization;
+  context: JSONObject;
+  prefetch: Record<string, JSONObject | null>;
 }
 
 /**
@@ -90,7 +90,7 @@ export interface Coding {
 export interface CDSAction {
   type: 'create' | 'update' | 'delete';
   description: string;
-  resource?: JsonObject;
+  resource?: JSONObject;
   resourceId?: string | string[];
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { checker } from './json-checks.js';
-import type { CDSResponse, JsonObject } from './types.js';
+import type { CDSResponse, JSONObject } from './types.js';
 
 const check = checker('ERR_CDS_CARD', 500);
 /** The spec asks for a summary of fewer than 140 characters. */
@@ -40,7 +40,7 @@ function action(value: unknown, field: string): void {
   }
 }
 
-function suggestion(value: unknown, field: string): JsonObject {
+function suggestion(value: unknown, field: string): JSONObject {
   const s = check.object(value, field);
   check.string(s.label, `${field}.label`);
   const uuid = check.optionalString(s.uuid, `${field}.uuid`);
@@ -58,7 +58,7 @@ function link(value: unknown, field: string): void {
   check.optionalString(l.appContext, `${field}.appContext`);
 }
 
-function card(value: unknown, field: string): JsonObject {
+function card(value: unknown, field: string): JSONObject {
   const c = check.object(value, field);
   const uuid = check.optionalString(c.uuid, `${field}.uuid`);
   const summary = check.string(c.summary, `${field}.summary`);
@@ -78,7 +78,7 @@ function card(value: unknown, field: string): JsonObject {
   }
   optionalList(c.overrideReasons, `${field}.overrideReasons`, (r, f) => coding(r, f, true));
   optionalList(c.links, `${field}.links`, link);
-  const checked: JsonObject = { ...c, uuid: uuid ?? randomUUID() };
+  const checked: JSONObject = { ...c, uuid: uuid ?? randomUUID() };
   if (suggestions !== undefined) checked.suggestions = suggestions;
   return checked;
 }

@@ -5,7 +5,7 @@
 import { CDSError } from './cds-error.js';
 import { validateContext } from './hooks-context.js';
 import { checker, UUID } from './json-checks.js';
-import type { CDSHookRequest, FhirAuthorization, JsonObject } from './types.js';
+import type { CDSHookRequest, FHIRAuthorization, JSONObject } from './types.js';
 
 const check = checker('ERR_CDS_REQUEST', 400);
 
@@ -14,10 +14,10 @@ const check = checker('ERR_CDS_REQUEST', 400);
  *
  * @example
  * ```ts
- * const body = parseJsonObject(await req.bytes(limit));
+ * const body = parseJSONObject(await req.bytes(limit));
  * ```
  */
-export function parseJsonObject(bytes: Buffer): JsonObject {
+export function parseJSONObject(bytes: Buffer): JSONObject {
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
@@ -36,12 +36,12 @@ function fhirServerUrl(value: unknown): string | undefined {
   return text;
 }
 
-function fhirAuthorization(value: unknown): FhirAuthorization | undefined {
+function fhirAuthorization(value: unknown): FHIRAuthorization | undefined {
   if (value === undefined) return undefined;
   const auth = check.object(value, 'fhirAuthorization');
   const field = (name: string): string => `fhirAuthorization.${name}`;
   if (typeof auth.expires_in !== 'number' || !Number.isFinite(auth.expires_in)) check.fail(field('expires_in'), 'must be a number');
-  const result: FhirAuthorization = {
+  const result: FHIRAuthorization = {
     access_token: check.string(auth.access_token, field('access_token')),
     token_type: check.oneOf(auth.token_type, field('token_type'), ['Bearer']),
     expires_in: auth.expires_in as number,
@@ -52,13 +52,13 @@ function fhirAuthorization(value: unknown): FhirAuthorization | undefined {
   return patient === undefined ? result : { ...result, patient };
 }
 
-function prefetchGiven(value: unknown): Record<string, JsonObject | null> {
+function prefetchGiven(value: unknown): Record<string, JSONObject | null> {
   if (value === undefined) return {};
   const prefetch = check.object(value, 'prefetch');
   for (const [key, item] of Object.entries(prefetch)) {
     if (item !== null && !check.isObject(item)) check.fail(`prefetch.${key}`, 'must be a FHIR resource or null');
   }
-  return { ...(prefetch as Record<string, JsonObject | null>) };
+  return { ...(prefetch as Record<string, JSONObject | null>) };
 }
 
 /**
@@ -70,7 +70,7 @@ function prefetchGiven(value: unknown): Record<string, JsonObject | null> {
  * const request = validateRequest(body, 'patient-view');
  * ```
  */
-export function validateRequest(body: JsonObject, hook: string): CDSHookRequest {
+export function validateRequest(body: JSONObject, hook: string): CDSHookRequest {
   const sentHook = check.string(body.hook, 'hook');
   if (sentHook !== hook) check.fail('hook', `must be "${hook}" for this service`);
   const hookInstance = check.string(body.hookInstance, 'hookInstance');

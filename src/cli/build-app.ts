@@ -7,7 +7,7 @@ import { CDSHooksService } from '../cds/index.js';
 import { isFhirgateError } from '../errors.js';
 import { AsyncFHIRGateway } from '../gateway/index.js';
 import { createServiceAPI, type ServiceAPI } from '../host/index.js';
-import type { Logger } from '../mount.js';
+import type { Logger } from '../mount/index.js';
 import { configError } from './config/checks.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { runHandlerModule } from './handler-module.js';
@@ -33,7 +33,7 @@ export interface BuiltApp {
  *
  * @example
  * ```ts
- * const { app } = await buildApp(await loadConfig('fhirgate.json', { cwd, env }), { logger: createJsonLogger() });
+ * const { app } = await buildApp(await loadConfig('fhirgate.json', { cwd, env }), { logger: createJSONLogger() });
  * ```
  */
 export async function buildApp(config: FhirgateConfig, options: { logger: Logger }): Promise<BuiltApp> {

@@ -3,7 +3,7 @@
  * @module
  */
 import type { AddressInfo } from 'node:net';
-import { createJsonLogger } from '../host/index.js';
+import { createJSONLogger } from '../host/index.js';
 import { buildApp } from './build-app.js';
 import type { CliIO, Command, OptionValues } from './command.js';
 import { UsageError } from './command.js';
@@ -50,7 +50,7 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const port = portOf(values, io, config);
   const prefix = prefixOf(values, config);
   const host = (values.host as string | undefined) ?? config.host ?? '127.0.0.1';
-  const logger = createJsonLogger({ level: logLevelOf(io, config), stdout: io.stdout, stderr: io.stderr });
+  const logger = createJSONLogger({ level: logLevelOf(io, config), stdout: io.stdout, stderr: io.stderr });
   const { app } = await buildApp({ ...config, gateway: { ...config.gateway, path: prefix } }, { logger });
   let server;
   try {

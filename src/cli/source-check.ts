@@ -3,9 +3,10 @@
  * CapabilityStatement (`GET [base]/metadata`), the same way the gateway would.
  * @module
  */
-import { parseConnectionString, TokenManager } from '../auth/index.js';
+import { parseConnectionString } from '../auth/index.js';
+import { TokenManager } from '../auth/token-manager.js';
 import { isFhirgateError } from '../errors.js';
-import { request } from '../http/index.js';
+import { request } from '../http/request.js';
 
 /**
  * One step's outcome: `ok` with what was learned, or not, with why (never a secret or a token).

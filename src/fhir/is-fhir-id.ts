@@ -4,7 +4,7 @@
  */
 
 /**
- * The pattern {@link isFhirId} checks, as text for JSON Schema / OpenAPI `pattern`: the FHIR id regex
+ * The pattern {@link isFHIRId} checks, as text for JSON Schema / OpenAPI `pattern`: the FHIR id regex
  * without the dot segments `.` and `..`.
  *
  * @example
@@ -24,12 +24,12 @@ const FHIR_ID = new RegExp(FHIR_ID_PATTERN);
  *
  * @example
  * ```ts
- * isFhirId('example-1.2');  // true
- * isFhirId('a/b');          // false: a slash would change the URL path
- * isFhirId('x'.repeat(65)); // false: longer than 64
- * isFhirId('..');           // false: a dot segment
+ * isFHIRId('example-1.2');  // true
+ * isFHIRId('a/b');          // false: a slash would change the URL path
+ * isFHIRId('x'.repeat(65)); // false: longer than 64
+ * isFHIRId('..');           // false: a dot segment
  * ```
  */
-export function isFhirId(id: unknown): id is string {
+export function isFHIRId(id: unknown): id is string {
   return typeof id === 'string' && FHIR_ID.test(id);
 }

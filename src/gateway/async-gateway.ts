@@ -3,55 +3,37 @@
  * connection pool.
  * @module
  */
-import { parseConnectionString, TokenManager } from '../auth/index.js';
-import { FhirgateError } from '../errors.js';
-import type { EventPayload } from '../events/types.js';
+import { parseConnectionString } from '../auth/index.js';
+import { TokenManager } from '../auth/token-manager.js';
+import type { EventDispatcher } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
-import { AgentPool } from '../http/index.js';
-import type { HttpResponse } from '../http/index.js';
-import { MOUNT } from '../mount.js';
-import type { Mountable } from '../mount.js';
-import { callFhir, callSignal, readResource } from './fhir-call.js';
-import type { CallContext, FhirCall } from './fhir-call.js';
+import { AgentPool } from '../http/agent-pool.js';
+import { MOUNT } from '../mount/index.js';
+import type { Mountable } from '../mount/index.js';
+import { callOptions } from './call-options.js';
+import type { CallOptions, CreateOptions } from './call-options.js';
+import { callFHIR } from './fhir-call.js';
+import type { CallContext, CallScope } from './fhir-call.js';
 import { bulkExport, bulkExportAll } from './bulk/index.js';
 import type { BulkExportAllOptions, BulkExportOptions, BulkHost, BulkItem } from './bulk/index.js';
-import { HandlerHost } from './handler-host.js';
-import type { SearchParams } from './handlers/index.js';
+import { FHIROperations, searchUrl } from './fhir-operations.js';
+import { GatewayEvents, gatewayFace } from './gateway-face.js';
+import { HandlerRegistry } from './handlers/registry.js';
+import type { SearchParams } from './handlers/search-source.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
-import { ModifyHandle, MODIFY_ATTEMPTS } from './modify.js';
+import { InFlightCalls } from './in-flight.js';
+import { ModifyHandle, modifyWithRetries } from './modify.js';
 import type { ModifyFn } from './modify.js';
 import { checkGatewayOptions } from './options.js';
 import type { AsyncFHIRGatewayOptions, GatewayOptions } from './options.js';
-import { checkPagingOptions, isMatch, matchingResources, nextPageUrl } from './paging.js';
+import { checkPagingOptions, matchingResources, nextPageUrl } from './paging.js';
 import type { PageOptions, PagingLimits, SearchAllOptions } from './paging.js';
-import { poolStatus } from './pool-status.js';
+import { poolStatus, poolStatusBody } from './pool-status.js';
 import type { PoolStatus } from './pool-status.js';
-import { checkRequestBundle, failedEntries } from './request-bundle.js';
-import type { BundleKind } from './request-bundle.js';
-import { checkId, checkResource, checkType, resourceUrl } from './resource-path.js';
-import { searchQuery } from './search-params.js';
-import { rotateSourceKey, sourcesJwks, withNextKey } from './source-keys.js';
-import type { JwkSet, RotatedKey, RotateKeyOptions, SourceOptions } from './source-keys.js';
+import { checkType } from './resource-path.js';
+import { rotateSourceKey, sourcesJWKS, withNextKey } from './source-keys.js';
+import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './source-keys.js';
 import { SourceRegistry } from './source-registry.js';
-import type { Source } from './source-registry.js';
-
-/** The last argument of every gateway call. */
-export interface CallOptions {
-  /** Aborts the call (`ERR_ABORTED`; `ERR_TIMEOUT` when the reason is a `TimeoutError`). */
-  signal?: AbortSignal;
-  /** `false` sends each request of this call once, whatever the gateway's retry options. */
-  retry?: boolean;
-}
-
-/** Options of `create`. */
-export interface CreateOptions extends CallOptions {
-  /**
-   * Makes the create conditional (`If-None-Exist`): the query part of a search (`identifier=sys|123`,
-   * no leading `?`) or search parameters. The server creates only when nothing matches; one match is
-   * returned as it is (200), several are `ERR_FHIR_HTTP` 412.
-   */
-  ifNoneExist?: string | SearchParams;
-}
 
 /**
  * A Promise-based client of many FHIR servers ("sources"), sharing one keep-alive pool.
@@ -64,23 +46,46 @@ export interface CreateOptions extends CallOptions {
  * await gw.modify('Patient', '123', 'epic', (p) => { p.active = true; });
  * ```
  */
-export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
+export class AsyncFHIRGateway implements AsyncDisposable {
   readonly #options: GatewayOptions;
   readonly #pool: AgentPool;
-  readonly #ctx: CallContext;
   readonly #sources = new SourceRegistry();
-  /** Public calls in flight; `close()` waits for 0. */
-  #inFlight = 0;
-  /** Resolves the wait of `close()` when `#inFlight` reaches 0. */
-  #idle: (() => void) | undefined;
-  #closing: Promise<void> | undefined;
+  readonly #calls = new InFlightCalls();
+  readonly #events: GatewayEvents;
+  readonly #handlers = new HandlerRegistry();
+  readonly #ctx: CallContext;
+  readonly #ops: FHIROperations;
+
+  /**
+   * Registers the transform handler of a resource type (`gw.transform('Patient', fn)`), or returns a
+   * wrapper that registers the function it is given (`gw.transform('Patient')(fn)`). Transform handlers
+   * become `GET <prefix>/transform/<type>/<id>` when the gateway is mounted.
+   *
+   * @example
+   * ```ts
+   * gw.transform('Patient', async (id, source) => ({ ...(await gw.read('Patient', id, source)), active: true }));
+   * ```
+   */
+  readonly transform: HandlerRegistry['transform'] = this.#handlers.transform.bind(this.#handlers);
+
+  /**
+   * Registers the aggregate handler of a resource type, or returns a wrapper that registers the
+   * function it is given. Aggregate handlers become `GET <prefix>/aggregate/<type>?patient_id=…&sources=…`.
+   *
+   * @example
+   * ```ts
+   * gw.aggregate('Observation', (patientId, sources) => aggregateSources(gw, { resourceType: 'Observation', params: { patient: patientId }, sources: sources ?? gw.sourceNames }));
+   * ```
+   */
+  readonly aggregate: HandlerRegistry['aggregate'] = this.#handlers.aggregate.bind(this.#handlers);
 
   constructor(options: AsyncFHIRGatewayOptions = {}) {
     const checked = checkGatewayOptions(options);
-    super(checked);
+    this.#events = new GatewayEvents(checked);
     this.#options = checked;
     this.#pool = new AgentPool(this.#options.pool);
     this.#ctx = { pool: this.#pool, maxResponseBytes: this.#options.maxResponseBytes, retry: this.#options.retry };
+    this.#ops = new FHIROperations(this.#ctx, this.#sources, this.#events);
   }
 
   /**
@@ -95,7 +100,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   addSource(name: string, connectionString: string, options?: SourceOptions): void {
-    this.#live();
+    this.#calls.assertOpen();
     if (typeof name !== 'string' || name === '' || name.length > 100) throw new TypeError('name must be a string of 1 to 100 characters');
     const config = parseConnectionString(connectionString);
     const auth = withNextKey(config.auth, options);
@@ -131,7 +136,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   rotateKey(source?: string, options?: RotateKeyOptions): RotatedKey {
-    this.#live();
+    this.#calls.assertOpen();
     return rotateSourceKey(this.#sources.get(source), options);
   }
 
@@ -145,8 +150,8 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * gw.jwks().keys.map((k) => k.kid); // ['epic-2026', 'epic-2027']
    * ```
    */
-  jwks(): JwkSet {
-    return sourcesJwks(this.#sources.all());
+  jwks(): JWKSet {
+    return sourcesJWKS(this.#sources.all());
   }
 
   /**
@@ -175,15 +180,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    */
   create<R extends Resource>(resource: R, source?: string, options?: CreateOptions): Promise<ResourceOf<R['resourceType']>> {
     const condition = options?.ifNoneExist === undefined ? undefined : ifNoneExistHeader(options.ifNoneExist);
-    return this.#run(options, async (signal) => {
-      const { type } = checkResource(resource, false, 'create');
-      const src = this.#sources.get(source);
-      const headers = { prefer: 'return=representation', ...(condition === undefined ? {} : { 'if-none-exist': condition }) };
-      const res = await this.#call(src, { method: 'POST', url: resourceUrl(src.baseUrl, type), body: JSON.stringify(resource), headers, operation: 'create', reference: type, signal });
-      const created = (await this.#resourceOf(src, res, type, 'create', undefined, signal)) as unknown as ResourceOf<R['resourceType']>;
-      this.#emit(type, 'create', src, created.id, condition === undefined ? undefined : { created: res.status === 201 });
-      return created;
-    });
+    return this.#run(options, (scope) => this.#ops.create(resource, source, condition, scope)) as unknown as Promise<ResourceOf<R['resourceType']>>;
   }
 
   /**
@@ -195,7 +192,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   read<T extends ResourceType>(type: T, id: string, source?: string, options?: CallOptions): Promise<ResourceOf<T>> {
-    return this.#run(options, (signal) => this.#read(type, id, source, signal, false)) as unknown as Promise<ResourceOf<T>>;
+    return this.#run(options, (scope) => this.#ops.read(type, id, source, scope, false)) as unknown as Promise<ResourceOf<T>>;
   }
 
   /**
@@ -208,7 +205,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   update<R extends Resource>(resource: R, source?: string, options?: CallOptions): Promise<ResourceOf<R['resourceType']>> {
-    return this.#run(options, async (signal) => (await this.#update(resource, source, signal, undefined)) as unknown as ResourceOf<R['resourceType']>);
+    return this.#run(options, async (scope) => (await this.#ops.update(resource, source, scope, undefined)) as unknown as ResourceOf<R['resourceType']>);
   }
 
   /**
@@ -221,15 +218,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   delete(type: ResourceType, id: string, source?: string, options?: CallOptions): Promise<boolean> {
-    return this.#run(options, async (signal) => {
-      const t = checkType(type);
-      const i = checkId(id);
-      const src = this.#sources.get(source);
-      const res = await this.#call(src, { method: 'DELETE', url: resourceUrl(src.baseUrl, t, i), operation: 'delete', reference: `${t}/${i}`, signal, expected: [404, 410] });
-      if (res.status === 404 || res.status === 410) return false;
-      this.#emit(t, 'delete', src, i);
-      return true;
-    });
+    return this.#run(options, (scope) => this.#ops.delete(type, id, source, scope));
   }
 
   /**
@@ -242,11 +231,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   search<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: CallOptions): Promise<Bundle<ResourceOf<T>>> {
-    return this.#run(options, async (signal) => {
-      const t = checkType(type);
-      const src = this.#sources.get(source);
-      return this.#searchPage(src, t, searchUrl(src, t, params), {}, signal) as Promise<Bundle<ResourceOf<T>>>;
-    });
+    return this.#run(options, (scope) => this.#ops.search(type, params, source, scope)) as Promise<Bundle<ResourceOf<T>>>;
   }
 
   /**
@@ -308,7 +293,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   transaction(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
-    return this.#run(options, (signal) => this.#postBundle('transaction', bundle, source, signal));
+    return this.#run(options, (scope) => this.#ops.postBundle('transaction', bundle, source, scope));
   }
 
   /**
@@ -324,7 +309,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   batch(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
-    return this.#run(options, (signal) => this.#postBundle('batch', bundle, source, signal));
+    return this.#run(options, (scope) => this.#ops.postBundle('batch', bundle, source, scope));
   }
 
   /** Reads, calls `fn`, saves with `If-Match`; nothing is saved if `fn` throws. Retries a 412 up to 3 tries. */
@@ -342,24 +327,18 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    */
   modify<T extends ResourceType>(type: T, id: string, source?: string, fnOrOptions?: ModifyFn<ResourceOf<T>> | CallOptions, options?: CallOptions): Promise<unknown> {
     if (typeof fnOrOptions !== 'function') {
-      return this.#run(fnOrOptions, async (signal) => {
-        const read = await this.#read(type, id, source, signal);
-        const save = (r: ResourceOf<T>): Promise<ResourceOf<T>> => this.#run(fnOrOptions, (s) => this.#save(read, r, source, s)) as Promise<ResourceOf<T>>;
+      return this.#run(fnOrOptions, async (scope) => {
+        const read = await this.#ops.read(type, id, source, scope);
+        const save = (r: ResourceOf<T>): Promise<ResourceOf<T>> => this.#run(fnOrOptions, (s) => this.#ops.save(read, r, source, s)) as Promise<ResourceOf<T>>;
         return new ModifyHandle(read.resource as unknown as ResourceOf<T>, save);
       });
     }
-    return this.#run(options, async (signal) => {
-      for (let attempt = 1; ; attempt++) {
-        const read = await this.#read(type, id, source, signal);
-        const resource = read.resource as unknown as ResourceOf<T>;
-        const changed = (await fnOrOptions(resource)) ?? resource;
-        try {
-          return (await this.#save(read, changed, source, signal)) as ResourceOf<T>;
-        } catch (err) {
-          if (!(err instanceof FhirgateError && err.code === 'ERR_CONFLICT') || attempt >= MODIFY_ATTEMPTS) throw err;
-        }
-      }
-    });
+    return this.#run(options, (scope) =>
+      modifyWithRetries(
+        () => this.#ops.read(type, id, source, scope),
+        async (read) => this.#ops.save(read, (await fnOrOptions(read.resource as unknown as ResourceOf<T>)) ?? read.resource, source, scope),
+      ),
+    );
   }
 
   /**
@@ -416,11 +395,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
    * ```
    */
   close(): Promise<void> {
-    this.#closing ??= (async () => {
-      if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
-      await this.#pool.close();
-    })();
-    return this.#closing;
+    return this.#calls.close(() => this.#pool.close());
   }
 
   /** Same as {@link close}. */
@@ -428,13 +403,26 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     return this.close();
   }
 
-  /** The gateway's face for `createServiceAPI().registerGateway()`. */
+  /**
+   * Sets where events go (the host calls it when mounting); `null` turns them off. A gateway built with
+   * `events: false` stays silent.
+   *
+   * @example
+   * ```ts
+   * gw.useEvents(new LocalEventDispatcher());
+   * ```
+   */
+  useEvents(dispatcher: EventDispatcher | null): void {
+    this.#events.use(dispatcher);
+  }
+
+  /** The gateway's face for `createServiceAPI().registerGateway()`, composed from its handlers and events. */
   [MOUNT](): Mountable {
-    return this.mountable({
+    return gatewayFace(this.#handlers, this.#events, {
       className: 'AsyncFHIRGateway',
       fhirVersion: this.#options.fhirVersion,
       sourceNames: () => this.sourceNames,
-      poolStatus: () => ({ ...this.getPoolStatus() }),
+      poolStatus: () => poolStatusBody(this.getPoolStatus()),
       jwks: () => this.jwks().keys,
       close: () => this.close(),
     });
@@ -443,37 +431,21 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
   /** What a bulk export needs of this gateway: each request is a call in flight for `close()`. */
   #bulkHost(): BulkHost {
     return {
-      source: (name) => (this.#live(), this.#sources.get(name)),
-      call: (src, call) => this.#tracked(() => this.#call(src, call), undefined),
-      closed: () => this.#closing !== undefined,
+      source: (name) => (this.#calls.assertOpen(), this.#sources.get(name)),
+      call: (src, call) => this.#calls.run(() => callFHIR(this.#ctx, src, call)),
+      closed: () => this.#calls.closed,
       emit: (name, payload) => {
-        if (this.wantsEvent(name)) this.emitEvent(name, payload());
+        if (this.#events.wants(name)) this.#events.emit(name, payload());
       },
       maxLineBytes: this.#options.maxResponseBytes,
-      maxConnections: this.#pool.status().limits.max_connections,
+      maxConnections: this.getPoolStatus().limits.maxConnections,
     };
   }
 
-  #live(): void {
-    if (this.#closing !== undefined) throw new FhirgateError('ERR_CLOSED', 'the gateway is closed');
-  }
-
-  /** Runs one public call: closed check, option check, in-flight tracking for `close()`. */
-  #run<T>(options: CallOptions | undefined, body: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
-    if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
-    if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
-    return this.#tracked(body, callSignal(options));
-  }
-
-  /** Runs `body` counted in `#inFlight` (counted at once: the part before its first `await` is synchronous). */
-  async #tracked<T>(body: (signal: AbortSignal | undefined) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    this.#live();
-    this.#inFlight++;
-    try {
-      return await body(signal);
-    } finally {
-      if (--this.#inFlight === 0) this.#idle?.();
-    }
+  /** Runs one public call: option check, then closed check and in-flight tracking for `close()`. */
+  #run<T>(options: CallOptions | undefined, body: (scope: CallScope) => Promise<T>): Promise<T> {
+    const scope = callOptions(options);
+    return this.#calls.run(() => body(scope));
   }
 
   /** The pages of a search; each fetch is one public call (closed check, signal, in-flight tracking). */
@@ -485,7 +457,7 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     const options = limits.signal === undefined ? {} : { signal: limits.signal };
     for (let page = 1; ; page++) {
       const at = url;
-      const bundle = await this.#run(options, (signal) => this.#searchPage(src, t, at, { page }, signal));
+      const bundle = await this.#run(options, (scope) => this.#ops.searchPage(src, t, at, { page }, scope));
       yield bundle;
       const next = page < limits.maxPages ? nextPageUrl(bundle, src, seen, t) : undefined;
       if (next === undefined) return;
@@ -493,123 +465,4 @@ export class AsyncFHIRGateway extends HandlerHost implements AsyncDisposable {
     }
   }
 
-  /** Fetches one page of a search and sends its event. */
-  async #searchPage(src: Source, type: ResourceType, url: URL, extra: EventPayload, signal: AbortSignal | undefined): Promise<Bundle> {
-    const res = await this.#call(src, { method: 'GET', url, operation: 'search', reference: type, signal });
-    const bundle = readResource(res, 'Bundle', `search ${type}`) as unknown as Bundle;
-    const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
-    this.#emit(type, 'search', src, undefined, () => ({ ...extra, result_count: entries.filter(isMatch).length }));
-    return bundle;
-  }
-
-  async #postBundle(kind: BundleKind, bundle: Bundle, source: string | undefined, signal: AbortSignal | undefined): Promise<Bundle> {
-    const body = checkRequestBundle(bundle, kind);
-    const src = this.#sources.get(source);
-    const res = await this.#call(src, { method: 'POST', url: new URL(src.baseUrl), body: JSON.stringify(body), operation: kind, reference: 'Bundle', signal });
-    const answer = readResource(res, 'Bundle', kind) as unknown as Bundle;
-    this.#emit('Bundle', kind, src, undefined, () => ({ entry_count: body.entry?.length ?? 0, error_count: failedEntries(answer) }));
-    return answer;
-  }
-
-  #call(source: Source, call: FhirCall): Promise<HttpResponse> {
-    return callFhir(this.#ctx, source, call);
-  }
-
-  /** GETs `type/id` and sends its event: the resource, or with `forSave` what a versioned save needs too. */
-  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave: false): Promise<Record<string, unknown>>;
-  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave?: true): Promise<Versioned>;
-  async #read(type: ResourceType, id: string, source: string | undefined, signal: AbortSignal | undefined, forSave = true): Promise<Versioned | Record<string, unknown>> {
-    const t = checkType(type);
-    const i = checkId(id);
-    const src = this.#sources.get(source);
-    const res = await this.#call(src, { method: 'GET', url: resourceUrl(src.baseUrl, t, i), operation: 'read', reference: `${t}/${i}`, signal });
-    const resource = readResource(res, t, `read ${t}/${i}`);
-    this.#emit(t, 'read', src, i);
-    if (!forSave) return resource;
-    return { resource, original: JSON.stringify(resource), etag: etagOf(res, resource) };
-  }
-
-  async #update(resource: unknown, source: string | undefined, signal: AbortSignal | undefined, ifMatch: string | undefined): Promise<Record<string, unknown>> {
-    const { type, id } = checkResource(resource, true, 'update');
-    const src = this.#sources.get(source);
-    const headers: Record<string, string> = { prefer: 'return=representation', ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) };
-    const call = { method: 'PUT', url: resourceUrl(src.baseUrl, type, id), body: JSON.stringify(resource), headers, operation: 'update', reference: `${type}/${id}`, signal } as const;
-    let res: HttpResponse;
-    try {
-      res = await this.#call(src, call);
-    } catch (err) {
-      if (ifMatch === undefined || !(err instanceof FhirgateError) || err.status !== 412) throw err;
-      throw new FhirgateError('ERR_CONFLICT', `update ${type}/${id}: the resource changed since it was read (412)`, { status: 412, cause: err });
-    }
-    const saved = await this.#resourceOf(src, res, type, 'update', call.url, signal);
-    this.#emit(type, 'update', src, id);
-    return saved;
-  }
-
-  /** Saves a modified resource unless it is unchanged. */
-  async #save(read: Versioned, resource: unknown, source: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
-    if (JSON.stringify(resource) === read.original) return resource;
-    return this.#update(resource, source, signal, read.etag);
-  }
-
-  /**
-   * The resource in a 2xx answer. When the body is empty or an OperationOutcome (a server that ignores
-   * `Prefer: return=representation`), the resource is read back from `Content-Location`/`Location`,
-   * else from `fallback`; only on the source's origin.
-   */
-  async #resourceOf(src: Source, res: HttpResponse, type: ResourceType, operation: string, fallback: URL | undefined, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
-    const what = `${operation} ${type}`;
-    if (res.body.length > 0 && !isOutcome(res)) return readResource(res, type, what);
-    const location = [res.headers['content-location'], res.headers.location].find((l) => typeof l === 'string' && l.trim() !== '')?.trim();
-    const base = `${src.baseUrl}/`;
-    if (location !== undefined && !URL.canParse(location, base)) {
-      throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with a Location that is not a URL`, { status: res.status });
-    }
-    const url = location === undefined ? fallback : new URL(location, base);
-    if (url === undefined) {
-      throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with neither the resource nor a Location`, { status: res.status });
-    }
-    const back = await this.#call(src, { method: 'GET', url, operation, reference: `${type} (Location)`, signal });
-    return readResource(back, type, what);
-  }
-
-  /**
-   * Sends `fhir.<type>.<operation>`. No payload is built when nobody would receive it (events off, or a
-   * local dispatcher without a matching handler); `extra` facts that cost work to count (a search page's
-   * matches, a bundle's failed entries) come as a function, called only then too.
-   */
-  #emit(type: ResourceType, operation: string, source: Source, id: string | undefined, extra?: EventPayload | (() => EventPayload)): void {
-    const name = `fhir.${type.toLowerCase()}.${operation}`;
-    if (!this.wantsEvent(name)) return;
-    this.emitEvent(name, { resource_type: type, resource_id: id, source: source.name, operation, ...(typeof extra === 'function' ? extra() : extra) });
-  }
-}
-
-interface Versioned {
-  resource: Record<string, unknown>;
-  /** The resource as read, serialised: a save of an unchanged resource is skipped. */
-  original: string;
-  etag: string | undefined;
-}
-
-/** `[base]/[type]?params` of a search's first page. */
-function searchUrl(src: Source, type: ResourceType, params: SearchParams): URL {
-  const url = resourceUrl(src.baseUrl, type);
-  url.search = searchQuery(params);
-  return url;
-}
-
-function isOutcome(res: HttpResponse): boolean {
-  try {
-    return (JSON.parse(res.body.toString('utf8')) as { resourceType?: unknown } | null)?.resourceType === 'OperationOutcome';
-  } catch {
-    return false;
-  }
-}
-
-function etagOf(res: HttpResponse, resource: Record<string, unknown>): string | undefined {
-  const header = res.headers.etag;
-  if (typeof header === 'string' && header !== '') return header;
-  const version = (resource.meta as { versionId?: unknown } | undefined)?.versionId;
-  return typeof version === 'string' ? `W/"${version}"` : undefined;
 }

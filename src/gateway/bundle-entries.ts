@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Bundle, BundleEntry, Resource, ResourceType } from '../fhir/index.js';
-import type { SearchParams } from './handlers/index.js';
+import type { SearchParams } from './handlers/search-source.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
 import { checkId, checkResource, checkType } from './resource-path.js';
 import { searchQuery } from './search-params.js';

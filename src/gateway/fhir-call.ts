@@ -1,15 +1,18 @@
 /**
  * One call to a source's FHIR server: the bearer token (own origin only), one retry after a 401, the
- * gateway's retry options (and a call's `retry: false`), and the mapping of non-2xx answers to
- * `FHIRHttpError`.
+ * gateway's retry options (and a call's `retry: false`, a field of the call), and the mapping of non-2xx answers to
+ * `FHIRHTTPError`.
  * @module
  */
 import { STATUS_CODES } from 'node:http';
-import { FHIRHttpError, FhirgateError } from '../errors.js';
+import { FHIRHTTPError, FhirgateError } from '../errors.js';
 import { outcomeMessage } from '../fhir/index.js';
-import { checkHeaders } from '../http/index.js';
+import { checkHeaders } from '../http/request-options.js';
+import type { AgentPool } from '../http/agent-pool.js';
+import type { CheckedRequestOptions, HTTPResponse } from '../http/request-options.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
+import { booleanOption } from '../lib/options.js';
 import { SecretRedactor } from '../lib/redact-secrets.js';
-import type { AgentPool, CheckedRequestOptions, HttpResponse, RetryPolicy } from '../http/index.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -17,10 +20,10 @@ import type { Source } from './source-registry.js';
  *
  * @example
  * ```ts
- * const call: FhirCall = { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal: undefined };
+ * const call: FHIRCall = { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal: undefined };
  * ```
  */
-export interface FhirCall {
+export interface FHIRCall {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly url: URL;
   /** A JSON body; sent as `application/fhir+json`. */
@@ -31,6 +34,8 @@ export interface FhirCall {
   /** What it is about (`Patient/123`, `Patient`). */
   readonly reference: string;
   readonly signal: AbortSignal | undefined;
+  /** `false` sends the request once, whatever the gateway's retry options. Default `true`. */
+  readonly retry?: boolean;
   /** Non-2xx statuses that are answers, not errors (delete's 404 and 410). */
   readonly expected?: readonly number[];
   /** Other origins than the source's this call may reach (bulk files on an origin the user allowed). */
@@ -56,42 +61,47 @@ export interface CallContext {
   readonly retry: RetryPolicy;
 }
 
-/** Signals of gateway calls made with `retry: false`: every FHIR call made under one is sent once. */
-const sendOnce = new WeakSet<AbortSignal>();
-
 /**
- * The signal a gateway call hands down to the FHIR calls it makes. With `retry: false` it is a new
- * signal (following `options.signal`) marked so that {@link callFhir} sends each request once: the
- * setting reaches every request of the call without being threaded through each of them. Throws
- * `TypeError` for a `retry` that is not a boolean.
+ * What one public gateway call hands down to every FHIR request it makes: its abort signal and its
+ * retry setting (`retry: false` sends each request once, whatever the gateway's retry options).
  *
  * @example
  * ```ts
- * const signal = callSignal({ signal: controller.signal, retry: false });
+ * const scope: CallScope = { signal: controller.signal, retry: false };
+ * await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', ...scope });
  * ```
  */
-export function callSignal(options: { readonly signal?: AbortSignal | undefined; readonly retry?: boolean } | undefined): AbortSignal | undefined {
-  const retry = options?.retry;
-  if (retry !== undefined && typeof retry !== 'boolean') throw new TypeError('options.retry must be a boolean');
-  if (retry !== false) return options?.signal;
-  const signal = options?.signal === undefined ? new AbortController().signal : AbortSignal.any([options.signal]);
-  sendOnce.add(signal);
-  return signal;
+export interface CallScope {
+  readonly signal: AbortSignal | undefined;
+  readonly retry: boolean;
+}
+
+/**
+ * The {@link CallScope} of a gateway call's options. Throws `TypeError` for a `retry` that is not a
+ * boolean.
+ *
+ * @example
+ * ```ts
+ * callScope({ signal: controller.signal, retry: false }); // { signal, retry: false }
+ * ```
+ */
+export function callScope(options: { readonly signal?: AbortSignal | undefined; readonly retry?: boolean } | undefined): CallScope {
+  return { signal: options?.signal, retry: booleanOption(options?.retry, 'options.retry', true) };
 }
 
 /**
  * Sends `call` to `source`. A URL on another origin than the source's (or the call's own allowed
- * `origins`) is `ERR_CROSS_ORIGIN`: the token never goes anywhere else. Idempotent requests are retried as `ctx.retry` says (not when
- * the call's signal came from {@link callSignal} with `retry: false`). A 401 drops the token and the
+ * `origins`) is `ERR_CROSS_ORIGIN`: the token never goes anywhere else. Idempotent requests are retried
+ * as `ctx.retry` says (not when the call says `retry: false`). A 401 drops the token and the
  * call is sent once more with a new one. A non-2xx answer is `ERR_FHIR_HTTP` with the status of the
  * last try and the server's OperationOutcome.
  *
  * @example
  * ```ts
- * const res = await callFhir(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal });
+ * const res = await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal });
  * ```
  */
-export async function callFhir(ctx: CallContext, source: Source, call: FhirCall): Promise<HttpResponse> {
+export async function callFHIR(ctx: CallContext, source: Source, call: FHIRCall): Promise<HTTPResponse> {
   if (call.url.origin !== source.origin && call.origins?.includes(call.url.origin) !== true) {
     throw new FhirgateError('ERR_CROSS_ORIGIN', `${call.operation} ${call.reference}: ${call.url.origin} is not the origin of source "${source.name}"`);
   }
@@ -105,7 +115,7 @@ export async function callFhir(ctx: CallContext, source: Source, call: FhirCall)
     timeoutMs: source.timeoutMs,
     maxResponseBytes: ctx.maxResponseBytes,
     agent: undefined,
-    retry: call.signal !== undefined && sendOnce.has(call.signal) ? { ...ctx.retry, maxRetries: 0 } : ctx.retry,
+    retry: call.retry === false ? { ...ctx.retry, maxRetries: 0 } : ctx.retry,
     stream: call.stream === true,
   };
   const tokens = call.anonymous === true ? undefined : source.tokens;
@@ -136,12 +146,12 @@ function withToken(options: CheckedRequestOptions, token: string): CheckedReques
 }
 
 /** The error for a non-2xx answer; the server's text, which may echo the bearer token, is redacted first. */
-function httpError(res: HttpResponse, call: FhirCall, redact: SecretRedactor): FHIRHttpError {
-  const body = tryJson(res.body);
+function httpError(res: HTTPResponse, call: FHIRCall, redact: SecretRedactor): FHIRHTTPError {
+  const body = tryJSON(res.body);
   const outcome = (body as { resourceType?: unknown } | undefined)?.resourceType === 'OperationOutcome' ? redact.json(body) : undefined;
   const why = outcomeMessage(outcome);
   const text = `${res.status} ${STATUS_CODES[res.status] ?? 'Unknown Status'}`;
-  return new FHIRHttpError(`${call.operation} ${call.reference} failed: ${text}${why === undefined ? '' : `: ${why}`}`, {
+  return new FHIRHTTPError(`${call.operation} ${call.reference} failed: ${text}${why === undefined ? '' : `: ${why}`}`, {
     status: res.status,
     operationOutcome: outcome,
     operation: call.operation,
@@ -149,7 +159,7 @@ function httpError(res: HttpResponse, call: FhirCall, redact: SecretRedactor): F
   });
 }
 
-function tryJson(body: Buffer): unknown {
+function tryJSON(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
@@ -166,7 +176,7 @@ function tryJson(body: Buffer): unknown {
  * const patient = readResource(res, 'Patient', 'read Patient/1');
  * ```
  */
-export function readResource(res: HttpResponse, resourceType: string | undefined, what: string): Record<string, unknown> {
+export function readResource(res: HTTPResponse, resourceType: string | undefined, what: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(res.body.toString('utf8'));

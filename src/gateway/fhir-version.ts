@@ -24,12 +24,12 @@ const FHIR_VERSION = /^\d{1,3}\.\d{1,3}\.\d{1,3}(?:-[A-Za-z0-9.]{1,32})?$/;
  *
  * @example
  * ```ts
- * checkFhirVersion(undefined); // '4.0.1'
- * checkFhirVersion('4.3.0');   // '4.3.0'
- * checkFhirVersion('R4');      // RangeError: options.fhirVersion must be a FHIR version code such as 4.0.1
+ * checkFHIRVersion(undefined); // '4.0.1'
+ * checkFHIRVersion('4.3.0');   // '4.3.0'
+ * checkFHIRVersion('R4');      // RangeError: options.fhirVersion must be a FHIR version code such as 4.0.1
  * ```
  */
-export function checkFhirVersion(value: unknown): string {
+export function checkFHIRVersion(value: unknown): string {
   if (value === undefined) return DEFAULT_FHIR_VERSION;
   if (typeof value !== 'string') throw new TypeError('options.fhirVersion must be a string such as 4.0.1');
   if (!FHIR_VERSION.test(value)) throw new RangeError('options.fhirVersion must be a FHIR version code such as 4.0.1 or 4.3.0');

@@ -1,22 +1,21 @@
 /**
  * The gateways: `AsyncFHIRGateway` (its options, pool status and modify handle), the synchronous
- * `FHIRGateway`, the handler registry, the aggregation helper and the builders of transaction and
+ * `FHIRGateway`, the handler types, the aggregation helper and the builders of transaction and
  * batch entries.
  * @module
  */
+export type { AggregateHandler, TransformHandler } from './handlers/registry.js';
+export { type AggregateSourcesOptions, SOURCE_TAG_SYSTEM, aggregateSources } from './handlers/aggregate-sources.js';
 export { AsyncFHIRGateway } from './async-gateway.js';
-export type { CallOptions, CreateOptions } from './async-gateway.js';
-export type { PageOptions, SearchAllOptions } from './paging.js';
-export { createEntry, updateEntry, deleteEntry, readEntry, searchEntry, requestBundle } from './bundle-entries.js';
+export { type AsyncFHIRGatewayOptions, GATEWAY_DEFAULTS, type GatewayRetryOptions } from './options.js';
 export type { BundleKind } from './request-bundle.js';
-export type { AsyncFHIRGatewayOptions, GatewayRetryOptions } from './options.js';
-export { GATEWAY_DEFAULTS } from './options.js';
-export { ModifyHandle, MODIFY_ATTEMPTS } from './modify.js';
-export type { ModifyFn } from './modify.js';
-export type { PoolStatus, SourcePoolStatus } from './pool-status.js';
-export { FHIRGateway } from './sync-gateway.js';
-export type { SyncPagingOptions } from './sync-gateway.js';
-export type { SourceOptions, RotateKeyOptions, RotatedKey, JwkSet } from './source-keys.js';
+export type { CallOptions, CreateOptions } from './call-options.js';
+export { FHIRGateway, type SyncPagingOptions } from './sync-gateway.js';
 export type { FHIRGatewayOptions } from './sync/options.js';
-export * from './handlers/index.js';
+export { type ModifyFn, ModifyHandle } from './modify.js';
+export type { PageOptions, SearchAllOptions } from './paging.js';
+export type { PoolStatus, SourcePoolStatus } from './pool-status.js';
+export type { SearchParamValue, SearchParams } from './handlers/search-source.js';
+export { createEntry, deleteEntry, readEntry, requestBundle, searchEntry, updateEntry } from './bundle-entries.js';
+export type { SourceOptions, RotateKeyOptions, RotatedKey, JWKSet } from './source-keys.js';
 export type { BulkExportAllOptions, BulkExportBaseOptions, BulkExportOptions, BulkItem, BulkLevel } from './bulk/index.js';

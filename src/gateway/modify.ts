@@ -3,6 +3,7 @@
  * `await using` scope ends.
  * @module
  */
+import { isFhirgateError } from '../errors.js';
 
 /**
  * Changes a resource in place, or returns the new version. May be async.
@@ -80,5 +81,25 @@ export class ModifyHandle<R> implements AsyncDisposable {
   /** Saves unless discarded or saved already. */
   async [Symbol.asyncDispose](): Promise<void> {
     if (!this.#discarded) await this.save();
+  }
+}
+
+/**
+ * The read-modify-write loop of `modify(type, id, source, fn)`: reads, saves, and on a lost race
+ * (`ERR_CONFLICT`) reads again, {@link MODIFY_ATTEMPTS} tries at most.
+ *
+ * @example
+ * ```ts
+ * const saved = await modifyWithRetries(() => read(), async (r) => save(r, await fn(r.resource)));
+ * ```
+ */
+export async function modifyWithRetries<R, T>(read: () => Promise<R>, save: (read: R) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await read();
+    try {
+      return await save(r);
+    } catch (err) {
+      if (!isFhirgateError(err, 'ERR_CONFLICT') || attempt >= MODIFY_ATTEMPTS) throw err;
+    }
   }
 }

@@ -3,10 +3,12 @@
  * @module
  */
 import type { EventDispatcher } from '../events/types.js';
-import { checkRetryOptions, POOL_DEFAULTS, RETRY_DEFAULTS } from '../http/index.js';
-import type { RetryPolicy } from '../http/index.js';
+import { checkRetryOptions, RETRY_DEFAULTS } from '../http/retry-policy.js';
+import { POOL_DEFAULTS } from '../http/pool-types.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
+import { booleanOption, numberOption } from '../lib/options.js';
 import { checkStore, type KeyValueStore } from '../lib/key-value-store.js';
-import { checkFhirVersion } from './fhir-version.js';
+import { checkFHIRVersion } from './fhir-version.js';
 
 /**
  * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.
@@ -114,8 +116,8 @@ export const GATEWAY_DEFAULTS = Object.freeze({
  */
 export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const { dispatcher, events = true } = options;
-  if (typeof events !== 'boolean') throw new TypeError('options.events must be a boolean');
+  const { dispatcher } = options;
+  const events = booleanOption(options.events, 'options.events', true);
   if (dispatcher !== undefined && (typeof dispatcher !== 'object' || dispatcher === null || typeof dispatcher.emit !== 'function')) {
     throw new TypeError('options.dispatcher must be an EventDispatcher (an object with emit)');
   }
@@ -126,37 +128,26 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
       maxKeepaliveConnections: options.maxKeepaliveConnections,
       keepaliveExpiry: options.keepaliveExpiry,
     },
-    timeoutMs: positive(options.timeout, 'timeout', GATEWAY_DEFAULTS.timeout) * 1000,
-    maxResponseBytes: positive(options.maxResponseBytes, 'maxResponseBytes', GATEWAY_DEFAULTS.maxResponseBytes),
+    timeoutMs: numberOption(options.timeout, 'options.timeout', GATEWAY_DEFAULTS.timeout, POSITIVE) * 1000,
+    maxResponseBytes: numberOption(options.maxResponseBytes, 'options.maxResponseBytes', GATEWAY_DEFAULTS.maxResponseBytes, POSITIVE),
     dispatcher,
     events,
     tokenStore: options.tokenStore,
-    fhirVersion: checkFhirVersion(options.fhirVersion),
+    fhirVersion: checkFHIRVersion(options.fhirVersion),
     retry: checkGatewayRetry(options),
   });
 }
 
+const SECONDS = Object.freeze({ min: 0, unit: 'seconds' });
+const POSITIVE = Object.freeze({ above: 0 });
+
 /** The retry policy in milliseconds, checked once by the transport's own check (which names the option). */
 function checkGatewayRetry(options: GatewayRetryOptions): RetryPolicy {
   return checkRetryOptions({
-    retryBaseDelayMs: seconds(options.retryBaseDelay, 'retryBaseDelay', GATEWAY_DEFAULTS.retryBaseDelay) * 1000,
-    maxRetryDelayMs: seconds(options.maxRetryDelay, 'maxRetryDelay', GATEWAY_DEFAULTS.maxRetryDelay) * 1000,
+    retryBaseDelayMs: numberOption(options.retryBaseDelay, 'options.retryBaseDelay', GATEWAY_DEFAULTS.retryBaseDelay, SECONDS) * 1000,
+    maxRetryDelayMs: numberOption(options.maxRetryDelay, 'options.maxRetryDelay', GATEWAY_DEFAULTS.maxRetryDelay, SECONDS) * 1000,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
     ...(options.retryOn === undefined ? {} : { retryOn: options.retryOn }),
   });
-}
-
-function seconds(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`options.${name} must be a number of seconds`);
-  if (value < 0 || !Number.isFinite(value)) throw new RangeError(`options.${name} must be a finite number of seconds, 0 or more`);
-  return value;
-}
-
-function positive(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`options.${name} must be a number`);
-  if (value <= 0 || !Number.isFinite(value)) throw new RangeError(`options.${name} must be a positive number`);
-  return value;
 }

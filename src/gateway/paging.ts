@@ -5,6 +5,7 @@
  */
 import { FhirgateError } from '../errors.js';
 import type { Bundle, BundleEntry, Resource } from '../fhir/index.js';
+import { numberOption } from '../lib/options.js';
 
 /**
  * Options of `gw.pages(...)`.
@@ -48,13 +49,6 @@ export interface PagingLimits {
   readonly signal: AbortSignal | undefined;
 }
 
-function limit(value: unknown, name: string): number {
-  if (value === undefined) return Infinity;
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`options.${name} must be a number`);
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`options.${name} must be a positive integer`);
-  return value;
-}
-
 /**
  * Validates and copies the paging options once; misuse is a `TypeError`/`RangeError` naming the option.
  * With `allowSignal: false` (the sync gateway, whose calls cannot be aborted) a `signal` is a `TypeError`.
@@ -70,7 +64,7 @@ export function checkPagingOptions(options: SearchAllOptions | undefined, allowS
   const { signal } = options;
   if (signal !== undefined && !allowSignal) throw new TypeError('options.signal: FHIRGateway calls block and cannot be aborted; use AsyncFHIRGateway');
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
-  return Object.freeze({ maxPages: limit(options.maxPages, 'maxPages'), maxResources: limit(options.maxResources, 'maxResources'), signal });
+  return Object.freeze({ maxPages: numberOption(options.maxPages, 'options.maxPages', Infinity, { integer: true, min: 1 }), maxResources: numberOption(options.maxResources, 'options.maxResources', Infinity, { integer: true, min: 1 }), signal });
 }
 
 /**

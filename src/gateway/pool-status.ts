@@ -2,7 +2,7 @@
  * The gateway's `getPoolStatus()` document.
  * @module
  */
-import type { AgentPoolStatus } from '../http/index.js';
+import type { AgentPoolStatus } from '../http/pool-types.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -23,7 +23,8 @@ export interface SourcePoolStatus {
 }
 
 /**
- * A JSON-safe picture of the connection pool. Holds no secret, no token, no connection string.
+ * A JSON-safe picture of the connection pool, in camelCase (HTTP bodies use {@link poolStatusBody}). Holds
+ * no secret, no token, no connection string.
  *
  * @example
  * ```ts
@@ -31,6 +32,7 @@ export interface SourcePoolStatus {
  * ```
  */
 export interface PoolStatus {
+  /** `{ maxConnections, maxKeepaliveConnections, keepaliveExpiry }` */
   limits: AgentPoolStatus['limits'];
   totals: AgentPoolStatus['totals'];
   sources: Record<string, SourcePoolStatus>;
@@ -52,4 +54,22 @@ export function poolStatus(pool: AgentPoolStatus, sources: readonly Source[]): P
     return [s.name, { origin: s.origin, active: o?.active ?? 0, idle: o?.idle ?? 0, queued: o?.queued ?? 0, requests: s.requests, errors: s.errors }];
   });
   return { limits: { ...pool.limits }, totals: { ...pool.totals }, sources: Object.fromEntries(entries) };
+}
+
+/**
+ * The pool status as HTTP bodies show it (`/gateway/status`, `<prefix>/status`): the limits in
+ * snake_case, as the rest of those bodies; counts and sources as they are.
+ *
+ * @example
+ * ```ts
+ * poolStatusBody(gw.getPoolStatus()).limits; // { max_connections: 100, max_keepalive_connections: 20, keepalive_expiry: 5 }
+ * ```
+ */
+export function poolStatusBody(status: PoolStatus): Record<string, unknown> {
+  const { maxConnections, maxKeepaliveConnections, keepaliveExpiry } = status.limits;
+  return {
+    limits: { max_connections: maxConnections, max_keepalive_connections: maxKeepaliveConnections, keepalive_expiry: keepaliveExpiry },
+    totals: status.totals,
+    sources: status.sources,
+  };
 }

@@ -3,7 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import { isFhirId, isResourceType } from '../fhir/index.js';
+import { isFHIRId, isResourceType } from '../fhir/index.js';
 import type { ResourceType } from '../fhir/index.js';
 
 /**
@@ -31,7 +31,7 @@ export function checkType(type: unknown): ResourceType {
  * ```
  */
 export function checkId(id: unknown): string {
-  if (typeof id === 'string' && isFhirId(id)) return id;
+  if (typeof id === 'string' && isFHIRId(id)) return id;
   const shown = typeof id === 'string' ? JSON.stringify(id.slice(0, 70)) : typeof id;
   throw new FhirgateError('ERR_INVALID_ID', `${shown} is not a FHIR id ([A-Za-z0-9-.]{1,64})`);
 }

@@ -3,7 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import type { SearchParams } from './handlers/index.js';
+import type { SearchParams } from './handlers/search-source.js';
 
 /**
  * Builds the query string (without `?`) of a search: strings as they are, numbers in decimal,

@@ -3,8 +3,10 @@
  * of every source's public keys.
  * @module
  */
-import { loadAssertionKey } from '../auth/index.js';
-import type { AssertionAlg, AssertionKey, PublicJwk, SourceAuth } from '../auth/index.js';
+import { loadAssertionKey } from '../auth/load-key.js';
+import type { AssertionAlg, PublicJWK } from '../auth/key-ring.js';
+import type { AssertionKey } from '../auth/load-key.js';
+import type { SourceAuth } from '../auth/source-config.js';
 import { FhirgateError } from '../errors.js';
 import type { Source } from './source-registry.js';
 
@@ -54,11 +56,11 @@ export interface RotatedKey {
  *
  * @example
  * ```ts
- * const set: JwkSet = gw.jwks(); // { keys: [{ kty: 'EC', kid: '…', alg: 'ES384', use: 'sig', … }] }
+ * const set: JWKSet = gw.jwks(); // { keys: [{ kty: 'EC', kid: '…', alg: 'ES384', use: 'sig', … }] }
  * ```
  */
-export interface JwkSet {
-  readonly keys: readonly PublicJwk[];
+export interface JWKSet {
+  readonly keys: readonly PublicJWK[];
 }
 
 /**
@@ -132,13 +134,13 @@ export function rotateSourceKey(source: Source, options: RotateKeyOptions | unde
  *
  * @example
  * ```ts
- * sourcesJwks(registry.all()).keys.length;
+ * sourcesJWKS(registry.all()).keys.length;
  * ```
  */
-export function sourcesJwks(sources: readonly Source[]): JwkSet {
-  const seen = new Map<string, PublicJwk>();
+export function sourcesJWKS(sources: readonly Source[]): JWKSet {
+  const seen = new Map<string, PublicJWK>();
   for (const source of sources) {
-    for (const jwk of source.tokens?.publicJwks() ?? []) seen.set(JSON.stringify(jwk), jwk);
+    for (const jwk of source.tokens?.publicJWKS() ?? []) seen.set(JSON.stringify(jwk), jwk);
   }
   return { keys: [...seen.values()] };
 }

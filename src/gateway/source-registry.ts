@@ -2,7 +2,7 @@
  * The named sources of a gateway, in registration order.
  * @module
  */
-import type { TokenManager } from '../auth/index.js';
+import type { TokenManager } from '../auth/token-manager.js';
 import { FhirgateError } from '../errors.js';
 
 /**

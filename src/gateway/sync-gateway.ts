@@ -4,22 +4,23 @@
  */
 import { parseConnectionString } from '../auth/index.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
-import { MOUNT } from '../mount.js';
-import type { Mountable } from '../mount.js';
-import { checkBulkOptions } from './bulk/index.js';
-import type { BulkExportAllOptions, BulkExportBaseOptions, BulkItem } from './bulk/index.js';
-import { HandlerHost } from './handler-host.js';
-import type { SearchParams } from './handlers/index.js';
+import { MOUNT } from '../mount/index.js';
+import type { Mountable } from '../mount/index.js';
+import type { EventDispatcher } from '../events/types.js';
+import { GatewayEvents, gatewayFace } from './gateway-face.js';
+import { HandlerRegistry } from './handlers/registry.js';
+import type { SearchParams } from './handlers/search-source.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
 import { checkPagingOptions } from './paging.js';
-import { keyOptionArgs, withNextKey, type JwkSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './source-keys.js';
-import type { PagingLimits } from './paging.js';
-import { SyncBridge, siblingModuleUrl } from './sync/bridge.js';
+import { SyncBridge, siblingModuleUrl } from '../lib/worker-bridge/bridge.js';
+import { checkBulkOptions } from './bulk/index.js';
+import type { BulkExportAllOptions, BulkExportBaseOptions, BulkItem } from './bulk/index.js';
+import { keyOptionArgs, withNextKey, type JWKSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './source-keys.js';
 import type { CollectedEvent } from './sync/collecting-dispatcher.js';
 import { refuseSameThreadServer } from './sync/deadlock.js';
-import { WorkerIterators } from './sync/worker-iterators.js';
 import { checkSyncOptions } from './sync/options.js';
 import type { FHIRGatewayOptions, SyncGatewayOptions, SyncPagingOptions } from './sync/options.js';
+import { remoteLimits, SyncCursors } from './sync/cursor-iterators.js';
 
 export type { FHIRGatewayOptions, SyncPagingOptions } from './sync/options.js';
 
@@ -47,8 +48,9 @@ interface SourceFacts {
  * until the worker answers, at most three request time-outs plus 5 s (`ERR_TIMEOUT`). Connections
  * stay alive and tokens are cached across calls. Events are emitted on the calling thread.
  *
- * A FHIR server running on the calling thread can never answer a sync call: for the embedded sandbox
- * that is detected (`ERR_DEADLOCK`); any other same-thread server blocks until the time-out. Handlers
+ * A FHIR server running on the calling thread can never answer a sync call: for the servers named in
+ * the `sameThreadOrigins` option that is detected (`ERR_DEADLOCK`); any other same-thread server
+ * blocks until the time-out. Handlers
  * registered on a sync gateway run on the host's thread and block it during upstream I/O, so servers
  * should use `AsyncFHIRGateway`; this one is for scripts, notebooks and command-line tools.
  *
@@ -59,15 +61,40 @@ interface SourceFacts {
  * const patient = gw.read('Patient', '123', 'epic'); // a Patient, not a Promise
  * ```
  */
-export class FHIRGateway extends HandlerHost implements Disposable {
+export class FHIRGateway implements Disposable {
   readonly #options: SyncGatewayOptions;
+  readonly #events: GatewayEvents;
+  readonly #handlers = new HandlerRegistry();
+
+  /**
+   * Registers the transform handler of a resource type, or returns a wrapper that registers the
+   * function it is given. Transform handlers become `GET <prefix>/transform/<type>/<id>` when mounted;
+   * on a `FHIRGateway` they run on the host's thread and block it while it waits for upstream servers.
+   *
+   * @example
+   * ```ts
+   * gw.transform('Patient', (id, source) => ({ ...gw.read('Patient', id, source), active: true }));
+   * ```
+   */
+  readonly transform: HandlerRegistry['transform'] = this.#handlers.transform.bind(this.#handlers);
+
+  /**
+   * Registers the aggregate handler of a resource type, or returns a wrapper that registers the
+   * function it is given. Aggregate handlers become `GET <prefix>/aggregate/<type>?patient_id=…&sources=…`;
+   * on a `FHIRGateway` they block the host's thread during upstream I/O.
+   *
+   * @example
+   * ```ts
+   * gw.aggregate('Observation', (patientId) => gw.search('Observation', { patient: patientId }));
+   * ```
+   */
+  readonly aggregate: HandlerRegistry['aggregate'] = this.#handlers.aggregate.bind(this.#handlers);
   readonly #bridge: SyncBridge;
   readonly #sources = new Map<string, SourceFacts>();
-  readonly #iterators: WorkerIterators;
-
+  readonly #cursors: SyncCursors;
   constructor(options: FHIRGatewayOptions = {}) {
     const checked = checkSyncOptions(options);
-    super(checked);
+    this.#events = new GatewayEvents(checked);
     this.#options = checked;
     this.#bridge = new SyncBridge({
       workerUrl: siblingModuleUrl(import.meta.url, './sync/gateway-worker'),
@@ -75,7 +102,13 @@ export class FHIRGateway extends HandlerHost implements Disposable {
       name: 'FHIRGateway',
       onExtra: (events) => this.#emitAll(events as CollectedEvent[]),
     });
-    this.#iterators = new WorkerIterators(this.#bridge);
+    this.#cursors = new SyncCursors({
+      io: (method, args, source, waitMs) => this.#io(method, args, source, waitMs),
+      release: (cursor) => {
+        if (!this.#bridge.closed) this.#call('return', [cursor], this.#options.timeoutMs);
+      },
+      releaseLater: (cursor) => this.#bridge.send('return', [cursor]),
+    });
   }
 
   /**
@@ -127,8 +160,8 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * gw.jwks().keys.map((k) => k.kid);
    * ```
    */
-  jwks(): JwkSet {
-    return !this.#bridge.started || this.#bridge.closed ? { keys: [] } : (this.#call('jwks', [], this.#options.timeoutMs) as JwkSet);
+  jwks(): JWKSet {
+    return !this.#bridge.started || this.#bridge.closed ? { keys: [] } : (this.#call('jwks', [], this.#options.timeoutMs) as JWKSet);
   }
 
   /**
@@ -240,7 +273,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<Bundle<ResourceOf<T>>, void, undefined> {
-    return this.#iterator('pages', [type, params, source, remoteLimits(checkPagingOptions(options, false))], source) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
+    return this.#cursors.iterate('pages', [type, params, source, remoteLimits(checkPagingOptions(options, false))], source) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
   }
 
   /**
@@ -254,7 +287,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<ResourceOf<T>, void, undefined> {
-    return this.#iterator('searchAll', [type, params, source, remoteLimits(checkPagingOptions(options, false))], source) as Generator<ResourceOf<T>, void, undefined>;
+    return this.#cursors.iterate('searchAll', [type, params, source, remoteLimits(checkPagingOptions(options, false))], source) as Generator<ResourceOf<T>, void, undefined>;
   }
 
   /**
@@ -270,7 +303,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    */
   bulkExport(source?: string, options: BulkExportBaseOptions = {}): Generator<BulkItem, void, undefined> {
     const waitMs = this.#bulkWait(options);
-    return this.#iterator('bulkExport', [source, options], source, waitMs) as Generator<BulkItem, void, undefined>;
+    return this.#cursors.iterate('bulkExport', [source, options], source, waitMs) as Generator<BulkItem, void, undefined>;
   }
 
   /**
@@ -284,7 +317,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    */
   bulkExportAll(sources: readonly string[] = this.sourceNames, options: Omit<BulkExportAllOptions, 'signal'> = {}): Generator<BulkItem, void, undefined> {
     const waitMs = this.#bulkWait(options);
-    return this.#iterator('bulkExportAll', [sources, options], sources[0], waitMs) as Generator<BulkItem, void, undefined>;
+    return this.#cursors.iterate('bulkExportAll', [sources, options], sources[0], waitMs) as Generator<BulkItem, void, undefined>;
   }
 
   /**
@@ -345,6 +378,19 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   }
 
   /**
+   * Sets where events go (the host calls it when mounting); `null` turns them off. A gateway built with
+   * `events: false` stays silent.
+   *
+   * @example
+   * ```ts
+   * gw.useEvents(new LocalEventDispatcher());
+   * ```
+   */
+  useEvents(dispatcher: EventDispatcher | null): void {
+    this.#events.use(dispatcher);
+  }
+
+  /**
    * The gateway's face for `createServiceAPI().registerGateway()`. Its handlers run on the host's
    * thread and block it during upstream I/O: servers should mount an `AsyncFHIRGateway`.
    *
@@ -354,7 +400,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
    * ```
    */
   [MOUNT](): Mountable {
-    return this.mountable({
+    return gatewayFace(this.#handlers, this.#events, {
       className: 'FHIRGateway',
       fhirVersion: this.#options.fhirVersion,
       sourceNames: () => this.sourceNames,
@@ -362,12 +408,6 @@ export class FHIRGateway extends HandlerHost implements Disposable {
       jwks: () => this.jwks().keys,
       close: async () => this.close(),
     });
-  }
-
-  /** A sync iterator over the worker gateway's async iterator `method(...args)`; each step waits `waitMs` at most. */
-  #iterator(method: string, args: readonly unknown[], source: string | undefined, waitMs?: number): Generator<unknown> {
-    const step = (m: string, a: unknown[]): unknown => this.#io(m, a, source, waitMs);
-    return this.#iterators.open(method, args, step, (cursor) => this.#call('return', [cursor], this.#options.timeoutMs));
   }
 
   /** Checks export options at once; the longest a step of the export may block. */
@@ -381,7 +421,7 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   #io(method: string, args: unknown[], source: string | undefined, waitMs?: number): unknown {
     this.#bridge.assertOpen();
     const facts = this.#facts(source);
-    if (facts !== undefined) refuseSameThreadServer('FHIRGateway', facts.origins);
+    if (facts !== undefined) refuseSameThreadServer('FHIRGateway', facts.origins, this.#options.sameThreadOrigins);
     const timeoutMs = facts?.timeoutMs ?? this.#options.timeoutMs;
     return waitMs === undefined ? this.#call(method, args, timeoutMs) : this.#bridge.call(method, args, waitMs);
   }
@@ -397,14 +437,6 @@ export class FHIRGateway extends HandlerHost implements Disposable {
   }
 
   #emitAll(events: CollectedEvent[]): void {
-    for (const [name, payload] of events) this.emitEvent(name, payload);
+    for (const [name, payload] of events) this.#events.emit(name, payload);
   }
-}
-
-/** The paging limits as options the worker gateway takes again (no `Infinity`: it is not a limit). */
-function remoteLimits(limits: PagingLimits): SyncPagingOptions {
-  return {
-    ...(Number.isFinite(limits.maxPages) ? { maxPages: limits.maxPages } : {}),
-    ...(Number.isFinite(limits.maxResources) ? { maxResources: limits.maxResources } : {}),
-  };
 }

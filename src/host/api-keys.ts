@@ -14,13 +14,13 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
  *
  * @example
  * ```ts
- * resolveApiKeys(undefined, { FHIRGATE_API_KEYS: 'k1, k2' }); // ['k1', 'k2']
+ * resolveAPIKeys(undefined, { FHIRGATE_API_KEYS: 'k1, k2' }); // ['k1', 'k2']
  * ```
  */
-export function resolveApiKeys(option: readonly string[] | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+export function resolveAPIKeys(option: readonly string[] | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
   if (option === undefined) return (env['FHIRGATE_API_KEYS'] ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
   if (!Array.isArray(option) || option.some((k) => typeof k !== 'string' || k.trim() === '')) {
-    throw new TypeError('option "apiKeys" must be an array of non-empty strings');
+    throw new TypeError('options.apiKeys must be an array of non-empty strings');
   }
   return [...option];
 }
@@ -30,11 +30,11 @@ export function resolveApiKeys(option: readonly string[] | undefined, env: NodeJ
  *
  * @example
  * ```ts
- * const keys = new ApiKeyCheck(['s3cret']);
+ * const keys = new APIKeyCheck(['s3cret']);
  * keys.accepts({ 'x-api-key': 's3cret' }); // true
  * ```
  */
-export class ApiKeyCheck {
+export class APIKeyCheck {
   readonly #digests: readonly Buffer[];
 
   constructor(keys: readonly string[]) {

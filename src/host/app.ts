@@ -9,9 +9,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { localHandler } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
-import { MOUNT } from '../mount.js';
-import type { HttpMethod, Mountable, MountableComponent, Route } from '../mount.js';
-import { ApiKeyCheck } from './api-keys.js';
+import { MOUNT } from '../mount/index.js';
+import type { HTTPMethod, Mountable, MountableComponent, PublicError, Route, RouteReply } from '../mount/index.js';
+import { APIKeyCheck } from './api-keys.js';
 import { customEndpoint } from './custom-route.js';
 import type { CustomEndpoint, CustomHandler, CustomRouteOptions } from './custom-route.js';
 import { defaultEndpoints } from './default-routes.js';
@@ -19,10 +19,11 @@ import type { Deps, InjectMap } from './inject.js';
 import { jwksEndpoint } from './jwks-route.js';
 import { HostMetrics, metricsEndpoint, type MetricsView } from './metrics.js';
 import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
-import { buildOpenApi, toOpenApiPath } from './openapi.js';
+import { buildOpenAPI, toOpenAPIPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
-import { applyOpenApiExamples, warnUnmatchedExamples } from './openapi-examples.js';
-import { count, resolveOptions } from './options.js';
+import { applyOpenAPIExamples, warnUnmatchedExamples } from './openapi-examples.js';
+import { resolveOptions } from './options.js';
+import { numberOption } from '../lib/options.js';
 import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
 import { createPipeline } from './pipeline.js';
 import type { Endpoint } from './pipeline.js';
@@ -35,6 +36,13 @@ export interface MountOptions {
   path?: string;
   /** The key in `app.gateways`/`app.services`. Default the class name; give one to mount a second component of a class. */
   name?: string;
+}
+
+/** How `registerGateway` and `registerService` differ: the kind they accept, their name, their table. */
+interface MountKind {
+  readonly kind: Mountable['kind'];
+  readonly register: 'registerGateway' | 'registerService';
+  readonly registry: Map<string, MountableComponent>;
 }
 
 interface Mounted {
@@ -80,7 +88,6 @@ export class ServiceAPI {
   readonly #gateways = new Map<string, MountableComponent>();
   readonly #services = new Map<string, MountableComponent>();
   readonly #mounted: Mounted[] = [];
-  readonly #gatewayPrefixes: string[] = [];
   readonly #endpoints: Endpoint[] = [];
   readonly #servers = new Set<Server>();
   readonly #inFlight = new InFlight();
@@ -106,13 +113,13 @@ export class ServiceAPI {
     this.#addEndpoints([jwksEndpoint(() => this.#mounted, { maxAgeSeconds: resolved.jwksMaxAgeSeconds, logger: resolved.logger })]);
     const metrics = (this.#metrics = resolved.metrics ? new HostMetrics() : undefined);
     if (metrics !== undefined) this.#addEndpoints([metricsEndpoint(metrics, this.#metricsView(), resolved.publicPaths.includes('/metrics'))]);
-    const apiKeys = new ApiKeyCheck(resolved.apiKeys);
+    const apiKeys = new APIKeyCheck(resolved.apiKeys);
     this.handler = createPipeline({
       options: resolved,
       match: (method, path) => this.#router.match(method, path),
       apiKeys,
       inFlight: this.#inFlight,
-      gatewayPrefixes: () => this.#gatewayPrefixes,
+      errorReplyAt: (rawPath) => this.#errorReplyAt(rawPath),
       closing: () => this.#closed !== undefined,
       ...(metrics === undefined ? {} : { observe: metrics.observe.bind(metrics) }),
     });
@@ -120,18 +127,18 @@ export class ServiceAPI {
 
   /** Mounts a gateway (default prefix `/fhir`). Throws `ERR_DUPLICATE_NAME` for a second one of a name. */
   registerGateway(gateway: MountableComponent, options: MountOptions = {}): this {
-    return this.#mount('gateway', gateway, options);
+    return this.#mount({ kind: 'gateway', register: 'registerGateway', registry: this.#gateways }, gateway, options);
   }
 
   /** Mounts a service (CDS Hooks at `/cds`, NoteReader at `/notereader` by default). */
   registerService(service: MountableComponent, options: MountOptions = {}): this {
-    return this.#mount('service', service, options);
+    return this.#mount({ kind: 'service', register: 'registerService', registry: this.#services }, service, options);
   }
 
   /** Adds a custom route; `:name` segments become `ctx.params.name`. */
-  route(method: HttpMethod, path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
-  route<I extends InjectMap>(method: HttpMethod, path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
-  route(method: HttpMethod, path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
+  route(method: HTTPMethod, path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
+  route<I extends InjectMap>(method: HTTPMethod, path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
+  route(method: HTTPMethod, path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
     const [options, handler] = rest.length === 1 ? [{}, rest[0]] : rest;
     this.#open();
     this.#addEndpoints([customEndpoint(this, method, path, options, handler)]);
@@ -216,7 +223,7 @@ export class ServiceAPI {
    */
   close(options: { readinessDrainMs?: number } = {}): Promise<void> {
     if (typeof options !== 'object' || options === null) throw new TypeError('close options must be an object');
-    const drainMs = count(options.readinessDrainMs, 'readinessDrainMs', this.#options.readinessDrainMs, 0);
+    const drainMs = numberOption(options.readinessDrainMs, 'options.readinessDrainMs', this.#options.readinessDrainMs, { integer: true, min: 0 });
     return (this.#closed ??= this.#shutdown(drainMs));
   }
 
@@ -254,9 +261,8 @@ export class ServiceAPI {
     this.#endpoints.push(...endpoints);
   }
 
-  #mount(kind: Mountable['kind'], component: MountableComponent, options: MountOptions): this {
+  #mount({ kind, register, registry }: MountKind, component: MountableComponent, options: MountOptions): this {
     this.#open();
-    const register = kind === 'gateway' ? 'registerGateway' : 'registerService';
     if (typeof component !== 'object' || component === null || typeof component[MOUNT] !== 'function') {
       throw new TypeError(`${register} expects a mountable component (a gateway or service of fhirgate)`);
     }
@@ -264,28 +270,38 @@ export class ServiceAPI {
     const mountable = component[MOUNT]();
     if (mountable.kind !== kind) throw new TypeError(`${register} expects a ${kind}; this component is a ${mountable.kind}`);
     const name = options.name ?? component.constructor.name;
-    if (typeof name !== 'string' || name === '') throw new TypeError(`${register} option "name" must be a non-empty string`);
-    const registry = kind === 'gateway' ? this.#gateways : this.#services;
+    if (typeof name !== 'string' || name === '') throw new TypeError(`${register}: options.name must be a non-empty string`);
     if (registry.has(name)) {
       throw new FhirgateError('ERR_DUPLICATE_NAME', `a ${kind} named "${name}" is already registered; pass { name } to ${register} to mount another`);
     }
     const prefix = normalizePrefix(options.path ?? mountable.defaultPath);
     const routes = [...mountable.routes()];
+    const errorReply = typeof mountable.errorReply === 'function' ? mountable.errorReply.bind(mountable) : undefined;
     this.#addEndpoints(
       routes.map((route): Endpoint => ({
         method: route.method,
         path: joinPath(prefix, route.path),
         prefix,
         public: route.public === true,
-        fhir: kind === 'gateway',
+        ...(errorReply === undefined ? {} : { errorReply }),
         run: (request) => route.handle(request),
       })),
     );
     registry.set(name, component);
     this.#mounted.push({ name, prefix, mountable, routes });
-    if (kind === 'gateway') this.#gatewayPrefixes.push(prefix);
     mountable.useEvents(this.enableEvents ? this.dispatcher : null);
     return this;
+  }
+
+  /** The error reply of the component mounted at the longest prefix that `rawPath` is under, if it has one. */
+  #errorReplyAt(rawPath: string): ((error: PublicError) => RouteReply) | undefined {
+    let best: Mounted | undefined;
+    for (const m of this.#mounted) {
+      const under = m.prefix === '' || rawPath === m.prefix || rawPath.startsWith(`${m.prefix}/`);
+      if (under && (best === undefined || m.prefix.length > best.prefix.length)) best = m;
+    }
+    const own = best?.mountable.errorReply;
+    return typeof own === 'function' ? own.bind(best!.mountable) : undefined;
   }
 
   #checkInjections(): void {
@@ -335,21 +351,21 @@ export class ServiceAPI {
     for (const e of this.#endpoints) {
       if (e.operation === undefined) continue;
       const open = e.public || publicPaths.some((p) => samePattern(p, e.path));
-      operations.push({ method: e.method, path: toOpenApiPath(e.path), operation: e.operation, public: open });
+      operations.push({ method: e.method, path: toOpenAPIPath(e.path), operation: e.operation, public: open });
     }
     for (const m of this.#mounted) {
       const paths = safely(logger, `openapi of ${m.name}`, () => m.mountable.openapi(), {});
       for (const [relative, item] of Object.entries(paths)) {
-        const path = toOpenApiPath(joinPath(m.prefix, relative));
+        const path = toOpenAPIPath(joinPath(m.prefix, relative));
         for (const [method, operation] of Object.entries(item)) {
           if (operation === undefined) continue;
-          const upper = method.toUpperCase() as HttpMethod;
+          const upper = method.toUpperCase() as HTTPMethod;
           const open = m.routes.some((r) => r.public === true && r.method === upper && samePattern(joinPath(m.prefix, r.path), path));
           operations.push({ method: upper, path, operation: { ...operation, tags: operation.tags ?? [m.name] }, public: open });
         }
       }
     }
-    return applyOpenApiExamples(buildOpenApi({ title, version, description, secured: apiKeys.length > 0 }, operations), this.#options.openapiExamples);
+    return applyOpenAPIExamples(buildOpenAPI({ title, version, description, secured: apiKeys.length > 0 }, operations), this.#options.openapiExamples);
   }
 }
 

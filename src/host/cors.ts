@@ -4,10 +4,10 @@
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RouteReply } from '../mount.js';
+import type { RouteReply } from '../mount/index.js';
 
 /** The `cors` option of `createServiceAPI`. */
-export interface CorsOptions {
+export interface CORSOptions {
   /** Origins allowed to call (`https://app.example.org`, no path), or `'*'` for any origin. */
   origins: readonly string[] | '*';
   /** Send `Access-Control-Allow-Credentials: true`. Not allowed with `origins: '*'`. Default false. */
@@ -24,7 +24,7 @@ const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 
 function stringList(value: unknown, option: string): readonly string[] {
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) {
-    throw new TypeError(`cors option "${option}" must be an array of non-empty strings`);
+    throw new TypeError(`options.cors.${option} must be an array of non-empty strings`);
   }
   return Object.freeze([...value]);
 }
@@ -36,7 +36,7 @@ function checkOrigin(origin: string): string {
   } catch {
     parsed = undefined;
   }
-  if (parsed === undefined || parsed.origin !== origin) throw new RangeError(`cors option "origins": "${origin}" is not an origin such as https://app.example.org`);
+  if (parsed === undefined || parsed.origin !== origin) throw new RangeError(`options.cors.origins: "${origin}" is not an origin such as https://app.example.org`);
   return origin;
 }
 
@@ -45,29 +45,29 @@ function checkOrigin(origin: string): string {
  *
  * @example
  * ```ts
- * const cors = new CorsPolicy({ origins: ['https://ehr.example.org'], credentials: true });
+ * const cors = new CORSPolicy({ origins: ['https://ehr.example.org'], credentials: true });
  * cors.headersFor('https://ehr.example.org'); // { vary: 'Origin', 'access-control-allow-origin': …, … }
  * ```
  */
-export class CorsPolicy {
+export class CORSPolicy {
   readonly #origins: ReadonlySet<string> | '*';
   readonly #credentials: boolean;
   readonly #allowHeaders: string;
   readonly #exposeHeaders: string;
   readonly #maxAge: string;
 
-  constructor(options: CorsOptions) {
-    if (typeof options !== 'object' || options === null) throw new TypeError('option "cors" must be an object');
+  constructor(options: CORSOptions) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('options.cors must be an object');
     const credentials = options.credentials ?? false;
-    if (typeof credentials !== 'boolean') throw new TypeError('cors option "credentials" must be a boolean');
+    if (typeof credentials !== 'boolean') throw new TypeError('options.cors.credentials must be a boolean');
     if (options.origins === '*') {
-      if (credentials) throw new RangeError('cors option "origins" cannot be "*" when "credentials" is true');
+      if (credentials) throw new RangeError('options.cors.origins cannot be "*" when "credentials" is true');
       this.#origins = '*';
     } else {
       this.#origins = new Set(stringList(options.origins, 'origins').map(checkOrigin));
     }
     const maxAge = options.maxAgeSeconds ?? 600;
-    if (!Number.isInteger(maxAge) || maxAge < 0) throw new RangeError('cors option "maxAgeSeconds" must be a non-negative integer');
+    if (!Number.isInteger(maxAge) || maxAge < 0) throw new RangeError('options.cors.maxAgeSeconds must be a non-negative integer');
     this.#credentials = credentials;
     this.#allowHeaders = stringList(options.allowHeaders ?? ['authorization', 'content-type', 'x-api-key', 'x-request-id'], 'allowHeaders').join(', ');
     this.#exposeHeaders = stringList(options.exposeHeaders ?? ['x-request-id'], 'exposeHeaders').join(', ');

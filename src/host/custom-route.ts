@@ -3,7 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import type { HttpMethod, OpenAPIOperation, OpenAPIParameter } from '../mount.js';
+import type { HTTPMethod, OpenAPIOperation, OpenAPIParameter } from '../mount/index.js';
 import type { ServiceAPI } from './app.js';
 import { isToken, resolveDeps } from './inject.js';
 import type { Deps, InjectMap } from './inject.js';
@@ -42,13 +42,13 @@ export interface CustomRouteOptions<I extends InjectMap = InjectMap> {
 /** A custom route handler: a returned value is JSON 200, `undefined` is 204, `reply()` sets both. */
 export type CustomHandler<D> = (ctx: RouteContext<D>) => unknown;
 
-const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const METHODS: readonly HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const TYPES = ['string', 'integer', 'number', 'boolean'];
 
 function queryParameter(name: string, spec: QueryParameterSpec): OpenAPIParameter {
-  if (typeof spec !== 'object' || spec === null) throw new TypeError(`route option "query.${name}" must be an object`);
+  if (typeof spec !== 'object' || spec === null) throw new TypeError(`options.query.${name} must be an object`);
   const type = spec.type ?? 'string';
-  if (!TYPES.includes(type)) throw new RangeError(`route option "query.${name}.type" must be one of ${TYPES.join(', ')}`);
+  if (!TYPES.includes(type)) throw new RangeError(`options.query.${name}.type must be one of ${TYPES.join(', ')}`);
   const array = spec.array === true;
   return {
     name,
@@ -60,7 +60,7 @@ function queryParameter(name: string, spec: QueryParameterSpec): OpenAPIParamete
   };
 }
 
-function operationFor(method: HttpMethod, options: CustomRouteOptions): OpenAPIOperation {
+function operationFor(method: HTTPMethod, options: CustomRouteOptions): OpenAPIOperation {
   const parameters = Object.entries(options.query ?? {}).map(([name, spec]) => queryParameter(name, spec));
   return {
     ...(options.summary === undefined ? {} : { summary: options.summary }),
@@ -96,14 +96,14 @@ export function customEndpoint<I extends InjectMap>(
   options: CustomRouteOptions<I>,
   handler: CustomHandler<Deps<I>>,
 ): CustomEndpoint {
-  const upper = typeof method === 'string' ? (method.toUpperCase() as HttpMethod) : undefined;
+  const upper = typeof method === 'string' ? (method.toUpperCase() as HTTPMethod) : undefined;
   if (upper === undefined || !METHODS.includes(upper)) throw new RangeError(`route "method" must be one of ${METHODS.join(', ')}`);
   if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError('route "path" must be a string starting with "/"');
   if (typeof options !== 'object' || options === null) throw new TypeError('route "options" must be an object');
   if (typeof handler !== 'function') throw new TypeError('route "handler" must be a function');
   const inject: InjectMap = Object.freeze({ ...(options.inject ?? {}) });
   for (const [key, token] of Object.entries(inject)) {
-    if (!isToken(token)) throw new TypeError(`route option "inject.${key}" must come from getGateway(), getAllGateways() or getApp()`);
+    if (!isToken(token)) throw new TypeError(`options.inject.${key} must come from getGateway(), getAllGateways() or getApp()`);
   }
   const label = `${upper} ${path}`;
   return {
@@ -111,7 +111,6 @@ export function customEndpoint<I extends InjectMap>(
     path,
     prefix: '',
     public: options.public === true,
-    fhir: false,
     inject,
     operation: operationFor(upper, options),
     run: async (request) => {

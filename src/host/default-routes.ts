@@ -2,8 +2,8 @@
  * The host's own endpoints: `GET /`, `/health`, `/health/ready`, `/gateway/status`, `/openapi.json`, `/docs`.
  * @module
  */
-import { json } from '../mount.js';
-import type { OpenAPIOperation } from '../mount.js';
+import { json } from '../mount/index.js';
+import type { OpenAPIOperation } from '../mount/index.js';
 import { docsPage } from './docs-page.js';
 import { HEALTH_SCHEMA, INFO_SCHEMA, OPENAPI_SCHEMA, READY_SCHEMA, STATUS_SCHEMA } from './default-schemas.js';
 import { ERROR_RESPONSE } from './openapi.js';
@@ -40,7 +40,6 @@ const endpoint = (path: string, isPublic: boolean, operation: OpenAPIOperation, 
   path,
   prefix: '',
   public: isPublic,
-  fhir: false,
   operation,
   run,
 });

@@ -2,18 +2,12 @@
  * The application host: `createServiceAPI`, dependency tokens, `reply`, and the default logger.
  * @module
  */
-export { createServiceAPI, ServiceAPI } from './app.js';
-export type { MountOptions } from './app.js';
-export type { CorsOptions } from './cors.js';
-export type { CustomHandler, CustomRouteOptions, QueryParameterSpec } from './custom-route.js';
-export { getAllGateways, getApp, getGateway } from './inject.js';
-export type { Deps, InjectMap, Token } from './inject.js';
-export { bindLogger, createJsonLogger } from './logger.js';
-export type { JsonLoggerOptions, LogLevel } from './logger.js';
-export type { ServiceAPIOptions } from './options.js';
-export type { OpenApiExamples, OperationExample } from './openapi-examples.js';
-export { reply } from './reply.js';
-export type { Reply } from './reply.js';
+export type { CORSOptions } from './cors.js';
+export type { CustomHandler, CustomRouteOptions } from './custom-route.js';
+export { type MountOptions, ServiceAPI, createServiceAPI } from './app.js';
+export { type Reply, reply } from './reply.js';
+export type { OpenAPIExamples, OperationExample } from './openapi-examples.js';
 export type { RouteContext } from './request-context.js';
-export { TrieRouter } from './router.js';
-export type { RouteMatch, Router } from './router.js';
+export type { ServiceAPIOptions } from './options.js';
+export { createJSONLogger } from './logger.js';
+export { getAllGateways, getApp, getGateway } from './inject.js';

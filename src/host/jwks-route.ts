@@ -4,7 +4,7 @@
  * fetch from the JWKS URL registered for the app. Always public; cacheable.
  * @module
  */
-import type { Logger, Mountable, OpenAPIOperation } from '../mount.js';
+import type { Logger, Mountable, OpenAPIOperation } from '../mount/index.js';
 import { ERROR_RESPONSE } from './openapi.js';
 import type { Endpoint } from './pipeline.js';
 
@@ -47,7 +47,6 @@ export function jwksEndpoint(components: () => readonly { name: string; mountabl
     path: JWKS_PATH,
     prefix: '',
     public: true,
-    fhir: false,
     operation: OPERATION,
     run: () => ({
       status: 200,

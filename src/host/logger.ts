@@ -2,7 +2,7 @@
  * Structured logging: one JSON object a line, through the replaceable {@link Logger} of `src/mount.ts`.
  * @module
  */
-import type { Logger } from '../mount.js';
+import type { Logger } from '../mount/index.js';
 
 /** Log levels, least severe first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -11,8 +11,8 @@ const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 function ignore(): void {}
 
-/** Options of {@link createJsonLogger}. */
-export interface JsonLoggerOptions {
+/** Options of {@link createJSONLogger}. */
+export interface JSONLoggerOptions {
   /** The least severe level written. Default `'info'`. */
   level?: LogLevel;
   /** Where `debug` and `info` lines go. Default `process.stdout`. */
@@ -27,13 +27,13 @@ export interface JsonLoggerOptions {
  *
  * @example
  * ```ts
- * const log = createJsonLogger({ level: 'debug' });
+ * const log = createJSONLogger({ level: 'debug' });
  * log.info('listening', { port: 8000 }); // {"time":"…","level":"info","msg":"listening","port":8000}
  * ```
  */
-export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
+export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
-  if (!LEVELS.includes(level)) throw new RangeError(`logger option "level" must be one of ${LEVELS.join(', ')}`);
+  if (!LEVELS.includes(level)) throw new RangeError(`options.level must be one of ${LEVELS.join(', ')}`);
   const min = LEVELS.indexOf(level);
   const out = options.stdout ?? process.stdout;
   const err = options.stderr ?? process.stderr;

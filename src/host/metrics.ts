@@ -160,7 +160,6 @@ export function metricsEndpoint(metrics: HostMetrics, view: MetricsView, isPubli
     path: '/metrics',
     prefix: '',
     public: isPublic,
-    fhir: false,
     operation: {
       summary: 'Metrics',
       description: 'Prometheus text exposition format 0.0.4: requests, latency, upstream calls, pools, tokens, events.',

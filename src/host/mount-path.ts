@@ -17,9 +17,9 @@ const SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=@-]+$/;
  * ```
  */
 export function normalizePrefix(path: unknown): string {
-  if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError('mount option "path" must be a string starting with "/"');
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError('options.path must be a string starting with "/"');
   const segments = splitPath(path);
-  if (!segments.every((s) => SEGMENT.test(s))) throw new TypeError(`mount option "path": "${path}" has an empty, parameter or invalid segment`);
+  if (!segments.every((s) => SEGMENT.test(s))) throw new TypeError(`options.path: "${path}" has an empty, parameter or invalid segment`);
   return segments.length === 0 ? '' : `/${segments.join('/')}`;
 }
 

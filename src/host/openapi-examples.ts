@@ -4,7 +4,7 @@
  * forms with them, so that "Send" works at once with ids the servers really have.
  * @module
  */
-import type { Logger } from '../mount.js';
+import type { Logger } from '../mount/index.js';
 
 /**
  * The examples of one operation.
@@ -29,10 +29,10 @@ export interface OperationExample {
  *
  * @example
  * ```ts
- * const examples: OpenApiExamples = { 'POST /cds/cds-services/patient-overview': { body: { hook: 'patient-view', hookInstance: '…', context: { patientId: 'a-patient-1' } } } };
+ * const examples: OpenAPIExamples = { 'POST /cds/cds-services/patient-overview': { body: { hook: 'patient-view', hookInstance: '…', context: { patientId: 'a-patient-1' } } } };
  * ```
  */
-export type OpenApiExamples = Readonly<Record<string, OperationExample>>;
+export type OpenAPIExamples = Readonly<Record<string, OperationExample>>;
 
 const KEY = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)$/;
 
@@ -42,10 +42,10 @@ const KEY = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)$/;
  *
  * @example
  * ```ts
- * checkOpenApiExamples({ 'GET /fhir/transform/Patient/{id}': { parameters: { id: 'p1' } } });
+ * checkOpenAPIExamples({ 'GET /fhir/transform/Patient/{id}': { parameters: { id: 'p1' } } });
  * ```
  */
-export function checkOpenApiExamples(value: unknown): OpenApiExamples {
+export function checkOpenAPIExamples(value: unknown): OpenAPIExamples {
   if (value === undefined) return Object.freeze({});
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('option "openapiExamples" must be an object');
   for (const [key, example] of Object.entries(value)) {
@@ -59,7 +59,7 @@ export function checkOpenApiExamples(value: unknown): OpenApiExamples {
       throw new TypeError(`${where}.parameters must be an object of values by parameter name`);
     }
   }
-  return Object.freeze({ ...(value as OpenApiExamples) });
+  return Object.freeze({ ...(value as OpenAPIExamples) });
 }
 
 type Doc = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>> };
@@ -72,10 +72,10 @@ type Media = Record<string, unknown>;
  *
  * @example
  * ```ts
- * const { doc, unmatched } = applyOpenApiExamples(buildOpenApi(info, operations), examples);
+ * const { doc, unmatched } = applyOpenAPIExamples(buildOpenAPI(info, operations), examples);
  * ```
  */
-export function applyOpenApiExamples(doc: Record<string, unknown>, examples: OpenApiExamples): { doc: Record<string, unknown>; unmatched: string[] } {
+export function applyOpenAPIExamples(doc: Record<string, unknown>, examples: OpenAPIExamples): { doc: Record<string, unknown>; unmatched: string[] } {
   const unmatched: string[] = [];
   if (Object.keys(examples).length === 0) return { doc, unmatched };
   const copy = structuredClone(doc) as Doc;
@@ -112,7 +112,7 @@ export function applyOpenApiExamples(doc: Record<string, unknown>, examples: Ope
  *
  * @example
  * ```ts
- * warnUnmatchedExamples(applyOpenApiExamples(doc, examples).unmatched, logger);
+ * warnUnmatchedExamples(applyOpenAPIExamples(doc, examples).unmatched, logger);
  * ```
  */
 export function warnUnmatchedExamples(unmatched: readonly string[], logger: Logger): void {

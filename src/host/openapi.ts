@@ -3,12 +3,12 @@
  * prefix, and the custom routes.
  * @module
  */
-import type { HttpMethod, OpenAPIOperation, OpenAPIParameter } from '../mount.js';
+import type { HTTPMethod, OpenAPIOperation, OpenAPIParameter } from '../mount/index.js';
 import { splitPath } from './router.js';
 
 /** One operation to document, its path absolute and in `{param}` style. */
 export interface DocumentedOperation {
-  readonly method: HttpMethod;
+  readonly method: HTTPMethod;
   readonly path: string;
   readonly operation: OpenAPIOperation;
   /** Answered without an API key. */
@@ -16,7 +16,7 @@ export interface DocumentedOperation {
 }
 
 /** What the document says about the API. */
-export interface ApiInfo {
+export interface APIInfo {
   readonly title: string;
   readonly version: string;
   readonly description: string;
@@ -29,10 +29,10 @@ export interface ApiInfo {
  *
  * @example
  * ```ts
- * toOpenApiPath('/summary/:id'); // '/summary/{id}'
+ * toOpenAPIPath('/summary/:id'); // '/summary/{id}'
  * ```
  */
-export function toOpenApiPath(path: string): string {
+export function toOpenAPIPath(path: string): string {
   return `/${splitPath(path).map((s) => (s.startsWith(':') ? `{${s.slice(1)}}` : s)).join('/')}`;
 }
 
@@ -81,13 +81,13 @@ export const ERROR_RESPONSE = Object.freeze({
  *
  * @example
  * ```ts
- * const doc = buildOpenApi({ title: 'demo', version: '1.0.0', description: '', secured: false }, [
+ * const doc = buildOpenAPI({ title: 'demo', version: '1.0.0', description: '', secured: false }, [
  *   { method: 'GET', path: '/health', public: true, operation: { summary: 'Health', responses: { 200: { description: 'up' } } } },
  * ]);
  * doc.openapi; // '3.1.0'
  * ```
  */
-export function buildOpenApi(info: ApiInfo, operations: readonly DocumentedOperation[]): Record<string, unknown> {
+export function buildOpenAPI(info: APIInfo, operations: readonly DocumentedOperation[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const usedIds = new Set<string>();
   for (const { method, path, operation, public: open } of operations) {

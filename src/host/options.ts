@@ -2,13 +2,14 @@
  * The options of `createServiceAPI`, validated and copied once.
  * @module
  */
-import { checkOpenApiExamples, type OpenApiExamples } from './openapi-examples.js';
+import { checkOpenAPIExamples, type OpenAPIExamples } from './openapi-examples.js';
 import type { EventDispatcher } from '../events/types.js';
-import type { Logger } from '../mount.js';
-import { resolveApiKeys } from './api-keys.js';
-import { CorsPolicy } from './cors.js';
-import type { CorsOptions } from './cors.js';
-import { createJsonLogger } from './logger.js';
+import type { Logger } from '../mount/index.js';
+import { resolveAPIKeys } from './api-keys.js';
+import { CORSPolicy } from './cors.js';
+import type { CORSOptions } from './cors.js';
+import { createJSONLogger } from './logger.js';
+import { booleanOption, numberOption, stringOption } from '../lib/options.js';
 import { checkPublicUrl } from '../lib/public-url.js';
 import { checkAllowedHosts } from './public-origin.js';
 
@@ -32,7 +33,7 @@ export interface ServiceAPIOptions {
   /** Paths answered without an API key (exact, trailing slash ignored). Default `/health`, `/health/ready`, `/docs`, `/openapi.json`. */
   publicPaths?: readonly string[];
   /** CORS policy. Default off. */
-  cors?: CorsOptions;
+  cors?: CORSOptions;
   /** Largest request body, in bytes. Default 1 MiB. */
   bodyLimit?: number;
   /** Where the structured log lines go. Default one JSON line each on stdout/stderr, level `info`. */
@@ -77,7 +78,7 @@ export interface ServiceAPIOptions {
    * parameter values, a request body, a response body. `/docs` fills its forms with them. An example
    * that matches nothing is logged as a warning at `listen()`.
    */
-  openapiExamples?: OpenApiExamples;
+  openapiExamples?: OpenAPIExamples;
 }
 
 /** The options after validation, defaults filled in. */
@@ -89,7 +90,7 @@ export interface ResolvedOptions {
   readonly dispatcher: EventDispatcher | undefined;
   readonly apiKeys: readonly string[];
   readonly publicPaths: readonly string[];
-  readonly cors: CorsPolicy | undefined;
+  readonly cors: CORSPolicy | undefined;
   readonly bodyLimit: number;
   readonly logger: Logger;
   readonly shutdownGraceMs: number;
@@ -101,7 +102,7 @@ export interface ResolvedOptions {
   readonly publicUrl: string | undefined;
   readonly jwksMaxAgeSeconds: number;
   readonly metrics: boolean;
-  readonly openapiExamples: OpenApiExamples;
+  readonly openapiExamples: OpenAPIExamples;
 }
 
 const DEFAULTS = Object.freeze({
@@ -119,33 +120,6 @@ const DEFAULTS = Object.freeze({
   jwksMaxAgeSeconds: 300,
   metrics: false,
 });
-
-function text(value: unknown, name: string, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string') throw new TypeError(`option "${name}" must be a string`);
-  return value;
-}
-
-function flag(value: unknown, name: string, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new TypeError(`option "${name}" must be a boolean`);
-  return value;
-}
-
-/**
- * An integer option of at least `min`, or `fallback` when absent. Throws `TypeError`/`RangeError` naming it.
- *
- * @example
- * ```ts
- * count(options.readinessDrainMs, 'readinessDrainMs', 0, 0);
- * ```
- */
-export function count(value: unknown, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number') throw new TypeError(`option "${name}" must be a number`);
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`option "${name}" must be an integer >= ${min}`);
-  return value;
-}
 
 /**
  * Whether `value` has the four methods of a {@link Logger}.
@@ -172,40 +146,40 @@ function isDispatcher(value: unknown): value is EventDispatcher {
  * @example
  * ```ts
  * resolveOptions({ bodyLimit: 4096 }).bodyLimit; // 4096
- * resolveOptions({ bodyLimit: -1 });             // RangeError: option "bodyLimit" must be an integer >= 1
+ * resolveOptions({ bodyLimit: -1 });             // RangeError: options.bodyLimit must be an integer >= 1
  * ```
  */
 export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('createServiceAPI options must be an object');
-  if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('option "logger" must have debug, info, warn and error methods');
-  if (options.dispatcher !== undefined && !isDispatcher(options.dispatcher)) throw new TypeError('option "dispatcher" must implement emit, register and drain');
+  if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('options.logger must have debug, info, warn and error methods');
+  if (options.dispatcher !== undefined && !isDispatcher(options.dispatcher)) throw new TypeError('options.dispatcher must implement emit, register and drain');
   const publicPaths = options.publicPaths ?? DEFAULTS.publicPaths;
   if (!Array.isArray(publicPaths) || publicPaths.some((p) => typeof p !== 'string' || !p.startsWith('/'))) {
-    throw new TypeError('option "publicPaths" must be an array of paths starting with "/"');
+    throw new TypeError('options.publicPaths must be an array of paths starting with "/"');
   }
-  const headersTimeoutMs = count(options.headersTimeoutMs, 'headersTimeoutMs', DEFAULTS.headersTimeoutMs, 1);
-  const requestTimeoutMs = count(options.requestTimeoutMs, 'requestTimeoutMs', DEFAULTS.requestTimeoutMs, 1);
-  if (headersTimeoutMs > requestTimeoutMs) throw new RangeError('option "headersTimeoutMs" must not exceed "requestTimeoutMs"');
+  const headersTimeoutMs = numberOption(options.headersTimeoutMs, 'options.headersTimeoutMs', DEFAULTS.headersTimeoutMs, { integer: true, min: 1 });
+  const requestTimeoutMs = numberOption(options.requestTimeoutMs, 'options.requestTimeoutMs', DEFAULTS.requestTimeoutMs, { integer: true, min: 1 });
+  if (headersTimeoutMs > requestTimeoutMs) throw new RangeError('options.headersTimeoutMs must be <= options.requestTimeoutMs');
   return Object.freeze({
-    title: text(options.title, 'title', DEFAULTS.title),
-    description: text(options.description, 'description', DEFAULTS.description),
-    version: text(options.version, 'version', DEFAULTS.version),
-    enableEvents: flag(options.enableEvents, 'enableEvents', DEFAULTS.enableEvents),
+    title: stringOption(options.title, 'options.title', DEFAULTS.title),
+    description: stringOption(options.description, 'options.description', DEFAULTS.description),
+    version: stringOption(options.version, 'options.version', DEFAULTS.version),
+    enableEvents: booleanOption(options.enableEvents, 'options.enableEvents', DEFAULTS.enableEvents),
     dispatcher: options.dispatcher,
-    apiKeys: Object.freeze(resolveApiKeys(options.apiKeys, env)),
+    apiKeys: Object.freeze(resolveAPIKeys(options.apiKeys, env)),
     publicPaths: Object.freeze([...publicPaths]),
-    cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
-    bodyLimit: count(options.bodyLimit, 'bodyLimit', DEFAULTS.bodyLimit, 1),
-    logger: options.logger ?? createJsonLogger(),
-    shutdownGraceMs: count(options.shutdownGraceMs, 'shutdownGraceMs', DEFAULTS.shutdownGraceMs, 0),
-    jwksMaxAgeSeconds: count(options.jwksMaxAgeSeconds, 'jwksMaxAgeSeconds', DEFAULTS.jwksMaxAgeSeconds, 0),
-    readinessDrainMs: count(options.readinessDrainMs, 'readinessDrainMs', DEFAULTS.readinessDrainMs, 0),
+    cors: options.cors === undefined ? undefined : new CORSPolicy(options.cors),
+    bodyLimit: numberOption(options.bodyLimit, 'options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1 }),
+    logger: options.logger ?? createJSONLogger(),
+    shutdownGraceMs: numberOption(options.shutdownGraceMs, 'options.shutdownGraceMs', DEFAULTS.shutdownGraceMs, { integer: true, min: 0 }),
     headersTimeoutMs,
     requestTimeoutMs,
-    trustProxy: flag(options.trustProxy, 'trustProxy', DEFAULTS.trustProxy),
+    trustProxy: booleanOption(options.trustProxy, 'options.trustProxy', DEFAULTS.trustProxy),
     allowedHosts: checkAllowedHosts(options.allowedHosts),
     publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
-    metrics: flag(options.metrics, 'metrics', DEFAULTS.metrics),
-    openapiExamples: checkOpenApiExamples(options.openapiExamples),
+    jwksMaxAgeSeconds: numberOption(options.jwksMaxAgeSeconds, 'options.jwksMaxAgeSeconds', DEFAULTS.jwksMaxAgeSeconds, { integer: true, min: 0 }),
+    readinessDrainMs: numberOption(options.readinessDrainMs, 'options.readinessDrainMs', DEFAULTS.readinessDrainMs, { integer: true, min: 0 }),
+    metrics: booleanOption(options.metrics, 'options.metrics', DEFAULTS.metrics),
+    openapiExamples: checkOpenAPIExamples(options.openapiExamples),
   });
 }

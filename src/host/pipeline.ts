@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError, isFhirgateError } from '../errors.js';
-import type { HttpMethod, OpenAPIOperation, RouteReply } from '../mount.js';
-import type { ApiKeyCheck } from './api-keys.js';
+import type { HTTPMethod, OpenAPIOperation, PublicError, RouteReply } from '../mount/index.js';
+import type { APIKeyCheck } from './api-keys.js';
 import { describeError, errorReply } from './error-reply.js';
 import type { ResolvedOptions } from './options.js';
 import { HostRequest } from './request-context.js';
@@ -19,15 +19,15 @@ import type { InFlight } from './shutdown.js';
 
 /** A routable endpoint, whatever it came from (default route, component route, custom route). */
 export interface Endpoint {
-  readonly method: HttpMethod;
+  readonly method: HTTPMethod;
   /** The full route path (`/fhir/transform/:type/:id`). */
   readonly path: string;
   /** The component prefix (for `RouteRequest.baseUrl`), `''` for the host's own and custom routes. */
   readonly prefix: string;
   /** Answered without an API key. */
   readonly public: boolean;
-  /** Errors are answered as OperationOutcome (routes of gateways). */
-  readonly fhir: boolean;
+  /** The mounted component's own error reply, for errors of its routes; the JSON error body when absent. */
+  readonly errorReply?: (error: PublicError) => RouteReply;
   /** Documentation for `/openapi.json`; component routes are documented by their component instead. */
   readonly operation?: OpenAPIOperation;
   run(request: HostRequest): RouteReply | Promise<RouteReply>;
@@ -38,10 +38,10 @@ export interface PipelineState {
   readonly options: ResolvedOptions;
   /** The current router's `match` (the app swaps routers when routes are added). */
   match(method: string, rawPath: string): RouteMatch<Endpoint>;
-  readonly apiKeys: ApiKeyCheck;
+  readonly apiKeys: APIKeyCheck;
   readonly inFlight: InFlight;
-  /** Prefixes of mounted gateways: unmatched paths below them answer OperationOutcome. */
-  gatewayPrefixes(): readonly string[];
+  /** The error reply of the mounted component whose prefix `rawPath` is under (the longest), if it has one. */
+  errorReplyAt(rawPath: string): ((error: PublicError) => RouteReply) | undefined;
   closing(): boolean;
   /** Called once per answered request with the route template (`null`: none matched), when metrics are on. */
   observe?(method: string, route: string | null, status: number, seconds: number): void;
@@ -59,8 +59,6 @@ function splitUrl(target: string): { rawPath: string; rawQuery: string } {
 }
 
 const normalized = (path: string): string => splitPath(path).join('/');
-
-const underPrefix = (path: string, prefix: string): boolean => prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
 
 /**
  * Writes a reply in one `writeHead` (the fast path of `node:http`): the host's `base` headers, then the
@@ -177,8 +175,8 @@ async function handle(state: PipelineState, publicPaths: ReadonlySet<string>, re
     const described = describeError(error, requestId);
     if (described.status >= 500) options.logger.error('request failed', { request_id: requestId, route, status: described.status, ...errorFields(error) });
     if (described.status === 413) base['connection'] = 'close';
-    const fhir = endpoint?.fhir ?? state.gatewayPrefixes().some((prefix) => underPrefix(rawPath, prefix));
-    answerWith(errorReply(described, fhir), method === 'HEAD');
+    const own = endpoint === undefined ? state.errorReplyAt(rawPath) : endpoint.errorReply;
+    answerWith(errorReply(described, own, options.logger), method === 'HEAD');
   } finally {
     if (request !== undefined) state.inFlight.delete(request);
     const outcome = clientGone ? { status: null, client_gone: true } : { status: res.statusCode };

@@ -2,7 +2,7 @@
  * What custom route handlers return when they need a status or headers other than the defaults.
  * @module
  */
-import type { RouteReply } from '../mount.js';
+import type { RouteReply } from '../mount/index.js';
 
 const REPLY: unique symbol = Symbol.for('fhirgate.host.reply') as never;
 

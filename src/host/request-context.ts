@@ -5,8 +5,9 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
-import type { Logger, RouteRequest } from '../mount.js';
-import { parseJsonBody, readBytes, readChunks } from './body.js';
+import type { Logger, RouteRequest } from '../mount/index.js';
+import { readBytes, readChunks } from '../lib/read-body.js';
+import { parseJSONBody } from './json-body.js';
 import { bindLogger } from './logger.js';
 import { publicOrigin } from './public-origin.js';
 import type { OriginPolicy } from './public-origin.js';
@@ -204,7 +205,7 @@ class CustomRouteContext<D> implements RouteContext<D> {
   }
 
   json(): Promise<unknown> {
-    return (this.#json ??= this.#request.bytes().then((bytes) => parseJsonBody(bytes, this.#request.headers['content-type'])));
+    return (this.#json ??= this.#request.bytes().then((bytes) => parseJSONBody(bytes, this.#request.headers['content-type'])));
   }
   bytes(): Promise<Buffer> {
     return this.#request.bytes();

@@ -12,68 +12,13 @@ import type { EndListener } from './deadline.js';
 import { startExchange } from './exchange.js';
 import type { TryListener } from './exchange.js';
 import { dropIdleSockets } from './idle-sockets.js';
-import { checkRequestOptions, toHttpUrl } from './request-options.js';
-import type { CheckedRequestOptions, HttpRequestOptions, HttpResponse } from './request-options.js';
+import { checkRequestOptions, toHTTPUrl } from './request-options.js';
+import type { CheckedRequestOptions, HTTPRequestOptions, HTTPResponse } from './request-options.js';
+import { POOL_DEFAULTS } from './pool-types.js';
+import type { AgentPoolOptions, AgentPoolStatus } from './pool-types.js';
 import { sendWithRetries } from './send-with-retries.js';
-
-/**
- * Options of {@link AgentPool}.
- *
- * @example
- * ```ts
- * new AgentPool({ maxConnections: 10, maxKeepaliveConnections: 5, keepaliveExpiry: 2.5 });
- * ```
- */
-export interface AgentPoolOptions {
-  /** Sockets open at once across all origins (busy and idle). Default 100. */
-  maxConnections?: number;
-  /** Idle keep-alive sockets kept per origin. Default 20. */
-  maxKeepaliveConnections?: number;
-  /** Seconds an idle socket is kept before it is closed. Default 5. */
-  keepaliveExpiry?: number;
-}
-
-/**
- * Counts for one origin.
- *
- * @example
- * ```ts
- * pool.status().origins[0]; // { origin: 'https://h', active: 1, idle: 0, queued: 0 }
- * ```
- */
-export interface OriginPoolStatus {
-  origin: string;
-  /** Sockets carrying a request. */
-  active: number;
-  /** Idle keep-alive sockets. */
-  idle: number;
-  /** Requests waiting for a socket. */
-  queued: number;
-}
-
-/**
- * A JSON-safe picture of the pool.
- *
- * @example
- * ```ts
- * const { limits, totals } = pool.status();
- * ```
- */
-export interface AgentPoolStatus {
-  limits: { max_connections: number; max_keepalive_connections: number; keepalive_expiry: number };
-  totals: { active: number; idle: number; queued: number };
-  origins: OriginPoolStatus[];
-}
-
-/**
- * Defaults of {@link AgentPool}: 100 connections, 20 idle per origin, 5 s idle expiry.
- *
- * @example
- * ```ts
- * new AgentPool({ ...POOL_DEFAULTS, maxConnections: 10 });
- * ```
- */
-export const POOL_DEFAULTS = Object.freeze({ maxConnections: 100, maxKeepaliveConnections: 20, keepaliveExpiry: 5 });
+import { countDestroyed, countSockets, idleSockets, sockets } from './socket-counts.js';
+import { checkObject, numberOption } from '../lib/options.js';
 
 interface Origin {
   readonly origin: string;
@@ -125,11 +70,11 @@ export class AgentPool {
   #closing: Promise<void> | undefined;
 
   constructor(options: AgentPoolOptions = {}) {
-    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+    checkObject(options, 'options');
     this.#limits = Object.freeze({
-      maxConnections: count(options.maxConnections, 'maxConnections', POOL_DEFAULTS.maxConnections, 1),
-      maxKeepaliveConnections: count(options.maxKeepaliveConnections, 'maxKeepaliveConnections', POOL_DEFAULTS.maxKeepaliveConnections, 0),
-      keepaliveExpiry: seconds(options.keepaliveExpiry, 'keepaliveExpiry', POOL_DEFAULTS.keepaliveExpiry),
+      maxConnections: numberOption(options.maxConnections, 'options.maxConnections', POOL_DEFAULTS.maxConnections, { integer: true, min: 1 }),
+      maxKeepaliveConnections: numberOption(options.maxKeepaliveConnections, 'options.maxKeepaliveConnections', POOL_DEFAULTS.maxKeepaliveConnections, { integer: true, min: 0 }),
+      keepaliveExpiry: numberOption(options.keepaliveExpiry, 'options.keepaliveExpiry', POOL_DEFAULTS.keepaliveExpiry, { above: 0, unit: 'seconds' }),
     });
   }
 
@@ -143,9 +88,9 @@ export class AgentPool {
    * const res = await pool.request(url, { method: 'GET', signal });
    * ```
    */
-  request(url: string | URL, options: Omit<HttpRequestOptions, 'agent'> = {}): Promise<HttpResponse> {
+  request(url: string | URL, options: Omit<HTTPRequestOptions, 'agent'> = {}): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    return this.send(toHttpUrl(url), checkRequestOptions(options));
+    return this.send(toHTTPUrl(url), checkRequestOptions(options));
   }
 
   /**
@@ -159,7 +104,7 @@ export class AgentPool {
    * const res = await pool.send(new URL('https://fhir.example.org/r4/Patient/1'), checked);
    * ```
    */
-  send(target: URL, options: CheckedRequestOptions): Promise<HttpResponse> {
+  send(target: URL, options: CheckedRequestOptions): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const origin = this.#origin(target);
     const deadline = new Deadline(options.signal, options.timeoutMs);
@@ -213,11 +158,7 @@ export class AgentPool {
     }));
     const sum = (key: 'active' | 'idle' | 'queued'): number => origins.reduce((n, o) => n + o[key], 0);
     return {
-      limits: {
-        max_connections: this.#limits.maxConnections,
-        max_keepalive_connections: this.#limits.maxKeepaliveConnections,
-        keepalive_expiry: this.#limits.keepaliveExpiry,
-      },
+      limits: this.#limits,
       totals: { active: sum('active'), idle: sum('idle'), queued: this.#waiting },
       origins,
     };
@@ -308,7 +249,7 @@ export class AgentPool {
   }
 
   #canStart(origin: Origin): boolean {
-    return idleSockets(origin) > 0 || this.#totalSockets() < this.#limits.maxConnections;
+    return idleSockets(origin.agent, origin.name) > 0 || this.#totalSockets() < this.#limits.maxConnections;
   }
 
   #allOrigins(): Origin[] {
@@ -358,7 +299,7 @@ export class AgentPool {
     const idle = new Map<Origin, number>();
     let spare = 0;
     for (const o of this.#allOrigins()) {
-      const n = o.queued > 0 ? idleSockets(o) : 0;
+      const n = o.queued > 0 ? idleSockets(o.agent, o.name) : 0;
       if (n > 0) idle.set(o, n);
       spare += n;
     }
@@ -422,46 +363,6 @@ export class AgentPool {
   }
 }
 
-function sockets(lists: NodeJS.ReadOnlyDict<Socket[]>): Socket[] {
-  return Object.values(lists).flatMap((list) => list ?? []);
-}
-
-/** The idle sockets of `origin` that are not destroyed (one list to look at: the agent serves one origin). */
-function idleSockets(origin: Origin): number {
-  const idle = origin.name === undefined ? undefined : origin.agent.freeSockets[origin.name];
-  let n = 0;
-  if (idle !== undefined) for (const socket of idle) if (!socket.destroyed) n++;
-  return n;
-}
-
-/** The destroyed sockets still in an agent's lists (closing: each will make room when it is gone). */
-function countDestroyed(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
-  let n = 0;
-  for (const name in lists) for (const s of lists[name] ?? []) if (s.destroyed) n++;
-  return n;
-}
-
-/** The number of sockets in an agent's lists, counted without copying them. */
-function countSockets(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
-  let n = 0;
-  for (const name in lists) n += lists[name]?.length ?? 0;
-  return n;
-}
-
 function closedError(): FhirgateError {
   return new FhirgateError('ERR_CLOSED', 'the connection pool is closed');
-}
-
-function count(value: number | undefined, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`${name} must be an integer`);
-  if (value < min) throw new RangeError(`${name} must be ${min} or more`);
-  return value;
-}
-
-function seconds(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`${name} must be a number of seconds`);
-  if (value <= 0 || !Number.isFinite(value)) throw new RangeError(`${name} must be a positive number of seconds`);
-  return value;
 }

@@ -3,7 +3,7 @@
  * @module
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { HttpResponse } from './request-options.js';
+import type { HTTPResponse } from './request-options.js';
 
 /**
  * A complete, buffered answer. Node builds the `headers` object of a message only when it is first
@@ -15,7 +15,7 @@ import type { HttpResponse } from './request-options.js';
  * res.headers.etag; // built on first read
  * ```
  */
-export class BufferedResponse implements HttpResponse {
+export class BufferedResponse implements HTTPResponse {
   readonly status: number;
   readonly body: Buffer;
   readonly stream: IncomingMessage | undefined;

@@ -12,7 +12,7 @@ import { FhirgateError } from '../errors.js';
 import { BufferedResponse, declaredLength } from './buffered-response.js';
 import type { Deadline, EndListener } from './deadline.js';
 import { requestEndChannel, requestStartChannel } from './diagnostics.js';
-import type { CheckedRequestOptions, HttpResponse } from './request-options.js';
+import type { CheckedRequestOptions, HTTPResponse } from './request-options.js';
 import type { TryFailure } from './retry-policy.js';
 import { USER_AGENT } from './user-agent.js';
 
@@ -42,7 +42,7 @@ export function failureOf(err: unknown): { readonly failure: TryFailure } {
  * ```
  */
 export interface TryListener {
-  tryDone(error: unknown, res: HttpResponse | undefined): void;
+  tryDone(error: unknown, res: HTTPResponse | undefined): void;
 }
 
 /**
@@ -165,7 +165,7 @@ class Exchange implements EndListener {
     this.#settle(err, undefined);
   }
 
-  #settle(err: FhirgateError | undefined, res: HttpResponse | undefined): void {
+  #settle(err: FhirgateError | undefined, res: HTTPResponse | undefined): void {
     if (this.#settled) return;
     this.#settled = true;
     this.#deadline.disarm(this.#timer, this);

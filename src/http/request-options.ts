@@ -6,6 +6,7 @@ import type http from 'node:http';
 import type { Readable } from 'node:stream';
 import { checkRetryOptions } from './retry-policy.js';
 import type { RetryOptions, RetryPolicy } from './retry-policy.js';
+import { numberOption } from '../lib/options.js';
 
 /**
  * Options of `request()`. The retry options are those of {@link RetryOptions}: idempotent requests are
@@ -13,10 +14,10 @@ import type { RetryOptions, RetryPolicy } from './retry-policy.js';
  *
  * @example
  * ```ts
- * const options: HttpRequestOptions = { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000 };
+ * const options: HTTPRequestOptions = { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000 };
  * ```
  */
-export interface HttpRequestOptions extends RetryOptions {
+export interface HTTPRequestOptions extends RetryOptions {
   /** The HTTP method, upper case. Default `GET`. */
   method?: string;
   /** Request headers. Names are case-insensitive; `User-Agent` defaults to `fhirgate/<version>`. */
@@ -41,7 +42,7 @@ export interface HttpRequestOptions extends RetryOptions {
  * const { status, headers, body } = await request(url);
  * ```
  */
-export interface HttpResponse {
+export interface HTTPResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
@@ -95,7 +96,7 @@ const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
  * const opts = checkRequestOptions({ method: 'POST', body: '{}', timeoutMs: 5000 });
  * ```
  */
-export function checkRequestOptions(options: HttpRequestOptions): CheckedRequestOptions {
+export function checkRequestOptions(options: HTTPRequestOptions): CheckedRequestOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const method = options.method ?? 'GET';
   if (typeof method !== 'string' || !TOKEN.test(method)) throw new TypeError('options.method must be an HTTP method name');
@@ -110,8 +111,8 @@ export function checkRequestOptions(options: HttpRequestOptions): CheckedRequest
     headers,
     body,
     signal: options.signal,
-    timeoutMs: positive(options.timeoutMs, 'options.timeoutMs', HTTP_DEFAULTS.timeoutMs, true),
-    maxResponseBytes: positive(options.maxResponseBytes, 'options.maxResponseBytes', HTTP_DEFAULTS.maxResponseBytes, false),
+    timeoutMs: numberOption(options.timeoutMs, 'options.timeoutMs', HTTP_DEFAULTS.timeoutMs, { above: 0, infinite: true }),
+    maxResponseBytes: numberOption(options.maxResponseBytes, 'options.maxResponseBytes', HTTP_DEFAULTS.maxResponseBytes, { above: 0 }),
     agent: options.agent,
     retry: checkRetryOptions(options),
   };
@@ -136,22 +137,15 @@ export function checkHeaders(given: Readonly<Record<string, string>>): Record<st
   return headers;
 }
 
-function positive(value: number | undefined, name: string, fallback: number, infinite: boolean): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`${name} must be a number`);
-  if (value <= 0 || (!infinite && !Number.isFinite(value))) throw new RangeError(`${name} must be a positive number`);
-  return value;
-}
-
 /**
  * Parses `url` as an absolute `http:` or `https:` URL; anything else is a `TypeError`.
  *
  * @example
  * ```ts
- * const target = toHttpUrl('https://fhir.example.org/r4/Patient/1');
+ * const target = toHTTPUrl('https://fhir.example.org/r4/Patient/1');
  * ```
  */
-export function toHttpUrl(url: string | URL): URL {
+export function toHTTPUrl(url: string | URL): URL {
   let target: URL;
   try {
     target = new URL(url);

@@ -9,8 +9,8 @@ import https from 'node:https';
 import { Deadline } from './deadline.js';
 import { startExchange } from './exchange.js';
 import { dropIdleSockets } from './idle-sockets.js';
-import { checkRequestOptions, toHttpUrl } from './request-options.js';
-import type { HttpRequestOptions, HttpResponse } from './request-options.js';
+import { checkRequestOptions, toHTTPUrl } from './request-options.js';
+import type { HTTPRequestOptions, HTTPResponse } from './request-options.js';
 import { sendWithRetries } from './send-with-retries.js';
 
 /**
@@ -19,7 +19,7 @@ import { sendWithRetries } from './send-with-retries.js';
  * `ERR_ABORTED`, `ERR_NETWORK` or `ERR_RESPONSE_TOO_LARGE`, the Node error as `cause`. Misuse
  * (a non-http URL, a bad option) throws `TypeError`/`RangeError` at once.
  *
- * Idempotent requests are retried (see the retry options of {@link HttpRequestOptions}) and the last answer is returned: a 503
+ * Idempotent requests are retried (see the retry options of {@link HTTPRequestOptions}) and the last answer is returned: a 503
  * retried twice resolves as the third 503. A request that fails on a stale keep-alive socket is sent
  * once more on a new socket, whatever its method.
  *
@@ -32,8 +32,8 @@ import { sendWithRetries } from './send-with-retries.js';
  * if (res.status === 200) console.log(JSON.parse(res.body.toString('utf8')));
  * ```
  */
-export function request(url: string | URL, options: HttpRequestOptions = {}): Promise<HttpResponse> {
-  const target = toHttpUrl(url);
+export function request(url: string | URL, options: HTTPRequestOptions = {}): Promise<HTTPResponse> {
+  const target = toHTTPUrl(url);
   const checked = checkRequestOptions(options);
   const deadline = new Deadline(checked.signal, checked.timeoutMs);
   return sendWithRetries(target, checked, deadline, (freshSocket, listener) => {

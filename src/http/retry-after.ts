@@ -26,7 +26,7 @@ export function parseRetryAfter(value: string | readonly string[] | undefined, n
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = parseHttpDate(text, nowMs);
+  const at = parseHTTPDate(text, nowMs);
   return at === undefined ? undefined : Math.max(0, at - nowMs);
 }
 
@@ -37,10 +37,10 @@ export function parseRetryAfter(value: string | readonly string[] | undefined, n
  *
  * @example
  * ```ts
- * parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT', Date.now()); // 784111777000
+ * parseHTTPDate('Sun, 06 Nov 1994 08:49:37 GMT', Date.now()); // 784111777000
  * ```
  */
-export function parseHttpDate(text: string, nowMs: number): number | undefined {
+export function parseHTTPDate(text: string, nowMs: number): number | undefined {
   let m = IMF_FIXDATE.exec(text);
   if (m !== null) return utc(Number(m[3]), m[2]!, Number(m[1]), m.slice(4));
   m = RFC_850.exec(text);

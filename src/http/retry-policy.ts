@@ -3,6 +3,9 @@
  * decision table and the exponential backoff with full jitter.
  * @module
  */
+import { booleanOption, numberOption } from '../lib/options.js';
+
+const MILLISECONDS = Object.freeze({ min: 0, unit: 'milliseconds' });
 
 /**
  * The retry options of `request()` and `AgentPool.request()`.
@@ -65,27 +68,18 @@ export const RETRY_DEFAULTS = Object.freeze({
  * ```
  */
 export function checkRetryOptions(options: RetryOptions, prefix = 'options.'): RetryPolicy {
-  const { retry = true, retryOn = RETRY_DEFAULTS.retryOn } = options;
-  if (typeof retry !== 'boolean') throw new TypeError(`${prefix}retry must be a boolean`);
+  const retry = booleanOption(options.retry, `${prefix}retry`, true);
+  const { retryOn = RETRY_DEFAULTS.retryOn } = options;
   if (!Array.isArray(retryOn) || !retryOn.every((s) => Number.isInteger(s) && s >= 400 && s <= 599)) {
     throw new TypeError(`${prefix}retryOn must be an array of HTTP statuses from 400 to 599`);
   }
-  const maxRetries = options.maxRetries ?? RETRY_DEFAULTS.maxRetries;
-  if (typeof maxRetries !== 'number' || !Number.isInteger(maxRetries)) throw new TypeError(`${prefix}maxRetries must be an integer`);
-  if (maxRetries < 0) throw new RangeError(`${prefix}maxRetries must be 0 or more`);
+  const maxRetries = numberOption(options.maxRetries, `${prefix}maxRetries`, RETRY_DEFAULTS.maxRetries, { integer: true, min: 0 });
   return Object.freeze({
     maxRetries: retry ? maxRetries : 0,
     retryOn: new Set(retryOn),
-    baseDelayMs: delay(options.retryBaseDelayMs, `${prefix}retryBaseDelayMs`, RETRY_DEFAULTS.retryBaseDelayMs),
-    maxDelayMs: delay(options.maxRetryDelayMs, `${prefix}maxRetryDelayMs`, RETRY_DEFAULTS.maxRetryDelayMs),
+    baseDelayMs: numberOption(options.retryBaseDelayMs, `${prefix}retryBaseDelayMs`, RETRY_DEFAULTS.retryBaseDelayMs, MILLISECONDS),
+    maxDelayMs: numberOption(options.maxRetryDelayMs, `${prefix}maxRetryDelayMs`, RETRY_DEFAULTS.maxRetryDelayMs, MILLISECONDS),
   });
-}
-
-function delay(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`${name} must be a number of milliseconds`);
-  if (value < 0 || !Number.isFinite(value)) throw new RangeError(`${name} must be a finite number of milliseconds, 0 or more`);
-  return value;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Deadline } from './deadline.js';
 import { publish, requestRetryChannel } from './diagnostics.js';
 import { failureOf } from './exchange.js';
 import type { TryListener } from './exchange.js';
-import type { CheckedRequestOptions, HttpResponse } from './request-options.js';
+import type { CheckedRequestOptions, HTTPResponse } from './request-options.js';
 import { parseRetryAfter } from './retry-after.js';
 import { backoffDelay, retryAction } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -44,8 +44,8 @@ export function sendWithRetries(
   deadline: Deadline,
   sendTry: SendTry,
   settled?: () => void,
-): Promise<HttpResponse> {
-  return new Promise<HttpResponse>((resolve, reject) => new Tries(target, options, deadline, sendTry, settled, resolve, reject).send(false));
+): Promise<HTTPResponse> {
+  return new Promise<HTTPResponse>((resolve, reject) => new Tries(target, options, deadline, sendTry, settled, resolve, reject).send(false));
 }
 
 /** The state of one request's tries. */
@@ -55,7 +55,7 @@ class Tries implements TryListener {
   readonly #deadline: Deadline;
   readonly #sendTry: SendTry;
   readonly #settled: (() => void) | undefined;
-  readonly #resolve: (res: HttpResponse) => void;
+  readonly #resolve: (res: HTTPResponse) => void;
   readonly #reject: (err: unknown) => void;
   /** The number of the try in flight, 1 for the first. */
   #attempt = 1;
@@ -68,7 +68,7 @@ class Tries implements TryListener {
     deadline: Deadline,
     sendTry: SendTry,
     settled: (() => void) | undefined,
-    resolve: (res: HttpResponse) => void,
+    resolve: (res: HTTPResponse) => void,
     reject: (err: unknown) => void,
   ) {
     this.#target = target;
@@ -89,7 +89,7 @@ class Tries implements TryListener {
     }
   }
 
-  tryDone(error: unknown, res: HttpResponse | undefined): void {
+  tryDone(error: unknown, res: HTTPResponse | undefined): void {
     const options = this.#options;
     const policy = options.retry;
     if (res !== undefined && !policy.retryOn.has(res.status)) return this.#finish(undefined, res);
@@ -117,7 +117,7 @@ class Tries implements TryListener {
   }
 
   /** Settles with the answer when there is one, else with the error. */
-  #finish(error: unknown, res: HttpResponse | undefined): void {
+  #finish(error: unknown, res: HTTPResponse | undefined): void {
     this.#settled?.();
     if (res !== undefined) this.#resolve(res);
     else this.#reject(error);
@@ -125,7 +125,7 @@ class Tries implements TryListener {
 }
 
 /** The wait before retry number `retry`: the answer's `Retry-After` (capped), else the backoff. */
-function waitBefore(res: HttpResponse | undefined, retry: number, policy: RetryPolicy): number {
+function waitBefore(res: HTTPResponse | undefined, retry: number, policy: RetryPolicy): number {
   const asked = res === undefined ? undefined : parseRetryAfter(res.headers['retry-after'], Date.now());
   return asked === undefined ? backoffDelay(retry, policy) : Math.min(asked, policy.maxDelayMs);
 }

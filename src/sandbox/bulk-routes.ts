@@ -9,10 +9,10 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
-import { isFhirId } from '../fhir/index.js';
+import { isFHIRId } from '../fhir/index.js';
 import { exportJobs, startJob, type ExportJob, type ExportLevel } from './bulk-jobs.js';
 import type { SandboxContext } from './context.js';
-import { sendJson, sendOutcome } from './reply.js';
+import { sendJSON, sendOutcome } from './reply.js';
 import type { Route } from './routes.js';
 
 const STATUS = '$export-status';
@@ -32,7 +32,7 @@ export function bulkRoute(method: string, rest: readonly string[]): Route | unde
   const kickoff = (level: ExportLevel): Route => (method === 'GET' ? { kind: 'other', public: false, run: (ctx, req, res, q) => kickOff(ctx, req, res, q, level) } : notAllowed('GET, HEAD'));
   if (rest.length === 1 && first === '$export') return kickoff({ kind: 'system' });
   if (rest.length === 2 && first === 'Patient' && second === '$export') return kickoff({ kind: 'patient' });
-  if (rest.length === 3 && first === 'Group' && third === '$export' && second !== undefined && isFhirId(second)) return kickoff({ kind: 'group', id: second });
+  if (rest.length === 3 && first === 'Group' && third === '$export' && second !== undefined && isFHIRId(second)) return kickoff({ kind: 'group', id: second });
   if (rest.length === 2 && first === STATUS) {
     if (method === 'GET') return { kind: 'other', public: false, run: (ctx, _req, res) => status(ctx, res, second as string) };
     if (method === 'DELETE') return { kind: 'other', public: false, run: (ctx, _req, res) => remove(ctx, res, second as string) };
@@ -78,7 +78,7 @@ function status(ctx: SandboxContext, res: ServerResponse, id: string): void {
     return;
   }
   const file = (type: string, count: number) => ({ type, url: `${ctx.fhirBase}/${FILE}/${job.id}/${type}.ndjson`, count });
-  sendJson(res, 200, {
+  sendJSON(res, 200, {
     transactionTime: job.transactionTime,
     request: job.request,
     requiresAccessToken: !ctx.options.open,

@@ -8,12 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
-import { isFhirId, isResourceType, operationOutcome, searchsetBundle, type BundleEntry, type Resource, type ResourceType } from '../fhir/index.js';
+import { isFHIRId, isResourceType, operationOutcome, searchsetBundle, type BundleEntry, type Resource, type ResourceType } from '../fhir/index.js';
 import type { SandboxContext } from './context.js';
 import { failureOf } from './failure.js';
 import { createResource, deleteResource, readResource, updateResource, type Written } from './interactions.js';
-import { parseResource, readBody } from './read-body.js';
-import { sendJson } from './reply.js';
+import { readBytes } from '../lib/read-body.js';
+import { parseResource } from './parse-resource.js';
+import { sendJSON } from './reply.js';
 import { runSearch } from './search.js';
 
 /** One request entry, checked: what it addresses and what it carries. */
@@ -59,7 +60,7 @@ function entryRequest(ctx: SandboxContext, entry: unknown): EntryRequest {
   const mark = relative.indexOf('?');
   const [type = '', id, ...rest] = (mark < 0 ? relative : relative.slice(0, mark)).split('/');
   if (!isResourceType(type) || rest.length > 0) throw bad(`request.url "${url.slice(0, 100)}" is not [type], [type]/[id] or [type]?[query]`);
-  if (id !== undefined && !isFhirId(id)) throw bad('the id in request.url is not a FHIR id');
+  if (id !== undefined && !isFHIRId(id)) throw bad('the id in request.url is not a FHIR id');
   if ((method === 'POST' && id !== undefined) || ((method === 'PUT' || method === 'DELETE') && id === undefined)) {
     throw bad(`${method} ${type}${id === undefined ? '' : '/[id]'} is not an interaction here`);
   }
@@ -187,7 +188,7 @@ function transaction(ctx: SandboxContext, raw: readonly unknown[]): BundleEntry[
  * ```
  */
 export async function postBundle(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const bundle = parseResource(req.headers['content-type'], await readBody(req, ctx.options.bodyLimit), 'Bundle') as Resource & { type?: unknown; entry?: unknown };
+  const bundle = parseResource(req.headers['content-type'], await readBytes(req, ctx.options.bodyLimit), 'Bundle') as Resource & { type?: unknown; entry?: unknown };
   if (bundle.type !== 'transaction' && bundle.type !== 'batch') {
     throw new FhirgateError('ERR_INVALID_RESOURCE', 'only a transaction or batch Bundle may be posted to the base', { status: 400 });
   }
@@ -202,5 +203,5 @@ export async function postBundle(ctx: SandboxContext, req: IncomingMessage, res:
           return failedEntry(err);
         }
       });
-  sendJson(res, 200, { resourceType: 'Bundle', type: `${bundle.type}-response`, ...(entry.length === 0 ? {} : { entry }) });
+  sendJSON(res, 200, { resourceType: 'Bundle', type: `${bundle.type}-response`, ...(entry.length === 0 ? {} : { entry }) });
 }

@@ -7,7 +7,7 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import { get as httpsGet } from 'node:https';
-import type { JwtHeader } from '../jose/index.js';
+import type { JWTHeader } from '../lib/jwt/types.js';
 import type { ResolvedClient } from './options.js';
 
 /** Largest JWKS read, in bytes. */
@@ -31,10 +31,10 @@ export class KeyLookupError extends Error {}
  *
  * @example
  * ```ts
- * const key = await clientKey(client, decodeJwt(assertion).header);
+ * const key = await clientKey(client, decodeJWT(assertion).header);
  * ```
  */
-export async function clientKey(client: ResolvedClient, header: JwtHeader): Promise<KeyObject> {
+export async function clientKey(client: ResolvedClient, header: JWTHeader): Promise<KeyObject> {
   if (client.publicKey !== undefined) return client.publicKey;
   const jwks = client.jwks;
   if (jwks === undefined) throw new KeyLookupError('client authentication failed');

@@ -43,9 +43,9 @@ export function buildConnectionString(
   const { keyPath, scope, discover = false } = options;
   if (typeof discover !== 'boolean') throw new TypeError('connectionString: option "discover" must be a boolean');
   if (keyPath !== undefined && (typeof keyPath !== 'string' || keyPath === '')) {
-    throw new TypeError('connectionString: option "keyPath" must be a non-empty string');
+    throw new TypeError('connectionString: options.keyPath must be a non-empty string');
   }
-  if (scope !== undefined && typeof scope !== 'string') throw new TypeError('connectionString: option "scope" must be a string');
+  if (scope !== undefined && typeof scope !== 'string') throw new TypeError('connectionString: options.scope must be a string');
   const params: [string, string][] = [['client_id', client.clientId]];
   if (client.clientSecret !== undefined) {
     params.push(['client_secret', client.clientSecret]);

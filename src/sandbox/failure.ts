@@ -4,7 +4,7 @@
  * @module
  */
 import { isFhirgateError, type ErrorCode } from '../errors.js';
-import type { IssueType } from '../fhir/index.js';
+import type { IssueType } from '../fhir/operation-outcome.js';
 
 const ISSUE_FOR: Partial<Record<ErrorCode, IssueType>> = {
   ERR_NOT_FOUND: 'not-found',

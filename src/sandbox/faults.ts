@@ -63,7 +63,7 @@ interface Pending {
 function targetOf(options: { target?: unknown } | undefined, method: string): FaultTarget {
   const target = options?.target ?? 'fhir';
   if (target !== 'fhir' && target !== 'token' && target !== 'all') {
-    throw new TypeError(`faults.${method}: option "target" must be 'fhir', 'token' or 'all'`);
+    throw new TypeError(`faults.${method}: options.target must be 'fhir', 'token' or 'all'`);
   }
   return target;
 }
@@ -77,7 +77,7 @@ function retryAfterHeader(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return String(value);
   if (typeof value === 'string' && value !== '') return value;
-  throw new TypeError('faults.failNext: option "retryAfter" must be a non-negative integer or an HTTP date string');
+  throw new TypeError('faults.failNext: options.retryAfter must be a non-negative integer or an HTTP date string');
 }
 
 /**

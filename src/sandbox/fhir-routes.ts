@@ -8,8 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { searchsetBundle, type Resource, type ResourceType } from '../fhir/index.js';
 import type { SandboxContext } from './context.js';
 import { createResource, deleteResource, readResource, updateResource, type Target, type Written } from './interactions.js';
-import { parseResource, readBody } from './read-body.js';
-import { sendJson, sendOutcome } from './reply.js';
+import { readBytes } from '../lib/read-body.js';
+import { parseResource } from './parse-resource.js';
+import { sendJSON, sendOutcome } from './reply.js';
 import { runSearch } from './search.js';
 
 function versionHeaders(ctx: SandboxContext, resource: Resource, withLocation: boolean): Record<string, string> {
@@ -26,9 +27,9 @@ function versionHeaders(ctx: SandboxContext, resource: Resource, withLocation: b
 function sendWritten(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, { status, resource }: Written): void {
   const headers = versionHeaders(ctx, resource, true);
   const prefer = /return=(minimal|representation|operationoutcome)/i.exec(String(req.headers.prefer ?? ''))?.[1]?.toLowerCase();
-  if (prefer === 'minimal') sendJson(res, status, undefined, headers);
+  if (prefer === 'minimal') sendJSON(res, status, undefined, headers);
   else if (prefer === 'operationoutcome') sendOutcome(res, status, 'informational', `${resource.resourceType}/${resource.id} saved`, headers);
-  else sendJson(res, status, resource, headers);
+  else sendJSON(res, status, resource, headers);
 }
 
 /**
@@ -41,7 +42,7 @@ function sendWritten(ctx: SandboxContext, req: IncomingMessage, res: ServerRespo
  */
 export function read(ctx: SandboxContext, res: ServerResponse, target: Target & { id: string }): void {
   const resource = readResource(ctx, target);
-  sendJson(res, 200, resource, versionHeaders(ctx, resource, false));
+  sendJSON(res, 200, resource, versionHeaders(ctx, resource, false));
 }
 
 /**
@@ -56,12 +57,12 @@ export function read(ctx: SandboxContext, res: ServerResponse, target: Target & 
 export async function search(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, type: ResourceType, query: URLSearchParams): Promise<void> {
   const params = new URLSearchParams(query);
   if (req.method === 'POST') {
-    for (const [k, v] of new URLSearchParams((await readBody(req, ctx.options.bodyLimit)).toString('utf8'))) params.append(k, v);
+    for (const [k, v] of new URLSearchParams((await readBytes(req, ctx.options.bodyLimit)).toString('utf8'))) params.append(k, v);
   }
   const page = runSearch(ctx.store, type, params);
   const url = (q: URLSearchParams): string => `${ctx.fhirBase}/${type}${q.size === 0 ? '' : `?${q}`}`;
   const links = [{ relation: 'self', url: url(page.self) }, ...(page.next === undefined ? [] : [{ relation: 'next', url: url(page.next) }])];
-  sendJson(res, 200, searchsetBundle(page.resources, { total: page.total, links, baseUrl: ctx.fhirBase }));
+  sendJSON(res, 200, searchsetBundle(page.resources, { total: page.total, links, baseUrl: ctx.fhirBase }));
 }
 
 /**
@@ -74,7 +75,7 @@ export async function search(ctx: SandboxContext, req: IncomingMessage, res: Ser
  * ```
  */
 export async function create(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, type: ResourceType): Promise<void> {
-  const resource = parseResource(req.headers['content-type'], await readBody(req, ctx.options.bodyLimit), type);
+  const resource = parseResource(req.headers['content-type'], await readBytes(req, ctx.options.bodyLimit), type);
   const condition = req.headers['if-none-exist'];
   sendWritten(ctx, req, res, createResource(ctx, resource, condition === undefined ? undefined : String(condition)));
 }
@@ -89,7 +90,7 @@ export async function create(ctx: SandboxContext, req: IncomingMessage, res: Ser
  * ```
  */
 export async function update(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, target: Target & { id: string }): Promise<void> {
-  const resource = parseResource(req.headers['content-type'], await readBody(req, ctx.options.bodyLimit), target.type);
+  const resource = parseResource(req.headers['content-type'], await readBytes(req, ctx.options.bodyLimit), target.type);
   sendWritten(ctx, req, res, updateResource(ctx, target, resource, req.headers['if-match']));
 }
 
@@ -103,5 +104,5 @@ export async function update(ctx: SandboxContext, req: IncomingMessage, res: Ser
  */
 export function remove(ctx: SandboxContext, res: ServerResponse, target: Target & { id: string }): void {
   deleteResource(ctx, target);
-  sendJson(res, 204, undefined);
+  sendJSON(res, 204, undefined);
 }

@@ -11,8 +11,8 @@
  * ```
  * @module
  */
-export { startSandbox, SANDBOX_ORIGINS, type Sandbox } from './start-sandbox.js';
-export { DEFAULTS as SANDBOX_DEFAULTS, type SandboxOptions, type SandboxClient, type SandboxSecretClient, type SandboxKeyClient, type SandboxJwksClient, type SandboxSeed } from './options.js';
+export { startSandbox, type Sandbox } from './start-sandbox.js';
+export { DEFAULTS as SANDBOX_DEFAULTS, type SandboxOptions, type SandboxClient, type SandboxSecretClient, type SandboxKeyClient, type SandboxJWKSClient, type SandboxSeed } from './options.js';
 export type { ConnectionStringOptions } from './connection-string.js';
 export type { SandboxFaults, FailNextOptions, FaultTarget } from './faults.js';
 export type { SandboxStats, RequestCounts, RequestKind, TokenAuthMethod } from './stats.js';

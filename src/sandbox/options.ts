@@ -3,7 +3,8 @@
  * @module
  */
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
-import { isFhirId, isResourceType, type Resource } from '../fhir/index.js';
+import { isFHIRId, isResourceType, type Resource } from '../fhir/index.js';
+import { numberOption } from '../lib/options.js';
 
 /** A client that authenticates with a shared secret (`client_secret_basic` or `client_secret_post`). */
 export interface SandboxSecretClient {
@@ -28,7 +29,7 @@ export interface SandboxKeyClient {
  * await startSandbox({ clients: [{ clientId: 'backend', jwks: 'http://127.0.0.1:8000/.well-known/jwks.json' }] });
  * ```
  */
-export interface SandboxJwksClient {
+export interface SandboxJWKSClient {
   clientId: string;
   /** The JWKS URL (http or https), or the set itself. */
   jwks: string | { keys: readonly JsonWebKey[] };
@@ -46,7 +47,7 @@ export interface SandboxJwksClient {
  * ];
  * ```
  */
-export type SandboxClient = SandboxSecretClient | SandboxKeyClient | SandboxJwksClient;
+export type SandboxClient = SandboxSecretClient | SandboxKeyClient | SandboxJWKSClient;
 
 /**
  * Which data set the sandbox starts with.
@@ -131,17 +132,8 @@ export const DEFAULTS = Object.freeze({
   client: Object.freeze({ clientId: 'fhirgate-demo', clientSecret: 'demo-secret' }),
 });
 
-function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number') throw new TypeError(`startSandbox: option "${name}" must be a number`);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(`startSandbox: option "${name}" must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
 function resolveClient(value: unknown, index: number): ResolvedClient {
-  const where = (field = ''): string => `startSandbox: option "clients[${index}]${field}"`;
+  const where = (field = ''): string => `startSandbox: options.clients[${index}]${field}`;
   if (typeof value !== 'object' || value === null) throw new TypeError(`${where()} must be an object`);
   const { clientId, clientSecret, publicKey, jwks } = value as Record<string, unknown>;
   if (typeof clientId !== 'string' || clientId === '') throw new TypeError(`${where('.clientId')} must be a non-empty string`);
@@ -179,14 +171,14 @@ function resolveJwks(jwks: unknown, where: string): string | readonly JsonWebKey
 function resolveSeed(seed: unknown): ResolvedOptions['seed'] {
   if (seed === undefined || seed === true || seed === 'a') return 'a';
   if (seed === false || seed === 'b') return seed;
-  if (!Array.isArray(seed)) throw new TypeError('startSandbox: option "seed" must be a boolean, "a", "b" or an array of resources');
+  if (!Array.isArray(seed)) throw new TypeError('startSandbox: options.seed must be a boolean, "a", "b" or an array of resources');
   return seed.map((r: unknown, i) => {
     const res = r as { resourceType?: unknown; id?: unknown } | null;
     if (typeof res !== 'object' || res === null || typeof res.resourceType !== 'string' || !isResourceType(res.resourceType)) {
-      throw new TypeError(`startSandbox: option "seed[${i}]" is not a FHIR resource`);
+      throw new TypeError(`startSandbox: options.seed[${i}] is not a FHIR resource`);
     }
-    if (res.id !== undefined && (typeof res.id !== 'string' || !isFhirId(res.id))) {
-      throw new TypeError(`startSandbox: option "seed[${i}].id" is not a FHIR id`);
+    if (res.id !== undefined && (typeof res.id !== 'string' || !isFHIRId(res.id))) {
+      throw new TypeError(`startSandbox: options.seed[${i}].id is not a FHIR id`);
     }
     return structuredClone(r) as Resource;
   });
@@ -204,24 +196,24 @@ function resolveSeed(seed: unknown): ResolvedOptions['seed'] {
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('startSandbox: options must be an object');
   const { host = DEFAULTS.host, open = DEFAULTS.open, clients = [DEFAULTS.client] } = options;
-  if (typeof host !== 'string' || host === '') throw new TypeError('startSandbox: option "host" must be a non-empty string');
-  if (typeof open !== 'boolean') throw new TypeError('startSandbox: option "open" must be a boolean');
-  if (!Array.isArray(clients)) throw new TypeError('startSandbox: option "clients" must be an array');
+  if (typeof host !== 'string' || host === '') throw new TypeError('startSandbox: options.host must be a non-empty string');
+  if (typeof open !== 'boolean') throw new TypeError('startSandbox: options.open must be a boolean');
+  if (!Array.isArray(clients)) throw new TypeError('startSandbox: options.clients must be an array');
   const map = new Map<string, ResolvedClient>();
   clients.forEach((c: unknown, i: number) => {
     const client = resolveClient(c, i);
-    if (map.has(client.clientId)) throw new TypeError(`startSandbox: option "clients" repeats clientId "${client.clientId}"`);
+    if (map.has(client.clientId)) throw new TypeError(`startSandbox: options.clients repeats clientId "${client.clientId}"`);
     map.set(client.clientId, client);
   });
   return {
-    port: integer('port', options.port, DEFAULTS.port, 0, 65535),
+    port: numberOption(options.port, 'startSandbox: options.port', DEFAULTS.port, { integer: true, min: 0, max: 65535 }),
     host,
     seed: resolveSeed(options.seed),
     clients: map,
     open,
-    tokenLifetimeSeconds: integer('tokenLifetimeSeconds', options.tokenLifetimeSeconds, DEFAULTS.tokenLifetimeSeconds, 1, 86400 * 365),
-    bodyLimit: integer('bodyLimit', options.bodyLimit, DEFAULTS.bodyLimit, 1, 2 ** 31 - 1),
-    exportPolls: integer('exportPolls', options.exportPolls, DEFAULTS.exportPolls, 0, 1000),
-    exportRetryAfter: integer('exportRetryAfter', options.exportRetryAfter, DEFAULTS.exportRetryAfter, 0, 3600),
+    tokenLifetimeSeconds: numberOption(options.tokenLifetimeSeconds, 'startSandbox: options.tokenLifetimeSeconds', DEFAULTS.tokenLifetimeSeconds, { integer: true, min: 1, max: 86400 * 365 }),
+    bodyLimit: numberOption(options.bodyLimit, 'startSandbox: options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1, max: 2 ** 31 - 1 }),
+    exportPolls: numberOption(options.exportPolls, 'startSandbox: options.exportPolls', DEFAULTS.exportPolls, { integer: true, min: 0, max: 1000 }),
+    exportRetryAfter: numberOption(options.exportRetryAfter, 'startSandbox: options.exportRetryAfter', DEFAULTS.exportRetryAfter, { integer: true, min: 0, max: 3600 }),
   };
 }

@@ -4,7 +4,8 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import { operationOutcome, type IssueType } from '../fhir/index.js';
+import { operationOutcome } from '../fhir/index.js';
+import type { IssueType } from '../fhir/operation-outcome.js';
 
 /** The FHIR JSON media type with its charset. */
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
@@ -38,10 +39,10 @@ export function sendText(
  *
  * @example
  * ```ts
- * sendJson(res, 200, patient, { etag: 'W/"1"' });
+ * sendJSON(res, 200, patient, { etag: 'W/"1"' });
  * ```
  */
-export function sendJson(
+export function sendJSON(
   res: ServerResponse,
   status: number,
   body: unknown,
@@ -66,5 +67,5 @@ export function sendOutcome(
   diagnostics: string,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  sendJson(res, status, operationOutcome(status < 400 ? 'information' : 'error', code, diagnostics), headers);
+  sendJSON(res, status, operationOutcome(status < 400 ? 'information' : 'error', code, diagnostics), headers);
 }

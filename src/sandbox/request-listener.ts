@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SandboxContext } from './context.js';
 import { failureOf } from './failure.js';
 import type { FaultAction } from './faults.js';
-import { FHIR_JSON, sendJson, sendOutcome, sendText } from './reply.js';
+import { FHIR_JSON, sendJSON, sendOutcome, sendText } from './reply.js';
 import { resolveRoute } from './routes.js';
 
 const REALM = 'Bearer realm="fhirgate-sandbox"';
@@ -36,7 +36,7 @@ function sendFault(res: ServerResponse, fault: Extract<FaultAction, { kind: 'fai
   } else if (typeof fault.body === 'string') {
     sendText(res, fault.status, fault.body, 'text/plain; charset=utf-8', headers);
   } else {
-    sendJson(res, fault.status, fault.body, headers, FHIR_JSON);
+    sendJSON(res, fault.status, fault.body, headers, FHIR_JSON);
   }
 }
 

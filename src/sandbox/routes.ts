@@ -7,14 +7,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
-import { isFhirId, isResourceType, type IssueType, type ResourceType } from '../fhir/index.js';
+import { isFHIRId, isResourceType, type ResourceType } from '../fhir/index.js';
+import type { IssueType } from '../fhir/operation-outcome.js';
 import { capabilityStatement, smartConfiguration } from './capability.js';
 import type { SandboxContext } from './context.js';
 import { postBundle } from './bundle.js';
 import { bulkRoute } from './bulk-routes.js';
 import { create, read, remove, search, update } from './fhir-routes.js';
-import { readBody } from './read-body.js';
-import { sendJson, sendOutcome } from './reply.js';
+import { readBytes } from '../lib/read-body.js';
+import { sendJSON, sendOutcome } from './reply.js';
 import type { RequestKind } from './stats.js';
 import { answerTokenRequest } from './token-endpoint.js';
 
@@ -47,17 +48,17 @@ const tokenRoute: Route = {
     const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
     let body: Buffer;
     try {
-      body = await readBody(req, ctx.options.bodyLimit);
+      body = await readBytes(req, ctx.options.bodyLimit);
     } catch {
-      return sendJson(res, 413, { error: 'invalid_request', error_description: 'the body is too large' }, noStore, 'application/json; charset=utf-8');
+      return sendJSON(res, 413, { error: 'invalid_request', error_description: 'the body is too large' }, noStore, 'application/json; charset=utf-8');
     }
     const answer = await answerTokenRequest(ctx, req.headers, body);
-    sendJson(res, answer.status, answer.body, { ...answer.headers, ...noStore }, 'application/json; charset=utf-8');
+    sendJSON(res, answer.status, answer.body, { ...answer.headers, ...noStore }, 'application/json; charset=utf-8');
   },
 };
 
 function checkId(id: string): string {
-  if (!isFhirId(id)) throw new FhirgateError('ERR_INVALID_ID', 'the id in the URL is not a FHIR id', { status: 400 });
+  if (!isFHIRId(id)) throw new FhirgateError('ERR_INVALID_ID', 'the id in the URL is not a FHIR id', { status: 400 });
   return id;
 }
 
@@ -84,11 +85,11 @@ function instanceRoute(method: string, type: ResourceType, rawId: string): Route
 function fhirRoute(method: string, rest: readonly string[]): Route {
   const [first = '', second, third, fourth] = rest;
   if (rest.length === 1 && first === 'metadata') {
-    return method === 'GET' ? { kind: 'metadata', public: true, run: (ctx, _q, res) => sendJson(res, 200, capabilityStatement(ctx)) } : notAllowed('GET, HEAD');
+    return method === 'GET' ? { kind: 'metadata', public: true, run: (ctx, _q, res) => sendJSON(res, 200, capabilityStatement(ctx)) } : notAllowed('GET, HEAD');
   }
   if (rest.length === 2 && first === '.well-known' && second === 'smart-configuration') {
     return method === 'GET'
-      ? { kind: 'metadata', public: true, run: (ctx, _q, res) => sendJson(res, 200, smartConfiguration(ctx), {}, 'application/json; charset=utf-8') }
+      ? { kind: 'metadata', public: true, run: (ctx, _q, res) => sendJSON(res, 200, smartConfiguration(ctx), {}, 'application/json; charset=utf-8') }
       : notAllowed('GET, HEAD');
   }
   const bulk = bulkRoute(method, rest);

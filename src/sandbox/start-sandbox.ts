@@ -18,18 +18,6 @@ import { ResourceStore } from './store.js';
 import { TokenStore } from './token-store.js';
 
 /**
- * The key of the process-wide `Set<string>` of listening sandbox origins on `globalThis` (used by the
- * sync gateway's deadlock check).
- *
- * @example
- * ```ts
- * const origins = (globalThis as any)[Symbol.for('fhirgate.sandbox.origins')] as Set<string> | undefined;
- * origins?.has('http://127.0.0.1:8000');
- * ```
- */
-export const SANDBOX_ORIGINS: unique symbol = Symbol.for('fhirgate.sandbox.origins') as never;
-
-/**
  * A running sandbox.
  *
  * @example
@@ -59,15 +47,6 @@ export interface Sandbox {
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
-}
-
-function origins(): Set<string> {
-  const global = globalThis as unknown as Record<symbol, unknown>;
-  const existing = global[SANDBOX_ORIGINS];
-  if (existing instanceof Set) return existing as Set<string>;
-  const created = new Set<string>();
-  global[SANDBOX_ORIGINS] = created;
-  return created;
 }
 
 function originOf(address: AddressInfo): string {
@@ -133,11 +112,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     signal: abort.signal,
   };
   server.on('request', requestListener(ctx));
-  origins().add(origin);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
-      origins().delete(origin);
       abort.abort();
       server.close(() => resolve());
       server.closeAllConnections();

@@ -6,7 +6,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { decodeJwt, verifyJwt, type JwtClaims } from '../jose/index.js';
+import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
+import type { JWTClaims } from '../lib/jwt/types.js';
 import { clientKey, KeyLookupError } from './client-keys.js';
 import type { SandboxContext } from './context.js';
 import type { TokenAuthMethod, TokenRequestFacts } from './stats.js';
@@ -82,9 +83,9 @@ async function checkAssertion(ctx: TokenEndpointContext, form: URLSearchParams, 
     throw new OAuthError(400, 'invalid_request', 'client_assertion and client_assertion_type go together');
   }
   if (form.get('client_assertion_type') !== JWT_BEARER) throw badClient('unsupported client_assertion_type');
-  let decoded: ReturnType<typeof decodeJwt>;
+  let decoded: ReturnType<typeof decodeJWT>;
   try {
-    decoded = decodeJwt(assertion);
+    decoded = decodeJWT(assertion);
   } catch {
     throw badClient('malformed client assertion');
   }
@@ -100,9 +101,9 @@ async function checkAssertion(ctx: TokenEndpointContext, form: URLSearchParams, 
     throw badClient(`client assertion refused: ${err.message}`);
   }
   if (form.has('client_id') && form.get('client_id') !== client.clientId) throw badClient('client_id does not match the assertion');
-  let payload: JwtClaims;
+  let payload: JWTClaims;
   try {
-    ({ payload } = await verifyJwt(assertion, {
+    ({ payload } = await verifyJWT(assertion, {
       algorithms: ASSERTION_ALGORITHMS,
       key: () => key,
       issuer: client.clientId,
@@ -178,7 +179,7 @@ async function grant(ctx: TokenEndpointContext, headers: IncomingHttpHeaders, fo
  * @example
  * ```ts
  * const answer = await answerTokenRequest(ctx, req.headers, body);
- * sendJson(res, answer.status, answer.body, { ...answer.headers, 'cache-control': 'no-store' }, 'application/json');
+ * sendJSON(res, answer.status, answer.body, { ...answer.headers, 'cache-control': 'no-store' }, 'application/json');
  * ```
  */
 export async function answerTokenRequest(ctx: TokenEndpointContext, headers: IncomingHttpHeaders, body: Buffer): Promise<TokenAnswer> {

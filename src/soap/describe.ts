@@ -2,7 +2,7 @@
  * How a NoteReader service describes itself: its OpenAPI paths and the text a plain GET answers.
  * @module
  */
-import type { OpenAPIPaths } from '../mount.js';
+import type { OpenAPIPaths } from '../mount/index.js';
 
 const FAULT_EXAMPLE = [
   '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">',
@@ -17,10 +17,10 @@ const FAULT = { description: 'soap:Fault', content: { 'text/xml': { schema: { ty
  *
  * @example
  * ```ts
- * noteReaderOpenapi('CDSServices', ['ProcessDocument'], 'urn:epic-com:Common.2013.Services')[''].post?.summary;
+ * noteReaderOpenAPI('CDSServices', ['ProcessDocument'], 'urn:epic-com:Common.2013.Services')[''].post?.summary;
  * ```
  */
-export function noteReaderOpenapi(serviceName: string, operations: readonly string[], namespace: string): OpenAPIPaths {
+export function noteReaderOpenAPI(serviceName: string, operations: readonly string[], namespace: string): OpenAPIPaths {
   const ops = operations.join(', ') || 'none registered';
   const example = exampleEnvelope(operations[0] ?? 'ProcessDocument', namespace);
   return {

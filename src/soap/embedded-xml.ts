@@ -3,8 +3,8 @@
  * that it stands alone: every namespace it uses is declared inside it.
  * @module
  */
-import { escapeXml } from './escape-xml.js';
-import type { XmlTag } from './secure-parser.js';
+import { escapeXML } from './escape-xml.js';
+import type { XMLTag } from './secure-parser.js';
 
 const XMLNS_URI = 'http://www.w3.org/2000/xmlns/';
 const XML_URI = 'http://www.w3.org/XML/1998/namespace';
@@ -15,12 +15,12 @@ const XML_URI = 'http://www.w3.org/XML/1998/namespace';
  *
  * @example
  * ```ts
- * const w = new EmbeddedXmlWriter();
+ * const w = new EmbeddedXMLWriter();
  * createSecureParser(limits, 'ERR_SOAP_CLIENT', { open: (t) => w.open(t), close: () => w.close(), text: (s) => w.text(s) });
  * w.toString();
  * ```
  */
-export class EmbeddedXmlWriter {
+export class EmbeddedXMLWriter {
   readonly #parts: string[] = [];
   readonly #scopes: Map<string, string>[] = [new Map([['', '']])];
   readonly #names: string[] = [];
@@ -34,12 +34,12 @@ export class EmbeddedXmlWriter {
   }
 
   /** An element opens. */
-  open(tag: XmlTag): void {
+  open(tag: XMLTag): void {
     const scope = new Map<string, string>();
     let attrs = '';
     for (const attr of Object.values(tag.attributes)) {
       if (attr.uri === XMLNS_URI) scope.set(attr.prefix === 'xmlns' ? attr.local : '', attr.value);
-      attrs += ` ${attr.name}="${escapeXml(attr.value)}"`;
+      attrs += ` ${attr.name}="${escapeXML(attr.value)}"`;
     }
     this.#scopes.push(scope);
     const needed: [string, string][] = [[tag.prefix, tag.uri]];
@@ -49,7 +49,7 @@ export class EmbeddedXmlWriter {
     for (const [prefix, uri] of needed) {
       if (this.#bound(prefix) === uri) continue;
       scope.set(prefix, uri);
-      attrs += prefix === '' ? ` xmlns="${escapeXml(uri)}"` : ` xmlns:${prefix}="${escapeXml(uri)}"`;
+      attrs += prefix === '' ? ` xmlns="${escapeXML(uri)}"` : ` xmlns:${prefix}="${escapeXML(uri)}"`;
     }
     this.#names.push(tag.name);
     this.#parts.push(`<${tag.name}${attrs}>`);
@@ -63,7 +63,7 @@ export class EmbeddedXmlWriter {
 
   /** Character data. */
   text(text: string): void {
-    this.#parts.push(escapeXml(text));
+    this.#parts.push(escapeXML(text));
   }
 
   /** The fragment written so far, without surrounding white space. */

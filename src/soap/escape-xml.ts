@@ -12,9 +12,9 @@ const ENTITY: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>
  *
  * @example
  * ```ts
- * escapeXml('a < b & "c"'); // 'a &lt; b &amp; &quot;c&quot;'
+ * escapeXML('a < b & "c"'); // 'a &lt; b &amp; &quot;c&quot;'
  * ```
  */
-export function escapeXml(text: string): string {
+export function escapeXML(text: string): string {
   return text.replace(SPECIAL, (c) => ENTITY[c] ?? '\uFFFD');
 }

@@ -5,10 +5,10 @@
 import { FhirgateError, isFhirgateError } from '../errors.js';
 
 /** The SOAP 1.1 fault codes fhirgate sends (§4.4.1), without the envelope prefix. */
-export type SoapFaultCode = 'VersionMismatch' | 'MustUnderstand' | 'Client' | 'Server';
+export type SOAPFaultCode = 'VersionMismatch' | 'MustUnderstand' | 'Client' | 'Server';
 
-/** Options of {@link SoapFault}. */
-export interface SoapFaultOptions {
+/** Options of {@link SOAPFault}. */
+export interface SOAPFaultOptions {
   /** A short machine-readable kind, sent as `detail/ClientFault/Type` (`InvalidXML`, `MissingParameter`, ...). */
   type: string;
   /** The HTTP status to answer with. Default 500 (SOAP 1.1 §6.2). */
@@ -23,17 +23,17 @@ export interface SoapFaultOptions {
  *
  * @example
  * ```ts
- * throw new SoapFault('Client', 'Missing SOAP Body', { type: 'MissingBody' });
+ * throw new SOAPFault('Client', 'Missing SOAP Body', { type: 'MissingBody' });
  * ```
  */
-export class SoapFault extends FhirgateError {
+export class SOAPFault extends FhirgateError {
   /** The fault code, without prefix. */
-  readonly faultCode: SoapFaultCode;
+  readonly faultCode: SOAPFaultCode;
   /** The short kind sent in the fault detail. */
   readonly type: string;
   declare readonly status: number;
 
-  constructor(faultCode: SoapFaultCode, faultString: string, options: SoapFaultOptions) {
+  constructor(faultCode: SOAPFaultCode, faultString: string, options: SOAPFaultOptions) {
     super(faultCode === 'Server' ? 'ERR_SOAP_SERVER' : 'ERR_SOAP_CLIENT', faultString, {
       status: options.status ?? 500,
       cause: options.cause,
@@ -63,29 +63,29 @@ export function clip(text: string, max = 200): string {
  * throw clientFault('Missing SOAP Body', 'MissingBody');
  * ```
  */
-export function clientFault(message: string, type: string, status?: number): SoapFault {
-  return new SoapFault('Client', message, { type, status });
+export function clientFault(message: string, type: string, status?: number): SOAPFault {
+  return new SOAPFault('Client', message, { type, status });
 }
 
 /**
- * Turns what a request failed with into the fault to answer: a {@link SoapFault} as is; a too-large body
+ * Turns what a request failed with into the fault to answer: a {@link SOAPFault} as is; a too-large body
  * (`ERR_BODY_TOO_LARGE`) into a `Client` fault with status 413; another `ERR_SOAP_CLIENT` (from the XML
  * parser or the base64 decoder) into a `Client` fault with its message; anything else into a generic
  * `Server` fault whose `faultstring` reveals nothing.
  *
  * @example
  * ```ts
- * const fault = toSoapFault(err); // then writeFault(fault)
+ * const fault = toSOAPFault(err); // then writeFault(fault)
  * ```
  */
-export function toSoapFault(err: unknown): SoapFault {
-  if (err instanceof SoapFault) return err;
+export function toSOAPFault(err: unknown): SOAPFault {
+  if (err instanceof SOAPFault) return err;
   if (isFhirgateError(err, 'ERR_BODY_TOO_LARGE')) {
     return clientFault('Request body too large', 'TooLarge', 413);
   }
   if (isFhirgateError(err, 'ERR_SOAP_CLIENT')) {
     const type = err.message.startsWith('Invalid XML') ? 'InvalidXML' : 'InvalidParameter';
-    return new SoapFault('Client', err.message, { type, cause: err });
+    return new SOAPFault('Client', err.message, { type, cause: err });
   }
-  return new SoapFault('Server', 'Internal server error', { type: 'Internal', cause: err });
+  return new SOAPFault('Server', 'Internal server error', { type: 'Internal', cause: err });
 }

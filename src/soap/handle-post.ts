@@ -3,14 +3,14 @@
  * @module
  */
 import { isFhirgateError } from '../errors.js';
-import { emitSafely } from '../events/index.js';
+import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
-import type { RouteReply, RouteRequest } from '../mount.js';
+import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { decodeBase64Strict } from './base64.js';
-import { SoapFault, clientFault, clip, toSoapFault } from './fault.js';
+import { SOAPFault, clientFault, clip, toSOAPFault } from './fault.js';
 import type { ResolvedOptions } from './options.js';
 import { readEnvelope } from './read-envelope.js';
-import type { SoapRequestMessage } from './read-envelope.js';
+import type { SOAPRequestMessage } from './read-envelope.js';
 import type { NoteReaderHandler, NoteReaderRequest, NoteReaderResult } from './types.js';
 import { writeFault, writeResponse } from './write-envelope.js';
 
@@ -41,7 +41,7 @@ function checkAction(header: string | undefined, operation: string): void {
   throw clientFault(`SOAPAction ${JSON.stringify(clip(action))} does not name the operation ${operation}`, 'ActionMismatch');
 }
 
-function toRequest(message: SoapRequestMessage): NoteReaderRequest {
+function toRequest(message: SOAPRequestMessage): NoteReaderRequest {
   const value = (name: string): string => message.params.get(name)?.trim() ?? '';
   const missing = REQUIRED.filter((name) => value(name) === '');
   if (missing.length > 0) throw clientFault(`Missing required parameter(s): ${missing.join(', ')}`, 'MissingParameter');
@@ -87,7 +87,7 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
       operation: request.operation,
       error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
     });
-    throw new SoapFault('Server', 'Internal server error', { type: 'Internal', cause: err });
+    throw new SOAPFault('Server', 'Internal server error', { type: 'Internal', cause: err });
   } finally {
     emitSafely(ctx.dispatcher, `notereader.${request.operation.toLowerCase()}`, {
       session_id: request.sessionId,
@@ -115,8 +115,8 @@ export async function handlePost(req: RouteRequest, ctx: PostContext): Promise<R
   } catch (err) {
     // The client went away mid-body: nobody to answer; the host logs it once, as a client event.
     if (isFhirgateError(err, 'ERR_ABORTED')) throw err;
-    const fault = toSoapFault(err);
-    if (fault.faultCode === 'Server' && !(err instanceof SoapFault)) {
+    const fault = toSOAPFault(err);
+    if (fault.faultCode === 'Server' && !(err instanceof SOAPFault)) {
       req.log.error('NoteReader request failed', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
     }
     return { status: fault.status, headers: { ...XML_HEADERS }, body: writeFault(ctx.options.namespace, fault) };

@@ -5,6 +5,7 @@
 import type { EventDispatcher } from '../events/types.js';
 import { checkPublicUrl } from '../lib/public-url.js';
 import type { NoteReaderServiceOptions } from './types.js';
+import { numberOption } from '../lib/options.js';
 
 /**
  * The defaults of every NoteReader option.
@@ -44,7 +45,7 @@ const CLARK_NAME = /^\{[^{}]*\}[A-Za-z_][A-Za-z0-9_.-]*$/;
 function headerNames(value: unknown): ReadonlySet<string> {
   if (value === undefined) return new Set();
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !CLARK_NAME.test(v))) {
-    throw new TypeError('understoodHeaders must be an array of "{namespace}localName" strings');
+    throw new TypeError('options.understoodHeaders must be an array of "{namespace}localName" strings');
   }
   return new Set(value as string[]);
 }
@@ -57,20 +58,13 @@ const NC_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
  *
  * @example
  * ```ts
- * checkNcName('ProcessDocument', 'name'); // ok
+ * checkNCName('ProcessDocument', 'name'); // ok
  * ```
  */
-export function checkNcName(value: unknown, option: string): string {
+export function checkNCName(value: unknown, option: string): string {
   if (typeof value !== 'string' || !NC_NAME.test(value)) {
     throw new TypeError(`${option} must be an XML name such as "ProcessDocument"`);
   }
-  return value;
-}
-
-function positiveInteger(value: unknown, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TypeError(`${option} must be an integer`);
-  if (value < 1) throw new RangeError(`${option} must be at least 1`);
   return value;
 }
 
@@ -85,17 +79,17 @@ function positiveInteger(value: unknown, option: string, fallback: number): numb
 export function resolveOptions(options: NoteReaderServiceOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const { namespace = DEFAULTS.namespace, dispatcher } = options;
-  if (typeof namespace !== 'string' || namespace === '') throw new TypeError('namespace must be a non-empty string');
+  if (typeof namespace !== 'string' || namespace === '') throw new TypeError('options.namespace must be a non-empty string');
   if (dispatcher !== undefined && (typeof dispatcher !== 'object' || dispatcher === null || typeof dispatcher.emit !== 'function')) {
-    throw new TypeError('dispatcher must be an EventDispatcher');
+    throw new TypeError('options.dispatcher must be an EventDispatcher');
   }
   return Object.freeze({
     namespace,
-    serviceName: checkNcName(options.serviceName ?? DEFAULTS.serviceName, 'serviceName'),
-    portName: checkNcName(options.portName ?? DEFAULTS.portName, 'portName'),
-    bodyLimit: positiveInteger(options.bodyLimit, 'bodyLimit', DEFAULTS.bodyLimit),
-    maxDepth: positiveInteger(options.maxDepth, 'maxDepth', DEFAULTS.maxDepth),
-    maxElements: positiveInteger(options.maxElements, 'maxElements', DEFAULTS.maxElements),
+    serviceName: checkNCName(options.serviceName ?? DEFAULTS.serviceName, 'options.serviceName'),
+    portName: checkNCName(options.portName ?? DEFAULTS.portName, 'options.portName'),
+    bodyLimit: numberOption(options.bodyLimit, 'options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1 }),
+    maxDepth: numberOption(options.maxDepth, 'options.maxDepth', DEFAULTS.maxDepth, { integer: true, min: 1 }),
+    maxElements: numberOption(options.maxElements, 'options.maxElements', DEFAULTS.maxElements, { integer: true, min: 1 }),
     understoodHeaders: headerNames(options.understoodHeaders),
     dispatcher,
     publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),

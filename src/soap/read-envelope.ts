@@ -2,14 +2,14 @@
  * Reading a SOAP 1.1 request envelope from a byte stream with `saxes`, without building a tree.
  * @module
  */
-import { EmbeddedXmlWriter } from './embedded-xml.js';
-import { SoapFault, clientFault, clip } from './fault.js';
+import { EmbeddedXMLWriter } from './embedded-xml.js';
+import { SOAPFault, clientFault, clip } from './fault.js';
 import { createSecureParser } from './secure-parser.js';
-import type { XmlLimits, XmlTag } from './secure-parser.js';
+import type { XMLLimits, XMLTag } from './secure-parser.js';
 import { SOAP_ENVELOPE_NS } from './write-envelope.js';
 
 /** The operation a SOAP request calls and its parameters. */
-export interface SoapRequestMessage {
+export interface SOAPRequestMessage {
   /** The local name of the first element in `soap:Body`. */
   readonly operation: string;
   /** The namespace URI of that element (`''` when it has none). */
@@ -29,7 +29,7 @@ const NEXT_ACTOR = 'http://schemas.xmlsoap.org/soap/actor/next';
  * `mustUnderstand="1"` cannot be ignored: unless the application said it understands it, a
  * `MustUnderstand` fault.
  */
-function checkHeaderEntry(tag: XmlTag, understood: ReadonlySet<string>): void {
+function checkHeaderEntry(tag: XMLTag, understood: ReadonlySet<string>): void {
   const name = `{${tag.uri}}${tag.local}`;
   if (understood.has(name)) return;
   const attribute = (local: string): string | undefined =>
@@ -38,7 +38,7 @@ function checkHeaderEntry(tag: XmlTag, understood: ReadonlySet<string>): void {
   const mustUnderstand = attribute('mustUnderstand')?.trim();
   // The SOAP 1.1 schema allows "0" and "1"; "true" (SOAP 1.2's spelling) is taken to mean "1", failing closed.
   if ((mustUnderstand === '1' || mustUnderstand === 'true') && (actor === undefined || actor === NEXT_ACTOR)) {
-    throw new SoapFault('MustUnderstand', `Header ${clip(name)} is marked mustUnderstand and is not understood`, { type: 'MustUnderstand' });
+    throw new SOAPFault('MustUnderstand', `Header ${clip(name)} is marked mustUnderstand and is not understood`, { type: 'MustUnderstand' });
   }
 }
 
@@ -49,19 +49,19 @@ class EnvelopeCollector {
   inHeader = false;
   sawBody = false;
   inOperation = false;
-  operation: XmlTag | undefined;
+  operation: XMLTag | undefined;
   readonly params = new Map<string, string>();
   readonly xmlParams = new Set<string>();
-  #param: { name: string; text: string[]; xml: EmbeddedXmlWriter | undefined } | undefined;
+  #param: { name: string; text: string[]; xml: EmbeddedXMLWriter | undefined } | undefined;
 
   constructor(understood: ReadonlySet<string>) {
     this.#understood = understood;
   }
 
-  open(tag: XmlTag, depth: number): void {
+  open(tag: XMLTag, depth: number): void {
     if (depth === 1) {
       if (tag.local !== 'Envelope') throw clientFault('Invalid SOAP message: the root element is not an Envelope', 'InvalidEnvelope');
-      if (tag.uri !== SOAP_ENVELOPE_NS) throw new SoapFault('VersionMismatch', `Unsupported envelope namespace: ${clip(tag.uri)}`, { type: 'VersionMismatch' });
+      if (tag.uri !== SOAP_ENVELOPE_NS) throw new SOAPFault('VersionMismatch', `Unsupported envelope namespace: ${clip(tag.uri)}`, { type: 'VersionMismatch' });
     } else if (depth === 2 && tag.uri === SOAP_ENVELOPE_NS && tag.local === 'Body' && !this.sawBody) {
       this.inBody = this.sawBody = true;
     } else if (depth === 2 && tag.uri === SOAP_ENVELOPE_NS && tag.local === 'Header') {
@@ -74,7 +74,7 @@ class EnvelopeCollector {
     } else if (depth === 4 && this.inOperation && !this.params.has(tag.local)) {
       this.#param = { name: tag.local, text: [], xml: undefined };
     } else if (depth > 4 && this.#param) {
-      this.#param.xml ??= new EmbeddedXmlWriter();
+      this.#param.xml ??= new EmbeddedXMLWriter();
       this.#param.xml.open(tag);
     }
   }
@@ -103,7 +103,7 @@ class EnvelopeCollector {
  * `mustUnderstand="1"` and is not among `understoodHeaders` (`{namespace}localName`): a `MustUnderstand`
  * fault; the first child of `Body` is the
  * operation; its children are matched by local name. The bytes must be UTF-8. Rejects with a
- * {@link SoapFault} (`Client`, or `VersionMismatch` for another envelope namespace), or with the
+ * {@link SOAPFault} (`Client`, or `VersionMismatch` for another envelope namespace), or with the
  * error the chunk source throws (such as `ERR_BODY_TOO_LARGE`).
  *
  * @example
@@ -115,9 +115,9 @@ class EnvelopeCollector {
  */
 export async function readEnvelope(
   chunks: AsyncIterable<Uint8Array>,
-  limits: XmlLimits,
+  limits: XMLLimits,
   understoodHeaders: ReadonlySet<string> = new Set(),
-): Promise<SoapRequestMessage> {
+): Promise<SOAPRequestMessage> {
   const collector = new EnvelopeCollector(understoodHeaders);
   const parser = createSecureParser(limits, 'ERR_SOAP_CLIENT', {
     open: (tag, depth) => collector.open(tag, depth),
@@ -134,7 +134,7 @@ export async function readEnvelope(
     try {
       return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
     } catch (err) {
-      throw new SoapFault('Client', 'Invalid XML: the body is not valid UTF-8', { type: 'InvalidXML', cause: err });
+      throw new SOAPFault('Client', 'Invalid XML: the body is not valid UTF-8', { type: 'InvalidXML', cause: err });
     }
   };
   for await (const chunk of chunks) parser.write(decode(chunk));

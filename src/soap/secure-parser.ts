@@ -11,10 +11,10 @@ import type { ErrorCode } from '../errors.js';
 import { clip } from './fault.js';
 
 /** An element as the parser reports it: namespaces resolved. */
-export type XmlTag = SaxesTagNS;
+export type XMLTag = SaxesTagNS;
 
 /** Limits that protect a parser from hostile input. */
-export interface XmlLimits {
+export interface XMLLimits {
   /** The deepest element nesting allowed (the root is depth 1). */
   maxDepth: number;
   /** The most elements a document may hold. */
@@ -22,11 +22,11 @@ export interface XmlLimits {
 }
 
 /** What a consumer of {@link createSecureParser} reacts to. Each callback is optional. */
-export interface XmlEvents {
+export interface XMLEvents {
   /** An element opened; `depth` is 1 for the root. */
-  open?(tag: XmlTag, depth: number): void;
+  open?(tag: XMLTag, depth: number): void;
   /** An element closed; `depth` is the depth it had when it opened. */
-  close?(tag: XmlTag, depth: number): void;
+  close?(tag: XMLTag, depth: number): void;
   /** Character data (text or CDATA), entities already resolved. May come in several pieces. */
   text?(text: string): void;
   /** The XML declaration, when there is one. */
@@ -54,7 +54,7 @@ export interface SecureParser {
  * p.close();
  * ```
  */
-export function createSecureParser(limits: XmlLimits, code: ErrorCode, events: XmlEvents): SecureParser {
+export function createSecureParser(limits: XMLLimits, code: ErrorCode, events: XMLEvents): SecureParser {
   const parser = new SaxesParser({ xmlns: true, position: true });
   const fail = (reason: string): never => {
     throw new FhirgateError(code, `Invalid XML: ${reason}`);
@@ -108,7 +108,7 @@ export function createSecureParser(limits: XmlLimits, code: ErrorCode, events: X
  * parseSecurely('<a/>', { maxDepth: 8, maxElements: 8 }, 'ERR_CDA', { open: (t) => console.log(t.local) });
  * ```
  */
-export function parseSecurely(text: string, limits: XmlLimits, code: ErrorCode, events: XmlEvents): void {
+export function parseSecurely(text: string, limits: XMLLimits, code: ErrorCode, events: XMLEvents): void {
   const parser = createSecureParser(limits, code, events);
   parser.write(text);
   parser.close();

@@ -5,14 +5,14 @@
 import { localHandler } from '../events/index.js';
 import type { EventDispatcher } from '../events/types.js';
 import { FhirgateError } from '../errors.js';
-import { MOUNT } from '../mount.js';
-import type { Mountable, RouteRequest, RouteReply } from '../mount.js';
-import { describeService, noteReaderOpenapi } from './describe.js';
+import { MOUNT } from '../mount/index.js';
+import type { Mountable, RouteRequest, RouteReply } from '../mount/index.js';
+import { describeService, noteReaderOpenAPI } from './describe.js';
 import { handlePost } from './handle-post.js';
-import { checkNcName, resolveOptions } from './options.js';
+import { checkNCName, resolveOptions } from './options.js';
 import type { ResolvedOptions } from './options.js';
 import type { NoteReaderHandler, NoteReaderServiceOptions } from './types.js';
-import { buildWsdl } from './wsdl.js';
+import { buildWSDL } from './wsdl.js';
 
 const XML = 'text/xml; charset=utf-8';
 
@@ -58,7 +58,7 @@ export class NoteReaderService {
   method(name: string, handler: NoteReaderHandler): this;
   method(name: string): <H extends NoteReaderHandler>(handler: H) => H;
   method(name: string, handler?: NoteReaderHandler): this | (<H extends NoteReaderHandler>(handler: H) => H) {
-    checkNcName(name, 'name');
+    checkNCName(name, 'name');
     if (handler === undefined) {
       return <H extends NoteReaderHandler>(h: H): H => {
         this.method(name, h);
@@ -76,7 +76,7 @@ export class NoteReaderService {
     if (![...req.query.keys()].some((k) => k.toLowerCase() === 'wsdl')) {
       return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: describeService(o.serviceName, this.methods, req.baseUrl) };
     }
-    const wsdl = buildWsdl({ namespace: o.namespace, serviceName: o.serviceName, portName: o.portName, operations: this.methods, address: o.publicUrl ?? req.baseUrl });
+    const wsdl = buildWSDL({ namespace: o.namespace, serviceName: o.serviceName, portName: o.portName, operations: this.methods, address: o.publicUrl ?? req.baseUrl });
     return { status: 200, headers: { 'content-type': XML }, body: wsdl };
   }
 
@@ -97,7 +97,7 @@ export class NoteReaderService {
         { method: 'GET', path: '', public: true, handle: (req) => this.#get(req) },
       ],
       status: () => ({ status: 'active', methods: this.methods }),
-      openapi: () => noteReaderOpenapi(this.#options.serviceName, this.methods, this.#options.namespace),
+      openapi: () => noteReaderOpenAPI(this.#options.serviceName, this.methods, this.#options.namespace),
       useEvents: (dispatcher) => {
         this.#dispatcher = dispatcher;
       },

@@ -2,7 +2,7 @@
  * The public shapes of the NoteReader service.
  * @module
  */
-import type { Logger } from '../mount.js';
+import type { Logger } from '../mount/index.js';
 import type { EventDispatcher } from '../events/types.js';
 
 /** What a NoteReader method handler is given. */

@@ -2,8 +2,8 @@
  * Writing SOAP 1.1 envelopes: the operation response and faults.
  * @module
  */
-import { escapeXml } from './escape-xml.js';
-import type { SoapFault } from './fault.js';
+import { escapeXML } from './escape-xml.js';
+import type { SOAPFault } from './fault.js';
 
 /**
  * The SOAP 1.1 envelope namespace.
@@ -44,10 +44,10 @@ export function writeResponse(namespace: string, operation: string, result: Oper
     inner += `<tns:Document>${Buffer.from(result.document, 'utf8').toString('base64')}</tns:Document>`;
   }
   if (result.error !== undefined && result.error !== null) {
-    inner += `<tns:Error>${escapeXml(result.error)}</tns:Error>`;
+    inner += `<tns:Error>${escapeXML(result.error)}</tns:Error>`;
   }
   const body = `<tns:${operation}Response><tns:${operation}Result>${inner}</tns:${operation}Result></tns:${operation}Response>`;
-  return envelope(body, ` xmlns:tns="${escapeXml(namespace)}"`);
+  return envelope(body, ` xmlns:tns="${escapeXML(namespace)}"`);
 }
 
 /**
@@ -57,13 +57,13 @@ export function writeResponse(namespace: string, operation: string, result: Oper
  *
  * @example
  * ```ts
- * writeFault('urn:epic-com:Common.2013.Services', new SoapFault('Client', 'Missing SOAP Body', { type: 'MissingBody' }));
+ * writeFault('urn:epic-com:Common.2013.Services', new SOAPFault('Client', 'Missing SOAP Body', { type: 'MissingBody' }));
  * ```
  */
-export function writeFault(namespace: string, fault: SoapFault): string {
+export function writeFault(namespace: string, fault: SOAPFault): string {
   const detailName = fault.faultCode === 'Server' ? 'ServerFault' : 'ClientFault';
   const detail = fault.faultCode === 'MustUnderstand' ? ''
-    : `<detail><tns:${detailName} xmlns:tns="${escapeXml(namespace)}"><tns:Type>${escapeXml(fault.type)}</tns:Type></tns:${detailName}></detail>`;
-  const body = `<soap:Fault><faultcode>soap:${fault.faultCode}</faultcode><faultstring>${escapeXml(fault.message)}</faultstring>${detail}</soap:Fault>`;
+    : `<detail><tns:${detailName} xmlns:tns="${escapeXML(namespace)}"><tns:Type>${escapeXML(fault.type)}</tns:Type></tns:${detailName}></detail>`;
+  const body = `<soap:Fault><faultcode>soap:${fault.faultCode}</faultcode><faultstring>${escapeXML(fault.message)}</faultstring>${detail}</soap:Fault>`;
   return envelope(body);
 }

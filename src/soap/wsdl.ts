@@ -2,10 +2,10 @@
  * The WSDL 1.1 description of a NoteReader service, built by code.
  * @module
  */
-import { escapeXml } from './escape-xml.js';
+import { escapeXML } from './escape-xml.js';
 
 /** What the WSDL describes. */
-export interface WsdlDescription {
+export interface WSDLDescription {
   /** The target namespace (`urn:epic-com:Common.2013.Services`). */
   namespace: string;
   /** The `wsdl:service` name (`CDSServices`). */
@@ -41,7 +41,7 @@ function schema(operations: readonly string[], namespace: string): string {
       '<xs:element name="Type" type="xs:string" minOccurs="0" nillable="true"/></xs:sequence></xs:complexType></xs:element>',
   ).join('');
   return (
-    `<wsdl:types><xs:schema targetNamespace="${escapeXml(namespace)}" elementFormDefault="qualified">` +
+    `<wsdl:types><xs:schema targetNamespace="${escapeXML(namespace)}" elementFormDefault="qualified">` +
     '<xs:complexType name="DocumentResponse"><xs:sequence>' +
     '<xs:element name="Document" type="xs:base64Binary" minOccurs="0" nillable="true"/>' +
     '<xs:element name="Error" type="xs:string" minOccurs="0" nillable="true"/>' +
@@ -54,7 +54,7 @@ function messages(operations: readonly string[]): string {
   return names.map((n) => `<wsdl:message name="${n}"><wsdl:part name="${n}" element="tns:${n}"/></wsdl:message>`).join('');
 }
 
-function portType(d: WsdlDescription): string {
+function portType(d: WSDLDescription): string {
   const ops = d.operations.map(
     (op) =>
       `<wsdl:operation name="${op}"><wsdl:input name="${op}" message="tns:${op}"/>` +
@@ -65,7 +65,7 @@ function portType(d: WsdlDescription): string {
   return `<wsdl:portType name="${d.portName}">${ops.join('')}</wsdl:portType>`;
 }
 
-function binding(d: WsdlDescription): string {
+function binding(d: WSDLDescription): string {
   const ops = d.operations.map(
     (op) =>
       `<wsdl:operation name="${op}"><soap:operation soapAction="${op}" style="document"/>` +
@@ -89,12 +89,12 @@ function binding(d: WsdlDescription): string {
  *
  * @example
  * ```ts
- * buildWsdl({ namespace: 'urn:epic-com:Common.2013.Services', serviceName: 'CDSServices',
+ * buildWSDL({ namespace: 'urn:epic-com:Common.2013.Services', serviceName: 'CDSServices',
  *   portName: 'ICDSServices', operations: ['ProcessDocument'], address: 'https://h.example/notereader' });
  * ```
  */
-export function buildWsdl(d: WsdlDescription): string {
-  const ns = escapeXml(d.namespace);
+export function buildWSDL(d: WSDLDescription): string {
+  const ns = escapeXML(d.namespace);
   return (
     '<?xml version="1.0" encoding="utf-8"?>' +
     '<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"' +
@@ -104,6 +104,6 @@ export function buildWsdl(d: WsdlDescription): string {
     portType(d) +
     binding(d) +
     `<wsdl:service name="${d.serviceName}"><wsdl:port name="${d.portName}" binding="tns:${d.portName}">` +
-    `<soap:address location="${escapeXml(d.address)}"/></wsdl:port></wsdl:service></wsdl:definitions>`
+    `<soap:address location="${escapeXML(d.address)}"/></wsdl:port></wsdl:service></wsdl:definitions>`
   );
 }

@@ -4,10 +4,10 @@
  */
 import type { ErrorCode } from '../errors.js';
 import { parseSecurely } from './secure-parser.js';
-import type { XmlLimits } from './secure-parser.js';
+import type { XMLLimits } from './secure-parser.js';
 
 /** An element: local name, namespace, attributes and children (elements and text, in order). */
-export interface XmlElement {
+export interface XMLElement {
   /** The local name (`ClinicalDocument`). */
   readonly name: string;
   /** The namespace URI (`''` when none). */
@@ -19,23 +19,23 @@ export interface XmlElement {
    * `{uri}local` (`{http://www.w3.org/2001/XMLSchema-instance}type`). Namespace declarations left out.
    */
   readonly attributes: Readonly<Record<string, string>>;
-  readonly children: readonly (XmlElement | string)[];
+  readonly children: readonly (XMLElement | string)[];
 }
 
 const XMLNS_URI = 'http://www.w3.org/2000/xmlns/';
 
 /**
- * Parses `text` into an {@link XmlElement} tree, refusing DOCTYPEs and unknown entities and enforcing
+ * Parses `text` into an {@link XMLElement} tree, refusing DOCTYPEs and unknown entities and enforcing
  * `limits`. Failures throw `FhirgateError(code, 'Invalid XML: …')`.
  *
  * @example
  * ```ts
- * const root = parseXmlTree('<a x="1"><b>hi</b></a>', { maxDepth: 8, maxElements: 100 }, 'ERR_CDA');
+ * const root = parseXMLTree('<a x="1"><b>hi</b></a>', { maxDepth: 8, maxElements: 100 }, 'ERR_CDA');
  * root.attributes.x; // '1'
  * ```
  */
-export function parseXmlTree(text: string, limits: XmlLimits, code: ErrorCode): XmlElement {
-  const stack: { children: (XmlElement | string)[] }[] = [{ children: [] }];
+export function parseXMLTree(text: string, limits: XMLLimits, code: ErrorCode): XMLElement {
+  const stack: { children: (XMLElement | string)[] }[] = [{ children: [] }];
   parseSecurely(text, limits, code, {
     open: (tag) => {
       const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -52,7 +52,7 @@ export function parseXmlTree(text: string, limits: XmlLimits, code: ErrorCode): 
       if (stack.length > 1) stack.at(-1)!.children.push(t);
     },
   });
-  return stack[0]!.children[0] as XmlElement;
+  return stack[0]!.children[0] as XMLElement;
 }
 
 /**
@@ -63,9 +63,9 @@ export function parseXmlTree(text: string, limits: XmlLimits, code: ErrorCode): 
  * children(section, 'entry').length;
  * ```
  */
-export function children(el: XmlElement | undefined, name?: string): XmlElement[] {
+export function children(el: XMLElement | undefined, name?: string): XMLElement[] {
   if (!el) return [];
-  return el.children.filter((c): c is XmlElement => typeof c !== 'string' && (name === undefined || c.name === name));
+  return el.children.filter((c): c is XMLElement => typeof c !== 'string' && (name === undefined || c.name === name));
 }
 
 /**
@@ -76,7 +76,7 @@ export function children(el: XmlElement | undefined, name?: string): XmlElement[
  * child(doc, 'recordTarget', 'patientRole', 'patient');
  * ```
  */
-export function child(el: XmlElement | undefined, ...path: string[]): XmlElement | undefined {
+export function child(el: XMLElement | undefined, ...path: string[]): XMLElement | undefined {
   let current = el;
   for (const name of path) current = children(current, name)[0];
   return current;
@@ -90,9 +90,9 @@ export function child(el: XmlElement | undefined, ...path: string[]): XmlElement
  * descendants(entry, 'observation');
  * ```
  */
-export function descendants(el: XmlElement | undefined, name: string): XmlElement[] {
-  const found: XmlElement[] = [];
-  const walk = (e: XmlElement): void => {
+export function descendants(el: XMLElement | undefined, name: string): XMLElement[] {
+  const found: XMLElement[] = [];
+  const walk = (e: XMLElement): void => {
     for (const c of children(e)) {
       if (c.name === name) found.push(c);
       walk(c);
@@ -110,7 +110,7 @@ export function descendants(el: XmlElement | undefined, name: string): XmlElemen
  * textContent(child(doc, 'title')); // 'CDA for NoteReader'
  * ```
  */
-export function textContent(el: XmlElement | undefined): string {
+export function textContent(el: XMLElement | undefined): string {
   if (!el) return '';
   return el.children.map((c) => (typeof c === 'string' ? c : textContent(c))).join('');
 }

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fetchToken, parseConnectionString } from '../../src/auth/index.js';
-import type { ClientSecretAuth, Send } from '../../src/auth/index.js';
-import { request } from '../../src/http/index.js';
+import { parseConnectionString } from '../../src/auth/index.js';
+import { fetchToken } from '../../src/auth/fetch-token.js';
+import type { ClientSecretAuth } from '../../src/auth/source-config.js';
+import type { Send } from '../../src/auth/fetch-token.js';
+import { request } from '../../src/http/request.js';
 import { startServer } from '../http/test-server.js';
 
 const send: Send = (url, options) => request(url, options);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_SCOPE, isLoopback, parseConnectionString } from '../../src/auth/index.js';
+import { DEFAULT_SCOPE, parseConnectionString } from '../../src/auth/index.js';
+import { isLoopback } from '../../src/auth/parse-connection-string.js';
 
 const TOKEN = 'token_url=https%3A%2F%2Fauth.example.org%2Ftoken';
 const SECRET = 'S3cr+t:%25pw';

@@ -7,10 +7,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { ServerResponse } from 'node:http';
-import { OAUTH_URIS_EXTENSION, parseConnectionString, TokenManager } from '../../src/auth/index.js';
-import type { ClientSecretAuth } from '../../src/auth/index.js';
-import { request } from '../../src/http/index.js';
-import { decodeJwt, verifyJwt } from '../../src/jose/index.js';
+import { parseConnectionString } from '../../src/auth/index.js';
+import { OAUTH_URIS_EXTENSION } from '../../src/auth/smart-discovery.js';
+import { TokenManager } from '../../src/auth/token-manager.js';
+import type { ClientSecretAuth } from '../../src/auth/source-config.js';
+import { request } from '../../src/http/request.js';
+import { decodeJWT, verifyJWT } from '../../src/lib/jwt/verify-jwt.js';
 import { gateway, sandbox } from '../gateway/async-fixtures.js';
 import { startServer } from '../http/test-server.js';
 import type { TestServer } from '../http/test-server.js';
@@ -61,13 +63,13 @@ async function faultServer(t: TestContext, fault: Fault): Promise<TestServer> {
   return srv;
 }
 
-const sendJson = (value: unknown, status = 200) => (res: ServerResponse): void => {
+const sendJSON = (value: unknown, status = 200) => (res: ServerResponse): void => {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(typeof value === 'string' ? value : JSON.stringify(value));
 };
 
 const smartDoc = (extra: Record<string, unknown> = {}) => (res: ServerResponse, url: string): void =>
-  sendJson({ token_endpoint: `${url}/auth/token`, token_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'], ...extra })(res);
+  sendJSON({ token_endpoint: `${url}/auth/token`, token_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'], ...extra })(res);
 
 const secretSource = (srv: TestServer, extra = ''): string => `fhir://${srv.url.slice('http://'.length)}/r4/?client_id=app&client_secret=${SECRET}${extra}`;
 
@@ -83,7 +85,7 @@ async function discoveryError(t: TestContext, fault: Fault, cs: (srv: TestServer
 }
 
 test('404 on the SMART configuration and no oauth-uris in the CapabilityStatement: ERR_DISCOVERY naming both URLs', async (t) => {
-  const err = await discoveryError(t, { forms: [], metadata: sendJson({ resourceType: 'CapabilityStatement', rest: [{ mode: 'server' }] }) });
+  const err = await discoveryError(t, { forms: [], metadata: sendJSON({ resourceType: 'CapabilityStatement', rest: [{ mode: 'server' }] }) });
   assert.match(err.message, /no SMART configuration at http:\/\/127\.0\.0\.1:\d+\/r4\/\.well-known\/smart-configuration \(404\)/);
   assert.match(err.message, /CapabilityStatement at http:\/\/127\.0\.0\.1:\d+\/r4\/metadata names no token endpoint/);
 });
@@ -94,18 +96,18 @@ test('404 on both documents: ERR_DISCOVERY with both statuses', async (t) => {
 });
 
 test('garbage JSON, a missing token_endpoint, or a method list that is not a list: ERR_DISCOVERY saying so', async (t) => {
-  assert.match((await discoveryError(t, { forms: [], smart: sendJson('{"token_endpoint": ') })).message, /smart-configuration is not a JSON object/);
-  assert.match((await discoveryError(t, { forms: [], smart: sendJson({ issuer: 'x' }) })).message, /has no token_endpoint/);
+  assert.match((await discoveryError(t, { forms: [], smart: sendJSON('{"token_endpoint": ') })).message, /smart-configuration is not a JSON object/);
+  assert.match((await discoveryError(t, { forms: [], smart: sendJSON({ issuer: 'x' }) })).message, /has no token_endpoint/);
   const badList = smartDoc({ token_endpoint_auth_methods_supported: 'client_secret_basic' });
   assert.match((await discoveryError(t, { forms: [], smart: badList })).message, /token_endpoint_auth_methods_supported is not a list of strings/);
 });
 
 test('a discovered token endpoint over plain http to a non-loopback host, or with user information: ERR_DISCOVERY', async (t) => {
-  const http = (res: ServerResponse): void => sendJson({ token_endpoint: 'http://auth.example.org/token' })(res);
+  const http = (res: ServerResponse): void => sendJSON({ token_endpoint: 'http://auth.example.org/token' })(res);
   assert.match((await discoveryError(t, { forms: [], smart: http })).message, /token_endpoint from .* \(http:\/\/auth\.example\.org\/token\) is not https/);
-  const userinfo = (res: ServerResponse): void => sendJson({ token_endpoint: 'https://u:p@auth.example.org/token' })(res);
+  const userinfo = (res: ServerResponse): void => sendJSON({ token_endpoint: 'https://u:p@auth.example.org/token' })(res);
   assert.match((await discoveryError(t, { forms: [], smart: userinfo })).message, /holds user information/);
-  const relative = (res: ServerResponse): void => sendJson({ token_endpoint: '/oauth2/token' })(res);
+  const relative = (res: ServerResponse): void => sendJSON({ token_endpoint: '/oauth2/token' })(res);
   assert.match((await discoveryError(t, { forms: [], smart: relative })).message, /token_endpoint from .* is not an absolute URL/);
 });
 
@@ -131,8 +133,8 @@ test('the assertion algorithm comes from the server list: RS256 for an RSA key w
   gw.addSource('rsa', keySource(rsa.path));
   assert.equal((await gw.read('Patient', 'p1', 'rsa')).id, 'p1');
   const assertion = fault.forms[0]?.get('client_assertion') ?? '';
-  assert.equal(decodeJwt(assertion).header.alg, 'RS256');
-  const { payload } = await verifyJwt(assertion, { algorithms: ['RS256'], key: () => rsa.publicKey, audience: `${srv.url}/auth/token` });
+  assert.equal(decodeJWT(assertion).header.alg, 'RS256');
+  const { payload } = await verifyJWT(assertion, { algorithms: ['RS256'], key: () => rsa.publicKey, audience: `${srv.url}/auth/token` });
   assert.equal(payload.iss, 'app');
   assert.deepEqual(gw.jwks().keys.map((k) => k.alg), ['RS256'], 'the JWKS publishes the algorithm the key signs with');
   gw.addSource('ec', keySource(ec.path));
@@ -142,7 +144,7 @@ test('the assertion algorithm comes from the server list: RS256 for an RSA key w
 });
 
 test('fallback: no SMART configuration, the oauth-uris token of the CapabilityStatement is used', async (t) => {
-  const statement = (res: ServerResponse, url: string): void => sendJson({
+  const statement = (res: ServerResponse, url: string): void => sendJSON({
     resourceType: 'CapabilityStatement',
     rest: [{ mode: 'server', security: { extension: [{ url: OAUTH_URIS_EXTENSION, extension: [{ url: 'authorize', valueUri: `${url}/auth/authorize` }, { url: 'token', valueUri: `${url}/auth/token` }] }] } }],
   })(res);
@@ -212,5 +214,5 @@ test('rotateKey refuses a next key that signs no algorithm the discovered endpoi
   assert.equal((await gw.read('Patient', 'p1')).id, 'p1');
   assert.throws(() => gw.rotateKey('s'), { code: 'ERR_AUTH_KEY', message: /the next key ".+" signs no algorithm the token endpoint accepts/ });
   assert.equal(JSON.stringify(gw.jwks()), before);
-  assert.equal(decodeJwt(fault.forms[0]?.get('client_assertion') ?? '').header.alg, 'ES384');
+  assert.equal(decodeJWT(fault.forms[0]?.get('client_assertion') ?? '').header.alg, 'ES384');
 });

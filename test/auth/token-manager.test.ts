@@ -2,17 +2,21 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import diagnostics_channel from 'node:diagnostics_channel';
 import { test } from 'node:test';
-import { formEncode, parseConnectionString, refreshMargin, TokenManager } from '../../src/auth/index.js';
-import type { ClientSecretAuth, JwtAssertionAuth, Send } from '../../src/auth/index.js';
-import { decodeJwt, jwkThumbprint } from '../../src/jose/index.js';
-import { request } from '../../src/http/index.js';
+import { parseConnectionString } from '../../src/auth/index.js';
+import { formEncode } from '../../src/auth/fetch-token.js';
+import { refreshMargin, TokenManager } from '../../src/auth/token-manager.js';
+import type { ClientSecretAuth, JWTAssertionAuth } from '../../src/auth/source-config.js';
+import type { Send } from '../../src/auth/fetch-token.js';
+import { decodeJWT } from '../../src/lib/jwt/verify-jwt.js';
+import { jwkThumbprint } from '../../src/lib/jwt/keys.js';
+import { request } from '../../src/http/request.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { startServer } from '../http/test-server.js';
 import { writeTemp, writeTestKeys } from './keys.js';
 
 const send: Send = (url, options) => request(url, options);
 
-function authOf(cs: string): ClientSecretAuth | JwtAssertionAuth {
+function authOf(cs: string): ClientSecretAuth | JWTAssertionAuth {
   const auth = parseConnectionString(cs).auth;
   assert.ok(auth);
   return auth;
@@ -52,7 +56,7 @@ test('the assertion has the SMART header and claims: alg from the key, kid, jku,
     assert.equal(form.get('scope'), 'system/*.read system/*.write');
     assert.equal(form.get('audience'), 'https://fhir.example.org');
     assert.equal(form.get('client_secret'), null);
-    const { header, payload } = decodeJwt(form.get('client_assertion') ?? '');
+    const { header, payload } = decodeJWT(form.get('client_assertion') ?? '');
     assert.equal(header.alg, key.alg, key.label);
     assert.equal(header.typ, 'JWT');
     if (withKid) {
@@ -69,7 +73,7 @@ test('the assertion has the SMART header and claims: alg from the key, kid, jku,
     assert.ok(typeof payload.exp === 'number' && typeof payload.iat === 'number');
     assert.ok(payload.exp - payload.iat > 0 && payload.exp - payload.iat <= 300);
   }
-  const jtis = forms.map((f) => decodeJwt(f.get('client_assertion') ?? '').payload.jti);
+  const jtis = forms.map((f) => decodeJWT(f.get('client_assertion') ?? '').payload.jti);
   assert.equal(new Set(jtis).size, jtis.length);
 });
 

@@ -6,7 +6,10 @@ import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
-import { encodeBase64url, signJwt, toPublicJwk, type JwtClaims, type JwtHeader } from '../../src/jose/index.js';
+import { encodeBase64url } from '../../src/lib/jwt/base64url.js';
+import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
+import { toPublicJWK } from '../../src/lib/jwt/keys.js';
+import type { JWTClaims, JWTHeader } from '../../src/lib/jwt/types.js';
 
 export interface TestKey {
   kid: string;
@@ -19,7 +22,7 @@ export function makeKey(kind: 'ec' | 'rsa' = 'ec', kid: string = randomUUID()): 
   const { privateKey } = kind === 'ec'
     ? generateKeyPairSync('ec', { namedCurve: 'secp384r1' })
     : generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return { kid, alg: kind === 'ec' ? 'ES384' : 'RS384', privateKey, jwk: { ...toPublicJwk(privateKey), kid, use: 'sig' } };
+  return { kid, alg: kind === 'ec' ? 'ES384' : 'RS384', privateKey, jwk: { ...toPublicJWK(privateKey), kid, use: 'sig' } };
 }
 
 export interface CdsClient {
@@ -30,7 +33,7 @@ export interface CdsClient {
   /** How many times the JWKS was fetched. */
   fetches: number;
   key: TestKey;
-  token(aud: string, claims?: JwtClaims, header?: Partial<JwtHeader>, key?: TestKey): string;
+  token(aud: string, claims?: JWTClaims, header?: Partial<JWTHeader>, key?: TestKey): string;
 }
 
 export async function startCdsClient(t: TestContext, issuer = 'https://ehr.example.org'): Promise<CdsClient> {
@@ -43,7 +46,7 @@ export async function startCdsClient(t: TestContext, issuer = 'https://ehr.examp
     key,
     token(aud, claims = {}, header = {}, signer = client.key) {
       const now = Math.floor(Date.now() / 1000);
-      return signJwt(
+      return signJWT(
         { alg: signer.alg, typ: 'JWT', kid: signer.kid, jku: client.jwksUrl, ...header },
         { iss: issuer, sub: 'ehr-client', aud, iat: now, exp: now + 60, jti: randomUUID(), ...claims },
         signer.privateKey,

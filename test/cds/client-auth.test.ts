@@ -4,7 +4,7 @@ import { test, type TestContext } from 'node:test';
 import { CDSHooksService, type CDSClient, type ClientAuthOptions } from '../../src/cds/index.js';
 import { ReplayCache } from '../../src/cds/replay-cache.js';
 import { ClientAuth } from '../../src/cds/client-auth.js';
-import { encodeBase64url } from '../../src/jose/index.js';
+import { encodeBase64url } from '../../src/lib/jwt/base64url.js';
 import { makeKey, rawToken, startCdsClient, type CdsClient } from './cds-client.js';
 import { post, recordingDispatcher, serveMountable } from './serve-mountable.js';
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { CDSHooksService, type CDSHookRequest } from '../../src/cds/index.js';
-import { FhirServerAllowlist } from '../../src/cds/fhir-server-allowlist.js';
+import { FHIRServerAllowlist } from '../../src/cds/fhir-server-allowlist.js';
 import { post, recordingDispatcher, serveMountable } from './serve-mountable.js';
 
 interface Seen {
@@ -197,11 +197,11 @@ test('fhirServers entries are checked at construction and registration', () => {
 });
 
 test('an allowlist entry matches by origin and by path prefix on segment boundaries', () => {
-  const allowed = FhirServerAllowlist.from(['https://EHR.example.org:443/fhir', 'http://127.0.0.1:8080'], 'fhirServers')!;
+  const allowed = FHIRServerAllowlist.from(['https://EHR.example.org:443/fhir', 'http://127.0.0.1:8080'], 'fhirServers')!;
   const yes = ['https://ehr.example.org/fhir', 'https://ehr.example.org/fhir/', 'https://ehr.example.org/fhir/r4/Patient/1?x=1', 'http://127.0.0.1:8080/any/thing'];
   const no = ['https://ehr.example.org/fhirx', 'https://ehr.example.org/other/fhir', 'https://ehr.example.org/FHIR', 'http://ehr.example.org/fhir', 'https://ehr.example.org:8443/fhir', 'http://127.0.0.1:8081/', 'https://127.0.0.1:8080/'];
   for (const url of yes) assert.equal(allowed.allows(new URL(url)), true, url);
   for (const url of no) assert.equal(allowed.allows(new URL(url)), false, url);
-  assert.equal(FhirServerAllowlist.from(undefined, 'fhirServers'), undefined);
-  assert.equal(FhirServerAllowlist.from([], 'fhirServers')?.allows(new URL('https://ehr.example.org/')), false, 'an empty list allows nothing');
+  assert.equal(FHIRServerAllowlist.from(undefined, 'fhirServers'), undefined);
+  assert.equal(FHIRServerAllowlist.from([], 'fhirServers')?.allows(new URL('https://ehr.example.org/')), false, 'an empty list allows nothing');
 });

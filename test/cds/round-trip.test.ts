@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { CDSHooksService, type CDSCard, type JsonObject } from '../../src/cds/index.js';
+import { CDSHooksService, type CDSCard, type JSONObject } from '../../src/cds/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import type { Logger } from '../../src/mount.js';
+import type { Logger } from '../../src/mount/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { rawToken, startCdsClient } from './cds-client.js';
 import { post, recordingDispatcher } from './serve-mountable.js';
@@ -23,7 +23,7 @@ async function ehrToken(tokenUrl: string): Promise<string> {
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-function familyOf(patient: JsonObject | null | undefined): string {
+function familyOf(patient: JSONObject | null | undefined): string {
   const names = patient?.name as Array<{ family?: string }> | undefined;
   return names?.[0]?.family ?? 'unknown';
 }

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { FhirgateError } from '../../src/errors.js';
 import type { EventDispatcher, EventPayload } from '../../src/events/types.js';
-import { MOUNT, type Logger, type MountableComponent, type Route, type RouteRequest } from '../../src/mount.js';
+import { MOUNT, type Logger, type MountableComponent, type Route, type RouteRequest } from '../../src/mount/index.js';
 
 export interface LogLine {
   level: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { CDSHooksService, type CDSCard } from '../../src/cds/index.js';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import { localHandler } from '../../src/events/index.js';
 import { post, recordingDispatcher, serveMountable } from './serve-mountable.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validateContext } from '../../src/cds/hooks-context.js';
-import { parseJsonObject, validateRequest } from '../../src/cds/validate-request.js';
+import { parseJSONObject, validateRequest } from '../../src/cds/validate-request.js';
 
 const HOOK_INSTANCE = 'd1577c69-dfbe-44ad-ba6d-3e05e953b2ea';
 const base = (over: Record<string, unknown> = {}) => ({
@@ -53,10 +53,10 @@ test('fhirAuthorization is checked and needs fhirServer', () => {
   rejects(() => validateRequest(base({ ...server, fhirAuthorization: 'x' }), 'patient-view'), 'fhirAuthorization');
 });
 
-test('parseJsonObject refuses invalid JSON and non-objects', () => {
-  assert.deepEqual(parseJsonObject(Buffer.from('{"a":1}')), { a: 1 });
-  rejects(() => parseJsonObject(Buffer.from('{')), undefined, /not valid JSON/);
-  rejects(() => parseJsonObject(Buffer.from('[1]')), undefined, /JSON object/);
+test('parseJSONObject refuses invalid JSON and non-objects', () => {
+  assert.deepEqual(parseJSONObject(Buffer.from('{"a":1}')), { a: 1 });
+  rejects(() => parseJSONObject(Buffer.from('{')), undefined, /not valid JSON/);
+  rejects(() => parseJSONObject(Buffer.from('[1]')), undefined, /JSON object/);
 });
 
 test('validates the context of every known hook', () => {

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { Bundle, OperationOutcome, Patient } from '../../src/index.js';
-import { readCda } from '../../src/soap/index.js';
+import { readCDA } from '../../src/soap/index.js';
 import { ENRICHED_TAG, SUMMARY_EXTENSION_URL } from '../../examples/demo/handlers.js';
 import { curlToFetch, spawnDemo, waitForBanner, waitForOutput, type DemoProcess } from './demo-process.js';
 
@@ -82,7 +82,7 @@ async function checkAnswer(url: string, res: Response): Promise<string> {
   }
   assert.match(text, /ProcessDocumentResponse/);
   const base64 = /<(?:\w+:)?Document>([^<]*)</.exec(text)?.[1];
-  const cda = readCda(Buffer.from(base64 ?? '', 'base64').toString('utf8'));
+  const cda = readCDA(Buffer.from(base64 ?? '', 'base64').toString('utf8'));
   assert.deepEqual(cda.problems.map((p) => p.code?.code).sort(), ['195967001', '38341003']);
   return 'soap';
 }

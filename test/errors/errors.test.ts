@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AuthTokenError, ERROR_CODES, FHIRHttpError, FhirgateError, isFhirgateError } from '../../src/errors.js';
+import { AuthTokenError, ERROR_CODES, FHIRHTTPError, FhirgateError, isFhirgateError } from '../../src/errors.js';
 
 test('every error carries a stable code, its class name and its cause', () => {
   const cause = new Error('socket hang up');
@@ -13,10 +13,10 @@ test('every error carries a stable code, its class name and its cause', () => {
   assert.equal(new FhirgateError('ERR_CLOSED', 'closed').cause, undefined);
 });
 
-test('FHIRHttpError keeps status, operation, reference and the OperationOutcome', () => {
+test('FHIRHTTPError keeps status, operation, reference and the OperationOutcome', () => {
   const outcome = { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found' }] };
-  const err = new FHIRHttpError('read Patient/1 failed: 404 Not Found', { status: 404, operationOutcome: outcome, operation: 'read', reference: 'Patient/1' });
-  assert.deepEqual([err.code, err.name, err.status, err.operation, err.reference], ['ERR_FHIR_HTTP', 'FHIRHttpError', 404, 'read', 'Patient/1']);
+  const err = new FHIRHTTPError('read Patient/1 failed: 404 Not Found', { status: 404, operationOutcome: outcome, operation: 'read', reference: 'Patient/1' });
+  assert.deepEqual([err.code, err.name, err.status, err.operation, err.reference], ['ERR_FHIR_HTTP', 'FHIRHTTPError', 404, 'read', 'Patient/1']);
   assert.equal(err.operationOutcome, outcome);
   assert.ok(err instanceof FhirgateError);
 });

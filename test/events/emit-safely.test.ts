@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emitSafely, type EventDispatcher } from '../../src/events/index.js';
+import { type EventDispatcher } from '../../src/events/index.js';
+import { emitSafely } from '../../src/events/emit-safely.js';
 
 /** Captures what is written to stderr while `run` runs (and until `settled` resolves). */
 async function stderrOf(run: () => void, settled: () => Promise<unknown> = async () => {}): Promise<string> {

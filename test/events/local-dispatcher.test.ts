@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate as tick } from 'node:timers/promises';
-import { LocalEventDispatcher, type EventPair, type HandlerFailure } from '../../src/events/index.js';
+import { LocalEventDispatcher, type EventPair } from '../../src/events/index.js';
+import type { HandlerFailure } from '../../src/events/handler-failure.js';
 
 /** A dispatcher whose failures are collected instead of written to stderr. */
 function dispatcher(): { events: LocalEventDispatcher; failures: HandlerFailure[] } {

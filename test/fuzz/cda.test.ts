@@ -1,12 +1,12 @@
 /**
  * Fuzz: the CDA reader on mutated versions of the fixture documents (text edits, attribute values
- * replaced, elements dropped, DOCTYPE inserted). `readCda` and `enrichCda` return or throw `ERR_CDA`
- * only; what `readCda` returns always converts with `cdaToFhir`; what `enrichCda` returns reads back.
+ * replaced, elements dropped, DOCTYPE inserted). `readCDA` and `enrichCDA` return or throw `ERR_CDA`
+ * only; what `readCDA` returns always converts with `cdaToFHIR`; what `enrichCDA` returns reads back.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { cdaToFhir, enrichCda, readCda } from '../../src/soap/index.js';
-import type { CdaEnrichment } from '../../src/soap/index.js';
+import { cdaToFHIR, enrichCDA, readCDA } from '../../src/soap/index.js';
+import type { CDAEnrichment } from '../../src/soap/index.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 
@@ -17,7 +17,7 @@ const ATTRIBUTE_VALUES = [
   '2.16.840.1.113883.6.96', '2.16.840.1.113883.6.1', 'urn:oid:1.2', '#ref1', '#missing', 'CD', 'CE', 'IVL_TS', 'PQ', 'true', '-1', '1e309',
   '&amp;', '&lt;', '&#0;', '"', '<', 'x\u0000y', '\u202e',
 ];
-const ENRICHMENT: CdaEnrichment = {
+const ENRICHMENT: CDAEnrichment = {
   problems: [{ code: { code: '38341003', codeSystem: '2.16.840.1.113883.6.96', display: 'Hypertension' }, status: 'active', onset: '20200101' }],
   allergies: [{ allergen: { display: 'Dust' } }],
 };
@@ -53,17 +53,17 @@ function generate(rng: Random): string {
   return text;
 }
 
-fuzz('readCda and enrichCda read mutated documents or throw ERR_CDA; what they return is usable', { seed: 0xcda, iterations: 400 }, {
+fuzz('readCDA and enrichCDA read mutated documents or throw ERR_CDA; what they return is usable', { seed: 0xcda, iterations: 400 }, {
   generate,
   async check(text) {
-    const read = await settle(['ERR_CDA'], () => readCda(text));
+    const read = await settle(['ERR_CDA'], () => readCDA(text));
     if (read.ok) {
-      const resources = await settle([], () => cdaToFhir(read.value));
+      const resources = await settle([], () => cdaToFHIR(read.value));
       assert.ok(resources.ok);
     }
-    const enriched = await settle(['ERR_CDA'], () => enrichCda(text, ENRICHMENT));
+    const enriched = await settle(['ERR_CDA'], () => enrichCDA(text, ENRICHMENT));
     if (enriched.ok) {
-      const again = await settle([], () => readCda(enriched.value));
+      const again = await settle([], () => readCDA(enriched.value));
       assert.ok(again.ok && again.value.problems.some((p) => p.code?.code === '38341003'), 'an enriched document reads back with the added problem');
     }
   },

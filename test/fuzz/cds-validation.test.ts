@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { CDSError, CDSHooksService } from '../../src/cds/index.js';
 import { validateFeedback } from '../../src/cds/feedback.js';
 import { validateResponse } from '../../src/cds/validate-card.js';
-import { parseJsonObject, validateRequest } from '../../src/cds/validate-request.js';
+import { parseJSONObject, validateRequest } from '../../src/cds/validate-request.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Outcome } from './lib/fuzz.js';
 import { NASTY_CHARS } from './lib/random.js';
@@ -84,7 +84,7 @@ fuzz('validateRequest accepts or rejects mutated requests with ERR_CDS_REQUEST o
   },
   async check({ hook, body }) {
     const outcome = await settle(['ERR_CDS_REQUEST'], () => {
-      const parsed = parseJsonObject(Buffer.from(JSON.stringify(body)));
+      const parsed = parseJSONObject(Buffer.from(JSON.stringify(body)));
       return validateRequest(parsed, hook);
     });
     checkFailure(outcome, 400);
@@ -106,10 +106,10 @@ fuzz('a service registered on any hook name validates its requests without a Typ
   },
 });
 
-fuzz('parseJsonObject turns any bytes into an object or ERR_CDS_REQUEST', { seed: 0x1550, iterations: 1500 }, {
+fuzz('parseJSONObject turns any bytes into an object or ERR_CDS_REQUEST', { seed: 0x1550, iterations: 1500 }, {
   generate: (rng) => (rng.chance(0.3) ? rng.bytes() : rng.mutateBytes(Buffer.from(JSON.stringify(validRequest(rng, 'patient-view'))))),
   async check(bytes) {
-    const outcome = await settle(['ERR_CDS_REQUEST'], () => parseJsonObject(bytes));
+    const outcome = await settle(['ERR_CDS_REQUEST'], () => parseJSONObject(bytes));
     checkFailure(outcome, 400);
     if (outcome.ok) assert.ok(typeof outcome.value === 'object' && outcome.value !== null && !Array.isArray(outcome.value));
   },

@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { createServiceAPI, TrieRouter } from '../../src/host/index.js';
-import type { Logger, Mountable, MountableComponent } from '../../src/mount.js';
-import { json, MOUNT } from '../../src/mount.js';
+import { createServiceAPI } from '../../src/host/index.js';
+import { TrieRouter } from '../../src/host/router.js';
+import type { Logger, Mountable, MountableComponent } from '../../src/mount/index.js';
+import { json, MOUNT } from '../../src/mount/index.js';
 import { fuzz, runFuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 import { rawExchange, wireSafe } from './lib/raw-http.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
-import { request } from '../../src/http/index.js';
+import { request } from '../../src/http/request.js';
 import { runFuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 

@@ -1,14 +1,17 @@
 /**
- * Fuzz: `decodeJwt` and `verifyJwt` on mutated compact tokens, and on well-signed tokens whose header and
+ * Fuzz: `decodeJWT` and `verifyJWT` on mutated compact tokens, and on well-signed tokens whose header and
  * payload are random or mutated JSON (so that claim checking sees every kind of value). Only `ERR_JWT`
- * or success. Regression: the key resolver hands back `toPublicJwk(publicKey)`, which threw a raw
+ * or success. Regression: the key resolver hands back `toPublicJWK(publicKey)`, which threw a raw
  * `TypeError` for public keys before the fix in `src/jose/keys.ts`.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { decodeJwt, encodeBase64url, signJwt, toPublicJwk, verifyJwt } from '../../src/jose/index.js';
-import type { VerifyJwtOptions } from '../../src/jose/index.js';
+import { decodeJWT, verifyJWT } from '../../src/lib/jwt/verify-jwt.js';
+import { encodeBase64url } from '../../src/lib/jwt/base64url.js';
+import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
+import { toPublicJWK } from '../../src/lib/jwt/keys.js';
+import type { VerifyJWTOptions } from '../../src/lib/jwt/verify-jwt.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 
@@ -22,9 +25,9 @@ const SIGNERS: readonly { alg: string; kid: string; key: KeyObject }[] = [
   { alg: 'ES384', kid: 'jwk', key: ec.privateKey },
 ];
 
-const OPTIONS: VerifyJwtOptions = {
+const OPTIONS: VerifyJWTOptions = {
   algorithms: ['RS384', 'ES384', 'ES256', 'RS256'],
-  key: (header) => (header.kid === 'rsa' ? rsa.publicKey : header.kid === 'ec' ? ec.publicKey : header.kid === 'jwk' ? toPublicJwk(ec.publicKey) : undefined),
+  key: (header) => (header.kid === 'rsa' ? rsa.publicKey : header.kid === 'ec' ? ec.publicKey : header.kid === 'jwk' ? toPublicJWK(ec.publicKey) : undefined),
   issuer: ['app', 'other'],
   subject: 'app',
   audience: 'https://auth.example.org/token',
@@ -45,7 +48,7 @@ function signRaw(headerText: string, payloadText: string, signer: (typeof SIGNER
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /** One good token per signer, signed once: mutations start from these. */
-const GOOD_TOKENS = SIGNERS.map((s) => signJwt({ alg: s.alg, typ: 'JWT', kid: s.kid }, CLAIMS, s.key));
+const GOOD_TOKENS = SIGNERS.map((s) => signJWT({ alg: s.alg, typ: 'JWT', kid: s.kid }, CLAIMS, s.key));
 
 function mutatedToken(rng: Random): string {
   const token = rng.pick(GOOD_TOKENS);
@@ -70,19 +73,19 @@ function resignedToken(rng: Random): string {
   return signRaw(text(header), text(payload), signer);
 }
 
-fuzz('decodeJwt and verifyJwt answer mutated tokens with ERR_JWT only', { seed: 0x1a7, iterations: 2000 }, {
+fuzz('decodeJWT and verifyJWT answer mutated tokens with ERR_JWT only', { seed: 0x1a7, iterations: 2000 }, {
   generate: mutatedToken,
   async check(token) {
-    await settle(['ERR_JWT'], () => decodeJwt(token));
-    const verified = await settle(['ERR_JWT'], () => verifyJwt(token, OPTIONS));
+    await settle(['ERR_JWT'], () => decodeJWT(token));
+    const verified = await settle(['ERR_JWT'], () => verifyJWT(token, OPTIONS));
     if (verified.ok) assert.deepEqual(verified.value.payload, CLAIMS, 'only a well-signed token verifies');
   },
 });
 
-fuzz('verifyJwt answers well-signed tokens with random headers and claims with ERR_JWT only', { seed: 0x5e1, iterations: 800 }, {
+fuzz('verifyJWT answers well-signed tokens with random headers and claims with ERR_JWT only', { seed: 0x5e1, iterations: 800 }, {
   generate: resignedToken,
   async check(token) {
-    const verified = await settle(['ERR_JWT'], () => verifyJwt(token, OPTIONS));
+    const verified = await settle(['ERR_JWT'], () => verifyJWT(token, OPTIONS));
     if (!verified.ok) return;
     const { payload } = verified.value;
     assert.equal(payload.sub, 'app');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { signJwt } from '../../src/jose/index.js';
+import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { runFuzz } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
@@ -29,7 +29,7 @@ function basic(rng: Random): string {
 }
 
 function generate(rng: Random, tokenUrl: string): TokenRequest {
-  const assertion = signJwt({ alg: 'ES384', typ: 'JWT', kid: 'k1' }, {
+  const assertion = signJWT({ alg: 'ES384', typ: 'JWT', kid: 'k1' }, {
     iss: 'key-app', sub: 'key-app', aud: tokenUrl, jti: randomUUID(), exp: Math.floor(Date.now() / 1000) + 120,
   }, ec.privateKey);
   const form = new URLSearchParams();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FHIRHttpError } from '../../src/errors.js';
+import { FHIRHTTPError } from '../../src/errors.js';
 import type { Bundle, Patient } from '../../src/fhir/index.js';
 import { LocalEventDispatcher } from '../../src/events/index.js';
 import type { EventPair } from '../../src/events/index.js';
@@ -113,7 +113,7 @@ test('a non-2xx answer is ERR_FHIR_HTTP with status, operation, reference and Op
   const { gw } = gateway(t);
   gw.addSource('s', s.connectionString());
   const err = await gw.read('Patient', 'nope').then(() => assert.fail('expected a rejection'), (e: unknown) => e);
-  assert.ok(err instanceof FHIRHttpError);
+  assert.ok(err instanceof FHIRHTTPError);
   assert.equal(err.code, 'ERR_FHIR_HTTP');
   assert.equal(err.status, 404);
   assert.equal(err.operation, 'read');

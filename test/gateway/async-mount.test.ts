@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Bundle, Patient } from '../../src/fhir/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
-import { MOUNT } from '../../src/mount.js';
-import type { RouteRequest } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
+import type { RouteRequest } from '../../src/mount/index.js';
 import { gateway, sandbox, settle } from './async-fixtures.js';
 
 test('transform and aggregate register handlers, directly or as wrappers', () => {

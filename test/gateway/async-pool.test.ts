@@ -13,7 +13,7 @@ test('maxConnections: 4 under 200 concurrent reads: the sandbox never sees more 
   assert.ok(s.stats.maxOpenSockets <= 4, `saw ${s.stats.maxOpenSockets}`);
   assert.ok(s.stats.socketsAccepted <= 4);
   const status = gw.getPoolStatus();
-  assert.deepEqual(status.limits, { max_connections: 4, max_keepalive_connections: 20, keepalive_expiry: 5 });
+  assert.deepEqual(status.limits, { maxConnections: 4, maxKeepaliveConnections: 20, keepaliveExpiry: 5 });
   assert.deepEqual({ active: status.totals.active, queued: status.totals.queued }, { active: 0, queued: 0 });
   assert.deepEqual(Object.keys(status.sources), ['s']);
   assert.equal(status.sources.s?.origin, s.origin);

@@ -149,7 +149,7 @@ test('the sync gateway retries the same way (its worker runs the async core)', a
 
 test('bad retry options throw TypeError or RangeError naming the option', () => {
   assert.throws(() => new AsyncFHIRGateway({ maxRetries: -1 }), { name: 'RangeError', message: /options\.maxRetries/ });
-  assert.throws(() => new AsyncFHIRGateway({ maxRetries: 0.5 }), { name: 'TypeError', message: /options\.maxRetries/ });
+  assert.throws(() => new AsyncFHIRGateway({ maxRetries: 0.5 }), { name: 'RangeError', message: /options\.maxRetries/ });
   assert.throws(() => new AsyncFHIRGateway({ retry: 1 as never }), { name: 'TypeError', message: /options\.retry/ });
   assert.throws(() => new AsyncFHIRGateway({ retryOn: [200] }), { name: 'TypeError', message: /options\.retryOn/ });
   assert.throws(() => new AsyncFHIRGateway({ retryBaseDelay: -1 }), { name: 'RangeError', message: /options\.retryBaseDelay/ });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Patient } from '../../src/fhir/index.js';
-import { MODIFY_ATTEMPTS } from '../../src/gateway/index.js';
+import { MODIFY_ATTEMPTS } from '../../src/gateway/modify.js';
 import { gateway, sandbox } from './async-fixtures.js';
 
 const COUNTER = 'http://fhirgate.example/counter';

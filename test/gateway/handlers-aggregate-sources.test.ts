@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FHIRHttpError, FhirgateError } from '../../src/errors.js';
-import {
-  aggregateSources,
-  SOURCE_TAG_SYSTEM,
-  type AggregateSourcesOptions,
-  type SearchingGateway,
-  type SearchParams,
-} from '../../src/gateway/handlers/index.js';
+import { FHIRHTTPError, FhirgateError } from '../../src/errors.js';
+import { aggregateSources, SOURCE_TAG_SYSTEM, type AggregateSourcesOptions } from '../../src/gateway/handlers/aggregate-sources.js';
+import type { SearchingGateway, SearchParams } from '../../src/gateway/handlers/search-source.js';
 import type { Bundle, BundleEntry, Observation, OperationOutcome, ResourceType } from '../../src/fhir/index.js';
 
 const obs = (id: string, extra: Partial<Observation> = {}): Observation => ({ resourceType: 'Observation', id, status: 'final', code: {}, ...extra });
@@ -50,7 +45,7 @@ test('merges sources, tags each entry, dedupes per source, skips outcomes, repor
     epic: async () => epicBundle,
     cerner: () => searchset([match(obs('shared')), match(obs('b'))]),
     broken: async () => {
-      throw new FHIRHttpError('search failed: 500 secret-diag', { status: 500 });
+      throw new FHIRHTTPError('search failed: 500 secret-diag', { status: 500 });
     },
     slow: hangs,
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FHIRHttpError } from '../../src/errors.js';
-import { gatewayMountable } from '../../src/gateway/handlers/index.js';
+import { FHIRHTTPError } from '../../src/errors.js';
+import { gatewayMountable } from '../../src/gateway/handlers/mountable.js';
 import type { Bundle } from '../../src/fhir/index.js';
 import { call, makeFacts, makeRequest, routeOf } from './handlers-fixtures.js';
 
@@ -106,7 +106,7 @@ test('a sync aggregate handler is served, and registering later is served too', 
 test('an upstream failure in an aggregate handler maps like a transform one; unknown named source is 400', async () => {
   const { route, registry } = setup();
   registry.aggregate('Condition', async () => {
-    throw new FHIRHttpError('search failed: 503', { status: 503 });
+    throw new FHIRHTTPError('search failed: 503', { status: 503 });
   });
   const reply = await call(route, makeRequest({ params: { type: 'Condition' }, query: 'patient_id=1' }).req);
   assert.equal(reply.status, 502);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AsyncFHIRGateway, FHIRGateway } from '../../src/gateway/index.js';
-import { aggregateSources, SOURCE_TAG_SYSTEM } from '../../src/gateway/handlers/index.js';
+import { aggregateSources, SOURCE_TAG_SYSTEM } from '../../src/gateway/handlers/aggregate-sources.js';
 import type { Bundle, BundleEntry, Observation, OperationOutcome, Resource } from '../../src/fhir/index.js';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { call, makeRequest, routeOf } from './handlers-fixtures.js';
 import { startRemoteSandbox } from './sync-helpers.js';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { EventDispatcher } from '../../src/events/types.js';
-import { gatewayMountable, type GatewayFacts } from '../../src/gateway/handlers/index.js';
+import { gatewayMountable } from '../../src/gateway/handlers/mountable.js';
+import type { GatewayFacts } from '../../src/gateway/handlers/gateway-facts.js';
 import { isResourceType } from '../../src/fhir/index.js';
 import { call, makeFacts, makeRequest, routeOf } from './handlers-fixtures.js';
 

@@ -2,7 +2,7 @@
  * Test helpers for the gateway face: hand-made RouteRequests, GatewayFacts and reply parsing.
  */
 import type { EventDispatcher, EventPayload } from '../../src/events/types.js';
-import type { Logger, Mountable, Route, RouteReply, RouteRequest } from '../../src/mount.js';
+import type { Logger, Mountable, Route, RouteReply, RouteRequest } from '../../src/mount/index.js';
 import { HandlerRegistry } from '../../src/gateway/handlers/registry.js';
 import type { GatewayFacts } from '../../src/gateway/handlers/gateway-facts.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FHIRHttpError, FhirgateError } from '../../src/errors.js';
-import { gatewayMountable } from '../../src/gateway/handlers/index.js';
+import { FHIRHTTPError, FhirgateError } from '../../src/errors.js';
+import { gatewayMountable } from '../../src/gateway/handlers/mountable.js';
 import type { Patient } from '../../src/fhir/index.js';
 import { call, makeFacts, makeRequest, routeOf } from './handlers-fixtures.js';
 
@@ -127,34 +127,34 @@ test('a handler that throws is 500 with a generic message; the details are logge
 const upstreamCases: Array<{ title: string; error: unknown; status: number; code: string; text?: RegExp }> = [
   {
     title: 'upstream 404 passes through, naming the reference',
-    error: new FHIRHttpError('read Patient/9 failed: 404 Not Found: secret-diag', { status: 404, operation: 'read', reference: 'Patient/9' }),
+    error: new FHIRHTTPError('read Patient/9 failed: 404 Not Found: secret-diag', { status: 404, operation: 'read', reference: 'Patient/9' }),
     status: 404,
     code: 'not-found',
     text: /Patient\/9 was not found at the source/,
   },
   {
     title: 'upstream 410 passes through',
-    error: new FHIRHttpError('read Patient/9 failed: 410 Gone secret-diag', { status: 410, reference: 'Patient/9' }),
+    error: new FHIRHTTPError('read Patient/9 failed: 410 Gone secret-diag', { status: 410, reference: 'Patient/9' }),
     status: 410,
     code: 'deleted',
     text: /Patient\/9 was deleted/,
   },
   {
     title: 'upstream 401 is 502',
-    error: new FHIRHttpError('read failed: 401 secret-diag', { status: 401 }),
+    error: new FHIRHTTPError('read failed: 401 secret-diag', { status: 401 }),
     status: 502,
     code: 'security',
     text: /refused the gateway's credentials \(HTTP 401\)/,
   },
   {
     title: 'upstream 403 is 502',
-    error: new FHIRHttpError('read failed: 403 secret-diag', { status: 403 }),
+    error: new FHIRHTTPError('read failed: 403 secret-diag', { status: 403 }),
     status: 502,
     code: 'security',
   },
   {
     title: 'upstream 500 is 502',
-    error: new FHIRHttpError('read failed: 500 secret-diag', { status: 500 }),
+    error: new FHIRHTTPError('read failed: 500 secret-diag', { status: 500 }),
     status: 502,
     code: 'exception',
     text: /answered HTTP 500/,

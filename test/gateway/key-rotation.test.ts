@@ -7,14 +7,15 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { toPublicJwk, jwkThumbprint, signJwt } from '../../src/jose/index.js';
+import { toPublicJWK, jwkThumbprint } from '../../src/lib/jwt/keys.js';
+import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
 import { threeKeys } from '../auth/keys.js';
 import { call, startApp } from '../host/helpers.js';
 import { gateway, sandbox } from './async-fixtures.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 
-const kidOf = (key: KeyObject): string => jwkThumbprint(toPublicJwk(key));
+const kidOf = (key: KeyObject): string => jwkThumbprint(toPublicJWK(key));
 
 test('the sandbox verifies against the published JWKS; after rotateKey the new key signs and the old one is refused', async (t) => {
   const [k1, k2, k3] = threeKeys(t);
@@ -45,7 +46,7 @@ test('the sandbox verifies against the published JWKS; after rotateKey the new k
   // The retired key is no longer published, so the sandbox refuses what it signs.
   const now = Math.floor(Date.now() / 1000);
   const oldKey = createPrivateKey(readFileSync(k1!.path, 'utf8'));
-  const stale = signJwt({ alg: 'ES384', kid: kidOf(k1!.publicKey) }, { iss: 'backend', sub: 'backend', aud: s.tokenUrl, jti: 'stale-1', iat: now, exp: now + 60 }, oldKey);
+  const stale = signJWT({ alg: 'ES384', kid: kidOf(k1!.publicKey) }, { iss: 'backend', sub: 'backend', aud: s.tokenUrl, jti: 'stale-1', iat: now, exp: now + 60 }, oldKey);
   const form = new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: stale });
   const refused = await fetch(s.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
   assert.equal(refused.status, 401);

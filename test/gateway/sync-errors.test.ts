@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AuthTokenError, FHIRHttpError, FhirgateError } from '../../src/errors.js';
+import { AuthTokenError, FHIRHTTPError, FhirgateError } from '../../src/errors.js';
 import { AsyncFHIRGateway } from '../../src/gateway/async-gateway.js';
 import { FHIRGateway } from '../../src/gateway/sync-gateway.js';
 import { startRemoteSandbox } from './sync-helpers.js';
@@ -18,7 +18,7 @@ function pair(t: { after(fn: () => unknown): void }): Pair {
 /** What a caller can see of an error; the sync and async gateways must agree on all of it. */
 function view(err: unknown): Record<string, unknown> {
   assert.ok(err instanceof Error, 'expected an Error');
-  const e = err as Error & Partial<FHIRHttpError & AuthTokenError>;
+  const e = err as Error & Partial<FHIRHTTPError & AuthTokenError>;
   return {
     class: err.constructor.name,
     code: e.code,
@@ -79,7 +79,7 @@ test('every error matches the async gateway: class, code, message, status, Opera
     assert.equal(s.code ?? s.class, code, label);
   }
   const notFound = syncError(() => gws.sync.read('Patient', 'does-not-exist'));
-  assert.equal(notFound.class, 'FHIRHttpError');
+  assert.equal(notFound.class, 'FHIRHTTPError');
   assert.equal(notFound.status, 404);
   assert.equal((notFound.operationOutcome as { resourceType: string }).resourceType, 'OperationOutcome');
   assert.match(String(notFound.message), /^read Patient\/does-not-exist failed: 404/);

@@ -4,8 +4,8 @@ import { LocalEventDispatcher, localHandler } from '../../src/events/index.js';
 import type { EventPair } from '../../src/events/index.js';
 import type { Patient } from '../../src/fhir/index.js';
 import { FHIRGateway } from '../../src/gateway/sync-gateway.js';
-import { MOUNT } from '../../src/mount.js';
-import type { RouteRequest } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
+import type { RouteRequest } from '../../src/mount/index.js';
 import { startRemoteSandbox } from './sync-helpers.js';
 
 function gateway(t: { after(fn: () => void): void }, options?: ConstructorParameters<typeof FHIRGateway>[0]): FHIRGateway {

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { siblingModuleUrl } from '../../src/gateway/sync/bridge.js';
-import { startWorker } from '../../src/gateway/sync/start-worker.js';
+import { siblingModuleUrl } from '../../src/lib/worker-bridge/bridge.js';
+import { startWorker } from '../../src/lib/worker-bridge/start-worker.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 
 /** What the sandbox's stats said, copied across the thread boundary. */

@@ -6,15 +6,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FHIRGateway } from '../../src/gateway/sync-gateway.js';
-import { jwkThumbprint, toPublicJwk } from '../../src/jose/index.js';
+import { jwkThumbprint, toPublicJWK } from '../../src/lib/jwt/keys.js';
 import { threeKeys } from '../auth/keys.js';
 import { call, startApp } from '../host/helpers.js';
 import { startRemoteSandbox } from './sync-helpers.js';
 
 test('FHIRGateway: refused with the current key, rotateKey switches to the next one, the host publishes what the worker holds', async (t) => {
   const [k1, k2, k3] = threeKeys(t);
-  const kid = (i: 0 | 1 | 2): string => jwkThumbprint(toPublicJwk([k1, k2, k3][i]!.publicKey));
-  const nextOnly = { keys: [{ ...toPublicJwk(k2!.publicKey), kid: kid(1) }] };
+  const kid = (i: 0 | 1 | 2): string => jwkThumbprint(toPublicJWK([k1, k2, k3][i]!.publicKey));
+  const nextOnly = { keys: [{ ...toPublicJWK(k2!.publicKey), kid: kid(1) }] };
   const sb = await startRemoteSandbox(t, { clients: [{ clientId: 'backend', jwks: nextOnly }] });
   const gw = new FHIRGateway({ events: false });
   t.after(() => gw.close());

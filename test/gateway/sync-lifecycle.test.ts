@@ -57,7 +57,7 @@ test('a call to a sandbox on the calling thread throws ERR_DEADLOCK at once', as
   const local = await startSandbox();
   t.after(() => local.close());
   const remote = await startRemoteSandbox(t);
-  const gw = new FHIRGateway({ events: false });
+  const gw = new FHIRGateway({ events: false, sameThreadOrigins: [local.origin] });
   t.after(() => gw.close());
   gw.addSource('local', local.connectionString());
   gw.addSource('alias', local.connectionString().replace('127.0.0.1', 'localhost'));

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LocalEventDispatcher, localHandler } from '../../src/events/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import { json } from '../../src/mount.js';
-import type { RouteRequest } from '../../src/mount.js';
+import { json } from '../../src/mount/index.js';
+import type { RouteRequest } from '../../src/mount/index.js';
 import { call, captureLogger, FakeGateway, FakeService, startApp } from './helpers.js';
 
 const echoRoute = (path: string, extra: Partial<{ public: boolean }> = {}) => ({

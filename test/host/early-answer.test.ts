@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { test } from 'node:test';
 import { CDSHooksService } from '../../src/cds/index.js';
-import { json } from '../../src/mount.js';
+import { json } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { startApp } from './helpers.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
-import { createJsonLogger } from '../../src/host/index.js';
-import { json } from '../../src/mount.js';
+import { createJSONLogger } from '../../src/host/index.js';
+import { json } from '../../src/mount/index.js';
 import { call, FakeGateway, startApp } from './helpers.js';
 
 test('X-Request-ID: a sane one is echoed, an odd one replaced, a missing one generated; all on the log line', async (t) => {
@@ -71,7 +71,7 @@ test('a handler that never reads a huge declared body still gets a 413 before re
 test('the default logger writes one JSON object a line, info to stdout and errors to stderr, above its level', () => {
   const out: string[] = [];
   const err: string[] = [];
-  const log = createJsonLogger({ level: 'info', stdout: { write: (l: string) => out.push(l) }, stderr: { write: (l: string) => err.push(l) } });
+  const log = createJSONLogger({ level: 'info', stdout: { write: (l: string) => out.push(l) }, stderr: { write: (l: string) => err.push(l) } });
   log.debug('hidden');
   log.info('listening', { port: 1 });
   log.warn('careful');
@@ -84,8 +84,8 @@ test('the default logger writes one JSON object a line, info to stdout and error
   assert.equal(line.port, 1);
   assert.ok(out[0]!.endsWith('\n'));
   assert.equal(JSON.parse(err[1]!).code, 'ERR_X');
-  assert.throws(() => createJsonLogger({ level: 'loud' as never }), /level/);
-  const debug = createJsonLogger({ level: 'debug', stdout: { write: (l: string) => out.push(l) } });
+  assert.throws(() => createJSONLogger({ level: 'loud' as never }), /level/);
+  const debug = createJSONLogger({ level: 'debug', stdout: { write: (l: string) => out.push(l) } });
   debug.debug('shown');
   assert.equal(JSON.parse(out[1]!).msg, 'shown');
 });

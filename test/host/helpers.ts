@@ -6,8 +6,9 @@ import type { TestContext } from 'node:test';
 import type { EventDispatcher } from '../../src/events/types.js';
 import { createServiceAPI } from '../../src/host/index.js';
 import type { ServiceAPI, ServiceAPIOptions } from '../../src/host/index.js';
-import { MOUNT } from '../../src/mount.js';
-import type { Logger, Mountable, OpenAPIPaths, Route } from '../../src/mount.js';
+import { outcomeErrorReply } from '../../src/gateway/handlers/fhir-reply.js';
+import { MOUNT } from '../../src/mount/index.js';
+import type { Logger, Mountable, OpenAPIPaths, Route } from '../../src/mount/index.js';
 
 export interface LogLine {
   level: string;
@@ -47,6 +48,8 @@ export class FakeGateway {
       openapi: this.spec.openapi ?? (() => ({})),
       useEvents: (dispatcher) => void (this.events = dispatcher),
       close: async () => void (this.closeCalls += 1),
+      // A gateway answers its own errors as OperationOutcome, through the contract's errorReply.
+      ...((this.spec.kind ?? 'gateway') === 'gateway' ? { errorReply: outcomeErrorReply } : {}),
     };
   }
 }

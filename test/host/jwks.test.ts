@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
-import { MOUNT } from '../../src/mount.js';
-import type { Mountable } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
+import type { Mountable } from '../../src/mount/index.js';
 import { call, FakeGateway, startApp } from './helpers.js';
 
 const EC = { kty: 'EC', crv: 'P-384', x: 'eA', y: 'eQ', kid: 'ec-1', alg: 'ES384', use: 'sig' };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
-import { json } from '../../src/mount.js';
+import { json } from '../../src/mount/index.js';
 import { call, captureLogger, checkOpenApi, FakeGateway, FakeService, startApp } from './helpers.js';
 
 test('/openapi.json documents the default routes, components under their prefix and custom routes', async (t) => {
@@ -87,7 +87,7 @@ test('/docs is one self-contained page with a strict CSP that allows exactly its
   assert.match(html, /id="api-key"/);
 });
 
-test('buildOpenApi-backed documents of a bare app pass the structural checks', async () => {
+test('buildOpenAPI-backed documents of a bare app pass the structural checks', async () => {
   const app = createServiceAPI({ logger: captureLogger(), apiKeys: [] });
   const { createServer } = await import('node:http');
   const server = createServer(app.handler).listen(0, '127.0.0.1');

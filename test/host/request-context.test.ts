@@ -3,8 +3,8 @@ import { connect } from 'node:net';
 import { test } from 'node:test';
 import { isFhirgateError } from '../../src/errors.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import { json } from '../../src/mount.js';
-import type { RouteRequest } from '../../src/mount.js';
+import { json } from '../../src/mount/index.js';
+import type { RouteRequest } from '../../src/mount/index.js';
 import { call, FakeService, startApp } from './helpers.js';
 
 test('components can stream the body with chunks(), under the same limit, and not read it twice', async (t) => {

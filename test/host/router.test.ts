@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TrieRouter } from '../../src/host/index.js';
+import { TrieRouter } from '../../src/host/router.js';
 import { call, startApp } from './helpers.js';
 
 test('matches static and :param segments and puts params in a null-prototype object', () => {

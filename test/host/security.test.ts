@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
-import { json } from '../../src/mount.js';
+import { json } from '../../src/mount/index.js';
 import { call, captureLogger, FakeGateway, startApp } from './helpers.js';
 
 const KEY = 'k-0123456789';

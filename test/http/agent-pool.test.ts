@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AgentPool } from '../../src/http/index.js';
+import { AgentPool } from '../../src/http/agent-pool.js';
 import { startServer, until } from './test-server.js';
 
 test('maxConnections: 4 under 200 concurrent requests: the server never sees more than 4 sockets', async (t) => {
@@ -211,11 +211,11 @@ test('retire closes the connections of one origin', async (t) => {
 
 test('bad pool options throw TypeError or RangeError naming the option', () => {
   assert.throws(() => new AgentPool({ maxConnections: 0 }), /maxConnections/);
-  assert.throws(() => new AgentPool({ maxConnections: 1.5 }), TypeError);
+  assert.throws(() => new AgentPool({ maxConnections: 1.5 }), RangeError);
   assert.throws(() => new AgentPool({ maxKeepaliveConnections: -1 }), RangeError);
   assert.throws(() => new AgentPool({ keepaliveExpiry: 0 }), /keepaliveExpiry/);
   assert.throws(() => new AgentPool({ keepaliveExpiry: 'x' as unknown as number }), TypeError);
   assert.throws(() => new AgentPool(null as never), TypeError);
   const pool = new AgentPool();
-  assert.deepEqual(pool.status().limits, { max_connections: 100, max_keepalive_connections: 20, keepalive_expiry: 5 });
+  assert.deepEqual(pool.status().limits, { maxConnections: 100, maxKeepaliveConnections: 20, keepaliveExpiry: 5 });
 });

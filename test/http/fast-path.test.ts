@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AgentPool, checkHeaders, checkRequestOptions, request } from '../../src/http/index.js';
+import { AgentPool } from '../../src/http/agent-pool.js';
+import { checkHeaders, checkRequestOptions } from '../../src/http/request-options.js';
+import { request } from '../../src/http/request.js';
 import { declaredLength } from '../../src/http/buffered-response.js';
 import { Deadline, timeoutError } from '../../src/http/deadline.js';
 import { startServer, until } from './test-server.js';

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { request, USER_AGENT } from '../../src/http/index.js';
+import { request } from '../../src/http/request.js';
+import { USER_AGENT } from '../../src/http/user-agent.js';
 import { startServer } from './test-server.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseHttpDate, parseRetryAfter } from '../../src/http/retry-after.js';
+import { parseHTTPDate, parseRetryAfter } from '../../src/http/retry-after.js';
 
 const now = Date.parse('2026-11-22T12:00:00Z');
 
@@ -17,10 +17,10 @@ test('Retry-After as an HTTP-date in the future is the time until then, in the p
 });
 
 test('the obsolete RFC 850 and asctime forms are read too (RFC 9110 §5.6.7)', () => {
-  assert.equal(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', now), Date.parse('1994-11-06T08:49:37Z'));
-  assert.equal(parseHttpDate('Sun Nov  6 08:49:37 1994', now), Date.parse('1994-11-06T08:49:37Z'));
-  assert.equal(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT', now), Date.parse('1994-11-06T08:49:37Z'));
-  assert.equal(parseHttpDate('Monday, 01-Jan-30 00:00:00 GMT', now), Date.parse('2030-01-01T00:00:00Z'));
+  assert.equal(parseHTTPDate('Sunday, 06-Nov-94 08:49:37 GMT', now), Date.parse('1994-11-06T08:49:37Z'));
+  assert.equal(parseHTTPDate('Sun Nov  6 08:49:37 1994', now), Date.parse('1994-11-06T08:49:37Z'));
+  assert.equal(parseHTTPDate('Sun, 06 Nov 1994 08:49:37 GMT', now), Date.parse('1994-11-06T08:49:37Z'));
+  assert.equal(parseHTTPDate('Monday, 01-Jan-30 00:00:00 GMT', now), Date.parse('2030-01-01T00:00:00Z'));
   assert.equal(parseRetryAfter('Sun Nov 22 12:00:05 2026', now), 5000);
 });
 

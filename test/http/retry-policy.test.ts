@@ -88,7 +88,7 @@ test('retry options: defaults, retry: false is no retry, misuse names the option
   retryOn.push(500);
   assert.deepEqual([...copied.retryOn], [503]);
   assert.throws(() => checkRetryOptions({ retry: 'no' as never }), { name: 'TypeError', message: /options\.retry / });
-  assert.throws(() => checkRetryOptions({ maxRetries: 1.5 }), { name: 'TypeError', message: /maxRetries/ });
+  assert.throws(() => checkRetryOptions({ maxRetries: 1.5 }), { name: 'RangeError', message: /maxRetries/ });
   assert.throws(() => checkRetryOptions({ maxRetries: -1 }), { name: 'RangeError', message: /maxRetries/ });
   assert.throws(() => checkRetryOptions({ retryOn: [200] }), { name: 'TypeError', message: /retryOn/ });
   assert.throws(() => checkRetryOptions({ retryOn: '503' as never }), { name: 'TypeError', message: /retryOn/ });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { signJwt } from '../../src/jose/index.js';
+import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { startServer } from '../http/test-server.js';
@@ -17,7 +17,7 @@ const JWK = { ...ec.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES384'
 
 async function tokenRequest(sandbox: Sandbox, header: Record<string, string>, key = ec.privateKey): Promise<{ status: number; body: { error?: string; error_description?: string } }> {
   const now = Math.floor(Date.now() / 1000);
-  const assertion = signJwt({ alg: 'ES384', ...header }, { iss: 'backend', sub: 'backend', aud: sandbox.tokenUrl, jti: randomUUID(), iat: now, exp: now + 60 }, key);
+  const assertion = signJWT({ alg: 'ES384', ...header }, { iss: 'backend', sub: 'backend', aud: sandbox.tokenUrl, jti: randomUUID(), iat: now, exp: now + 60 }, key);
   const body = new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion });
   const res = await fetch(sandbox.tokenUrl, { method: 'POST', headers: FORM, body });
   return { status: res.status, body: (await res.json()) as { error?: string; error_description?: string } };

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import {
   NoteReaderService,
-  cdaToFhir,
-  enrichCda,
+  cdaToFHIR,
+  enrichCDA,
   patientReference,
-  readCda,
+  readCDA,
 } from '../../src/soap/index.js';
-import type { CdaEnrichment } from '../../src/soap/index.js';
-import { toFhirDateTime, systemUri, toIdentifier } from '../../src/soap/cda/fhir-values.js';
+import type { CDAEnrichment } from '../../src/soap/index.js';
+import { toFHIRDateTime, systemUri, toIdentifier } from '../../src/soap/cda/fhir-values.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { serveMountable } from './serve-mountable.js';
 import { bodyChild, envelope, fixture, post } from './soap-client.js';
@@ -18,23 +18,23 @@ const FIXTURES = ['epic_cda.xml', 'test_cda.xml', 'uclh_cda.xml'];
 const SNOMED = '2.16.840.1.113883.6.96';
 
 test('the header of each fixture: patient, document type, author, effective time', () => {
-  const epic = readCda(fixture('epic_cda.xml')).header;
+  const epic = readCDA(fixture('epic_cda.xml')).header;
   assert.deepEqual(epic.patient, { ids: [], name: { given: ['John'], family: 'Smith' }, gender: 'M', birthTime: '19810916' });
   assert.deepEqual(epic.documentType, { code: '34133-9', codeSystem: '2.16.840.1.113883.6.1', codeSystemName: 'LOINC', display: 'Summarization of Episode Note' });
   assert.equal(epic.effectiveTime, '20140916152158-0500');
   assert.equal(epic.title, 'CDA for NoteReader (NLP integration)');
   assert.deepEqual(epic.author?.name, { given: ['Matthew'], family: 'Glenz' });
   assert.equal(epic.author?.organization, 'XPJK SA');
-  const uclh = readCda(fixture('uclh_cda.xml')).header;
+  const uclh = readCDA(fixture('uclh_cda.xml')).header;
   assert.deepEqual(uclh.patient.ids, [{ root: '1.2.840.114350.1.13.525.3.7.5.737384.0', extension: 'E8148' }]);
   assert.deepEqual(uclh.patient.name, { given: ['Edwin'], family: 'Mars' });
-  const compact = readCda(fixture('test_cda.xml')).header;
+  const compact = readCDA(fixture('test_cda.xml')).header;
   assert.equal(compact.effectiveTime, '20221129095009+0000');
   assert.deepEqual(compact.patient.ids, []);
 });
 
 test('problems, medications, allergies and notes of each fixture', () => {
-  const epic = readCda(fixture('epic_cda.xml'));
+  const epic = readCDA(fixture('epic_cda.xml'));
   assert.deepEqual(epic.sections.map((s) => s.code?.code), ['48765-2', '10160-0', '11450-4', '51847-2']);
   assert.deepEqual(epic.problems.map((p) => [p.text, p.status, p.onset]), [['CHF', 'active', '20140916']]);
   assert.equal(epic.allergies[0]?.allergen?.display, 'INSULINS');
@@ -43,7 +43,7 @@ test('problems, medications, allergies and notes of each fixture', () => {
   assert.equal(epic.notes.length, 1);
   assert.match(epic.notes[0]!.text, /^Chief Complaint:\nHeadaches times three months\n/);
 
-  const compact = readCda(fixture('test_cda.xml'));
+  const compact = readCDA(fixture('test_cda.xml'));
   assert.deepEqual(compact.problems[0]?.code, { code: '38341003', codeSystem: SNOMED, codeSystemName: 'SNOMED CT' });
   assert.deepEqual(compact.medications[0], {
     id: { root: '1.2.840.114350.1.13.525.3.7.2.798268', extension: '2225761' },
@@ -57,7 +57,7 @@ test('problems, medications, allergies and notes of each fixture', () => {
   assert.equal(eggs.severity?.code, 'H');
   assert.deepEqual(compact.notes.map((n) => n.text), ['test']);
 
-  const uclh = readCda(fixture('uclh_cda.xml'));
+  const uclh = readCDA(fixture('uclh_cda.xml'));
   assert.deepEqual(uclh.problems.map((p) => [p.code?.display, p.status]), [
     ['Hypertension', 'active'], ['Gallstone', 'resolved'], ['Community acquired pneumonia', 'active'], ['Hepatic failure', 'active'],
   ]);
@@ -69,8 +69,8 @@ test('problems, medications, allergies and notes of each fixture', () => {
 
 test('each fixture converts to valid R4 shapes', () => {
   for (const name of FIXTURES) {
-    const doc = readCda(fixture(name));
-    const r = cdaToFhir(doc);
+    const doc = readCDA(fixture(name));
+    const r = cdaToFHIR(doc);
     assert.equal(r.conditions.length, doc.problems.length, name);
     for (const c of r.conditions) {
       assert.equal(c.resourceType, 'Condition');
@@ -96,25 +96,25 @@ test('each fixture converts to valid R4 shapes', () => {
       if (d.date) assert.match(d.date, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
     }
   }
-  const compact = cdaToFhir(readCda(fixture('test_cda.xml')));
+  const compact = cdaToFHIR(readCDA(fixture('test_cda.xml')));
   assert.deepEqual(compact.conditions[0]?.code, { coding: [{ code: '38341003', system: 'http://snomed.info/sct' }] });
   assert.equal(compact.conditions[0]?.onsetDateTime, '2019-05-17');
   assert.deepEqual(compact.allergyIntolerances[0]?.category, ['food']);
   assert.equal(compact.allergyIntolerances[0]?.reaction?.[0]?.severity, 'severe');
   assert.deepEqual(compact.medicationStatements[0]?.dosage?.[0]?.doseAndRate?.[0]?.doseQuantity, { value: 30, unit: 'mg', system: 'http://unitsofmeasure.org', code: 'mg' });
   assert.equal(compact.documentReferences[0]?.date, '2022-11-29T09:50:09+00:00');
-  const uclh = readCda(fixture('uclh_cda.xml'));
+  const uclh = readCDA(fixture('uclh_cda.xml'));
   assert.deepEqual(patientReference(uclh.header), {
     type: 'Patient', identifier: { system: 'urn:oid:1.2.840.114350.1.13.525.3.7.5.737384.0', value: 'E8148' }, display: 'Edwin Mars',
   });
 });
 
 test('HL7 timestamps, code systems and identifiers map to FHIR forms', () => {
-  assert.equal(toFhirDateTime('20140916152158-0500'), '2014-09-16T15:21:58-05:00');
-  assert.equal(toFhirDateTime('201409161521+0100'), '2014-09-16T15:21:00+01:00');
-  assert.equal(toFhirDateTime('20140916152158'), '2014-09-16');
-  assert.equal(toFhirDateTime('201409'), '2014-09');
-  assert.equal(toFhirDateTime('nonsense'), undefined);
+  assert.equal(toFHIRDateTime('20140916152158-0500'), '2014-09-16T15:21:58-05:00');
+  assert.equal(toFHIRDateTime('201409161521+0100'), '2014-09-16T15:21:00+01:00');
+  assert.equal(toFHIRDateTime('20140916152158'), '2014-09-16');
+  assert.equal(toFHIRDateTime('201409'), '2014-09');
+  assert.equal(toFHIRDateTime('nonsense'), undefined);
   assert.equal(systemUri('2.16.840.1.113883.6.1'), 'http://loinc.org');
   assert.equal(systemUri('1.2.3'), 'urn:oid:1.2.3');
   assert.deepEqual(toIdentifier({ root: '36820298-6FCB-11ED-8917-000C29CBAF7B' }), { system: 'urn:ietf:rfc:3986', value: 'urn:uuid:36820298-6fcb-11ed-8917-000c29cbaf7b' });
@@ -122,7 +122,7 @@ test('HL7 timestamps, code systems and identifiers map to FHIR forms', () => {
   assert.equal(toIdentifier(undefined), undefined);
 });
 
-const ENRICHMENT: CdaEnrichment = {
+const ENRICHMENT: CDAEnrichment = {
   problems: [{ code: { code: '59621000', codeSystem: SNOMED, display: 'Essential hypertension <primary>' }, status: 'active', onset: '20240102' }],
   medications: [{ code: { code: '314076', codeSystem: '2.16.840.1.113883.6.88', display: 'lisinopril 10 MG' }, status: 'active', start: '20240102', dose: { value: 10, unit: 'mg' }, text: 'once daily' }],
   allergies: [{
@@ -134,9 +134,9 @@ const ENRICHMENT: CdaEnrichment = {
 test('enriching each fixture adds entries that read back, and keeps the rest byte for byte', () => {
   for (const name of FIXTURES) {
     const text = fixture(name);
-    const before = readCda(text);
-    const enriched = enrichCda(text, ENRICHMENT);
-    const after = readCda(enriched);
+    const before = readCDA(text);
+    const enriched = enrichCDA(text, ENRICHMENT);
+    const after = readCDA(enriched);
     assert.equal(after.problems.length, before.problems.length + 1, name);
     assert.deepEqual(after.problems.at(-1), { code: ENRICHMENT.problems![0]!.code, text: 'Essential hypertension <primary>', status: 'active', onset: '20240102' });
     assert.deepEqual(after.medications.at(-1), { ...ENRICHMENT.medications![0] });
@@ -152,35 +152,35 @@ test('enriching each fixture adds entries that read back, and keeps the rest byt
 
 test('enriching a prefixed document writes prefixed entries and creates missing sections', () => {
   const doc = '<v3:ClinicalDocument xmlns:v3="urn:hl7-org:v3"><v3:component><v3:structuredBody><v3:component><v3:section><v3:title>Other</v3:title></v3:section></v3:component></v3:structuredBody></v3:component></v3:ClinicalDocument>';
-  const enriched = enrichCda(doc, { problems: ENRICHMENT.problems, allergies: [{ allergen: { display: 'Dust' } }] });
+  const enriched = enrichCDA(doc, { problems: ENRICHMENT.problems, allergies: [{ allergen: { display: 'Dust' } }] });
   assert.doesNotMatch(enriched, /<(?!\/?v3:)/, 'every element has the v3 prefix');
-  const read = readCda(enriched);
+  const read = readCDA(enriched);
   assert.deepEqual(read.sections.map((s) => [s.code?.code, s.title]), [[undefined, 'Other'], ['11450-4', 'Problems'], ['48765-2', 'Allergies']]);
   assert.equal(read.problems[0]?.code?.code, '59621000');
   assert.equal(read.allergies[0]?.allergen?.display, 'Dust');
-  assert.equal(enrichCda(doc, {}), doc);
+  assert.equal(enrichCDA(doc, {}), doc);
 });
 
-test('enrichCda and readCda refuse what is not a usable CDA document', () => {
-  assert.throws(() => readCda('<ClinicalDocument/>'), { code: 'ERR_CDA', message: /not a CDA document/ });
-  assert.throws(() => readCda('<a'), { code: 'ERR_CDA', message: /^Invalid XML/ });
-  assert.throws(() => readCda(42 as never), TypeError);
-  assert.throws(() => enrichCda('<x xmlns="urn:hl7-org:v3"/>', {}), { code: 'ERR_CDA' });
+test('enrichCDA and readCDA refuse what is not a usable CDA document', () => {
+  assert.throws(() => readCDA('<ClinicalDocument/>'), { code: 'ERR_CDA', message: /not a CDA document/ });
+  assert.throws(() => readCDA('<a'), { code: 'ERR_CDA', message: /^Invalid XML/ });
+  assert.throws(() => readCDA(42 as never), TypeError);
+  assert.throws(() => enrichCDA('<x xmlns="urn:hl7-org:v3"/>', {}), { code: 'ERR_CDA' });
   const bodiless = '<ClinicalDocument xmlns="urn:hl7-org:v3"><title>t</title></ClinicalDocument>';
-  assert.throws(() => enrichCda(bodiless, { problems: ENRICHMENT.problems }), { code: 'ERR_CDA', message: /no structuredBody/ });
+  assert.throws(() => enrichCDA(bodiless, { problems: ENRICHMENT.problems }), { code: 'ERR_CDA', message: /no structuredBody/ });
   const empty = '<ClinicalDocument xmlns="urn:hl7-org:v3"><component><structuredBody/></component></ClinicalDocument>';
-  assert.throws(() => enrichCda(empty, { problems: ENRICHMENT.problems }), { code: 'ERR_CDA', message: /empty/ });
-  assert.throws(() => enrichCda(bodiless, null as never), TypeError);
-  assert.throws(() => enrichCda(bodiless, { problems: 'x' as never }), TypeError);
-  assert.throws(() => enrichCda(1 as never, {}), TypeError);
+  assert.throws(() => enrichCDA(empty, { problems: ENRICHMENT.problems }), { code: 'ERR_CDA', message: /empty/ });
+  assert.throws(() => enrichCDA(bodiless, null as never), TypeError);
+  assert.throws(() => enrichCDA(bodiless, { problems: 'x' as never }), TypeError);
+  assert.throws(() => enrichCDA(1 as never, {}), TypeError);
 });
 
 test('a handler can answer with an enriched document through the service', async (t) => {
   const nr = new NoteReaderService({ dispatcher: { emit: () => {}, register: () => () => {}, drain: async () => {} } });
-  nr.method('ProcessDocument', ({ document }) => ({ document: enrichCda(document, { problems: ENRICHMENT.problems }) }));
+  nr.method('ProcessDocument', ({ document }) => ({ document: enrichCDA(document, { problems: ENRICHMENT.problems }) }));
   const { baseUrl } = await serveMountable(t, nr[MOUNT]());
   const answer = await post(baseUrl, envelope(fixture('epic_cda.xml')));
   const doc = child(child(bodyChild(answer.root), 'ProcessDocumentResult'), 'Document');
-  const cda = readCda(Buffer.from(textContent(doc), 'base64').toString('utf8'));
+  const cda = readCDA(Buffer.from(textContent(doc), 'base64').toString('utf8'));
   assert.deepEqual(cda.problems.map((p) => p.text), ['CHF', 'Essential hypertension <primary>']);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/index.js';
 import type { NoteReaderHandler, NoteReaderServiceOptions } from '../../src/soap/index.js';
 import { serveMountable } from './serve-mountable.js';

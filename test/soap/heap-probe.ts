@@ -4,7 +4,7 @@
  * several times, and prints the heap in use after each call, after a full GC, as JSON.
  */
 import type { TestContext } from 'node:test';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { serveMountable } from './serve-mountable.js';
 import { bigDocument, envelope, post } from './soap-client.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { EventPayload } from '../../src/events/types.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import type { Logger } from '../../src/mount.js';
+import type { Logger } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { bodyChild, envelope, fixture, parse, post, readFault } from './soap-client.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { MOUNT } from '../../src/mount.js';
-import { NoteReaderService, readCda, enrichCda } from '../../src/soap/index.js';
+import { MOUNT } from '../../src/mount/index.js';
+import { NoteReaderService, readCDA, enrichCDA } from '../../src/soap/index.js';
 import type { NoteReaderServiceOptions } from '../../src/soap/index.js';
 import { serveMountable } from './serve-mountable.js';
 import { SOAP_NS, envelope, post, readFault } from './soap-client.js';
@@ -70,8 +70,8 @@ test('a DOCTYPE in a raw-XML Document inside the envelope cannot appear (not wel
 
 test('the CDA helpers refuse XXE and entity expansion too', () => {
   const cda = '<ClinicalDocument xmlns="urn:hl7-org:v3"><title>&xxe;</title></ClinicalDocument>';
-  assert.throws(() => readCda(XXE + cda), { code: 'ERR_CDA', message: /DOCTYPE/ });
-  assert.throws(() => readCda(LAUGHS + cda), { code: 'ERR_CDA', message: /DOCTYPE/ });
-  assert.throws(() => readCda(cda), { code: 'ERR_CDA', message: /undefined entity/ });
-  assert.throws(() => enrichCda(XXE + cda, { problems: [{ text: 'x' }] }), { code: 'ERR_CDA', message: /DOCTYPE/ });
+  assert.throws(() => readCDA(XXE + cda), { code: 'ERR_CDA', message: /DOCTYPE/ });
+  assert.throws(() => readCDA(LAUGHS + cda), { code: 'ERR_CDA', message: /DOCTYPE/ });
+  assert.throws(() => readCDA(cda), { code: 'ERR_CDA', message: /undefined entity/ });
+  assert.throws(() => enrichCDA(XXE + cda, { problems: [{ text: 'x' }] }), { code: 'ERR_CDA', message: /DOCTYPE/ });
 });

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { FhirgateError } from '../../src/errors.js';
-import type { Logger, Mountable, RouteRequest } from '../../src/mount.js';
+import type { Logger, Mountable, RouteRequest } from '../../src/mount/index.js';
 
 export interface LogLine {
   level: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { EventDispatcher, EventPayload } from '../../src/events/types.js';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/index.js';
 import type { NoteReaderRequest, NoteReaderServiceOptions } from '../../src/soap/index.js';
 import { child, children, textContent } from '../../src/soap/xml-tree.js';
@@ -169,7 +169,7 @@ test('misuse throws at once: bad names, duplicate methods, bad options', () => {
   nr.method('ProcessDocument', () => 'x');
   assert.throws(() => nr.method('ProcessDocument', () => 'y'), { code: 'ERR_DUPLICATE_NAME' });
   assert.throws(() => new NoteReaderService({ bodyLimit: 0 }), RangeError);
-  assert.throws(() => new NoteReaderService({ maxDepth: 1.5 }), TypeError);
+  assert.throws(() => new NoteReaderService({ maxDepth: 1.5 }), RangeError);
   assert.throws(() => new NoteReaderService({ namespace: '' }), TypeError);
   assert.throws(() => new NoteReaderService({ serviceName: 'a:b' }), /serviceName/);
   assert.throws(() => new NoteReaderService({ dispatcher: {} as never }), /dispatcher/);

@@ -3,8 +3,8 @@
  * fhirgate's own XML reader.
  */
 import { readFileSync } from 'node:fs';
-import { child, children, parseXmlTree, textContent } from '../../src/soap/xml-tree.js';
-import type { XmlElement } from '../../src/soap/xml-tree.js';
+import { child, children, parseXMLTree, textContent } from '../../src/soap/xml-tree.js';
+import type { XMLElement } from '../../src/soap/xml-tree.js';
 
 export const SOAP_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 export const EPIC_NS = 'urn:epic-com:Common.2013.Services';
@@ -40,13 +40,13 @@ export interface SoapAnswer {
   status: number;
   contentType: string | null;
   text: string;
-  root: XmlElement;
+  root: XMLElement;
 }
 
 const LIMITS = { maxDepth: 64, maxElements: 100_000 };
 
-export function parse(text: string): XmlElement {
-  return parseXmlTree(text, LIMITS, 'ERR_BAD_REQUEST');
+export function parse(text: string): XMLElement {
+  return parseXMLTree(text, LIMITS, 'ERR_BAD_REQUEST');
 }
 
 export async function post(url: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<SoapAnswer> {
@@ -56,7 +56,7 @@ export async function post(url: string, body: string | Uint8Array, headers: Reco
 }
 
 /** The first child of soap:Body, checked to be in the envelope's structure. */
-export function bodyChild(root: XmlElement): XmlElement {
+export function bodyChild(root: XMLElement): XMLElement {
   if (root.name !== 'Envelope' || root.uri !== SOAP_NS) throw new Error('not a SOAP envelope');
   const body = child(root, 'Body');
   if (body?.uri !== SOAP_NS) throw new Error('no soap:Body');

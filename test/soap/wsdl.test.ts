@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MOUNT } from '../../src/mount.js';
+import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child, children } from '../../src/soap/xml-tree.js';
-import type { XmlElement } from '../../src/soap/xml-tree.js';
+import type { XMLElement } from '../../src/soap/xml-tree.js';
 import { serveMountable } from './serve-mountable.js';
 import { EPIC_NS, parse } from './soap-client.js';
 
@@ -11,7 +11,7 @@ const WSDL = 'http://schemas.xmlsoap.org/wsdl/';
 const WSDL_SOAP = 'http://schemas.xmlsoap.org/wsdl/soap/';
 const XS = 'http://www.w3.org/2001/XMLSchema';
 
-function named(parent: XmlElement | undefined, local: string, name: string): XmlElement {
+function named(parent: XMLElement | undefined, local: string, name: string): XMLElement {
   const found = children(parent, local).find((e) => e.attributes.name === name);
   assert.ok(found, `${local} named ${name}`);
   return found;

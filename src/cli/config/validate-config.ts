@@ -7,7 +7,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseConnectionString } from '../../auth/index.js';
 import { isFhirgateError } from '../../errors.js';
-import { checkFhirVersion } from '../../gateway/fhir-version.js';
+import { checkFHIRVersion } from '../../gateway/fhir-version.js';
 import {
   configError,
   object,
@@ -121,7 +121,7 @@ function checkGateway(value: unknown, path: string, ctx: ConfigContext): Gateway
   onlyKeys(record, ['path', 'fhirVersion', 'timeout', 'module'], path);
   let fhirVersion: string | undefined;
   try {
-    fhirVersion = record.fhirVersion === undefined ? undefined : checkFhirVersion(record.fhirVersion);
+    fhirVersion = record.fhirVersion === undefined ? undefined : checkFHIRVersion(record.fhirVersion);
   } catch {
     throw configError(`${path}.fhirVersion`, 'must be a FHIR version code such as 4.0.1 or 4.3.0');
   }

@@ -4,10 +4,9 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
-import type { HttpResponse } from '../../http/index.js';
+import type { HTTPResponse } from '../../http/request-options.js';
 import { parseRetryAfter } from '../../http/retry-after.js';
 import { abortError, pause } from '../../http/signals.js';
-import { callSignal } from '../fhir-call.js';
 import type { Source } from '../source-registry.js';
 import type { BulkSettings } from './options.js';
 import type { BulkHost } from './types.js';
@@ -71,11 +70,10 @@ export async function awaitManifest(host: BulkHost, src: Source, statusUrl: URL,
   const endAt = performance.now() + settings.deadlineMs;
   const what = `bulk export at source "${src.name}"`;
   // Each status request is sent once: this loop decides about retries, with the server's Retry-After.
-  const signal = callSignal({ signal: settings.signal, retry: false });
   let failures = 0;
   for (let poll = 1; ; poll++) {
     if (settings.signal?.aborted === true) throw abortError(settings.signal, what);
-    const res = await host.call(src, { method: 'GET', url: statusUrl, headers: { accept: 'application/json' }, operation: 'bulk export status', reference: 'job', signal, expected: ANSWERED });
+    const res = await host.call(src, { method: 'GET', url: statusUrl, headers: { accept: 'application/json' }, operation: 'bulk export status', reference: 'job', signal: settings.signal, retry: false, expected: ANSWERED });
     if (res.status === 200) return manifestJson(res, what);
     if (res.status === 202) {
       failures = 0;
@@ -114,12 +112,12 @@ export async function deleteJob(host: BulkHost, src: Source, statusUrl: URL): Pr
   }
 }
 
-function header(res: HttpResponse, name: string): string | undefined {
+function header(res: HTTPResponse, name: string): string | undefined {
   const value = res.headers[name];
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-function json(res: HttpResponse): unknown {
+function json(res: HTTPResponse): unknown {
   try {
     return JSON.parse(res.body.toString('utf8'));
   } catch {
@@ -128,19 +126,19 @@ function json(res: HttpResponse): unknown {
 }
 
 /** A 5xx without an OperationOutcome, or an OperationOutcome whose issues are all transient. */
-function isTransient(res: HttpResponse): boolean {
+function isTransient(res: HTTPResponse): boolean {
   const issues = (json(res) as { resourceType?: unknown; issue?: unknown } | undefined);
   if (issues?.resourceType !== 'OperationOutcome' || !Array.isArray(issues.issue) || issues.issue.length === 0) return res.status >= 500;
   return issues.issue.every((i: { code?: unknown } | null) => TRANSIENT.has(String(i?.code)));
 }
 
-function outcomeText(res: HttpResponse): string {
+function outcomeText(res: HTTPResponse): string {
   const issue = (json(res) as { issue?: { diagnostics?: unknown; details?: { text?: unknown } }[] } | undefined)?.issue?.[0];
   const text = issue?.diagnostics ?? issue?.details?.text;
   return typeof text === 'string' ? `: ${text.slice(0, 200)}` : '';
 }
 
-function manifestJson(res: HttpResponse, what: string): unknown {
+function manifestJson(res: HTTPResponse, what: string): unknown {
   const value = json(res);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new FhirgateError('ERR_BULK_RESPONSE', `${what}: the manifest is not a JSON object`, { status: res.status });

@@ -3,9 +3,9 @@
  * @module
  */
 import type { EventPayload } from '../../events/types.js';
-import type { Resource } from '../../fhir/index.js';
-import type { HttpResponse } from '../../http/index.js';
-import type { FhirCall } from '../fhir-call.js';
+import type { Resource } from '../../fhir/generated/resources.js';
+import type { HTTPResponse } from '../../http/request-options.js';
+import type { FHIRCall } from '../fhir-call.js';
 import type { Source } from '../source-registry.js';
 
 /**
@@ -39,13 +39,13 @@ export interface BulkItem {
  *
  * @example
  * ```ts
- * const host: BulkHost = { source: (n) => registry.get(n), call: (s, c) => callFhir(ctx, s, c), closed: () => false, emit, maxLineBytes: 10_485_760, maxConnections: 100 };
+ * const host: BulkHost = { source: (n) => registry.get(n), call: (s, c) => callFHIR(ctx, s, c), closed: () => false, emit, maxLineBytes: 10_485_760, maxConnections: 100 };
  * ```
  */
 export interface BulkHost {
   /** The named source, or the first one (`ERR_UNKNOWN_SOURCE`, `ERR_NO_SOURCES`, `ERR_CLOSED`). */
   source(name: string | undefined): Source;
-  call(source: Source, call: FhirCall): Promise<HttpResponse>;
+  call(source: Source, call: FHIRCall): Promise<HTTPResponse>;
   /** True once the gateway is closed (a download cut by `close()` is then `ERR_CLOSED`). */
   closed(): boolean;
   /** Sends an event when anyone listens. */

@@ -4,16 +4,8 @@
  * @module
  */
 import { ERROR_CODES, FhirgateError, isFhirgateError } from '../../errors.js';
-import {
-  isResourceType,
-  operationOutcome,
-  type Bundle,
-  type BundleEntry,
-  type Coding,
-  type IssueType,
-  type Resource,
-  type ResourceType,
-} from '../../fhir/index.js';
+import { isResourceType, operationOutcome, type Bundle, type BundleEntry, type Coding, type Resource, type ResourceType } from '../../fhir/index.js';
+import type { IssueType } from '../../fhir/operation-outcome.js';
 import { searchSource, type SearchingGateway, type SearchParams, type SourceSearch } from './search-source.js';
 
 /**

@@ -2,8 +2,9 @@
  * Replies in the FHIR JSON media type: resources, and OperationOutcome bodies for every failure.
  * @module
  */
-import type { RouteReply } from '../../mount.js';
-import { operationOutcome, type IssueType } from '../../fhir/index.js';
+import type { PublicError, RouteReply } from '../../mount/index.js';
+import { operationOutcome } from '../../fhir/index.js';
+import type { IssueType } from '../../fhir/operation-outcome.js';
 
 /** The `Content-Type` of every FHIR answer of the gateway face. */
 const FHIR_JSON = 'application/fhir+json; charset=utf-8';
@@ -33,4 +34,19 @@ const FHIR_HEADERS = Object.freeze({ 'content-type': FHIR_JSON }) as Record<stri
  */
 export function outcomeReply(status: number, code: IssueType, diagnostics: string): RouteReply {
   return fhirReply(status, operationOutcome('error', code, diagnostics));
+}
+
+const ISSUE_TYPE: Readonly<Record<number, IssueType>> = { 400: 'invalid', 401: 'login', 403: 'forbidden', 404: 'not-found', 405: 'not-supported', 410: 'deleted', 413: 'too-costly', 415: 'not-supported' };
+
+/**
+ * The gateway face's answer to an error the host met under its prefix (no route, a method not
+ * allowed, a missing API key, a body too large): an OperationOutcome with the issue type of the status.
+ *
+ * @example
+ * ```ts
+ * outcomeErrorReply({ status: 404, code: 'ERR_NOT_FOUND', message: 'no route for GET /fhir/x' }); // 404, issue not-found
+ * ```
+ */
+export function outcomeErrorReply(error: PublicError): RouteReply {
+  return outcomeReply(error.status, ISSUE_TYPE[error.status] ?? 'exception', error.message);
 }

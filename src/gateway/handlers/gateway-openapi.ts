@@ -3,11 +3,11 @@
  * `/status`. Paths are relative to the gateway's prefix.
  * @module
  */
-import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../../mount.js';
+import type { OpenAPIOperation, OpenAPIParameter, OpenAPIPaths } from '../../mount/index.js';
 import { handledOperations, type HandledOperation, type OperationParameter } from './handled-operations.js';
 import type { HandlerRegistry } from './registry.js';
 import { CAPABILITY_SCHEMA, OUTCOME_SCHEMA, STATUS_SCHEMA, resourceSchema, searchsetSchema } from './gateway-schemas.js';
-import { FHIR_ID_PATTERN } from '../../fhir/index.js';
+import { FHIR_ID_PATTERN } from '../../fhir/is-fhir-id.js';
 
 const fhirJson = (schema: Record<string, unknown>) => ({ 'application/fhir+json': { schema } });
 const FHIR_JSON_CONTENT = fhirJson(OUTCOME_SCHEMA);
@@ -28,10 +28,10 @@ const FAILURES: OpenAPIOperation['responses'] = {
  *
  * @example
  * ```ts
- * Object.keys(gatewayOpenapi('AsyncFHIRGateway', registry)); // ['/transform/Patient/{id}', '/metadata', '/status']
+ * Object.keys(gatewayOpenAPI('AsyncFHIRGateway', registry)); // ['/transform/Patient/{id}', '/metadata', '/status']
  * ```
  */
-export function gatewayOpenapi(className: string, registry: HandlerRegistry): OpenAPIPaths {
+export function gatewayOpenAPI(className: string, registry: HandlerRegistry): OpenAPIPaths {
   const tags = [className];
   const paths: OpenAPIPaths = {};
   for (const op of handledOperations(registry)) {

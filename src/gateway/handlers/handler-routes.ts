@@ -3,8 +3,8 @@
  * Handlers are looked up at request time, so handlers registered after mounting are served too.
  * @module
  */
-import type { Route, RouteReply, RouteRequest } from '../../mount.js';
-import { isFhirId, isResourceType, type ResourceType } from '../../fhir/index.js';
+import type { Route, RouteReply, RouteRequest } from '../../mount/index.js';
+import { isFHIRId, isResourceType, type ResourceType } from '../../fhir/index.js';
 import { fhirReply, outcomeReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';
 import type { HandlerKind } from './registry.js';
@@ -52,7 +52,7 @@ function transform(facts: GatewayFacts, req: RouteRequest): RouteReply | Promise
   const handler = facts.registry.transformHandler(type);
   if (handler === undefined) return notHandled('transform', type);
   const id = req.params['id'] ?? '';
-  if (!isFhirId(id)) return outcomeReply(400, 'value', 'the id is not a FHIR id ([A-Za-z0-9-.]{1,64})');
+  if (!isFHIRId(id)) return outcomeReply(400, 'value', 'the id is not a FHIR id ([A-Za-z0-9-.]{1,64})');
   const source = req.query.get('source') || undefined;
   let result: unknown;
   try {
@@ -94,7 +94,7 @@ async function aggregate(facts: GatewayFacts, req: RouteRequest): Promise<RouteR
   if (handler === undefined) return notHandled('aggregate', type);
   const patientId = req.query.get('patient_id') || req.query.get('id') || '';
   if (patientId === '') return outcomeReply(400, 'required', 'the patient_id query parameter is required');
-  if (!isFhirId(patientId)) return outcomeReply(400, 'value', 'patient_id is not a FHIR id ([A-Za-z0-9-.]{1,64})');
+  if (!isFHIRId(patientId)) return outcomeReply(400, 'value', 'patient_id is not a FHIR id ([A-Za-z0-9-.]{1,64})');
   const sources = sourceList(req.query);
   let result: unknown;
   try {

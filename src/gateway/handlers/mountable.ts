@@ -3,12 +3,12 @@
  * @module
  */
 import type { EventDispatcher } from '../../events/types.js';
-import { json, type Mountable, type Route, type RouteRequest } from '../../mount.js';
-import { checkFhirVersion } from '../fhir-version.js';
+import { json, type Mountable, type Route, type RouteRequest } from '../../mount/index.js';
+import { checkFHIRVersion } from '../fhir-version.js';
 import { capabilityStatement } from './capability-statement.js';
-import { fhirReply } from './fhir-reply.js';
+import { fhirReply, outcomeErrorReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';
-import { gatewayOpenapi } from './gateway-openapi.js';
+import { gatewayOpenAPI } from './gateway-openapi.js';
 import { componentStatus, statusDocument } from './gateway-status.js';
 import { aggregateRoute, transformRoute } from './handler-routes.js';
 import { PACKAGE_VERSION } from './package-version.js';
@@ -56,13 +56,14 @@ export function gatewayMountable(facts: GatewayFacts): Mountable {
     defaultPath: '/fhir',
     routes: () => routes,
     status: () => componentStatus(f),
-    openapi: () => gatewayOpenapi(f.className, f.registry),
+    openapi: () => gatewayOpenAPI(f.className, f.registry),
     jwks: () => f.jwks?.() ?? [],
     useEvents(dispatcher: EventDispatcher | null): void {
       eventsOn = dispatcher !== null;
       f.useEvents(dispatcher);
     },
     close: () => f.close(),
+    errorReply: outcomeErrorReply,
   };
 }
 
@@ -88,7 +89,7 @@ function checkFacts(facts: GatewayFacts): GatewayFacts {
   }
   return Object.freeze({
     className: facts.className,
-    fhirVersion: checkFhirVersion(facts.fhirVersion),
+    fhirVersion: checkFHIRVersion(facts.fhirVersion),
     registry: facts.registry,
     sourceNames: facts.sourceNames.bind(facts),
     poolStatus: facts.poolStatus.bind(facts),

@@ -3,9 +3,9 @@
  * the request's log; the caller gets a status and a generic message, never a stack or a secret.
  * @module
  */
-import { isFhirgateError, type ErrorCode } from '../../errors.js';
-import type { RouteReply, RouteRequest } from '../../mount.js';
-import type { IssueType } from '../../fhir/index.js';
+import { httpStatusOf, isFhirgateError, type ErrorCode } from '../../errors.js';
+import type { RouteReply, RouteRequest } from '../../mount/index.js';
+import type { IssueType } from '../../fhir/operation-outcome.js';
 import { outcomeReply } from './fhir-reply.js';
 import type { HandlerKind } from './registry.js';
 
@@ -25,20 +25,24 @@ export interface FailureContext {
 }
 
 type Mapping = readonly [status: number, issue: IssueType, diagnostics: string];
+type Outcome = readonly [issue: IssueType, diagnostics: string];
 
-const UPSTREAM_FAILED: Mapping = [502, 'transient', 'an upstream FHIR server could not be reached or gave an unusable answer'];
+const UPSTREAM_FAILED: Outcome = ['transient', 'an upstream FHIR server could not be reached or gave an unusable answer'];
 
-/** Failures of upstream servers and of the gateway itself that are not the handler's bug. */
-const BY_CODE: Partial<Record<ErrorCode, Mapping>> = {
-  ERR_TIMEOUT: [504, 'timeout', 'an upstream FHIR server did not answer in time'],
+/**
+ * Failures of upstream servers and of the gateway itself that are not the handler's bug, with what the
+ * OperationOutcome says; their status comes from the one table (`httpStatusOf` in `errors.ts`).
+ */
+const BY_CODE: Partial<Record<ErrorCode, Outcome>> = {
+  ERR_TIMEOUT: ['timeout', 'an upstream FHIR server did not answer in time'],
   ERR_NETWORK: UPSTREAM_FAILED,
   ERR_FHIR_RESPONSE: UPSTREAM_FAILED,
   ERR_RESPONSE_TOO_LARGE: UPSTREAM_FAILED,
   ERR_CROSS_ORIGIN: UPSTREAM_FAILED,
   ERR_PAGINATION: UPSTREAM_FAILED,
-  ERR_AUTH_TOKEN: [502, 'security', 'the gateway could not obtain an access token from an upstream server'],
-  ERR_DISCOVERY: [502, 'security', "the gateway could not use an upstream server's SMART configuration"],
-  ERR_CLOSED: [503, 'transient', 'the gateway is shutting down'],
+  ERR_AUTH_TOKEN: ['security', 'the gateway could not obtain an access token from an upstream server'],
+  ERR_DISCOVERY: ['security', "the gateway could not use an upstream server's SMART configuration"],
+  ERR_CLOSED: ['transient', 'the gateway is shutting down'],
 };
 
 /**
@@ -70,20 +74,18 @@ export function replyForError(err: unknown, req: RouteRequest, context: FailureC
 }
 
 function mapError(err: unknown, context: FailureContext): Mapping {
-  if (isFhirgateError(err, 'ERR_FHIR_HTTP')) return upstreamHttp(err.status, (err as { reference?: unknown }).reference);
+  if (isFhirgateError(err, 'ERR_FHIR_HTTP')) return [httpStatusOf(err), ...upstreamHTTP(err.status, (err as { reference?: unknown }).reference)];
   if (isFhirgateError(err, 'ERR_UNKNOWN_SOURCE') && context.sourcesNamed) {
     return [400, 'value', 'unknown source; GET the status endpoint for the registered source names'];
   }
   const mapped = isFhirgateError(err) ? BY_CODE[err.code] : undefined;
-  return mapped ?? [500, 'exception', `the ${context.kind} handler for ${context.type} failed`];
+  return mapped === undefined ? [500, 'exception', `the ${context.kind} handler for ${context.type} failed`] : [httpStatusOf(err), ...mapped];
 }
 
-function upstreamHttp(status: number | undefined, reference: unknown): Mapping {
+function upstreamHTTP(status: number | undefined, reference: unknown): Outcome {
   const what = typeof reference === 'string' && reference.length <= 200 ? reference : 'the requested resource';
-  if (status === 404) return [404, 'not-found', `${what} was not found at the source`];
-  if (status === 410) return [410, 'deleted', `${what} was deleted at the source`];
-  if (status === 401 || status === 403) {
-    return [502, 'security', `an upstream FHIR server refused the gateway's credentials (HTTP ${status})`];
-  }
-  return [502, 'exception', `an upstream FHIR server answered HTTP ${status ?? 'error'}`];
+  if (status === 404) return ['not-found', `${what} was not found at the source`];
+  if (status === 410) return ['deleted', `${what} was deleted at the source`];
+  if (status === 401 || status === 403) return ['security', `an upstream FHIR server refused the gateway's credentials (HTTP ${status})`];
+  return ['exception', `an upstream FHIR server answered HTTP ${status ?? 'error'}`];
 }

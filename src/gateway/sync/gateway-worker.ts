@@ -10,8 +10,8 @@ import { AsyncFHIRGateway } from '../async-gateway.js';
 import { CollectingDispatcher } from './collecting-dispatcher.js';
 import { CursorTable } from './cursors.js';
 import type { GatewayWorkerData } from './options.js';
-import type { BridgeWorkerData } from './protocol.js';
-import { serveBridge } from './serve.js';
+import type { BridgeWorkerData } from '../../lib/worker-bridge/protocol.js';
+import { serveBridge } from '../../lib/worker-bridge/serve.js';
 
 /** The methods of `AsyncFHIRGateway` that the calling thread may call. */
 const METHODS = new Set(['addSource', 'rotateKey', 'jwks', 'sourceBaseUrl', 'create', 'read', 'update', 'delete', 'search', 'transaction', 'batch', 'close']);

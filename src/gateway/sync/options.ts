@@ -5,6 +5,7 @@
  */
 import type { EventDispatcher } from '../../events/types.js';
 import { checkGatewayOptions, type GatewayRetryOptions } from '../options.js';
+import { numberOption } from '../../lib/options.js';
 
 /**
  * Options of `new FHIRGateway(options)`.
@@ -32,6 +33,20 @@ export interface FHIRGatewayOptions extends GatewayRetryOptions {
    * are garbage-collected. Default 64.
    */
   maxOpenCursors?: number;
+  /**
+   * The origins (`http://127.0.0.1:8000`) of servers that run on the thread making the calls, such
+   * as an embedded sandbox or a test server. A sync call blocks its thread until it is answered, so a
+   * call to one of them (its FHIR base or its token endpoint) is refused at once with `ERR_DEADLOCK`
+   * instead of hanging until its time-out; `localhost`, `127.0.0.1` and `[::1]` count as one host.
+   * Read at each call: pass a `Set` and add to it to name servers started later. Default: none.
+   *
+   * @example
+   * ```ts
+   * const sandbox = await startSandbox();
+   * const gw = new FHIRGateway({ sameThreadOrigins: [sandbox.origin] });
+   * ```
+   */
+  sameThreadOrigins?: Iterable<string>;
 }
 
 /**
@@ -66,6 +81,8 @@ export interface SyncGatewayOptions {
   readonly events: boolean;
   /** The FHIR version reported at `/metadata`. */
   readonly fhirVersion: string;
+  /** The caller's own iterable, read at each call (see `FHIRGatewayOptions.sameThreadOrigins`). */
+  readonly sameThreadOrigins: Iterable<string>;
 }
 
 /** Default of `maxOpenCursors`. */
@@ -94,9 +111,11 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
   // validates them again with the same checks.
   const { timeout, maxResponseBytes, retry, maxRetries, retryOn, retryBaseDelay, maxRetryDelay } = options;
   const gateway = { timeout, maxResponseBytes, retry, maxRetries, retryOn: retryOn && [...retryOn], retryBaseDelay, maxRetryDelay };
-  const { maxOpenCursors = DEFAULT_MAX_OPEN_CURSORS } = options;
-  if (typeof maxOpenCursors !== 'number') throw new TypeError('options.maxOpenCursors must be a number');
-  if (!Number.isSafeInteger(maxOpenCursors) || maxOpenCursors < 1) throw new RangeError('options.maxOpenCursors must be an integer >= 1');
+  const { sameThreadOrigins = [] } = options;
+  if (typeof (sameThreadOrigins as Partial<Iterable<string>> | null)?.[Symbol.iterator] !== 'function' || typeof sameThreadOrigins === 'string') {
+    throw new TypeError('options.sameThreadOrigins must be an iterable of origins such as [sandbox.origin]');
+  }
+  const maxOpenCursors = numberOption(options.maxOpenCursors, 'options.maxOpenCursors', DEFAULT_MAX_OPEN_CURSORS, { integer: true, min: 1 });
   return Object.freeze({
     worker: Object.freeze({
       gateway: Object.freeze(Object.fromEntries(Object.entries(gateway).filter(([, v]) => v !== undefined))),
@@ -106,6 +125,7 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
     dispatcher: checked.dispatcher,
     events: checked.events,
     fhirVersion: checked.fhirVersion,
+    sameThreadOrigins,
   });
 }
 

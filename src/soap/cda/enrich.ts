@@ -4,20 +4,20 @@
  */
 import { FhirgateError } from '../../errors.js';
 import { createSecureParser } from '../secure-parser.js';
-import type { XmlLimits } from '../secure-parser.js';
+import type { XMLLimits } from '../secure-parser.js';
 import { CDA_LIMITS } from './parse-cda.js';
-import type { CdaAllergyInput, CdaMedication, CdaProblem } from './types.js';
+import type { CDAAllergyInput, CDAMedication, CDAProblem } from './types.js';
 import { HL7_V3_NS, SECTION_CODES } from './values.js';
-import { CdaWriter, allergyEntry, medicationEntry, problemEntry } from './write-entries.js';
+import { CDAWriter, allergyEntry, medicationEntry, problemEntry } from './write-entries.js';
 
 /** What to add to a CDA document. */
-export interface CdaEnrichment {
+export interface CDAEnrichment {
   /** Added to the problem list section (LOINC 11450-4). */
-  problems?: readonly CdaProblem[];
+  problems?: readonly CDAProblem[];
   /** Added to the medications section (LOINC 10160-0). */
-  medications?: readonly CdaMedication[];
+  medications?: readonly CDAMedication[];
   /** Added to the allergies section (LOINC 48765-2). */
-  allergies?: readonly CdaAllergyInput[];
+  allergies?: readonly CDAAllergyInput[];
 }
 
 type Kind = keyof typeof SECTION_CODES;
@@ -33,7 +33,7 @@ interface Place {
 }
 
 /** Finds, in one pass, where each kind's section ends and where the structured body ends. */
-function findPlaces(text: string, limits: XmlLimits): { sections: Partial<Record<Kind, Place>>; body: Place | undefined } {
+function findPlaces(text: string, limits: XMLLimits): { sections: Partial<Record<Kind, Place>>; body: Place | undefined } {
   const sections: Partial<Record<Kind, Place>> = {};
   let body: Place | undefined;
   const open: { depth: number; kind: Kind | undefined }[] = [];
@@ -70,18 +70,18 @@ function findPlaces(text: string, limits: XmlLimits): { sections: Partial<Record
  * LOINC codes) and returns the new document text; everything else is kept byte for byte. A section
  * that is missing is created at the end of the structured body. The entries are written with the
  * section's own prefix, so they are in `urn:hl7-org:v3` whatever prefixes the document uses, and
- * {@link readCda} reads them back. Throws `ERR_CDA` for malformed XML, a DOCTYPE, a root other than
+ * {@link readCDA} reads them back. Throws `ERR_CDA` for malformed XML, a DOCTYPE, a root other than
  * `ClinicalDocument`, or a document without a structured body when a section must be created.
  *
  * @example
  * ```ts
- * const enriched = enrichCda(request.document, {
+ * const enriched = enrichCDA(request.document, {
  *   problems: [{ code: { code: '38341003', codeSystem: '2.16.840.1.113883.6.96', display: 'Hypertension' }, status: 'active' }],
  * });
  * return { document: enriched };
  * ```
  */
-export function enrichCda(text: string, enrichment: CdaEnrichment, limits: Partial<XmlLimits> = {}): string {
+export function enrichCDA(text: string, enrichment: CDAEnrichment, limits: Partial<XMLLimits> = {}): string {
   if (typeof text !== 'string') throw new TypeError('the CDA document must be a string');
   if (typeof enrichment !== 'object' || enrichment === null) throw new TypeError('enrichment must be an object');
   const { sections, body } = findPlaces(text, { ...CDA_LIMITS, ...limits });
@@ -92,8 +92,8 @@ export function enrichCda(text: string, enrichment: CdaEnrichment, limits: Parti
     if (items.length === 0) continue;
     const place = sections[kind] ?? body;
     if (!place) throw new FhirgateError('ERR_CDA', 'the document has no structuredBody to add a section to');
-    const w = new CdaWriter(place.prefix);
-    const entries = items.map((item) => (WRITERS[kind] as (w: CdaWriter, item: unknown) => string)(w, item)).join('');
+    const w = new CDAWriter(place.prefix);
+    const entries = items.map((item) => (WRITERS[kind] as (w: CDAWriter, item: unknown) => string)(w, item)).join('');
     const xml = sections[kind]
       ? entries
       : w.el('component', {}, w.el('section', {},

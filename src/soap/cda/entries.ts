@@ -3,27 +3,27 @@
  * @module
  */
 import { child, children, descendants } from '../xml-tree.js';
-import type { XmlElement } from '../xml-tree.js';
+import type { XMLElement } from '../xml-tree.js';
 import { referencedText } from './narrative.js';
-import type { CdaAllergy, CdaMedication, CdaProblem } from './types.js';
+import type { CDAAllergy, CDAMedication, CDAProblem } from './types.js';
 import { readCode, readId, readTime } from './values.js';
 
 /** LOINC "Status" — the code of the nested observation that states a clinical status. */
 const STATUS_OBSERVATION = '33999-4';
 
 /** The first `observation` under `entry` (the concern's subject observation). */
-function mainObservation(entry: XmlElement): XmlElement | undefined {
+function mainObservation(entry: XMLElement): XMLElement | undefined {
   return descendants(entry, 'observation')[0];
 }
 
 /** The clinical status: the nested status observation's display, else `statusCode/@code`; lower case. */
-function status(act: XmlElement | undefined, observation: XmlElement | undefined): string | undefined {
+function status(act: XMLElement | undefined, observation: XMLElement | undefined): string | undefined {
   const statusObs = descendants(observation, 'observation').find((o) => child(o, 'code')?.attributes.code === STATUS_OBSERVATION);
   const value = child(statusObs, 'value')?.attributes.displayName ?? child(act, 'statusCode')?.attributes.code;
   return value?.toLowerCase();
 }
 
-function low(el: XmlElement | undefined): string | undefined {
+function low(el: XMLElement | undefined): string | undefined {
   return readTime(child(el, 'effectiveTime', 'low'));
 }
 
@@ -36,14 +36,14 @@ function low(el: XmlElement | undefined): string | undefined {
  * readProblems(section, ids); // [{ text: 'CHF', status: 'active', onset: '20140916', … }]
  * ```
  */
-export function readProblems(section: XmlElement, ids: ReadonlyMap<string, string>): CdaProblem[] {
+export function readProblems(section: XMLElement, ids: ReadonlyMap<string, string>): CDAProblem[] {
   return children(section, 'entry').flatMap((entry) => {
     const act = children(entry)[0];
     const obs = mainObservation(entry);
     if (!obs) return [];
     const value = child(obs, 'value');
     const text = referencedText(value, ids) ?? referencedText(child(obs, 'text'), ids);
-    const problem: CdaProblem = {
+    const problem: CDAProblem = {
       id: readId(child(obs, 'id')) ?? readId(child(act, 'id')),
       code: value?.attributes.code ? readCode(value, text) : undefined,
       text,
@@ -63,7 +63,7 @@ export function readProblems(section: XmlElement, ids: ReadonlyMap<string, strin
  * readMedications(section, ids); // [{ code: { code: '314076', display: 'lisinopril 10 MG Oral Tablet', … }, … }]
  * ```
  */
-export function readMedications(section: XmlElement, ids: ReadonlyMap<string, string>): CdaMedication[] {
+export function readMedications(section: XMLElement, ids: ReadonlyMap<string, string>): CDAMedication[] {
   return children(section, 'entry').flatMap((entry) => {
     const sa = child(entry, 'substanceAdministration');
     if (!sa) return [];
@@ -73,7 +73,7 @@ export function readMedications(section: XmlElement, ids: ReadonlyMap<string, st
     const period = children(sa, 'effectiveTime').find((e) => child(e, 'low') || child(e, 'high'));
     const dose = child(sa, 'doseQuantity');
     const doseValue = Number(dose?.attributes.value);
-    const medication: CdaMedication = {
+    const medication: CDAMedication = {
       id: readId(child(sa, 'id')),
       code: readCode(codeEl, name),
       text: referencedText(child(sa, 'text'), ids),
@@ -96,7 +96,7 @@ export function readMedications(section: XmlElement, ids: ReadonlyMap<string, st
  * readAllergies(section, ids); // [{ allergen: { display: 'INSULINS', … }, reactions: [], … }]
  * ```
  */
-export function readAllergies(section: XmlElement, ids: ReadonlyMap<string, string>): CdaAllergy[] {
+export function readAllergies(section: XMLElement, ids: ReadonlyMap<string, string>): CDAAllergy[] {
   return children(section, 'entry').flatMap((entry) => {
     const act = children(entry)[0];
     const obs = mainObservation(entry);
@@ -108,7 +108,7 @@ export function readAllergies(section: XmlElement, ids: ReadonlyMap<string, stri
       .filter((r) => r.attributes.typeCode === 'MFST')
       .flatMap((r) => readCode(child(r, 'observation', 'value'), referencedText(child(r, 'observation', 'value'), ids)) ?? []);
     const severityObs = descendants(obs, 'observation').find((o) => child(o, 'code')?.attributes.code === 'SEV');
-    const allergy: CdaAllergy = {
+    const allergy: CDAAllergy = {
       id: readId(child(obs, 'id')) ?? readId(child(act, 'id')),
       allergen: readCode(entityCode, allergenName) ?? readCode(child(obs, 'value')),
       text: referencedText(child(obs, 'text'), ids),

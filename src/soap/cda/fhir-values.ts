@@ -3,7 +3,7 @@
  * @module
  */
 import type { CodeableConcept, Identifier, Reference } from '../../fhir/index.js';
-import type { CdaCode, CdaHeader, CdaIdentifier } from './types.js';
+import type { CDACode, CDAHeader, CDAIdentifier } from './types.js';
 
 /** The FHIR URIs of the code systems CDA documents name by OID; others become `urn:oid:…`. */
 const SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
@@ -40,10 +40,10 @@ const TS = /^(\d{4})(\d{2})?(\d{2})?(?:(\d{2})(\d{2})?(\d{2})?(?:\.\d+)?)?([+-]\
  *
  * @example
  * ```ts
- * toFhirDateTime('20140916'); // '2014-09-16'
+ * toFHIRDateTime('20140916'); // '2014-09-16'
  * ```
  */
-export function toFhirDateTime(ts: string | undefined): string | undefined {
+export function toFHIRDateTime(ts: string | undefined): string | undefined {
   const m = ts === undefined ? null : TS.exec(ts);
   if (!m) return undefined;
   const [, y, mo, d, h, mi = '00', s = '00', zone] = m;
@@ -60,7 +60,7 @@ export function toFhirDateTime(ts: string | undefined): string | undefined {
  * toCodeableConcept({ code: '38341003', codeSystem: '2.16.840.1.113883.6.96', display: 'Hypertension' });
  * ```
  */
-export function toCodeableConcept(code: CdaCode | undefined, text?: string): CodeableConcept | undefined {
+export function toCodeableConcept(code: CDACode | undefined, text?: string): CodeableConcept | undefined {
   const concept: CodeableConcept = {};
   if (code?.code) {
     concept.coding = [{ code: code.code, ...(code.codeSystem ? { system: systemUri(code.codeSystem) } : {}), ...(code.display ? { display: code.display } : {}) }];
@@ -79,7 +79,7 @@ export function toCodeableConcept(code: CdaCode | undefined, text?: string): Cod
  * toIdentifier({ root: '1.2.3', extension: '42' }); // { system: 'urn:oid:1.2.3', value: '42' }
  * ```
  */
-export function toIdentifier(id: CdaIdentifier | undefined): Identifier | undefined {
+export function toIdentifier(id: CDAIdentifier | undefined): Identifier | undefined {
   if (!id?.root) return id?.extension ? { value: id.extension } : undefined;
   if (id.extension) return { system: systemUri(id.root), value: id.extension };
   const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id.root);
@@ -94,7 +94,7 @@ export function toIdentifier(id: CdaIdentifier | undefined): Identifier | undefi
  * patientReference(cda.header); // { identifier: {...}, display: 'John Smith' }
  * ```
  */
-export function patientReference(header: CdaHeader): Reference {
+export function patientReference(header: CDAHeader): Reference {
   const ref: Reference = { type: 'Patient' };
   const identifier = toIdentifier(header.patient.ids.find((i) => i.extension) ?? header.patient.ids[0]);
   const name = header.patient.name;

@@ -3,12 +3,12 @@
  * @module
  */
 import { child, children } from '../xml-tree.js';
-import type { XmlElement } from '../xml-tree.js';
+import type { XMLElement } from '../xml-tree.js';
 
 const BLOCKS = new Set(['paragraph', 'tr', 'item', 'list', 'table', 'thead', 'tbody', 'caption', 'content_block']);
 const CELLS = new Set(['td', 'th']);
 
-function render(el: XmlElement, out: string[]): void {
+function render(el: XMLElement, out: string[]): void {
   for (const c of el.children) {
     if (typeof c === 'string') out.push(c);
     else if (c.name === 'br') out.push('\n');
@@ -29,7 +29,7 @@ function render(el: XmlElement, out: string[]): void {
  * narrativeText(child(section, 'text')); // 'Chief Complaint:\nHeadaches times three months\n…'
  * ```
  */
-export function narrativeText(el: XmlElement | undefined): string {
+export function narrativeText(el: XMLElement | undefined): string {
   if (!el) return '';
   const out: string[] = [];
   render(el, out);
@@ -56,9 +56,9 @@ export function narrativeText(el: XmlElement | undefined): string {
  * const ids = indexNarrativeIds(root); ids.get('problem3name'); // 'CHF'
  * ```
  */
-export function indexNarrativeIds(root: XmlElement): Map<string, string> {
+export function indexNarrativeIds(root: XMLElement): Map<string, string> {
   const index = new Map<string, string>();
-  const walk = (el: XmlElement): void => {
+  const walk = (el: XMLElement): void => {
     const id = el.attributes.ID;
     if (id !== undefined && !index.has(id)) index.set(id, narrativeText(el));
     for (const c of children(el)) walk(c);
@@ -76,7 +76,7 @@ export function indexNarrativeIds(root: XmlElement): Map<string, string> {
  * referencedText(child(observation, 'text'), ids); // 'CHF'
  * ```
  */
-export function referencedText(el: XmlElement | undefined, ids: ReadonlyMap<string, string>): string | undefined {
+export function referencedText(el: XMLElement | undefined, ids: ReadonlyMap<string, string>): string | undefined {
   if (!el) return undefined;
   const ref = child(el, 'reference') ?? child(el, 'originalText', 'reference');
   const target = ref?.attributes.value;

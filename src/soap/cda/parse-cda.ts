@@ -3,9 +3,9 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
-import type { XmlLimits } from '../secure-parser.js';
-import { parseXmlTree } from '../xml-tree.js';
-import type { XmlElement } from '../xml-tree.js';
+import type { XMLLimits } from '../secure-parser.js';
+import { parseXMLTree } from '../xml-tree.js';
+import type { XMLElement } from '../xml-tree.js';
 import { HL7_V3_NS } from './values.js';
 
 /**
@@ -13,10 +13,10 @@ import { HL7_V3_NS } from './values.js';
  *
  * @example
  * ```ts
- * readCda(text, { ...CDA_LIMITS, maxElements: 50_000 });
+ * readCDA(text, { ...CDA_LIMITS, maxElements: 50_000 });
  * ```
  */
-export const CDA_LIMITS: Readonly<XmlLimits> = Object.freeze({ maxDepth: 256, maxElements: 500_000 });
+export const CDA_LIMITS: Readonly<XMLLimits> = Object.freeze({ maxDepth: 256, maxElements: 500_000 });
 
 /**
  * Parses a CDA document and checks that its root is `ClinicalDocument` in `urn:hl7-org:v3`. Throws
@@ -24,12 +24,12 @@ export const CDA_LIMITS: Readonly<XmlLimits> = Object.freeze({ maxDepth: 256, ma
  *
  * @example
  * ```ts
- * parseCda(text).name; // 'ClinicalDocument'
+ * parseCDA(text).name; // 'ClinicalDocument'
  * ```
  */
-export function parseCda(text: string, limits: Partial<XmlLimits> = {}): XmlElement {
+export function parseCDA(text: string, limits: Partial<XMLLimits> = {}): XMLElement {
   if (typeof text !== 'string') throw new TypeError('the CDA document must be a string');
-  const root = parseXmlTree(text, { ...CDA_LIMITS, ...limits }, 'ERR_CDA');
+  const root = parseXMLTree(text, { ...CDA_LIMITS, ...limits }, 'ERR_CDA');
   if (root.name !== 'ClinicalDocument' || root.uri !== HL7_V3_NS) {
     throw new FhirgateError('ERR_CDA', `not a CDA document: the root is {${root.uri}}${root.name}, not {${HL7_V3_NS}}ClinicalDocument`);
   }

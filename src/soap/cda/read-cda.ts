@@ -2,24 +2,24 @@
  * Reading a CDA R2 document into plain objects.
  * @module
  */
-import type { XmlLimits } from '../secure-parser.js';
+import type { XMLLimits } from '../secure-parser.js';
 import { child, children, textContent } from '../xml-tree.js';
-import type { XmlElement } from '../xml-tree.js';
+import type { XMLElement } from '../xml-tree.js';
 import { readAllergies, readMedications, readProblems } from './entries.js';
 import { indexNarrativeIds, narrativeText } from './narrative.js';
-import type { CdaAuthor, CdaDocument, CdaHeader, CdaSection } from './types.js';
+import type { CDAAuthor, CDADocument, CDAHeader, CDASection } from './types.js';
 import { SECTION_CODES, readCode, readId, readIds, readName, readTime } from './values.js';
-import { parseCda } from './parse-cda.js';
+import { parseCDA } from './parse-cda.js';
 
 /** Limits for reading CDA documents. */
-export type ReadCdaOptions = Partial<XmlLimits>;
+export type ReadCDAOptions = Partial<XMLLimits>;
 
-function readAuthor(root: XmlElement): CdaAuthor | undefined {
+function readAuthor(root: XMLElement): CDAAuthor | undefined {
   const authors = children(root, 'author');
   const author = authors.find((a) => child(a, 'assignedAuthor', 'assignedPerson')) ?? authors[0];
   if (!author) return undefined;
   const assigned = child(author, 'assignedAuthor');
-  const result: CdaAuthor = { ids: readIds(assigned) };
+  const result: CDAAuthor = { ids: readIds(assigned) };
   const name = readName(child(assigned, 'assignedPerson', 'name'));
   const organization = textContent(child(assigned, 'representedOrganization', 'name')).trim();
   const time = readTime(child(author, 'time'));
@@ -29,10 +29,10 @@ function readAuthor(root: XmlElement): CdaAuthor | undefined {
   return result;
 }
 
-function readHeader(root: XmlElement): CdaHeader {
+function readHeader(root: XMLElement): CDAHeader {
   const role = child(root, 'recordTarget', 'patientRole');
   const patientEl = child(role, 'patient');
-  const header: CdaHeader = { patient: { ids: readIds(role) } };
+  const header: CDAHeader = { patient: { ids: readIds(role) } };
   const name = readName(child(patientEl, 'name'));
   const gender = child(patientEl, 'administrativeGenderCode')?.attributes.code;
   const birthTime = readTime(child(patientEl, 'birthTime'));
@@ -60,9 +60,9 @@ function readHeader(root: XmlElement): CdaHeader {
  * bodySections(root).length;
  * ```
  */
-export function bodySections(root: XmlElement): XmlElement[] {
-  const found: XmlElement[] = [];
-  const walk = (parent: XmlElement | undefined): void => {
+export function bodySections(root: XMLElement): XMLElement[] {
+  const found: XMLElement[] = [];
+  const walk = (parent: XMLElement | undefined): void => {
     for (const component of children(parent, 'component')) {
       for (const section of children(component, 'section')) {
         found.push(section);
@@ -83,19 +83,19 @@ export function bodySections(root: XmlElement): XmlElement[] {
  *
  * @example
  * ```ts
- * const cda = readCda(request.document);
+ * const cda = readCDA(request.document);
  * cda.header.patient.name; // { given: ['John'], family: 'Smith' }
  * cda.problems[0]?.text;   // 'CHF'
  * ```
  */
-export function readCda(text: string, options: ReadCdaOptions = {}): CdaDocument {
-  const root = parseCda(text, options);
+export function readCDA(text: string, options: ReadCDAOptions = {}): CDADocument {
+  const root = parseCDA(text, options);
   const ids = indexNarrativeIds(root);
-  const doc: CdaDocument = { header: readHeader(root), sections: [], problems: [], medications: [], allergies: [], notes: [] };
+  const doc: CDADocument = { header: readHeader(root), sections: [], problems: [], medications: [], allergies: [], notes: [] };
   for (const el of bodySections(root)) {
     const code = readCode(child(el, 'code'));
     const title = textContent(child(el, 'title')).trim();
-    const section: CdaSection = { text: narrativeText(child(el, 'text')) };
+    const section: CDASection = { text: narrativeText(child(el, 'text')) };
     if (code) section.code = code;
     if (title) section.title = title;
     doc.sections.push(section);

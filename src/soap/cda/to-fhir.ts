@@ -1,10 +1,10 @@
 /**
- * Converting what `readCda` read into FHIR R4 resources.
+ * Converting what `readCDA` read into FHIR R4 resources.
  * @module
  */
 import type { AllergyIntolerance, CodeableConcept, Condition, DocumentReference, MedicationStatement, Reference } from '../../fhir/index.js';
-import { patientReference, toCodeableConcept, toFhirDateTime, toIdentifier } from './fhir-values.js';
-import type { CdaAllergy, CdaDocument, CdaHeader, CdaMedication, CdaProblem, CdaSection } from './types.js';
+import { patientReference, toCodeableConcept, toFHIRDateTime, toIdentifier } from './fhir-values.js';
+import type { CDAAllergy, CDADocument, CDAHeader, CDAMedication, CDAProblem, CDASection } from './types.js';
 
 const CLINICAL = 'http://terminology.hl7.org/CodeSystem/condition-clinical';
 const ALLERGY_CLINICAL = 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical';
@@ -30,7 +30,7 @@ function withIdentifier<T extends { identifier?: unknown }>(resource: T, id: Par
  * problemToCondition(cda.problems[0], patientReference(cda.header));
  * ```
  */
-export function problemToCondition(problem: CdaProblem, subject: Reference): Condition {
+export function problemToCondition(problem: CDAProblem, subject: Reference): Condition {
   const condition: Condition = {
     resourceType: 'Condition',
     clinicalStatus: status(CLINICAL, problem.status),
@@ -39,8 +39,8 @@ export function problemToCondition(problem: CdaProblem, subject: Reference): Con
     subject,
   };
   const code = toCodeableConcept(problem.code, problem.text);
-  const onset = toFhirDateTime(problem.onset);
-  const abatement = toFhirDateTime(problem.abatement);
+  const onset = toFHIRDateTime(problem.onset);
+  const abatement = toFHIRDateTime(problem.abatement);
   if (code) condition.code = code;
   if (onset) condition.onsetDateTime = onset;
   if (abatement && condition.clinicalStatus?.coding?.[0]?.code !== 'active') condition.abatementDateTime = abatement;
@@ -56,7 +56,7 @@ export function problemToCondition(problem: CdaProblem, subject: Reference): Con
  * medicationToStatement(cda.medications[0], patientReference(cda.header));
  * ```
  */
-export function medicationToStatement(medication: CdaMedication, subject: Reference): MedicationStatement {
+export function medicationToStatement(medication: CDAMedication, subject: Reference): MedicationStatement {
   const statuses = ['active', 'completed', 'stopped', 'on-hold', 'intended'];
   const statement: MedicationStatement = {
     resourceType: 'MedicationStatement',
@@ -64,8 +64,8 @@ export function medicationToStatement(medication: CdaMedication, subject: Refere
     medicationCodeableConcept: toCodeableConcept(medication.code, medication.text) ?? { text: 'Unknown medication' },
     subject,
   };
-  const start = toFhirDateTime(medication.start);
-  const end = toFhirDateTime(medication.end);
+  const start = toFHIRDateTime(medication.start);
+  const end = toFHIRDateTime(medication.end);
   if (start || end) statement.effectivePeriod = { ...(start ? { start } : {}), ...(end ? { end } : {}) };
   const route = toCodeableConcept(medication.route);
   const { dose } = medication;
@@ -92,7 +92,7 @@ const SEVERITY: Readonly<Record<string, string>> = { H: 'severe', M: 'moderate',
  * allergyToAllergyIntolerance(cda.allergies[0], patientReference(cda.header));
  * ```
  */
-export function allergyToAllergyIntolerance(allergy: CdaAllergy, patient: Reference): AllergyIntolerance {
+export function allergyToAllergyIntolerance(allergy: CDAAllergy, patient: Reference): AllergyIntolerance {
   const resource: AllergyIntolerance = {
     resourceType: 'AllergyIntolerance',
     clinicalStatus: status(ALLERGY_CLINICAL, allergy.status),
@@ -103,7 +103,7 @@ export function allergyToAllergyIntolerance(allergy: CdaAllergy, patient: Refere
   if (category && FOOD.has(category)) resource.category = ['food'];
   else if (category && MEDICATION.has(category)) resource.category = ['medication'];
   const code = toCodeableConcept(allergy.allergen, allergy.text);
-  const onset = toFhirDateTime(allergy.onset);
+  const onset = toFHIRDateTime(allergy.onset);
   if (code) resource.code = code;
   if (onset) resource.onsetDateTime = onset;
   const severity = SEVERITY[allergy.severity?.code ?? ''];
@@ -121,7 +121,7 @@ export function allergyToAllergyIntolerance(allergy: CdaAllergy, patient: Refere
  * noteToDocumentReference(cda.notes[0], cda.header);
  * ```
  */
-export function noteToDocumentReference(note: CdaSection, header: CdaHeader): DocumentReference {
+export function noteToDocumentReference(note: CDASection, header: CDAHeader): DocumentReference {
   const reference: DocumentReference = {
     resourceType: 'DocumentReference',
     status: 'current',
@@ -135,7 +135,7 @@ export function noteToDocumentReference(note: CdaSection, header: CdaHeader): Do
     }],
   };
   const type = toCodeableConcept(note.code, note.title);
-  const date = toFhirDateTime(header.effectiveTime);
+  const date = toFHIRDateTime(header.effectiveTime);
   if (type) reference.type = type;
   if (note.title) reference.description = note.title;
   if (date?.includes('T')) reference.date = date;
@@ -143,7 +143,7 @@ export function noteToDocumentReference(note: CdaSection, header: CdaHeader): Do
 }
 
 /** The FHIR resources of a whole CDA document, by kind. */
-export interface CdaFhirResources {
+export interface CDAFHIRResources {
   conditions: Condition[];
   medicationStatements: MedicationStatement[];
   allergyIntolerances: AllergyIntolerance[];
@@ -151,15 +151,15 @@ export interface CdaFhirResources {
 }
 
 /**
- * Converts everything `readCda` read: problems, medications, allergies and notes, all about the
+ * Converts everything `readCDA` read: problems, medications, allergies and notes, all about the
  * header's patient.
  *
  * @example
  * ```ts
- * const { conditions } = cdaToFhir(readCda(text));
+ * const { conditions } = cdaToFHIR(readCDA(text));
  * ```
  */
-export function cdaToFhir(doc: CdaDocument): CdaFhirResources {
+export function cdaToFHIR(doc: CDADocument): CDAFHIRResources {
   const subject = patientReference(doc.header);
   return {
     conditions: doc.problems.map((p) => problemToCondition(p, subject)),

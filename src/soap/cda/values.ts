@@ -3,8 +3,8 @@
  * @module
  */
 import { child, children, textContent } from '../xml-tree.js';
-import type { XmlElement } from '../xml-tree.js';
-import type { CdaCode, CdaIdentifier, CdaName } from './types.js';
+import type { XMLElement } from '../xml-tree.js';
+import type { CDACode, CDAIdentifier, CDAName } from './types.js';
 
 /**
  * The HL7 v3 namespace CDA elements live in.
@@ -40,10 +40,10 @@ function defined<T extends object>(value: T): T | undefined {
  * readCode(child(obs, 'value'), 'CHF');
  * ```
  */
-export function readCode(el: XmlElement | undefined, fallbackDisplay?: string): CdaCode | undefined {
+export function readCode(el: XMLElement | undefined, fallbackDisplay?: string): CDACode | undefined {
   if (!el) return fallbackDisplay ? { display: fallbackDisplay } : undefined;
   const a = el.attributes;
-  return defined<CdaCode>({
+  return defined<CDACode>({
     code: a.code,
     codeSystem: a.codeSystem,
     codeSystemName: a.codeSystemName,
@@ -59,9 +59,9 @@ export function readCode(el: XmlElement | undefined, fallbackDisplay?: string): 
  * readId(child(doc, 'id')); // { root: '1.2.840…', extension: '1bd2…' }
  * ```
  */
-export function readId(el: XmlElement | undefined): CdaIdentifier | undefined {
+export function readId(el: XMLElement | undefined): CDAIdentifier | undefined {
   if (!el || el.attributes.nullFlavor !== undefined) return undefined;
-  return defined<CdaIdentifier>({ root: el.attributes.root, extension: el.attributes.extension });
+  return defined<CDAIdentifier>({ root: el.attributes.root, extension: el.attributes.extension });
 }
 
 /**
@@ -72,7 +72,7 @@ export function readId(el: XmlElement | undefined): CdaIdentifier | undefined {
  * readIds(patientRole);
  * ```
  */
-export function readIds(el: XmlElement | undefined): CdaIdentifier[] {
+export function readIds(el: XMLElement | undefined): CDAIdentifier[] {
   return children(el, 'id').flatMap((id) => readId(id) ?? []);
 }
 
@@ -84,7 +84,7 @@ export function readIds(el: XmlElement | undefined): CdaIdentifier[] {
  * readName(child(patient, 'name')); // { given: ['John'], family: 'Smith' }
  * ```
  */
-export function readName(el: XmlElement | undefined): CdaName | undefined {
+export function readName(el: XMLElement | undefined): CDAName | undefined {
   if (!el || el.attributes.nullFlavor !== undefined) return undefined;
   const given = children(el, 'given').map((g) => textContent(g).trim()).filter(Boolean);
   const family = textContent(child(el, 'family')).trim() || undefined;
@@ -103,6 +103,6 @@ export function readName(el: XmlElement | undefined): CdaName | undefined {
  * readTime(child(doc, 'effectiveTime')); // '20140916152158-0500'
  * ```
  */
-export function readTime(el: XmlElement | undefined): string | undefined {
+export function readTime(el: XMLElement | undefined): string | undefined {
   return el?.attributes.value || undefined;
 }

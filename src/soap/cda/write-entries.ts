@@ -1,9 +1,9 @@
 /**
- * Writing CDA entries (problem, medication, allergy) as XML, in the shapes `readCda` reads back.
+ * Writing CDA entries (problem, medication, allergy) as XML, in the shapes `readCDA` reads back.
  * @module
  */
-import { escapeXml } from '../escape-xml.js';
-import type { CdaAllergyInput, CdaCode, CdaIdentifier, CdaMedication, CdaProblem } from './types.js';
+import { escapeXML } from '../escape-xml.js';
+import type { CDAAllergyInput, CDACode, CDAIdentifier, CDAMedication, CDAProblem } from './types.js';
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 const SNOMED = '2.16.840.1.113883.6.96';
@@ -17,10 +17,10 @@ type Attrs = Record<string, string | undefined>;
  *
  * @example
  * ```ts
- * new CdaWriter('hl7').el('statusCode', { code: 'active' }); // '<hl7:statusCode code="active"/>'
+ * new CDAWriter('hl7').el('statusCode', { code: 'active' }); // '<hl7:statusCode code="active"/>'
  * ```
  */
-export class CdaWriter {
+export class CDAWriter {
   readonly #prefix: string;
 
   constructor(prefix: string) {
@@ -30,21 +30,21 @@ export class CdaWriter {
   /** An element with attributes (undefined ones left out) and already-written children. */
   el(name: string, attrs: Attrs, ...content: string[]): string {
     let open = `<${this.#prefix}${name}`;
-    for (const [k, v] of Object.entries(attrs)) if (v !== undefined) open += ` ${k}="${escapeXml(v)}"`;
+    for (const [k, v] of Object.entries(attrs)) if (v !== undefined) open += ` ${k}="${escapeXML(v)}"`;
     const inner = content.join('');
     return inner === '' ? `${open}/>` : `${open}>${inner}</${this.#prefix}${name}>`;
   }
 
   /** Text content. */
   text(name: string, value: string | undefined): string {
-    return value ? `<${this.#prefix}${name}>${escapeXml(value)}</${this.#prefix}${name}>` : '';
+    return value ? `<${this.#prefix}${name}>${escapeXML(value)}</${this.#prefix}${name}>` : '';
   }
 
-  id(value: CdaIdentifier | undefined): string {
+  id(value: CDAIdentifier | undefined): string {
     return value ? this.el('id', { root: value.root, extension: value.extension }) : '';
   }
 
-  code(name: string, code: CdaCode | undefined, xsiType?: string, originalText?: string): string {
+  code(name: string, code: CDACode | undefined, xsiType?: string, originalText?: string): string {
     const attrs: Attrs = xsiType ? { 'xmlns:xsi': XSI, 'xsi:type': xsiType } : {};
     if (code?.code) Object.assign(attrs, { code: code.code, codeSystem: code.codeSystem, codeSystemName: code.codeSystemName, displayName: code.display });
     else attrs.nullFlavor = 'UNK';
@@ -57,7 +57,7 @@ export class CdaWriter {
     return this.el('effectiveTime', attrs, low ? this.el('low', { value: low }) : '', high ? this.el('high', { value: high }) : '');
   }
 
-  observation(code: CdaCode, value: string, ...more: string[]): string {
+  observation(code: CDACode, value: string, ...more: string[]): string {
     return this.el('observation', { classCode: 'OBS', moodCode: 'EVN' }, this.code('code', code), this.el('statusCode', { code: 'completed' }), value, ...more);
   }
 
@@ -85,10 +85,10 @@ export class CdaWriter {
  *
  * @example
  * ```ts
- * problemEntry(new CdaWriter(''), { code: { code: '38341003', codeSystem: '2.16.840.1.113883.6.96', display: 'Hypertension' } });
+ * problemEntry(new CDAWriter(''), { code: { code: '38341003', codeSystem: '2.16.840.1.113883.6.96', display: 'Hypertension' } });
  * ```
  */
-export function problemEntry(w: CdaWriter, p: CdaProblem): string {
+export function problemEntry(w: CDAWriter, p: CDAProblem): string {
   const text = p.text ?? p.code?.display;
   const obs = w.el('observation', { classCode: 'OBS', moodCode: 'EVN' },
     w.el('templateId', { root: '2.16.840.1.113883.10.20.1.28' }), w.id(p.id),
@@ -103,10 +103,10 @@ export function problemEntry(w: CdaWriter, p: CdaProblem): string {
  *
  * @example
  * ```ts
- * medicationEntry(new CdaWriter(''), { code: { code: '314076', codeSystem: '2.16.840.1.113883.6.88', display: 'lisinopril 10 MG Oral Tablet' } });
+ * medicationEntry(new CDAWriter(''), { code: { code: '314076', codeSystem: '2.16.840.1.113883.6.88', display: 'lisinopril 10 MG Oral Tablet' } });
  * ```
  */
-export function medicationEntry(w: CdaWriter, m: CdaMedication): string {
+export function medicationEntry(w: CDAWriter, m: CDAMedication): string {
   const product = w.el('manufacturedProduct', { classCode: 'MANU' },
     w.el('templateId', { root: '2.16.840.1.113883.10.20.1.53' }),
     w.el('manufacturedMaterial', {}, w.code('code', m.code, undefined, m.code?.display)));
@@ -125,10 +125,10 @@ export function medicationEntry(w: CdaWriter, m: CdaMedication): string {
  *
  * @example
  * ```ts
- * allergyEntry(new CdaWriter(''), { allergen: { code: '102263004', codeSystem: '2.16.840.1.113883.6.96', display: 'Eggs' } });
+ * allergyEntry(new CDAWriter(''), { allergen: { code: '102263004', codeSystem: '2.16.840.1.113883.6.96', display: 'Eggs' } });
  * ```
  */
-export function allergyEntry(w: CdaWriter, a: CdaAllergyInput): string {
+export function allergyEntry(w: CDAWriter, a: CDAAllergyInput): string {
   const entity = w.el('participant', { typeCode: 'CSM' }, w.el('participantRole', { classCode: 'MANU' },
     w.el('playingEntity', { classCode: 'MMAT' }, w.code('code', a.allergen), w.text('name', a.allergen?.display))));
   const assertion = { code: 'ASSERTION', codeSystem: ACT_CODE };

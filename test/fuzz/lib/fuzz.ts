@@ -148,7 +148,7 @@ export type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly o
  *
  * @example
  * ```ts
- * const outcome = await settle(['ERR_JWT'], () => decodeJwt(token));
+ * const outcome = await settle(['ERR_JWT'], () => decodeJWT(token));
  * if (!outcome.ok) assert.match(outcome.error.message, /malformed/);
  * ```
  */

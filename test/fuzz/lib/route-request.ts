@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { FhirgateError } from '../../../src/errors.js';
-import type { Logger, RouteRequest } from '../../../src/mount.js';
+import type { Logger, RouteRequest } from '../../../src/mount/index.js';
 
 /**
  * What the fake request holds.

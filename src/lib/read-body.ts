@@ -1,6 +1,6 @@
 /**
  * Reading request bodies under a byte limit, without ever destroying the socket (so that a 413 can
- * still be sent), and parsing JSON bodies.
+ * still be sent). Used by the host and by the sandbox.
  * @module
  */
 import type { IncomingMessage } from 'node:http';
@@ -67,31 +67,4 @@ export async function readBytes(req: IncomingMessage, limit: number): Promise<Bu
   const chunks: Buffer[] = [];
   for await (const chunk of readChunks(req, limit)) chunks.push(chunk);
   return Buffer.concat(chunks);
-}
-
-/** True for `application/json` and any `+json` media type (`application/fhir+json`). */
-function isJsonMediaType(contentType: string | undefined): boolean {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
-}
-
-/**
- * Parses a JSON body: `undefined` when it is empty; `ERR_UNSUPPORTED_MEDIA_TYPE` (415) when it is not
- * empty and `contentType` is not a JSON media type; `ERR_BAD_REQUEST` (400) when it is not valid JSON.
- *
- * @example
- * ```ts
- * const value = parseJsonBody(await readBytes(req, limit), req.headers['content-type']);
- * ```
- */
-export function parseJsonBody(bytes: Buffer, contentType: string | undefined): unknown {
-  if (bytes.length === 0) return undefined;
-  if (!isJsonMediaType(contentType)) {
-    throw new FhirgateError('ERR_UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json', { status: 415 });
-  }
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new FhirgateError('ERR_BAD_REQUEST', 'the request body is not valid JSON', { status: 400 });
-  }
 }

@@ -72,9 +72,9 @@ export class SyncBridge {
   #stopReason: string | undefined;
 
   constructor(options: SyncBridgeOptions) {
-    if (!(options.workerUrl instanceof URL)) throw new TypeError('SyncBridge: option "workerUrl" must be a URL');
+    if (!(options.workerUrl instanceof URL)) throw new TypeError('SyncBridge: options.workerUrl must be a URL');
     const startupMs = options.startupMs ?? 20_000;
-    if (!Number.isFinite(startupMs) || startupMs < 0) throw new RangeError('SyncBridge: option "startupMs" must be a number >= 0');
+    if (!Number.isFinite(startupMs) || startupMs < 0) throw new RangeError('SyncBridge: options.startupMs must be a number >= 0');
     this.#options = {
       workerUrl: options.workerUrl,
       workerData: options.workerData ?? null,

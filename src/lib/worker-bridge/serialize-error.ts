@@ -5,11 +5,11 @@
  * The worker's stack trace never travels: the rebuilt error has the calling thread's stack.
  * @module
  */
-import { AuthTokenError, ERROR_CODES, FHIRHttpError, FhirgateError } from '../../errors.js';
+import { AuthTokenError, ERROR_CODES, FHIRHTTPError, FhirgateError } from '../../errors.js';
 import type { ErrorCode } from '../../errors.js';
 
 /** The classes an error is rebuilt as; anything else becomes a plain `Error` keeping its `name`. */
-type ErrorKind = 'FhirgateError' | 'FHIRHttpError' | 'AuthTokenError' | 'TypeError' | 'RangeError' | 'Error';
+type ErrorKind = 'FhirgateError' | 'FHIRHTTPError' | 'AuthTokenError' | 'TypeError' | 'RangeError' | 'Error';
 
 /**
  * An error as plain, structured-clone-safe data.
@@ -37,7 +37,7 @@ export interface SerializedError {
 const MAX_CAUSE_DEPTH = 4;
 
 function kindOf(err: Error): ErrorKind {
-  if (err instanceof FHIRHttpError) return 'FHIRHttpError';
+  if (err instanceof FHIRHTTPError) return 'FHIRHTTPError';
   if (err instanceof AuthTokenError) return 'AuthTokenError';
   if (err instanceof FhirgateError) return 'FhirgateError';
   if (err instanceof TypeError) return 'TypeError';
@@ -95,8 +95,8 @@ export function deserializeError(data: SerializedError): Error {
   const cause = data.cause === undefined ? undefined : deserializeError(data.cause);
   const base = { cause, ...(data.status === undefined ? {} : { status: data.status }) };
   switch (data.kind) {
-    case 'FHIRHttpError':
-      return new FHIRHttpError(data.message, {
+    case 'FHIRHTTPError':
+      return new FHIRHTTPError(data.message, {
         ...base,
         status: data.status ?? 0,
         operationOutcome: data.operationOutcome,

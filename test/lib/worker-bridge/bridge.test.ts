@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AuthTokenError, FHIRHttpError, FhirgateError } from '../../src/errors.js';
-import { SyncBridge, siblingModuleUrl } from '../../src/gateway/sync/bridge.js';
+import { AuthTokenError, FHIRHTTPError, FhirgateError } from '../../../src/errors.js';
+import { SyncBridge, siblingModuleUrl } from '../../../src/lib/worker-bridge/bridge.js';
 
-const workerUrl = siblingModuleUrl(import.meta.url, './sync-echo-worker');
+const workerUrl = siblingModuleUrl(import.meta.url, './echo-worker');
 const LONG = 60_000;
 
 function bridge(t: { after(fn: () => void): void }, options: Partial<ConstructorParameters<typeof SyncBridge>[0]> = {}): SyncBridge {
@@ -31,7 +31,7 @@ test('calls a worker synchronously and returns its values', (t) => {
 test('errors cross the bridge with class, code, fields and cause', (t) => {
   const b = bridge(t);
   const http = catchSync(() => b.call('fail', ['http'], LONG));
-  assert.ok(http instanceof FHIRHttpError);
+  assert.ok(http instanceof FHIRHTTPError);
   assert.equal(http.code, 'ERR_FHIR_HTTP');
   assert.equal(http.status, 404);
   assert.equal(http.operation, 'read');
@@ -39,7 +39,7 @@ test('errors cross the bridge with class, code, fields and cause', (t) => {
   assert.equal(http.message, 'read Patient/x failed: 404 Not Found: gone');
   assert.deepEqual(http.operationOutcome, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found' }] });
   assert.equal((http.cause as Error).message, 'inner');
-  assert.doesNotMatch(http.stack ?? '', /sync-echo-worker/);
+  assert.doesNotMatch(http.stack ?? '', /echo-worker/);
 
   const auth = catchSync(() => b.call('fail', ['auth'], LONG));
   assert.ok(auth instanceof AuthTokenError);
@@ -125,7 +125,7 @@ test('a worker whose entry cannot load tells its caller why at once', (t) => {
 });
 
 test('the gateway worker serves only the sync gateway methods', (t) => {
-  const b = bridge(t, { workerUrl: siblingModuleUrl(import.meta.url, '../../src/gateway/sync/gateway-worker'), workerData: { gateway: {}, maxOpenCursors: 1 } });
+  const b = bridge(t, { workerUrl: siblingModuleUrl(import.meta.url, '../../../src/gateway/sync/gateway-worker'), workerData: { gateway: {}, maxOpenCursors: 1 } });
   assert.deepEqual(b.call('addSource', ['s', 'fhir://127.0.0.1:9/fhir'], LONG), undefined);
   assert.equal(b.call('sourceBaseUrl', ['s'], LONG), 'http://127.0.0.1:9/fhir');
   for (const method of ['getPoolStatus', 'modify', 'useEvents', 'constructor', '__proto__']) {

@@ -1,8 +1,8 @@
 /** A tiny object served over the sync bridge, for the bridge's own tests. */
 import { workerData } from 'node:worker_threads';
-import { AuthTokenError, FHIRHttpError, FhirgateError } from '../../src/errors.js';
-import { serveBridge } from '../../src/gateway/sync/serve.js';
-import type { BridgeWorkerData } from '../../src/gateway/sync/protocol.js';
+import { AuthTokenError, FHIRHTTPError, FhirgateError } from '../../../src/errors.js';
+import { serveBridge } from '../../../src/lib/worker-bridge/serve.js';
+import type { BridgeWorkerData } from '../../../src/lib/worker-bridge/protocol.js';
 
 const data = workerData as BridgeWorkerData;
 let release: (() => void) | undefined;
@@ -18,7 +18,7 @@ const methods: Record<string, (...args: unknown[]) => unknown> = {
   exit: () => process.exit(3),
   fail: (kind) => {
     switch (kind) {
-      case 'http': throw new FHIRHttpError('read Patient/x failed: 404 Not Found: gone', {
+      case 'http': throw new FHIRHTTPError('read Patient/x failed: 404 Not Found: gone', {
         status: 404, operation: 'read', reference: 'Patient/x',
         operationOutcome: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found' }] },
         cause: new Error('inner'),

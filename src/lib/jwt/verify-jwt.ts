@@ -3,17 +3,17 @@
  * @module
  */
 import { createPublicKey, KeyObject, verify, type JsonWebKey } from 'node:crypto';
-import { FhirgateError } from '../errors.js';
+import { FhirgateError } from '../../errors.js';
 import { signingParams } from './algorithms.js';
 import { decodeBase64url } from './base64url.js';
-import type { JwtClaims, JwtHeader } from './types.js';
+import type { JWTClaims, JWTHeader } from './types.js';
 
-/** Options of {@link verifyJwt}. */
-export interface VerifyJwtOptions {
+/** Options of {@link verifyJWT}. */
+export interface VerifyJWTOptions {
   /** The `alg` values accepted. `none` and HS* are refused whatever is listed. */
   algorithms: readonly string[];
   /** Finds the verification key for a header (by `kid`, `jku`, ...); `undefined` means unknown key. */
-  key: (header: JwtHeader) => KeyObject | JsonWebKey | undefined | Promise<KeyObject | JsonWebKey | undefined>;
+  key: (header: JWTHeader) => KeyObject | JsonWebKey | undefined | Promise<KeyObject | JsonWebKey | undefined>;
   /** Accepted `iss` value(s). */
   issuer?: string | readonly string[];
   /** The `aud` that must be present (in a string `aud` or in an array). */
@@ -31,9 +31,9 @@ export interface VerifyJwtOptions {
 }
 
 /** A decoded, not yet verified, JWT. */
-export interface DecodedJwt {
-  header: JwtHeader;
-  payload: JwtClaims;
+export interface DecodedJWT {
+  header: JWTHeader;
+  payload: JWTClaims;
 }
 
 function parsePart(part: string): Record<string, unknown> {
@@ -58,18 +58,18 @@ function split(token: string): [string, string, string] {
  *
  * @example
  * ```ts
- * const { header, payload } = decodeJwt(token);
+ * const { header, payload } = decodeJWT(token);
  * header.kid; payload.iss;
  * ```
  */
-export function decodeJwt(token: string): DecodedJwt {
+export function decodeJWT(token: string): DecodedJWT {
   const [head, body] = split(token);
   const header = parsePart(head);
   if (typeof header.alg !== 'string') throw new FhirgateError('ERR_JWT', 'malformed token');
-  return { header: header as JwtHeader, payload: parsePart(body) as JwtClaims };
+  return { header: header as JWTHeader, payload: parsePart(body) as JWTClaims };
 }
 
-function checkClaims(payload: JwtClaims, options: VerifyJwtOptions): void {
+function checkClaims(payload: JWTClaims, options: VerifyJWTOptions): void {
   const now = (options.now ?? Date.now)() / 1000;
   const leeway = options.clockToleranceSeconds ?? 0;
   for (const claim of options.requiredClaims ?? []) {
@@ -103,16 +103,16 @@ function checkClaims(payload: JwtClaims, options: VerifyJwtOptions): void {
  *
  * @example
  * ```ts
- * const { payload } = await verifyJwt(assertion, {
+ * const { payload } = await verifyJWT(assertion, {
  *   algorithms: ['RS384', 'ES384'],
  *   key: (header) => keysByKid.get(header.kid ?? ''),
  *   issuer: clientId, subject: clientId, audience: tokenUrl, maxLifetimeSeconds: 300,
  * });
  * ```
  */
-export async function verifyJwt(token: string, options: VerifyJwtOptions): Promise<DecodedJwt> {
+export async function verifyJWT(token: string, options: VerifyJWTOptions): Promise<DecodedJWT> {
   const [head, body, sig] = split(token);
-  const { header, payload } = decodeJwt(token);
+  const { header, payload } = decodeJWT(token);
   if (!options.algorithms.includes(header.alg) || header.alg === 'none' || header.alg.startsWith('HS')) {
     throw new FhirgateError('ERR_JWT', 'alg not allowed');
   }

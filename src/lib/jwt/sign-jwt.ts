@@ -5,7 +5,7 @@
 import { sign, type KeyObject } from 'node:crypto';
 import { signingParams } from './algorithms.js';
 import { encodeBase64url } from './base64url.js';
-import type { JwtClaims, JwtHeader } from './types.js';
+import type { JWTClaims, JWTHeader } from './types.js';
 
 /**
  * Signs `claims` with `key` and returns the compact JWT. `header.alg` picks the algorithm (RS256/384/512,
@@ -13,10 +13,10 @@ import type { JwtClaims, JwtHeader } from './types.js';
  *
  * @example
  * ```ts
- * const jwt = signJwt({ alg: 'ES384', kid: 'k1' }, { iss: 'app', sub: 'app', aud: tokenUrl, exp, jti }, privateKey);
+ * const jwt = signJWT({ alg: 'ES384', kid: 'k1' }, { iss: 'app', sub: 'app', aud: tokenUrl, exp, jti }, privateKey);
  * ```
  */
-export function signJwt(header: JwtHeader, claims: JwtClaims, key: KeyObject): string {
+export function signJWT(header: JWTHeader, claims: JWTClaims, key: KeyObject): string {
   const params = signingParams(header.alg, key);
   const head = encodeBase64url(JSON.stringify({ typ: 'JWT', ...header }));
   const body = encodeBase64url(JSON.stringify(claims));

@@ -5,7 +5,7 @@
  * @module
  */
 import type { KeyObject } from 'node:crypto';
-import { FhirgateError } from '../errors.js';
+import { FhirgateError } from '../../errors.js';
 
 interface AlgorithmSpec {
   hash: 'sha256' | 'sha384' | 'sha512';

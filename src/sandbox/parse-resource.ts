@@ -1,30 +1,9 @@
 /**
- * Reading request bodies with a size limit, and parsing FHIR JSON bodies.
+ * Parsing FHIR JSON request bodies (read under the size limit by `lib/read-body`).
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { isResourceType, type Resource } from '../fhir/index.js';
-
-/**
- * The whole body. Past `limit` bytes it keeps reading (and dropping) to the end, so that the client
- * can read the answer, then rejects with `ERR_BODY_TOO_LARGE` (status 413).
- *
- * @example
- * ```ts
- * const body = await readBody(req, 1024 * 1024);
- * ```
- */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size <= limit) chunks.push(chunk as Buffer);
-  }
-  if (size > limit) throw new FhirgateError('ERR_BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, { status: 413 });
-  return Buffer.concat(chunks);
-}
 
 /**
  * Parses a FHIR JSON body that must be a resource of `type`: 415 for another media type, 400 for

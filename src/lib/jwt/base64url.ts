@@ -2,7 +2,7 @@
  * base64url (RFC 4648 §5) without padding, strict on input.
  * @module
  */
-import { FhirgateError } from '../errors.js';
+import { FhirgateError } from '../../errors.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 

@@ -8,10 +8,10 @@
  *
  * @example
  * ```ts
- * const header: JwtHeader = { alg: 'ES384', typ: 'JWT', kid: 'k1', jku: 'https://app.example.org/jwks.json' };
+ * const header: JWTHeader = { alg: 'ES384', typ: 'JWT', kid: 'k1', jku: 'https://app.example.org/jwks.json' };
  * ```
  */
-export interface JwtHeader {
+export interface JWTHeader {
   alg: string;
   typ?: string;
   kid?: string;
@@ -24,10 +24,10 @@ export interface JwtHeader {
  *
  * @example
  * ```ts
- * const claims: JwtClaims = { iss: 'app', sub: 'app', aud: tokenUrl, jti: crypto.randomUUID(), exp: now + 300 };
+ * const claims: JWTClaims = { iss: 'app', sub: 'app', aud: tokenUrl, jti: crypto.randomUUID(), exp: now + 300 };
  * ```
  */
-export interface JwtClaims {
+export interface JWTClaims {
   iss?: string;
   sub?: string;
   aud?: string | string[];

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
-import {
-  algorithmFor, decodeBase64url, decodeJwt, encodeBase64url, jwkThumbprint, readKey, signJwt, toPublicJwk, verifyJwt, type JwtClaims,
-} from '../../src/jose/index.js';
+import { algorithmFor, jwkThumbprint, readKey, toPublicJWK } from '../../../src/lib/jwt/keys.js';
+import { decodeBase64url, encodeBase64url } from '../../../src/lib/jwt/base64url.js';
+import { decodeJWT, verifyJWT } from '../../../src/lib/jwt/verify-jwt.js';
+import { signJWT } from '../../../src/lib/jwt/sign-jwt.js';
+import type { JWTClaims } from '../../../src/lib/jwt/types.js';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' });
@@ -45,7 +47,7 @@ test('reads PKCS#1, PKCS#8, SEC1, SPKI and JWK keys and derives the SMART algori
   ];
   for (const form of ecForms) assert.equal(algorithmFor(readKey(form)), 'ES384');
   assert.equal(readKey(ec.publicKey.export({ type: 'spki', format: 'pem' })).type, 'public');
-  assert.equal(readKey(JSON.stringify(toPublicJwk(ec.privateKey))).type, 'public');
+  assert.equal(readKey(JSON.stringify(toPublicJWK(ec.privateKey))).type, 'public');
 });
 
 test('refuses unusable keys with ERR_AUTH_KEY and never quotes them', () => {
@@ -67,22 +69,22 @@ test('refuses unusable keys with ERR_AUTH_KEY and never quotes them', () => {
 
 test('signs RS384 and ES384 JWTs that node:crypto verifies, EC signatures in raw r||s form', async () => {
   for (const [alg, pair] of [['RS384', rsa], ['ES384', ec]] as const) {
-    const token = signJwt({ alg, kid: 'k1', jku: 'https://app.example.org/jwks' }, claims, pair.privateKey);
-    const { header, payload } = decodeJwt(token);
+    const token = signJWT({ alg, kid: 'k1', jku: 'https://app.example.org/jwks' }, claims, pair.privateKey);
+    const { header, payload } = decodeJWT(token);
     assert.deepEqual(header, { typ: 'JWT', alg, kid: 'k1', jku: 'https://app.example.org/jwks' });
     assert.deepEqual(payload, claims);
     if (alg === 'ES384') assert.equal(decodeBase64url(token.split('.')[2]!).length, 96);
-    const verified = await verifyJwt(token, verifyWith(pair.publicKey));
+    const verified = await verifyJWT(token, verifyWith(pair.publicKey));
     assert.equal(verified.payload.jti, claims.jti);
-    const viaJwk = await verifyJwt(token, verifyWith(toPublicJwk(pair.privateKey)));
+    const viaJwk = await verifyJWT(token, verifyWith(toPublicJWK(pair.privateKey)));
     assert.equal(viaJwk.header.kid, 'k1');
   }
 });
 
-test('verifyJwt refuses every bad token with ERR_JWT and a short reason', async () => {
-  const good = signJwt({ alg: 'ES384' }, claims, ec.privateKey);
+test('verifyJWT refuses every bad token with ERR_JWT and a short reason', async () => {
+  const good = signJWT({ alg: 'ES384' }, claims, ec.privateKey);
   const reject = (token: string, reason: RegExp, extra: object = {}, key: object = ec.publicKey) =>
-    assert.rejects(verifyJwt(token, verifyWith(key, extra)), { code: 'ERR_JWT', message: reason });
+    assert.rejects(verifyJWT(token, verifyWith(key, extra)), { code: 'ERR_JWT', message: reason });
 
   const unsigned = `${encodeBase64url(JSON.stringify({ alg: 'none' }))}.${encodeBase64url(JSON.stringify(claims))}.`;
   await reject(unsigned, /alg not allowed/, { algorithms: ['none', 'ES384'] });
@@ -100,7 +102,7 @@ test('verifyJwt refuses every bad token with ERR_JWT and a short reason', async 
   await reject(`e30.${p}.${good.split('.')[2]}`, /malformed/);
   await reject(`WzFd.${p}.x`, /malformed/);
 
-  const sign384 = (c: JwtClaims) => signJwt({ alg: 'ES384' }, c, ec.privateKey);
+  const sign384 = (c: JWTClaims) => signJWT({ alg: 'ES384' }, c, ec.privateKey);
   await reject(sign384({ ...claims, exp: now - 10 }), /expired/);
   await reject(sign384({ ...claims, exp: now + 3600 }), /too far/);
   await reject(sign384({ ...claims, nbf: now + 600 }), /not yet valid/);
@@ -111,15 +113,15 @@ test('verifyJwt refuses every bad token with ERR_JWT and a short reason', async 
   await reject(sign384({ ...claims, sub: 'mallory' }), /sub mismatch/);
   const { jti: _jti, ...noJti } = claims;
   await reject(sign384(noJti), /jti missing/, { requiredClaims: ['jti'] });
-  await assert.doesNotReject(verifyJwt(sign384({ ...claims, aud: ['x', claims.aud] }), verifyWith(ec.publicKey)));
-  await assert.doesNotReject(verifyJwt(sign384({ ...claims, exp: now - 10 }), verifyWith(ec.publicKey, { clockToleranceSeconds: 30 })));
+  await assert.doesNotReject(verifyJWT(sign384({ ...claims, aud: ['x', claims.aud] }), verifyWith(ec.publicKey)));
+  await assert.doesNotReject(verifyJWT(sign384({ ...claims, exp: now - 10 }), verifyWith(ec.publicKey, { clockToleranceSeconds: 30 })));
 });
 
 test('a signature made with a DER-encoded ECDSA signature is refused', async () => {
   const head = encodeBase64url(JSON.stringify({ alg: 'ES384' }));
   const body = encodeBase64url(JSON.stringify(claims));
   const der = sign('sha384', Buffer.from(`${head}.${body}`), createPrivateKey(ec.privateKey.export({ type: 'pkcs8', format: 'pem' })));
-  await assert.rejects(verifyJwt(`${head}.${body}.${encodeBase64url(der)}`, verifyWith(ec.publicKey)), { code: 'ERR_JWT' });
+  await assert.rejects(verifyJWT(`${head}.${body}.${encodeBase64url(der)}`, verifyWith(ec.publicKey)), { code: 'ERR_JWT' });
 });
 
 test('base64url is strict', () => {
@@ -127,13 +129,13 @@ test('base64url is strict', () => {
   assert.equal(decodeBase64url('eyJhbGciOiJFUzM4NCJ9').toString(), '{"alg":"ES384"}');
   assert.throws(() => decodeBase64url('ab+/'), { code: 'ERR_JWT' });
   assert.throws(() => decodeBase64url('abcde'), { code: 'ERR_JWT' });
-  assert.throws(() => signJwt({ alg: 'PS384' }, claims, rsa.privateKey), { code: 'ERR_JWT' });
+  assert.throws(() => signJWT({ alg: 'PS384' }, claims, rsa.privateKey), { code: 'ERR_JWT' });
 });
 
-test('verifyJwt refuses a header with crit, whose extensions it cannot honour (RFC 7515 §4.1.11)', async () => {
+test('verifyJWT refuses a header with crit, whose extensions it cannot honour (RFC 7515 §4.1.11)', async () => {
   for (const crit of [['exp'], ['b64'], [], 'x']) {
-    const token = signJwt({ alg: 'ES384', crit, b64: true }, claims, ec.privateKey);
-    await assert.rejects(verifyJwt(token, verifyWith(ec.publicKey)), { code: 'ERR_JWT', message: 'crit not supported' });
+    const token = signJWT({ alg: 'ES384', crit, b64: true }, claims, ec.privateKey);
+    await assert.rejects(verifyJWT(token, verifyWith(ec.publicKey)), { code: 'ERR_JWT', message: 'crit not supported' });
   }
-  assert.equal((await verifyJwt(signJwt({ alg: 'ES384' }, claims, ec.privateKey), verifyWith(ec.publicKey))).payload.iss, 'app');
+  assert.equal((await verifyJWT(signJWT({ alg: 'ES384' }, claims, ec.privateKey), verifyWith(ec.publicKey))).payload.iss, 'app');
 });

@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { FhirgateError } from '../errors.js';
+import { FhirgateError } from '../../errors.js';
 
 /** Smallest RSA modulus accepted for signing (SMART Backend Services asks for 2048 bits or more). */
 const MIN_RSA_BITS = 2048;
@@ -71,10 +71,10 @@ export function algorithmFor(key: KeyObject): 'RS384' | 'ES384' {
  *
  * @example
  * ```ts
- * const jwk = toPublicJwk(privateKey); // { kty: 'EC', crv: 'P-384', x: '…', y: '…' }
+ * const jwk = toPublicJWK(privateKey); // { kty: 'EC', crv: 'P-384', x: '…', y: '…' }
  * ```
  */
-export function toPublicJwk(key: KeyObject): JsonWebKey {
+export function toPublicJWK(key: KeyObject): JsonWebKey {
   return (key.type === 'public' ? key : createPublicKey(key)).export({ format: 'jwk' });
 }
 

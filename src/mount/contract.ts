@@ -3,17 +3,19 @@
  * NoteReader). The host never reaches into a component's private parts; a component knows nothing
  * about HTTP servers: it hands the host plain route descriptions and answers plain replies.
  *
- * A mountable component has a method under {@link MOUNT} that returns its {@link Mountable} face.
+ * A mountable component has a method under {@link MOUNT} that returns its {@link Mountable} face,
+ * and answers its own errors in its own format ({@link Mountable.errorReply}).
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { EventDispatcher } from './events/types.js';
+import type { ErrorCode } from '../errors.js';
+import type { EventDispatcher } from '../events/types.js';
 
 /** The key under which a component offers its {@link Mountable} face. Shared across module copies. */
 export const MOUNT: unique symbol = Symbol.for('fhirgate.mount') as never;
 
 /** HTTP methods a route may answer. HEAD is answered by the host for every GET route. */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A structured logger: one JSON object a line. `fields` never hold secrets or resource bodies. */
 export interface Logger {
@@ -66,7 +68,7 @@ export interface RouteReply {
 
 /** One route of a component. */
 export interface Route {
-  method: HttpMethod;
+  method: HTTPMethod;
   /**
    * The path under the component's prefix: `''` is the prefix itself, `/cds-services/:id` a path with
    * a parameter. Routes are read once, at registration: look handlers up at request time so that
@@ -149,26 +151,31 @@ export interface Mountable {
   jwks?(): readonly Record<string, unknown>[];
   /** Releases the component's resources (sockets, workers). Idempotent. */
   close(): Promise<void>;
+  /**
+   * The reply for an error under the component's prefix (a route that threw, a path or method that
+   * no route answers, a missing API key), in the format the component's clients read: a gateway
+   * answers an OperationOutcome. `error` is already safe to send. Without it the host answers
+   * `{ "error": { "code", "message" } }`.
+   */
+  errorReply?(error: PublicError): RouteReply;
+}
+
+/**
+ * An error as it may be sent to a client: the HTTP status (from the one table in `errors.ts`), the
+ * stable code, and a message that holds no internals (a 5xx message is generic and names the request id).
+ *
+ * @example
+ * ```ts
+ * const e: PublicError = { status: 404, code: 'ERR_NOT_FOUND', message: 'no route for GET /fhir/x' };
+ * ```
+ */
+export interface PublicError {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly message: string;
 }
 
 /** Anything that offers a {@link Mountable} face under {@link MOUNT}. */
 export interface MountableComponent {
   [MOUNT](): Mountable;
-}
-
-/**
- * A JSON reply.
- *
- * @example
- * ```ts
- * return json(404, { error: 'not found' });
- * return json(200, patient, { 'content-type': 'application/fhir+json' });
- * ```
- */
-export function json(status: number, value: unknown, headers: Record<string, string> = {}): RouteReply {
-  return {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-    body: JSON.stringify(value),
-  };
 }

@@ -13,7 +13,7 @@ import { SIGNAL_COUNTER, SIGNAL_STOPPED, START_FAILURE_ID } from './protocol.js'
 import type { BridgeWorkerData } from './protocol.js';
 
 /** The URL of tsx's ESM registration API as seen from here, or null when tsx is not installed. */
-function tsxApiUrl(): string | null {
+function tsxAPIUrl(): string | null {
   try {
     return import.meta.resolve('tsx/esm/api');
   } catch {
@@ -64,6 +64,6 @@ function bootstrapSource(entry: string, tsx: string | null): string {
  * ```
  */
 export function startWorker(entry: URL, options: WorkerOptions): Worker {
-  const source = bootstrapSource(entry.href, entry.pathname.endsWith('.ts') ? tsxApiUrl() : null);
+  const source = bootstrapSource(entry.href, entry.pathname.endsWith('.ts') ? tsxAPIUrl() : null);
   return new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), options);
 }

@@ -1,0 +1,83 @@
+/**
+ * The public calls a gateway has in flight, so that `close()` lets them finish and later calls are
+ * refused with `ERR_CLOSED`.
+ * @module
+ */
+import { FhirgateError } from '../errors.js';
+
+/**
+ * Counts running calls and closes once, after the last one.
+ *
+ * @example
+ * ```ts
+ * const calls = new InFlightCalls();
+ * const patient = await calls.run(() => fetchPatient());
+ * await calls.close(() => pool.close()); // waits for calls in flight, then closes the pool
+ * ```
+ */
+export class InFlightCalls {
+  #count = 0;
+  /** Resolves the wait of `close()` when `#count` reaches 0. */
+  #idle: (() => void) | undefined;
+  #closing: Promise<void> | undefined;
+
+  /**
+   * True once {@link close} was called.
+   *
+   * @example
+   * ```ts
+   * if (calls.closed) return;
+   * ```
+   */
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  /**
+   * Throws `ERR_CLOSED` once {@link close} was called.
+   *
+   * @example
+   * ```ts
+   * calls.assertOpen();
+   * ```
+   */
+  assertOpen(): void {
+    if (this.closed) throw new FhirgateError('ERR_CLOSED', 'the gateway is closed');
+  }
+
+  /**
+   * Runs `body` counted (counted at once: the part of `body` before its first `await` is synchronous);
+   * rejects with `ERR_CLOSED` after {@link close}.
+   *
+   * @example
+   * ```ts
+   * return calls.run(() => this.#read(type, id));
+   * ```
+   */
+  async run<T>(body: () => Promise<T>): Promise<T> {
+    this.assertOpen();
+    this.#count++;
+    try {
+      return await body();
+    } finally {
+      if (--this.#count === 0) this.#idle?.();
+    }
+  }
+
+  /**
+   * Refuses new calls, waits for the running ones, then runs `release`. Idempotent: later calls get
+   * the first call's Promise.
+   *
+   * @example
+   * ```ts
+   * close() { return this.#calls.close(() => this.#pool.close()); }
+   * ```
+   */
+  close(release: () => Promise<void>): Promise<void> {
+    this.#closing ??= (async () => {
+      if (this.#count > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+      await release();
+    })();
+    return this.#closing;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Counting the sockets in a Node `http.Agent`'s own lists: what the pool's counts are read from, so
+ * that a failed or aborted request cannot leak a slot.
+ * @module
+ */
+import type http from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * Every socket in an agent's lists (`agent.sockets`, `agent.freeSockets`).
+ *
+ * @example
+ * ```ts
+ * sockets(agent.freeSockets).length; // idle sockets
+ * ```
+ */
+export function sockets(lists: NodeJS.ReadOnlyDict<Socket[]>): Socket[] {
+  return Object.values(lists).flatMap((list) => list ?? []);
+}
+
+/**
+ * The idle sockets of an origin's agent that are not destroyed; `name` is the key of its socket lists
+ * (`agent.getName()`; one list to look at: the agent serves one origin), `undefined` before the first socket.
+ *
+ * @example
+ * ```ts
+ * idleSockets(agent, agent.getName({ host: 'h', port: 443 }));
+ * ```
+ */
+export function idleSockets(agent: http.Agent, name: string | undefined): number {
+  const idle = name === undefined ? undefined : agent.freeSockets[name];
+  let n = 0;
+  if (idle !== undefined) for (const socket of idle) if (!socket.destroyed) n++;
+  return n;
+}
+
+/**
+ * The destroyed sockets still in an agent's lists (closing: each will make room when it is gone).
+ *
+ * @example
+ * ```ts
+ * countDestroyed(agent.sockets) + countDestroyed(agent.freeSockets);
+ * ```
+ */
+export function countDestroyed(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
+  let n = 0;
+  for (const name in lists) for (const s of lists[name] ?? []) if (s.destroyed) n++;
+  return n;
+}
+
+/**
+ * The number of sockets in an agent's lists, counted without copying them.
+ *
+ * @example
+ * ```ts
+ * countSockets(agent.sockets) + countSockets(agent.freeSockets);
+ * ```
+ */
+export function countSockets(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
+  let n = 0;
+  for (const name in lists) n += lists[name]?.length ?? 0;
+  return n;
+}

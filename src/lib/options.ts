@@ -1,0 +1,107 @@
+/**
+ * The option validators every room uses, with one message format: `<name> must be <what>`, where
+ * `<name>` is the option as the caller wrote it (`options.timeout`, `options.clients[0].clientId`,
+ * `startSandbox: options.port`). A value of the wrong type is a `TypeError`; a number of the right type
+ * outside its range (or not whole where a whole number is asked for) is a `RangeError`. `undefined`
+ * gives the default.
+ * @module
+ */
+
+/**
+ * The range a number option must be in. `min`/`max` are inclusive, `above` is exclusive (`above: 0`
+ * asks for a positive number). Infinity passes only with `infinite: true`; `integer` asks for a safe
+ * integer. `unit` names what the number counts (`seconds`, `milliseconds`), for the message.
+ *
+ * @example
+ * ```ts
+ * const port: NumberRange = { integer: true, min: 0, max: 65535 };
+ * ```
+ */
+export interface NumberRange {
+  readonly min?: number;
+  readonly max?: number;
+  readonly above?: number;
+  readonly integer?: boolean;
+  readonly infinite?: boolean;
+  readonly unit?: string;
+}
+
+/**
+ * The text after "must be" for a number in `range`: `an integer from 0 to 65535`, `a finite number of
+ * seconds >= 0`, `a number > 0`.
+ *
+ * @example
+ * ```ts
+ * describeRange({ integer: true, min: 1 }); // 'an integer >= 1'
+ * ```
+ */
+export function describeRange(range: NumberRange): string {
+  const kind = range.integer === true ? 'an integer' : range.infinite === true ? 'a number' : 'a finite number';
+  const unit = range.unit === undefined ? '' : ` of ${range.unit}`;
+  const { min, max, above } = range;
+  const bounds =
+    min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` >= ${min}` : above !== undefined ? ` > ${above}` : max !== undefined ? ` <= ${max}` : '';
+  return `${kind}${unit}${bounds}`;
+}
+
+/**
+ * Checks a number option: `fallback` when `undefined`, a `TypeError` when it is not a number (or is
+ * NaN), a `RangeError` when it is outside `range`.
+ *
+ * @example
+ * ```ts
+ * const timeoutMs = numberOption(options.timeoutMs, 'options.timeoutMs', 30_000, { above: 0, unit: 'milliseconds' });
+ * ```
+ */
+export function numberOption(value: unknown, name: string, fallback: number, range: NumberRange = {}): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`${name} must be a number${range.unit === undefined ? '' : ` of ${range.unit}`}`);
+  const { min, max, above } = range;
+  const whole = range.integer !== true || Number.isSafeInteger(value);
+  const finite = range.infinite === true || Number.isFinite(value);
+  const inside = (min === undefined || value >= min) && (max === undefined || value <= max) && (above === undefined || value > above);
+  if (!whole || !finite || !inside) throw new RangeError(`${name} must be ${describeRange(range)}`);
+  return value;
+}
+
+/**
+ * Checks a boolean option: `fallback` when `undefined`, else a `TypeError` unless it is a boolean.
+ *
+ * @example
+ * ```ts
+ * const events = booleanOption(options.events, 'options.events', true);
+ * ```
+ */
+export function booleanOption(value: unknown, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean`);
+  return value;
+}
+
+/**
+ * Checks a string option: `fallback` when `undefined`, else a `TypeError` unless it is a string (a
+ * non-empty one with `nonEmpty`).
+ *
+ * @example
+ * ```ts
+ * const title = stringOption(options.title, 'options.title', 'fhirgate');
+ * const host = stringOption(options.host, 'options.host', '127.0.0.1', true);
+ * ```
+ */
+export function stringOption(value: unknown, name: string, fallback: string, nonEmpty = false): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || (nonEmpty && value === '')) throw new TypeError(`${name} must be a ${nonEmpty ? 'non-empty ' : ''}string`);
+  return value;
+}
+
+/**
+ * Throws a `TypeError` unless `value` is an object (not `null`); `name` names it (`options`).
+ *
+ * @example
+ * ```ts
+ * checkObject(options, 'createServiceAPI options');
+ * ```
+ */
+export function checkObject(value: unknown, name: string): asserts value is object {
+  if (typeof value !== 'object' || value === null) throw new TypeError(`${name} must be an object`);
+}

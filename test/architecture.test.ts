@@ -1,0 +1,134 @@
+// The import graph drawn in the README ("Architecture") and in DESIGN.md, held against the code: every
+// relative import between two rooms of src/ must follow the table below. A new room, or a new arrow
+// between rooms, starts with a change to this table and to the README's drawing.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The leaves every room may import. */
+const LEAVES = ['errors', 'version'];
+
+/**
+ * Which rooms each room may import (besides itself and the leaves). Rooms that do not exist yet
+ * (cli, cluster, redis, nats) are listed so that adding them needs no change here.
+ */
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  errors: [],
+  version: [],
+  fhir: [],
+  lib: [],
+  events: ['lib'],
+  http: ['lib'],
+  auth: ['http', 'lib'],
+  mount: ['fhir'],
+  gateway: ['auth', 'http', 'fhir', 'events', 'mount', 'lib'],
+  host: ['mount', 'events', 'fhir', 'lib'],
+  cds: ['http', 'fhir', 'events', 'mount', 'lib'],
+  soap: ['fhir', 'events', 'mount', 'lib'],
+  sandbox: ['fhir', 'lib'],
+  cluster: ['host', 'events', 'lib'],
+  redis: ['host', 'events', 'lib'],
+  nats: ['host', 'events', 'lib'],
+  // The command line uses the public entries of everything.
+  cli: ['index', 'gateway', 'host', 'cds', 'soap', 'sandbox', 'mount', 'events', 'fhir', 'auth', 'lib', 'cluster', 'redis', 'nats'],
+  // The package entries: the main one and its deprecated names.
+  index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'deprecated-names'],
+  'deprecated-names': ['fhir', 'host'],
+};
+
+/** Arrows allowed for `import type` only: the contract names the event dispatcher a component is given. */
+const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { mount: ['events'] };
+
+interface Arrow {
+  readonly file: string;
+  readonly from: string;
+  readonly to: string;
+  readonly typeOnly: boolean;
+}
+
+/** The room of a path under `src`: its first folder, or its file name without `.ts` (`errors`, `index`). */
+function roomOf(pathUnderSrc: string): string {
+  const [first, ...rest] = pathUnderSrc.split('/');
+  return rest.length === 0 ? first!.replace(/\.[jt]s$/, '') : first!;
+}
+
+function* sourceFiles(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* sourceFiles(path);
+    else if (entry.name.endsWith('.ts')) yield path;
+  }
+}
+
+/** Every relative import between two rooms of `src`: static, `import type`, `export ... from` and dynamic `import()`. */
+function arrows(src: string): Arrow[] {
+  const found: Arrow[] = [];
+  for (const file of sourceFiles(src)) {
+    const text = readFileSync(file, 'utf8');
+    const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+    for (const m of text.matchAll(pattern)) {
+      const spec = m[3] ?? m[4]!;
+      if (!spec.startsWith('.')) continue;
+      const target = relative(src, resolve(dirname(file), spec));
+      if (target.startsWith('..')) continue;
+      const from = roomOf(relative(src, file));
+      const to = roomOf(target);
+      if (from !== to) found.push({ file: relative(src, file), from, to, typeOnly: m[2] !== undefined });
+    }
+  }
+  return found;
+}
+
+/** The arrows the table does not allow, as `file: from -> to` lines. */
+function violations(found: readonly Arrow[]): string[] {
+  return found
+    .filter(({ from, to, typeOnly }) => {
+      if (LEAVES.includes(to)) return false;
+      if (MAY_IMPORT[from]?.includes(to)) return false;
+      return !(typeOnly && TYPE_ONLY[from]?.includes(to));
+    })
+    .map(({ file, from, to }) => `${file}: ${from} -> ${to}`);
+}
+
+test('every import between rooms of src/ follows the drawn direction', () => {
+  const found = arrows(join(root, 'src'));
+  assert.ok(found.length > 50, `the walk found ${found.length} arrows`);
+  assert.deepEqual(violations(found), []);
+});
+
+test('every room of src/ is in the table (a new room is drawn before it is built)', () => {
+  const rooms = new Set(readdirSync(join(root, 'src')).map((name) => roomOf(name)));
+  assert.deepEqual([...rooms].filter((room) => !(room in MAY_IMPORT)), []);
+});
+
+test('nothing in the core imports the separate entries (sandbox, cli, cluster, redis, nats)', () => {
+  const separate = ['sandbox', 'cli', 'cluster', 'redis', 'nats'];
+  const core = Object.keys(MAY_IMPORT).filter((room) => !separate.includes(room) && room !== 'index');
+  for (const room of core) assert.deepEqual(MAY_IMPORT[room]!.filter((to) => separate.includes(to)), [], room);
+});
+
+test('negative control: an import against the direction fails the check', (t) => {
+  const src = mkdtempSync(join(tmpdir(), 'fhirgate-arch-'));
+  t.after(() => rmSync(src, { recursive: true, force: true }));
+  for (const room of ['host', 'gateway', 'mount', 'lib']) mkdirSync(join(src, room));
+  writeFileSync(join(src, 'gateway', 'index.ts'), "export const AsyncFHIRGateway = class {};\n");
+  writeFileSync(join(src, 'mount', 'index.ts'), "export const MOUNT = Symbol('m');\n");
+  writeFileSync(join(src, 'lib', 'options.ts'), "import { MOUNT } from '../mount/index.js';\nexport const x = MOUNT;\n");
+  writeFileSync(join(src, 'host', 'app.ts'), [
+    "import { MOUNT } from '../mount/index.js';",
+    "import type { AsyncFHIRGateway } from '../gateway/index.js';",
+    "export const later = () => import('../gateway/index.js');",
+    'export { MOUNT };',
+    '',
+  ].join('\n'));
+  assert.deepEqual(violations(arrows(src)).sort(), [
+    'host/app.ts: host -> gateway',
+    'host/app.ts: host -> gateway',
+    'lib/options.ts: lib -> mount',
+  ]);
+});
