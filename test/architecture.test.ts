@@ -35,9 +35,9 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   redis: ['host', 'events', 'lib'],
   nats: ['host', 'events', 'lib'],
   // The command line uses the public entries of everything.
-  cli: ['index', 'gateway', 'host', 'cds', 'soap', 'sandbox', 'mount', 'events', 'fhir', 'auth', 'lib', 'cluster', 'redis', 'nats'],
+  cli: ['index', 'gateway', 'host', 'cds', 'soap', 'sandbox', 'mount', 'events', 'fhir', 'auth', 'http', 'lib', 'cluster', 'redis', 'nats'],
   // The package entries: the main one and its deprecated names.
-  index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'deprecated-names'],
+  index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'lib', 'deprecated-names'],
   'deprecated-names': ['fhir', 'host'],
 };
 

@@ -55,7 +55,8 @@ export async function checkOneSource(source: string, connectionString: string, o
   let token: string | undefined;
   if (config.auth !== undefined) {
     try {
-      const tokens = new TokenManager(config.auth, { send: (url, o) => request(url, o), timeoutMs });
+      const discovery = { baseUrl: config.baseUrl, allowHttp: config.allowHttp };
+      const tokens = new TokenManager(config.auth, { send: (url, o) => request(url, o), timeoutMs, discovery });
       token = await tokens.token(AbortSignal.timeout(timeoutMs));
     } catch (error) {
       return { ...base, token: failed(error), metadata: { ok: false, detail: 'not tried (no token)' } };

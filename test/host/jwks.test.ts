@@ -63,8 +63,8 @@ test('a key with a private member is never served, and a component whose jwks() 
 });
 
 test('jwksMaxAgeSeconds is checked once', () => {
-  assert.throws(() => createServiceAPI({ apiKeys: [], jwksMaxAgeSeconds: -1 }), /RangeError: option "jwksMaxAgeSeconds" must be an integer >= 0/);
-  assert.throws(() => createServiceAPI({ apiKeys: [], jwksMaxAgeSeconds: '60' as never }), /TypeError: option "jwksMaxAgeSeconds" must be a number/);
+  assert.throws(() => createServiceAPI({ apiKeys: [], jwksMaxAgeSeconds: -1 }), /RangeError: options.jwksMaxAgeSeconds must be an integer >= 0/);
+  assert.throws(() => createServiceAPI({ apiKeys: [], jwksMaxAgeSeconds: '60' as never }), /TypeError: options.jwksMaxAgeSeconds must be a number/);
 });
 
 test('the JWKS route is in the OpenAPI document, marked public', async (t) => {

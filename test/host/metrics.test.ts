@@ -97,6 +97,6 @@ test('/metrics needs the API key when keys are set, unless it is made public', a
   assert.equal((await scrape(open)).status, 200);
 });
 
-test('option "metrics" must be a boolean', () => {
-  assert.throws(() => createServiceAPI({ metrics: 'yes' as never }), { name: 'TypeError', message: /"metrics"/ });
+test('options.metrics must be a boolean', () => {
+  assert.throws(() => createServiceAPI({ metrics: 'yes' as never }), { name: 'TypeError', message: /options\.metrics must be a boolean/ });
 });

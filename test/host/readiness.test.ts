@@ -67,10 +67,10 @@ test('close({ readinessDrainMs: 0 }) skips the drain; bad values throw naming th
   const log = captureLogger();
   const app = createServiceAPI({ logger: log, apiKeys: [], readinessDrainMs: 60_000 });
   await app.listen(0);
-  assert.throws(() => app.close({ readinessDrainMs: -1 }), { name: 'RangeError', message: /"readinessDrainMs"/ });
-  assert.throws(() => app.close({ readinessDrainMs: '5' as never }), { name: 'TypeError', message: /"readinessDrainMs"/ });
+  assert.throws(() => app.close({ readinessDrainMs: -1 }), { name: 'RangeError', message: /options\.readinessDrainMs/ });
+  assert.throws(() => app.close({ readinessDrainMs: '5' as never }), { name: 'TypeError', message: /options\.readinessDrainMs/ });
   assert.throws(() => app.close(null as never), TypeError);
   await app.close({ readinessDrainMs: 0 });
   assert.equal(log.lines.filter((l) => l.message === 'draining').length, 0);
-  assert.throws(() => createServiceAPI({ readinessDrainMs: 1.5 }), { name: 'RangeError', message: /"readinessDrainMs"/ });
+  assert.throws(() => createServiceAPI({ readinessDrainMs: 1.5 }), { name: 'RangeError', message: /options\.readinessDrainMs/ });
 });

@@ -59,7 +59,7 @@ test('a client with a JWKS URL: fetched at every assertion; a jku naming another
 });
 
 test('startSandbox checks a jwks client: one of clientSecret, publicKey and jwks; a URL or { keys }', async () => {
-  await assert.rejects(startSandbox({ clients: [{ clientId: 'a', jwks: 'ftp://x/jwks' }] }), /TypeError: startSandbox: option "clients\[0\].jwks" must be an http\(s\) URL or \{ keys: \[...\] \}/);
-  await assert.rejects(startSandbox({ clients: [{ clientId: 'a', jwks: { keys: 'no' } as never }] }), /option "clients\[0\].jwks"/);
+  await assert.rejects(startSandbox({ clients: [{ clientId: 'a', jwks: 'ftp://x/jwks' }] }), /TypeError: startSandbox: options.clients\[0\].jwks must be an http\(s\) URL or \{ keys: \[...\] \}/);
+  await assert.rejects(startSandbox({ clients: [{ clientId: 'a', jwks: { keys: 'no' } as never }] }), /options.clients\[0\].jwks/);
   await assert.rejects(startSandbox({ clients: [{ clientId: 'a', jwks: { keys: [] }, clientSecret: 's' } as never] }), /needs exactly one of clientSecret, publicKey and jwks/);
 });
