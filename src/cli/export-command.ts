@@ -12,6 +12,7 @@ import { AsyncFHIRGateway, type BulkItem, type BulkLevel } from '../gateway/inde
 import { addSources } from './build-app.js';
 import type { CliIO, Command, OptionValues } from './command.js';
 import { configError, optionalPositive } from './config/checks.js';
+import { CONFIG_HELP } from './config/config-help.js';
 import { exportSource } from './export-source.js';
 import { ExportProgress, exportSummary } from './export-progress.js';
 import { NDJSONFiles } from './ndjson-files.js';
@@ -53,6 +54,9 @@ export const EXPORT_COMMAND: Command = {
     '  fhirgate export "fhir://ehr.example.org/r4/?client_id=app&client_secret_path=key.pem&use_jwt_assertion=true" \\',
     '                  --type Patient,Observation --since 2024-01-01 --out ./export/',
     '  fhirgate export --config fhirgate.json --source-name ehr --level group:diabetes-cohort --out ./cohort/',
+    '',
+    'With --config, export reads "sources" and "gateway.timeout"; the other settings are for serve.',
+    ...CONFIG_HELP,
   ],
   run: runExport,
 };
