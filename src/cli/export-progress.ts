@@ -71,15 +71,8 @@ export class ExportProgress {
   }
 }
 
-/**
- * The sums over the files.
- *
- * @example
- * ```ts
- * totals([{ name: 'Patient.ndjson', lines: 2, bytes: 100 }]); // { files: 1, lines: 2, bytes: 100 }
- * ```
- */
-export function totals(counts: readonly NDJSONFileCount[]): { files: number; lines: number; bytes: number } {
+/** The sums over the files. */
+function totals(counts: readonly NDJSONFileCount[]): { files: number; lines: number; bytes: number } {
   return counts.reduce((sum, c) => ({ files: sum.files + 1, lines: sum.lines + c.lines, bytes: sum.bytes + c.bytes }), { files: 0, lines: 0, bytes: 0 });
 }
 

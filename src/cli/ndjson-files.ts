@@ -33,7 +33,7 @@ interface OpenFile {
 /**
  * A set of NDJSON files in one folder. `write` appends a line to `<name>.part` (opened on first use)
  * and waits when the disk is slower than the download; `commit` closes every file and renames it to
- * its final name; `discard` closes and removes them. Either one is final and runs once.
+ * its final name; `discard` closes and removes what is left under a `.part` name. No write after either.
  *
  * @example
  * ```ts
@@ -45,7 +45,7 @@ interface OpenFile {
 export class NDJSONFiles {
   readonly #dir: string;
   readonly #files = new Map<string, OpenFile>();
-  #ended: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -58,7 +58,7 @@ export class NDJSONFiles {
 
   /** Appends `value` as one JSON line to the file `name`; resolves to the bytes written. */
   async write(name: string, value: unknown): Promise<number> {
-    if (this.#ended !== undefined) throw new Error('NDJSONFiles: write after commit or discard');
+    if (this.#closing !== undefined) throw new Error('NDJSONFiles: write after commit or discard');
     let file = this.#files.get(name);
     if (file === undefined) {
       const opened: OpenFile = { stream: createWriteStream(this.#part(name), { flags: 'wx' }), lines: 0, bytes: 0 };
@@ -75,17 +75,24 @@ export class NDJSONFiles {
   }
 
   /** Closes every file and gives it its final name. */
-  commit(): Promise<void> {
-    return (this.#ended ??= this.#closeAll().then(() => Promise.all([...this.#files.keys()].map((name) => rename(this.#part(name), join(this.#dir, name))))).then(() => undefined));
+  async commit(): Promise<void> {
+    await this.#close();
+    await Promise.all([...this.#files.keys()].map((name) => rename(this.#part(name), join(this.#dir, name))));
   }
 
-  /** Closes and removes every file (an export that failed or was cancelled leaves nothing half-written). */
-  discard(): Promise<void> {
-    return (this.#ended ??= this.#closeAll().finally(() => Promise.all([...this.#files.keys()].map((name) => rm(this.#part(name), { force: true })))).then(() => undefined, () => undefined));
+  /** Closes and removes every `.part` file (an export that failed or was cancelled leaves nothing half-written). */
+  async discard(): Promise<void> {
+    await this.#close().catch(() => undefined);
+    await Promise.all([...this.#files.keys()].map((name) => rm(this.#part(name), { force: true })));
   }
 
   #part(name: string): string {
     return join(this.#dir, `${name}.part`);
+  }
+
+  /** Ends every stream, once; rejects with the first stream error. */
+  #close(): Promise<void> {
+    return (this.#closing ??= this.#closeAll());
   }
 
   async #closeAll(): Promise<void> {

@@ -156,6 +156,9 @@ test('bad input: a bad connection string, type, level, since, a used folder, no 
   const used = await runCli(t, ['export', 'fhir://localhost:1/fhir/', '--out', join(dir, 'out')]);
   assert.equal(used.code, 1);
   assert.match(used.stderr, /--out: .* already holds \.ndjson files/);
+  const underAFile = await runCli(t, ['export', 'fhir://localhost:1/fhir/', '--out', join(dir, 'out', 'Patient.ndjson', 'x')]);
+  assert.equal(underAFile.code, 1);
+  assert.match(underAFile.stderr, /^fhirgate export: --out: .* cannot be used: ENOTDIR\n$/);
 });
 
 test('--help documents the argument and every option', async (t) => {
