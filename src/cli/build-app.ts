@@ -46,6 +46,8 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(config.description === undefined ? {} : { description: config.description }),
     ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
     ...(config.cors === undefined ? {} : { cors: { origins: config.cors.origins, ...(config.cors.credentials === undefined ? {} : { credentials: config.cors.credentials }) } }),
+    ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
+    ...(config.readinessDrainMs === undefined ? {} : { readinessDrainMs: config.readinessDrainMs }),
     logger: options.logger,
   });
   try {
@@ -72,8 +74,15 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
   return { app, gateway };
 }
 
-/** Registers every source; a key file problem is reported under the source's path. */
-function addSources(gateway: AsyncFHIRGateway, sources: ReadonlyMap<string, string>): void {
+/**
+ * Registers every source; a key file or connection string problem is `ERR_CONFIG` under the source's path.
+ *
+ * @example
+ * ```ts
+ * addSources(gateway, new Map([['ehr', 'fhir://localhost:8080/fhir/']]));
+ * ```
+ */
+export function addSources(gateway: AsyncFHIRGateway, sources: ReadonlyMap<string, string>): void {
   for (const [name, connectionString] of sources) {
     try {
       gateway.addSource(name, connectionString);

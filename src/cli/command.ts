@@ -16,7 +16,8 @@
  */
 export interface CliIO {
   readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
+  /** `isTTY` true: a terminal, where a command may redraw a progress line. */
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The directory relative paths on the command line are resolved against. */
   readonly cwd: string;
@@ -39,6 +40,20 @@ export interface OptionSpec {
   readonly short?: string;
   /** The placeholder shown in help (`--port <n>`); string options only. */
   readonly value?: string;
+  readonly description: string;
+}
+
+/**
+ * A command's argument (not an option): its name, as help shows it (`<connection-string>`) and as its
+ * value is keyed in the parsed values.
+ *
+ * @example
+ * ```ts
+ * const argument: ArgumentSpec = { name: 'connection-string', description: 'The fhir:// connection string of the server' };
+ * ```
+ */
+export interface ArgumentSpec {
+  readonly name: string;
   readonly description: string;
 }
 
@@ -73,6 +88,8 @@ export interface Command {
   /** Lines printed under the options in `--help` (examples, precedence rules). */
   readonly details?: readonly string[];
   readonly options: Readonly<Record<string, OptionSpec>>;
+  /** The one argument the command takes besides its options, if any: its value is `values[name]`. */
+  readonly argument?: ArgumentSpec;
   /** Runs the command; resolves to the exit code. Long-running commands resolve when they stop. */
   run(values: OptionValues, io: CliIO): Promise<number>;
 }

@@ -20,6 +20,7 @@ export function commandHelp(command: Command): string {
     '',
     command.summary,
     '',
+    ...(command.argument === undefined ? [] : ['Argument:', ...columns([[`<${command.argument.name}>`, command.argument.description]]), '']),
     'Options:',
     ...columns(rows),
     ...(command.details === undefined ? [] : ['', ...command.details]),

@@ -9,6 +9,7 @@ import { VERSION } from '../version.js';
 import { CHECK_COMMAND } from './check-command.js';
 import type { CliIO, Command, OptionValues } from './command.js';
 import { UsageError } from './command.js';
+import { EXPORT_COMMAND } from './export-command.js';
 import { commandHelp, HELP_OPTION, programHelp } from './help.js';
 import { SERVE_COMMAND } from './serve-command.js';
 
@@ -17,10 +18,10 @@ import { SERVE_COMMAND } from './serve-command.js';
  *
  * @example
  * ```ts
- * COMMANDS.map((c) => c.name); // ['serve', 'check']
+ * COMMANDS.map((c) => c.name); // ['serve', 'check', 'export']
  * ```
  */
-export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND]);
+export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND, EXPORT_COMMAND]);
 
 /**
  * Runs `fhirgate` with `argv` (without the node and script paths) and resolves to the exit code: 0 done,
@@ -65,9 +66,11 @@ export async function main(argv: readonly string[], io: CliIO, commands: readonl
 
 function parse(command: Command, args: readonly string[]): OptionValues {
   try {
-    const { values } = parseArgs({ args: [...args], options: { ...command.options, help: HELP_OPTION }, strict: true, allowPositionals: false });
-    return values as OptionValues;
+    const { values, positionals } = parseArgs({ args: [...args], options: { ...command.options, help: HELP_OPTION }, strict: true, allowPositionals: command.argument !== undefined });
+    if (positionals.length > 1) throw new UsageError(`takes one <${command.argument!.name}>, got ${positionals.length} arguments`);
+    return (positionals.length === 0 ? values : { ...values, [command.argument!.name]: positionals[0] }) as OptionValues;
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     // parseArgs names the option, never the value; its codes are ERR_PARSE_ARGS_*.
     const message = error instanceof Error ? error.message.split('\n')[0]! : 'bad arguments';
     throw new UsageError(message);

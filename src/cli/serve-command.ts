@@ -3,12 +3,15 @@
  * @module
  */
 import type { AddressInfo } from 'node:net';
+import { serveCluster } from '../cluster/index.js';
 import { createJSONLogger } from '../host/index.js';
+import type { Logger } from '../mount/index.js';
 import { buildApp } from './build-app.js';
 import type { CliIO, Command, OptionValues } from './command.js';
 import { UsageError } from './command.js';
-import { configError } from './config/checks.js';
+import { configError, optionalWorkers } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
+import type { FhirgateConfig } from './config/config-types.js';
 import { logLevelOf, portOf, prefixOf, settingsOf, SOURCE_OPTIONS } from './settings.js';
 
 /**
@@ -29,8 +32,17 @@ export const SERVE_COMMAND: Command = {
     port: { type: 'string', short: 'p', value: 'n', description: 'Port to listen on; 0 picks a free one. Default: PORT, else the file\'s port, else 8000' },
     host: { type: 'string', value: 'address', description: 'Interface to listen on. Default: the file\'s host, else 127.0.0.1 (0.0.0.0 for all)' },
     prefix: { type: 'string', value: 'path', description: 'Path prefix of the gateway. Default: the file\'s gateway.path, else /fhir' },
+    workers: {
+      type: 'string',
+      value: 'n|auto',
+      description: 'Serve with n worker processes on the one port (node:cluster; auto: one per core), each building the app from the same config. Default: the file\'s workers, else one process',
+    },
+    metrics: { type: 'boolean', description: 'Serve GET /metrics (Prometheus text format). Default: the file\'s metrics, else off' },
   },
   details: [
+    'SIGTERM or SIGINT drains (readinessDrainMs, then requests in flight finish) and exits 0; with --workers the',
+    'primary drains every worker, SIGHUP replaces them one at a time.',
+    '',
     'Environment: PORT (the port), LOG_LEVEL (debug, info, warn, error; default info), FHIRGATE_API_KEYS',
     '(comma-separated API keys, when the file sets no apiKeys). Logs are JSON lines, one per request at info.',
     '',
@@ -38,6 +50,7 @@ export const SERVE_COMMAND: Command = {
     '  fhirgate serve --config fhirgate.json',
     '  fhirgate serve --source "ehr=fhir://ehr.example.org/r4/?client_id=app&client_secret=$EHR_SECRET&token_url=https://ehr.example.org/token" \\',
     '                 --source lab=fhir://localhost:8080/fhir/ --port 8000',
+    '  fhirgate serve --config fhirgate.json --workers auto --metrics --host 0.0.0.0',
     '',
     ...CONFIG_HELP,
   ],
@@ -45,13 +58,28 @@ export const SERVE_COMMAND: Command = {
 };
 
 async function serve(values: OptionValues, io: CliIO): Promise<number> {
-  const config = await settingsOf(values, io);
-  if (config.sources.size === 0) throw new UsageError('serve needs at least one source: --config with "sources", or --source name=fhir://…');
-  const port = portOf(values, io, config);
-  const prefix = prefixOf(values, config);
-  const host = (values.host as string | undefined) ?? config.host ?? '127.0.0.1';
+  const file = await settingsOf(values, io);
+  if (file.sources.size === 0) throw new UsageError('serve needs at least one source: --config with "sources", or --source name=fhir://…');
+  const port = portOf(values, io, file);
+  const prefix = prefixOf(values, file);
+  const host = (values.host as string | undefined) ?? file.host ?? '127.0.0.1';
+  const workers = optionalWorkers(values.workers, '--workers') ?? file.workers;
+  const config: FhirgateConfig = { ...file, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics };
   const logger = createJSONLogger({ level: logLevelOf(io, config), stdout: io.stdout, stderr: io.stderr });
-  const { app } = await buildApp({ ...config, gateway: { ...config.gateway, path: prefix } }, { logger });
+  const where = { port, host, prefix, logger };
+  return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, workers, where, io);
+}
+
+interface Where {
+  readonly port: number;
+  readonly host: string;
+  readonly prefix: string;
+  readonly logger: Logger;
+}
+
+/** One process: build, listen, wait for the signal, close. */
+async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }: Where, io: CliIO): Promise<number> {
+  const { app } = await buildApp(config, { logger });
   let server;
   try {
     server = await app.listen(port, host);
@@ -61,14 +89,36 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
     if (code === 'EADDRINUSE') throw configError('port', `${port} on ${host} is in use; pick another with --port or PORT`);
     throw error;
   }
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
-  logger.info('serving', { gateway: `${origin}${prefix}`, docs: `${origin}/docs`, sources: [...config.sources.keys()] });
-  await new Promise<void>((resolve) => {
-    if (io.signal === undefined) return;
-    if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  logServing(logger, config, host, (server.address() as AddressInfo).port, prefix, {});
+  await stopped(io.signal);
   await app.close();
   logger.info('stopped', {});
   return 0;
+}
+
+/**
+ * Worker processes through `serveCluster`: this same command runs again in every worker (that is how
+ * `node:cluster` works), where it builds the app from the same config and listens on the shared port.
+ * The primary owns SIGTERM/SIGINT/SIGHUP from then on: it drains the workers and exits.
+ */
+async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { port, host, prefix, logger }: Where, io: CliIO): Promise<number> {
+  const role = await serveCluster(async () => (await buildApp(config, { logger })).app, { workers, port, host, logger });
+  if (role.role === 'primary') logServing(logger, config, host, role.port, prefix, { workers: role.workers.map((w) => w.pid) });
+  await stopped(io.signal);
+  if (role.role === 'primary') await role.close();
+  return 0;
+}
+
+function logServing(logger: Logger, config: FhirgateConfig, host: string, port: number, prefix: string, extra: Record<string, unknown>): void {
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  logger.info('serving', { gateway: `${origin}${prefix}`, docs: `${origin}/docs`, sources: [...config.sources.keys()], ...extra });
+}
+
+/** Resolves once the process is asked to stop (never without a signal). */
+function stopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal === undefined) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }

@@ -116,3 +116,47 @@ export function optionalStrings(value: unknown, path: string): string[] | undefi
   value.forEach((item, i) => optionalString(item ?? '', `${path}[${i}]`));
   return [...(value as string[])];
 }
+
+/**
+ * `true`, `false`, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const metrics = optionalBoolean(raw.metrics, 'metrics');
+ * ```
+ */
+export function optionalBoolean(value: unknown, path: string): boolean | undefined {
+  if (value !== undefined && typeof value !== 'boolean') throw configError(path, 'must be true or false');
+  return value;
+}
+
+/**
+ * A whole number of milliseconds, 0 or more, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const drain = optionalMilliseconds(raw.readinessDrainMs, 'readinessDrainMs'); // 5000
+ * ```
+ */
+export function optionalMilliseconds(value: unknown, path: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw configError(path, 'must be a whole number of milliseconds, 0 or more');
+  return value;
+}
+
+/**
+ * How many worker processes: `'auto'` (one per core) or an integer from 1 to 1024 (a number, or a
+ * string of digits from the command line or after `${…}` expansion), or `undefined`.
+ *
+ * @example
+ * ```ts
+ * optionalWorkers('4', '--workers'); // 4
+ * optionalWorkers('auto', 'workers'); // 'auto'
+ * ```
+ */
+export function optionalWorkers(value: unknown, path: string): 'auto' | number | undefined {
+  if (value === undefined || value === 'auto') return value;
+  const count = typeof value === 'string' && /^\d{1,4}$/.test(value) ? Number(value) : value;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 1024) throw configError(path, 'must be "auto" or an integer from 1 to 1024');
+  return count;
+}

@@ -25,5 +25,8 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  host, port         where to listen (default 127.0.0.1, 8000)',
   '  title, description shown at / and /docs',
   '  logLevel           debug, info, warn or error (LOG_LEVEL wins)',
+  '  workers            "auto" (one per core) or a count: serve with that many worker processes (--workers wins)',
+  '  metrics            true: serve GET /metrics in the Prometheus text format (behind the API keys when set)',
+  '  readinessDrainMs   ms /health/ready answers 503 after SIGTERM before the listener closes (default 0)',
   'Relative module paths are resolved against the config file\'s folder.',
 ]);

@@ -73,4 +73,10 @@ export interface FhirgateConfig {
   readonly apiKeys: readonly string[] | undefined;
   readonly cors: CorsConfig | undefined;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | undefined;
+  /** Worker processes of `serve` (`node:cluster`): `'auto'` (one per core) or a count; `undefined` serves in this process. */
+  readonly workers: 'auto' | number | undefined;
+  /** Serve `GET /metrics` (Prometheus text). Default false. */
+  readonly metrics: boolean | undefined;
+  /** Milliseconds `/health/ready` answers 503 after SIGTERM before the listener closes. Default 0. */
+  readonly readinessDrainMs: number | undefined;
 }

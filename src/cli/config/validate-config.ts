@@ -12,11 +12,14 @@ import {
   configError,
   object,
   onlyKeys,
+  optionalBoolean,
+  optionalMilliseconds,
   optionalPort,
   optionalPositive,
   optionalPrefix,
   optionalString,
   optionalStrings,
+  optionalWorkers,
 } from './checks.js';
 import type { CorsConfig, FhirgateConfig, GatewayConfig, ServiceMountConfig } from './config-types.js';
 import { expandEnv } from './expand-env.js';
@@ -59,6 +62,9 @@ const CHECKS: Checks = {
     if (!LOG_LEVELS.includes(value as never)) throw configError(path, `must be one of ${LOG_LEVELS.join(', ')}`);
     return value as FhirgateConfig['logLevel'];
   },
+  workers: optionalWorkers,
+  metrics: optionalBoolean,
+  readinessDrainMs: optionalMilliseconds,
 };
 
 /**
