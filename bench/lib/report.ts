@@ -43,7 +43,7 @@ export interface ResultsJson {
 
 /** This machine in one line. */
 export function machine(): string {
-  return `${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`;
+  return `${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`;
 }
 
 /**
