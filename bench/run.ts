@@ -1,76 +1,136 @@
 /**
- * `npm run bench`: every workload side by side in one run, a table of ratios on the terminal, and every
- * figure (median of the runs, with min and max) written to bench/RESULTS.md with the machine and date.
- * `BENCH_RUNS` (default 5) and `BENCH_SECONDS` change the run count and length.
+ * `npm run bench [-- name ...]`: the workloads side by side (all of them, or only those named:
+ * gateway-read, sync-latency, token-burst, host, notereader, cold-start, memory, soak), a table of
+ * ratios on the terminal, each workload's figures (median of the runs, with min and max) written to its
+ * own section of bench/RESULTS.md, and every contender's median/min/max and ratio to its baseline merged
+ * into bench/results.json. `BENCH_RUNS` (default 5) and `BENCH_SECONDS` change the run count and length.
  */
-import { writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { benchColdStart } from './cold-start.js';
 import { benchGatewayRead } from './gateway-read.js';
 import { benchHost } from './host.js';
 import { benchMemory } from './memory.js';
 import { benchNoteReader } from './notereader.js';
+import { caseOf, machine, writeResultsJson, writeSection, type CaseJson, type WorkloadJson } from './lib/report.js';
+import { fmt, RUNS, summarize } from './lib/stats.js';
+import { benchSoak, soakClean, soakTable } from './soak.js';
 import { benchSyncLatency } from './sync-latency.js';
 import { benchTokenBurst } from './token-burst.js';
-import { fmt, RUNS } from './lib/stats.js';
 
-const lines: string[] = [];
-const say = (line = '') => { console.log(line); lines.push(line); };
+interface Outcome {
+  title: string;
+  markdown: string;
+  cases: CaseJson[];
+}
+
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+const one = (x: number) => summarize([x]);
 
-say('# fhirgate benchmark results');
-say();
-say(`- date: ${new Date().toISOString()}`);
-say(`- machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`);
-say(`- node ${process.version}; ${RUNS} runs per figure, contenders alternated run by run; figures are median (min–max)`);
-say('- servers and load generators are pinned to different cores with taskset where there are two or more');
+const WORKLOADS: Record<string, () => Promise<Outcome>> = {
+  'gateway-read': async () => {
+    const md: string[] = [];
+    const cases: CaseJson[] = [];
+    for (const f of await benchGatewayRead()) {
+      const raw = f.contenders['raw node:http Agent']!.rps.median;
+      const undici = f.contenders['undici Pool']!.rps.median;
+      md.push(`### concurrency ${f.concurrency}\n`, '| client | req/s | vs raw node:http | vs undici | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|---|');
+      for (const [name, c] of Object.entries(f.contenders)) {
+        md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, raw)} | ${ratio(c.rps.median, undici)} | ${fmt(c.p50, 3)} | ${fmt(c.p99, 3)} | ${c.errors} |`);
+      }
+      md.push('');
+      cases.push(caseOf(`concurrency ${f.concurrency}`, 'req/s', 'higher', 'raw node:http Agent', Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
+    }
+    return { title: 'Gateway read (fixed-response server in its own process)', markdown: md.join('\n'), cases };
+  },
+  'sync-latency': async () => {
+    const s = await benchSyncLatency();
+    return {
+      title: 'Sync gateway sequential latency',
+      markdown: `| gateway | p50 ms |\n|---|---|\n| AsyncFHIRGateway | ${fmt(s.asyncP50, 3)} |\n| FHIRGateway | ${fmt(s.syncP50, 3)} |\n\nsync / async, run by run: ${fmt(s.ratio, 2)} (target ≤ 1.20×)`,
+      cases: [caseOf('sequential read p50', 'ms', 'lower', 'AsyncFHIRGateway', { AsyncFHIRGateway: s.asyncP50, FHIRGateway: s.syncP50 })],
+    };
+  },
+  'token-burst': async () => {
+    const t = await benchTokenBurst();
+    return {
+      title: 'Token single flight',
+      markdown: `${t.calls} concurrent reads on a cold cache: **${t.tokenRequests}** token request(s) (target 1), ${t.errors} errors, ${t.seconds.toFixed(2)} s`,
+      cases: [caseOf(`${t.calls} reads on a cold cache`, 'token requests', 'lower', 'target', { target: one(1), 'AsyncFHIRGateway': one(t.tokenRequests) })],
+    };
+  },
+  host: async () => {
+    const md: string[] = [];
+    const cases: CaseJson[] = [];
+    for (const f of await benchHost()) {
+      const bare = f.contenders['bare node:http']!.rps.median;
+      const fastify = f.contenders['Fastify 5']!.rps.median;
+      md.push(`### ${f.connections} connections\n`, '| server | req/s | vs bare node:http | vs Fastify 5 | p99 ms | errors |', '|---|---|---|---|---|---|');
+      for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, bare)} | ${ratio(c.rps.median, fastify)} | ${fmt(c.p99)} | ${c.errors} |`);
+      md.push('');
+      cases.push(caseOf(`${f.connections} connections`, 'req/s', 'higher', 'bare node:http', Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
+    }
+    return { title: 'Host: transform endpoint (autocannon in its own process)', markdown: md.join('\n'), cases };
+  },
+  notereader: async () => {
+    const nr = await benchNoteReader();
+    return {
+      title: 'NoteReader: 1 MB CDA round trip vs bare saxes parse',
+      markdown: `| what | per second |\n|---|---|\n| ProcessDocument round trip (${(nr.envelopeBytes / 1e6).toFixed(2)} MB envelope) | ${fmt(nr.roundTripPerSecond, 1)} |\n| bare saxes parse of the same bytes | ${fmt(nr.saxesPerSecond, 1)} |\n\nround trip / bare parse: ${ratio(nr.roundTripPerSecond.median, nr.saxesPerSecond.median)} (target ≥ 0.7×)`,
+      cases: [caseOf('1 MB CDA', 'documents/s', 'higher', 'bare saxes parse', { 'ProcessDocument round trip': nr.roundTripPerSecond, 'bare saxes parse': nr.saxesPerSecond })],
+    };
+  },
+  'cold-start': async () => {
+    const all = benchColdStart();
+    const named = Object.fromEntries(Object.entries(all).map(([entry, s]) => [`fhirgate${entry === '.' ? '' : entry.slice(1)}`, s]));
+    return {
+      title: 'Cold start (import of each built entry point, fresh process)',
+      markdown: `| entry | ms |\n|---|---|\n${Object.entries(named).map(([n, s]) => `| \`${n}\` | ${fmt(s, 1)} |`).join('\n')}`,
+      cases: [caseOf('import', 'ms', 'lower', 'fhirgate/errors', named)],
+    };
+  },
+  memory: async () => {
+    const m = await benchMemory();
+    const row = (what: string, l: typeof m.gateway) =>
+      `| ${l.requests.toLocaleString('en-US')} ${what} | ${l.startMB.toFixed(1)} | ${l.endMB.toFixed(1)} | ${(l.endMB - l.startMB).toFixed(1)} | ${l.heapStartMB.toFixed(1)} | ${l.heapEndMB.toFixed(1)} |`;
+    return {
+      title: 'Memory after a forced GC (target: RSS growth < 10 MB)',
+      markdown: `| what | RSS start MB | RSS end MB | growth MB | heap start MB | heap end MB |\n|---|---|---|---|---|---|\n${row('gateway reads', m.gateway)}\n${row('host requests', m.host)}`,
+      cases: (['gateway', 'host'] as const).map((k) => caseOf(`${k} RSS after ${m[k].requests} requests`, 'MB', 'lower', 'start', { start: one(m[k].startMB), end: one(m[k].endMB) })),
+    };
+  },
+  soak: async () => {
+    const [low, high] = await benchSoak();
+    const md = [
+      `throughput at ${high!.connections} connections / at ${low!.connections}: ${ratio(high!.rps, low!.rps)} (target ≥ 0.9×), ` +
+        `errors ${low!.errors} / ${high!.errors}, host RSS peak ${high!.rssPeakMB.toFixed(1)} MB (target < 256 MB), clean: ${soakClean(low!) && soakClean(high!)}`,
+      `\n### ${low!.connections} connections\n`, soakTable(low!), `\n### ${high!.connections} connections\n`, soakTable(high!),
+    ];
+    return {
+      title: 'Soak: the demo mix at 64 and 1,000 connections',
+      markdown: md.join('\n'),
+      cases: [
+        caseOf('demo mix throughput', 'req/s', 'higher', `${low!.connections} connections`, { [`${low!.connections} connections`]: one(low!.rps), [`${high!.connections} connections`]: one(high!.rps) }),
+        caseOf('demo host RSS peak', 'MB', 'lower', `${low!.connections} connections`, { [`${low!.connections} connections`]: one(low!.rssPeakMB), [`${high!.connections} connections`]: one(high!.rssPeakMB) }),
+      ],
+    };
+  },
+};
 
-say('\n## 1. Gateway read (fixed-response server in its own process)\n');
-for (const f of await benchGatewayRead()) {
-  const raw = f.contenders['raw node:http Agent']!.rps.median;
-  const undici = f.contenders['undici Pool']!.rps.median;
-  say(`### concurrency ${f.concurrency}\n`);
-  say('| client | req/s | vs raw node:http | vs undici | p50 ms | p99 ms | errors |');
-  say('|---|---|---|---|---|---|---|');
-  for (const [name, c] of Object.entries(f.contenders)) {
-    say(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, raw)} | ${ratio(c.rps.median, undici)} | ${fmt(c.p50, 3)} | ${fmt(c.p99, 3)} | ${c.errors} |`);
-  }
-  say();
+const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = asked.filter((name) => !(name in WORKLOADS));
+if (unknown.length > 0) {
+  console.error(`unknown workload(s): ${unknown.join(', ')}; known: ${Object.keys(WORKLOADS).join(', ')}`);
+  process.exit(2);
 }
-
-say('## 2. Sync gateway sequential latency\n');
-const sync = await benchSyncLatency();
-say(`| gateway | p50 ms |\n|---|---|\n| AsyncFHIRGateway | ${fmt(sync.asyncP50, 3)} |\n| FHIRGateway | ${fmt(sync.syncP50, 3)} |`);
-say(`\nsync / async: ${fmt(sync.ratio, 2)} (target ≤ 1.25×)\n`);
-
-say('## 3. Token single flight\n');
-const token = await benchTokenBurst();
-say(`${token.calls} concurrent reads on a cold cache: **${token.tokenRequests}** token request(s) (target 1), ${token.errors} errors, ${token.seconds.toFixed(2)} s\n`);
-
-say('## 4. Host: transform endpoint (autocannon in its own process)\n');
-for (const f of await benchHost()) {
-  const bare = f.contenders['bare node:http']!.rps.median;
-  say(`### ${f.connections} connections\n`);
-  say('| server | req/s | vs bare node:http | p99 ms | errors |');
-  say('|---|---|---|---|---|');
-  for (const [name, c] of Object.entries(f.contenders)) say(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, bare)} | ${fmt(c.p99)} | ${c.errors} |`);
-  say();
+const names = asked.length === 0 ? Object.keys(WORKLOADS) : asked;
+const json: Record<string, WorkloadJson> = {};
+const resultsMd = new URL('./RESULTS.md', import.meta.url);
+for (const name of names) {
+  const date = new Date().toISOString();
+  const outcome = await WORKLOADS[name]!();
+  const section = `## ${outcome.title} (\`${name}\`)\n\n_run ${date}; ${machine()}; node ${process.version}; ${RUNS} runs per figure, contenders alternated; median (min–max)_\n\n${outcome.markdown}`;
+  console.log(`\n${section}\n`);
+  writeSection(resultsMd, name, section);
+  json[name] = { date, cases: outcome.cases };
+  writeResultsJson(new URL('./results.json', import.meta.url), RUNS, json);
 }
-
-say('## 5. NoteReader: 1 MB CDA round trip vs bare saxes parse\n');
-const nr = await benchNoteReader();
-say(`| what | per second |\n|---|---|\n| ProcessDocument round trip (${(nr.envelopeBytes / 1e6).toFixed(2)} MB envelope) | ${fmt(nr.roundTripPerSecond, 1)} |\n| bare saxes parse of the same bytes | ${fmt(nr.saxesPerSecond, 1)} |`);
-say(`\nround trip / bare parse: ${ratio(nr.roundTripPerSecond.median, nr.saxesPerSecond.median)} (target ≥ 0.7×)\n`);
-
-say('## 6. Cold start (import of each built entry point, fresh process)\n');
-say('| entry | ms |\n|---|---|');
-for (const [entry, s] of Object.entries(benchColdStart())) say(`| \`fhirgate${entry === '.' ? '' : entry.slice(1)}\` | ${fmt(s, 1)} |`);
-
-say('\n## 7. Memory (RSS)\n');
-const mem = await benchMemory();
-say('| what | start MB | end MB |\n|---|---|---|');
-say(`| ${mem.gateway.requests.toLocaleString('en-US')} gateway reads | ${mem.gateway.startMB.toFixed(1)} | ${mem.gateway.endMB.toFixed(1)} |`);
-say(`| ${mem.host.requests.toLocaleString('en-US')} host requests | ${mem.host.startMB.toFixed(1)} | ${mem.host.endMB.toFixed(1)} |`);
-
-writeFileSync(new URL('./RESULTS.md', import.meta.url), `${lines.join('\n')}\n`);
-console.log('\nwritten to bench/RESULTS.md');
+console.log(`\nwritten to bench/RESULTS.md (sections: ${names.join(', ')}) and bench/results.json`);

@@ -1,12 +1,13 @@
 /**
- * Soak test (not run in CI): many concurrent keep-alive connections against the demo host (`npm start`,
- * in its own process) for a while, each connection cycling through the demo's own sample requests:
- * transforms from both sources, aggregates (one with a missing source), a CDS Hooks call and a SOAP
- * NoteReader call. Reports errors (expected: none), requests per second, p50/p99 latency, and the
- * host's RSS before and after the load.
+ * Soak (workload `soak`): many concurrent keep-alive connections against the demo host (`npm start`,
+ * in its own process), each connection cycling through the demo's own sample requests: transforms from
+ * both sources, aggregates (one with a missing source), a CDS Hooks call and a SOAP NoteReader call.
+ * Reports errors (expected: none), requests per second, p50/p99 latency, and the host's RSS at start,
+ * peak and end. `benchSoak` runs the same mix at 64 and at 1,000 connections, so that a collapse as
+ * connections grow shows as a ratio.
  *
- * Run: `node --import tsx bench/soak.ts [--connections=1000] [--seconds=60]`
- * (needs `npm --prefix bench ci` once, for autocannon).
+ * Run one soak: `node --import tsx bench/soak.ts [--connections=1000] [--seconds=60]`
+ * (needs `npm --prefix bench ci` once, for autocannon); in the bench: `npm run bench -- soak`.
  */
 import autocannon from 'autocannon';
 import { SUMMARY_EXTENSION_URL } from '../examples/demo/handlers.js';
@@ -15,13 +16,6 @@ import { startDemoPeer } from './lib/demo-peer.js';
 import { pinSelf } from './lib/processes.js';
 
 const DEFAULTS = { connections: 1000, seconds: 60 };
-
-function option(name: keyof typeof DEFAULTS): number {
-  const given = process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const value = Number(given ?? DEFAULTS[name]);
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`--${name} must be a positive integer, not ${given}`);
-  return value;
-}
 
 /** What a good answer of each kind contains, beyond status 200. */
 const EXPECTED_BODY: Readonly<Record<SampleKind, string>> = {
@@ -37,17 +31,37 @@ interface KindTally {
   statuses: Map<number, number>;
 }
 
-const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+export interface SoakFigures {
+  connections: number;
+  seconds: number;
+  answered: number;
+  sent: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** connection errors + time-outs + non-2xx + wrong bodies */
+  errors: number;
+  errorParts: [number, number, number, number];
+  probe: string;
+  rssStartMB: number;
+  rssPeakMB: number;
+  rssEndMB: number;
+  auditLines: number;
+  hostErrorLines: { count: number; first: string[] };
+  exitCode: number | null;
+  kinds: Map<SampleKind, KindTally>;
+}
 
-async function main(): Promise<void> {
-  const connections = option('connections');
-  const seconds = option('seconds');
+const MB = 1024 * 1024;
+
+/** One soak: the demo in a fresh process, `connections` keep-alive connections for `seconds`. */
+export async function soakRun(connections: number, seconds: number): Promise<SoakFigures> {
   pinSelf('client');
   const demo = await startDemoPeer();
-  const tallies = new Map<SampleKind, KindTally>();
+  const kinds = new Map<SampleKind, KindTally>();
   const tally = (kind: SampleKind): KindTally => {
-    let t = tallies.get(kind);
-    if (t === undefined) tallies.set(kind, (t = { ok: 0, bad: 0, statuses: new Map() }));
+    let t = kinds.get(kind);
+    if (t === undefined) kinds.set(kind, (t = { ok: 0, bad: 0, statuses: new Map() }));
     return t;
   };
   const requests = sampleRequests().map((r: SampleRequest) => ({
@@ -64,8 +78,7 @@ async function main(): Promise<void> {
   }));
   const rssStart = demo.rssBytes();
   let rssPeak = rssStart;
-  const sampler = setInterval(() => void (rssPeak = Math.max(rssPeak, demo.rssBytes())), 1000);
-  console.log(`soak: ${connections} connections for ${seconds} s against ${demo.origin} (demo pid ${demo.pid}), RSS ${mb(rssStart)}`);
+  const sampler = setInterval(() => void (rssPeak = Math.max(rssPeak, demo.rssBytes())), 250);
   const result = await autocannon({ url: demo.origin, connections, duration: seconds, timeout: 30, requests });
   clearInterval(sampler);
   const rssEnd = demo.rssBytes();
@@ -75,31 +88,76 @@ async function main(): Promise<void> {
   const probe = await fetch(`${demo.origin}${sampleRequests()[0]?.path}`, { signal: AbortSignal.timeout(120_000) })
     .then(async (res) => `${res.status} after ${Math.round(performance.now() - after)} ms${(await res.text()).includes(SUMMARY_EXTENSION_URL) ? '' : ' (wrong body)'}`)
     .catch((err: Error) => `failed: ${err.message}`);
-  const code = await demo.stop();
+  const exitCode = await demo.stop();
+  const bad = [...kinds.values()].reduce((n, t) => n + t.bad, 0);
+  return {
+    connections,
+    seconds,
+    answered: result.requests.total,
+    sent: result.requests.sent,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx + bad,
+    errorParts: [result.errors, result.timeouts, result.non2xx, bad],
+    probe,
+    rssStartMB: rssStart / MB,
+    rssPeakMB: rssPeak / MB,
+    rssEndMB: rssEnd / MB,
+    auditLines: demo.auditLines(),
+    hostErrorLines: demo.errorLines(),
+    exitCode,
+    kinds,
+  };
+}
 
-  const hostErrors = demo.errorLines();
-  const bad = [...tallies.values()].reduce((n, t) => n + t.bad, 0);
-  const errors = result.errors + result.timeouts + result.non2xx + bad;
-  console.log(`
-| figure | value |
+/** True when a soak saw no error of any kind and the host recovered and exited cleanly. */
+export function soakClean(f: SoakFigures): boolean {
+  return f.errors === 0 && f.hostErrorLines.count === 0 && f.probe.startsWith('200 ') && !f.probe.includes('wrong') && f.exitCode === 0;
+}
+
+/** The demo mix at 64 and at 1,000 connections (`BENCH_SOAK_SECONDS` each, default 20). */
+export async function benchSoak(seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 20)): Promise<SoakFigures[]> {
+  const figures: SoakFigures[] = [];
+  for (const connections of [64, 1000]) figures.push(await soakRun(connections, seconds));
+  return figures;
+}
+
+/** A soak as a Markdown table. */
+export function soakTable(f: SoakFigures): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const [conn, timeouts, non2xx, bad] = f.errorParts;
+  return `| figure | value |
 |---|---|
-| date | ${new Date().toISOString()} |
-| connections, duration | ${connections}, ${seconds} s |
-| requests answered / sent | ${result.requests.total.toLocaleString('en-US')} / ${result.requests.sent.toLocaleString('en-US')} |
-| requests per second (mean) | ${Math.round(result.requests.average).toLocaleString('en-US')} |
-| latency p50 / p99 | ${result.latency.p50} ms / ${result.latency.p99} ms |
-| errors (connection errors + time-outs + non-2xx + wrong bodies) | ${errors} (${result.errors} + ${result.timeouts} + ${result.non2xx} + ${bad}) |
-| a transform right after the load | ${probe} |
-| host RSS start / peak / end | ${mb(rssStart)} / ${mb(rssPeak)} / ${mb(rssEnd)} |
-| audit lines printed by the host | ${demo.auditLines().toLocaleString('en-US')} |
-| host warning/error log lines | ${hostErrors.count.toLocaleString('en-US')} |
-| host exit code after SIGTERM | ${code} |
+| connections, duration | ${n(f.connections)}, ${f.seconds} s |
+| requests answered / sent | ${n(f.answered)} / ${n(f.sent)} |
+| requests per second (mean) | ${n(Math.round(f.rps))} |
+| latency p50 / p99 | ${f.p50} ms / ${f.p99} ms |
+| errors (connection errors + time-outs + non-2xx + wrong bodies) | ${f.errors} (${conn} + ${timeouts} + ${non2xx} + ${bad}) |
+| a transform right after the load | ${f.probe} |
+| host RSS start / peak / end | ${f.rssStartMB.toFixed(1)} MB / ${f.rssPeakMB.toFixed(1)} MB / ${f.rssEndMB.toFixed(1)} MB |
+| audit lines printed by the host | ${n(f.auditLines)} |
+| host warning/error log lines | ${n(f.hostErrorLines.count)} |
+| host exit code after SIGTERM | ${f.exitCode} |
 
 | kind | good answers | bad answers | statuses |
 |---|---|---|---|
-${[...tallies].map(([kind, t]) => `| ${kind} | ${t.ok.toLocaleString('en-US')} | ${t.bad} | ${[...t.statuses].map(([s, n]) => `${s}×${n}`).join(', ')} |`).join('\n')}
-${hostErrors.first.length === 0 ? '' : `\nfirst host log lines on stderr:\n${hostErrors.first.join('\n')}`}`);
-  process.exitCode = errors === 0 && hostErrors.count === 0 && probe.startsWith('200 ') && !probe.includes('wrong') && code === 0 ? 0 : 1;
+${[...f.kinds].map(([kind, t]) => `| ${kind} | ${n(t.ok)} | ${t.bad} | ${[...t.statuses].map(([s, c]) => `${s}×${c}`).join(', ')} |`).join('\n')}
+${f.hostErrorLines.first.length === 0 ? '' : `\nfirst host log lines on stderr:\n${f.hostErrorLines.first.join('\n')}`}`;
 }
 
-await main();
+function option(name: keyof typeof DEFAULTS): number {
+  const given = process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const value = Number(given ?? DEFAULTS[name]);
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`--${name} must be a positive integer, not ${given}`);
+  return value;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const connections = option('connections');
+  const seconds = option('seconds');
+  console.log(`soak: ${connections} connections for ${seconds} s against the demo`);
+  const f = await soakRun(connections, seconds);
+  console.log(`\n${soakTable(f)}`);
+  process.exitCode = soakClean(f) ? 0 : 1;
+}

@@ -27,10 +27,13 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
-/** Starts `node --import tsx <script> ...args` pinned to the server core; resolves once it listens. */
-export function startPeer(script: URL, args: string[] = [], env: Record<string, string> = {}): Promise<Peer> {
+/**
+ * Starts `node [...nodeFlags] --import tsx <script> ...args` pinned to the server core; resolves once it
+ * listens.
+ */
+export function startPeer(script: URL, args: string[] = [], env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<Peer> {
   const core = coreFor('server');
-  const nodeArgs = ['--import', 'tsx', fileURLToPath(script), ...args];
+  const nodeArgs = [...nodeFlags, '--import', 'tsx', fileURLToPath(script), ...args];
   const [cmd, argv] = core === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(core), process.execPath, ...nodeArgs]];
   const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {

@@ -11,9 +11,17 @@ export const cachedPatient = {
   extension: [{ url: 'https://fhirgate.dev/StructureDefinition/summary', valueString: 'female, born 1980' }],
 };
 
+/**
+ * Prints `listening <port>`; on SIGTERM closes the server and exits; on SIGUSR2 forces a garbage
+ * collection (when node runs with `--expose-gc`) and prints `gc done <heapUsed bytes>`.
+ */
 export function announce(server: Server): void {
   const address = server.address();
   if (address && typeof address === 'object') console.log(`listening ${address.port}`);
+  process.on('SIGUSR2', () => {
+    globalThis.gc?.();
+    console.log(`gc done ${process.memoryUsage().heapUsed}`);
+  });
   process.on('SIGTERM', () => {
     server.closeAllConnections();
     server.close(() => process.exit(0));

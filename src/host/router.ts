@@ -57,9 +57,9 @@ const newNode = <H>(): Node<H> => ({ statics: new Map(), param: undefined, leave
  * ```
  */
 export function splitPath(path: string): string[] {
-  const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
-  if (trimmed === '') return [];
-  return (trimmed.startsWith('/') ? trimmed.slice(1) : trimmed).split('/');
+  const end = path.endsWith('/') ? path.length - 1 : path.length;
+  if (end === 0) return [];
+  return path.slice(path.startsWith('/') ? 1 : 0, end).split('/');
 }
 
 function decodeSegment(segment: string): string {
@@ -108,11 +108,11 @@ export class TrieRouter<H> implements Router<H> {
   }
 
   match(method: string, rawPath: string): RouteMatch<H> {
-    const split = splitPath(rawPath);
-    const segments = rawPath.includes('%') ? split.map(decodeSegment) : split;
+    const segments = splitPath(rawPath);
+    if (rawPath.includes('%')) for (let i = 0; i < segments.length; i++) segments[i] = decodeSegment(segments[i] as string);
     const values: string[] = [];
     const node = find(this.#root, segments, 0, values);
-    if (node === undefined) return { kind: 'not-found' };
+    if (node === undefined) return NOT_FOUND;
     const leaf = node.leaves.get(method === 'HEAD' ? 'GET' : method);
     if (leaf === undefined) {
       const allow = [...node.leaves.keys()];
@@ -120,10 +120,14 @@ export class TrieRouter<H> implements Router<H> {
       return { kind: 'method-not-allowed', allow: allow.sort() };
     }
     const params: Record<string, string> = Object.create(null);
-    leaf.names.forEach((name, i) => (params[name] = values[i] as string));
+    const { names } = leaf;
+    for (let i = 0; i < names.length; i++) params[names[i] as string] = values[i] as string;
     return { kind: 'found', handler: leaf.handler, params, pattern: leaf.pattern };
   }
 }
+
+/** The one not-found answer, shared (it carries nothing per request). */
+const NOT_FOUND = Object.freeze({ kind: 'not-found' as const });
 
 /** Depth-first search, static before parameter; `values` collects parameter values along the way. */
 function find<H>(node: Node<H>, segments: readonly string[], index: number, values: string[]): Node<H> | undefined {

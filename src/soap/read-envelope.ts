@@ -6,6 +6,7 @@ import { EmbeddedXMLWriter } from './embedded-xml.js';
 import { SOAPFault, clientFault, clip } from './fault.js';
 import { createSecureParser } from './secure-parser.js';
 import type { XMLLimits, XMLTag } from './secure-parser.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 import { SOAP_ENVELOPE_NS } from './write-envelope.js';
 
 /** The operation a SOAP request calls and its parameters. */
@@ -129,16 +130,22 @@ export async function readEnvelope(
       }
     },
   });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  const decode = (chunk?: Uint8Array): string => {
+  const utf8 = new Utf8Chunks();
+  const notUtf8 = (err: unknown) => new SOAPFault('Client', 'Invalid XML: the body is not valid UTF-8', { type: 'InvalidXML', cause: err });
+  for await (const chunk of chunks) {
+    let text: string;
     try {
-      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+      text = utf8.decode(chunk);
     } catch (err) {
-      throw new SOAPFault('Client', 'Invalid XML: the body is not valid UTF-8', { type: 'InvalidXML', cause: err });
+      throw notUtf8(err);
     }
-  };
-  for await (const chunk of chunks) parser.write(decode(chunk));
-  parser.write(decode());
+    parser.write(text);
+  }
+  try {
+    utf8.end();
+  } catch (err) {
+    throw notUtf8(err);
+  }
   parser.close();
   if (!collector.sawBody) throw clientFault('Missing SOAP Body', 'MissingBody');
   const op = collector.operation;

@@ -17,8 +17,8 @@ export const SOAP_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 
 const XML_DECL = '<?xml version="1.0" encoding="utf-8"?>';
 
-function envelope(body: string, extraNs = ''): string {
-  return `${XML_DECL}<soap:Envelope xmlns:soap="${SOAP_ENVELOPE_NS}"${extraNs}><soap:Body>${body}</soap:Body></soap:Envelope>`;
+function envelope(body: string): string {
+  return `${XML_DECL}<soap:Envelope xmlns:soap="${SOAP_ENVELOPE_NS}"><soap:Body>${body}</soap:Body></soap:Envelope>`;
 }
 
 /** What an operation answers: the `Document` (sent as base64 of its UTF-8 bytes) and the `Error`. */
@@ -27,6 +27,14 @@ export interface OperationResult {
   document?: string | undefined;
   /** The error text; omitted from the answer when `undefined` or `null`. */
   error?: string | null | undefined;
+}
+
+/** The answer around its base64 `Document` text: what comes before and after it. */
+function responseAround(namespace: string, operation: string, result: OperationResult): [string, string] {
+  const open = `${XML_DECL}<soap:Envelope xmlns:soap="${SOAP_ENVELOPE_NS}" xmlns:tns="${escapeXML(namespace)}"><soap:Body><tns:${operation}Response><tns:${operation}Result>`;
+  const error = result.error !== undefined && result.error !== null ? `<tns:Error>${escapeXML(result.error)}</tns:Error>` : '';
+  const close = `</tns:${operation}Result></tns:${operation}Response></soap:Body></soap:Envelope>`;
+  return result.document === undefined ? [`${open}${error}${close}`, ''] : [`${open}<tns:Document>`, `</tns:Document>${error}${close}`];
 }
 
 /**
@@ -39,15 +47,31 @@ export interface OperationResult {
  * ```
  */
 export function writeResponse(namespace: string, operation: string, result: OperationResult): string {
-  let inner = '';
-  if (result.document !== undefined) {
-    inner += `<tns:Document>${Buffer.from(result.document, 'utf8').toString('base64')}</tns:Document>`;
-  }
-  if (result.error !== undefined && result.error !== null) {
-    inner += `<tns:Error>${escapeXML(result.error)}</tns:Error>`;
-  }
-  const body = `<tns:${operation}Response><tns:${operation}Result>${inner}</tns:${operation}Result></tns:${operation}Response>`;
-  return envelope(body, ` xmlns:tns="${escapeXML(namespace)}"`);
+  const [before, after] = responseAround(namespace, operation, result);
+  return result.document === undefined ? before : `${before}${Buffer.from(result.document, 'utf8').toString('base64')}${after}`;
+}
+
+/**
+ * {@link writeResponse} as the bytes to send, built in one buffer: no megabyte string is concatenated,
+ * measured and encoded again on the way out. `documentBase64`, when given, is the base64 of the
+ * document's UTF-8 bytes already at hand (a handler that answers the document it was sent), used
+ * instead of encoding the document again.
+ *
+ * @example
+ * ```ts
+ * const body = writeResponseBytes('urn:epic-com:Common.2013.Services', 'ProcessDocument', { document: cda });
+ * ```
+ */
+export function writeResponseBytes(namespace: string, operation: string, result: OperationResult, documentBase64?: string): Buffer {
+  const [before, after] = responseAround(namespace, operation, result);
+  if (result.document === undefined) return Buffer.from(before, 'utf8');
+  const base64 = documentBase64 ?? Buffer.from(result.document, 'utf8').toString('base64');
+  const head = Buffer.byteLength(before, 'utf8');
+  const out = Buffer.allocUnsafe(head + base64.length + Buffer.byteLength(after, 'utf8'));
+  out.write(before, 0, 'utf8');
+  out.write(base64, head, 'latin1');
+  out.write(after, head + base64.length, 'utf8');
+  return out;
 }
 
 /**
