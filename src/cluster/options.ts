@@ -6,7 +6,6 @@ import { availableParallelism } from 'node:os';
 import { createJSONLogger } from '../host/index.js';
 import { isLogger } from '../host/options.js';
 import type { ServiceAPIOptions } from '../host/options.js';
-import { numberOption } from '../lib/options.js';
 
 /** The logger interface of the host (`debug`, `info`, `warn`, `error`, each `(message, fields?)`). */
 export type Logger = NonNullable<ServiceAPIOptions['logger']>;
@@ -55,10 +54,11 @@ const DEFAULTS = Object.freeze({
   stopTimeoutMs: 30_000,
 });
 
-/** A whole-number option; without a fallback it is required (`undefined` is a `TypeError`). */
-function integer(value: unknown, name: string, fallback: number | undefined, min: number, max?: number): number {
-  if (value === undefined && fallback === undefined) throw new TypeError(`options.${name} must be a number`);
-  return numberOption(value, `options.${name}`, fallback ?? 0, { integer: true, min, max });
+function integer(value: unknown, name: string, fallback: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value !== 'number') throw new TypeError(`options.${name} must be a number`);
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`options.${name} must be an integer from ${min} to ${max}`);
+  return value;
 }
 
 function workerCount(value: unknown): number {
