@@ -5,7 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { FhirgateError } from '../errors.js';
-import { toPublicJWK } from '../lib/jwt/keys.js';
+import { requiredMembers, toPublicJWK } from '../lib/jwt/keys.js';
 import type { AssertionKey } from './load-key.js';
 
 /**
@@ -57,9 +57,6 @@ const CANDIDATES: Readonly<Record<AssertionKey['alg'], readonly AssertionAlg[]>>
   RS384: Object.freeze(['RS384', 'RS512', 'RS256'] as const),
   ES384: Object.freeze(['ES384'] as const),
 });
-
-/** The public members of each key type (RFC 7518 §6): nothing else is ever published. */
-const PUBLIC_MEMBERS: Readonly<Record<string, readonly string[]>> = Object.freeze({ RSA: ['kty', 'n', 'e'], EC: ['kty', 'crv', 'x', 'y'] });
 
 /**
  * The algorithms `key` can sign with, preferred first.
@@ -182,12 +179,9 @@ export class KeyRing {
   }
 }
 
+/** The key's public JWK: its required members only (RFC 7638 §3.2), nothing else is ever published. */
 function publicJwk(key: AssertionKey, alg: AssertionAlg): PublicJWK {
-  const full = toPublicJWK(key.key) as Record<string, unknown>;
-  const members = PUBLIC_MEMBERS[String(full.kty)] ?? [];
-  const jwk: Record<string, string> = {};
-  for (const name of members) jwk[name] = String(full[name]);
-  return { ...jwk, kid: key.kid, alg, use: 'sig' } as PublicJWK;
+  return { ...requiredMembers(toPublicJWK(key.key)), kid: key.kid, alg, use: 'sig' } as PublicJWK;
 }
 
 function checkDistinct(a: AssertionKey, b: AssertionKey | undefined): void {

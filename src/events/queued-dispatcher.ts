@@ -7,6 +7,7 @@ import { cloudEvent, type CloudEvent } from './cloud-event.js';
 import { DeliveryQueue, type DeliveryCounts, type DeliveryVerdict } from './delivery-queue.js';
 import { LocalEventDispatcher } from './local-dispatcher.js';
 import type { EventDispatcher, EventHandler, EventPayload, Unregister } from './types.js';
+import { numberOption } from '../lib/options.js';
 
 /**
  * Options every queued dispatcher takes.
@@ -49,10 +50,7 @@ export interface QueueShape {
  * ```
  */
 export function integerOption(value: unknown, owner: string, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number') throw new TypeError(`${owner}: option "${name}" must be a number`);
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`${owner}: option "${name}" must be an integer >= ${min}`);
-  return value;
+  return numberOption(value, `${owner}: option "${name}"`, fallback, { integer: true, min });
 }
 
 /**

@@ -3,37 +3,29 @@
  * connection pool.
  * @module
  */
-import { parseConnectionString } from '../auth/index.js';
-import { TokenManager } from '../auth/token-manager.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
-import { AgentPool } from '../http/agent-pool.js';
 import { MOUNT } from '../mount/index.js';
 import type { Mountable } from '../mount/index.js';
-import { callOptions } from './call-options.js';
 import type { CallOptions, CreateOptions } from './call-options.js';
-import { callFHIR } from './fhir-call.js';
-import type { CallContext, CallScope } from './fhir-call.js';
 import { bulkExport, bulkExportAll } from './bulk/index.js';
-import type { BulkExportAllOptions, BulkExportOptions, BulkHost, BulkItem } from './bulk/index.js';
-import { FHIROperations, searchUrl } from './fhir-operations.js';
+import type { BulkExportAllOptions, BulkExportOptions, BulkItem } from './bulk/index.js';
+import { GatewayCalls } from './gateway-calls.js';
 import { GatewayEvents, gatewayFace } from './gateway-face.js';
 import { HandlerRegistry } from './handlers/registry.js';
 import type { SearchParams } from './handlers/search-source.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
-import { InFlightCalls } from './in-flight.js';
-import { ModifyHandle, modifyWithRetries } from './modify.js';
-import type { ModifyFn } from './modify.js';
+import { modifyCall } from './modify.js';
+import type { ModifyFn, ModifyHandle } from './modify.js';
 import { checkGatewayOptions } from './options.js';
 import type { AsyncFHIRGatewayOptions, GatewayOptions } from './options.js';
-import { checkPagingOptions, matchingResources, nextPageUrl } from './paging.js';
-import type { PageOptions, PagingLimits, SearchAllOptions } from './paging.js';
-import { poolStatus, poolStatusBody } from './pool-status.js';
+import { checkPagingOptions } from './paging.js';
+import type { PageOptions, SearchAllOptions } from './paging.js';
+import { poolStatusBody } from './pool-status.js';
 import type { PoolStatus } from './pool-status.js';
-import { checkType } from './resource-path.js';
-import { rotateSourceKey, sourcesJWKS, withNextKey } from './source-keys.js';
+import { searchMatches, searchPages } from './search-pages.js';
+import { rotateSourceKey, sourcesJWKS } from './source-keys.js';
 import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './source-keys.js';
-import { SourceRegistry } from './source-registry.js';
 
 /**
  * A Promise-based client of many FHIR servers ("sources"), sharing one keep-alive pool.
@@ -48,13 +40,10 @@ import { SourceRegistry } from './source-registry.js';
  */
 export class AsyncFHIRGateway implements AsyncDisposable {
   readonly #options: GatewayOptions;
-  readonly #pool: AgentPool;
-  readonly #sources = new SourceRegistry();
-  readonly #calls = new InFlightCalls();
   readonly #events: GatewayEvents;
   readonly #handlers = new HandlerRegistry();
-  readonly #ctx: CallContext;
-  readonly #ops: FHIROperations;
+  /** The pool, the sources, the FHIR operations and the calls in flight. */
+  readonly #calls: GatewayCalls;
 
   /**
    * Registers the transform handler of a resource type (`gw.transform('Patient', fn)`), or returns a
@@ -83,9 +72,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     const checked = checkGatewayOptions(options);
     this.#events = new GatewayEvents(checked);
     this.#options = checked;
-    this.#pool = new AgentPool(this.#options.pool);
-    this.#ctx = { pool: this.#pool, maxResponseBytes: this.#options.maxResponseBytes, retry: this.#options.retry };
-    this.#ops = new FHIROperations(this.#ctx, this.#sources, this.#events);
+    this.#calls = new GatewayCalls(checked, this.#events);
   }
 
   /**
@@ -100,16 +87,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   addSource(name: string, connectionString: string, options?: SourceOptions): void {
-    this.#calls.assertOpen();
-    if (typeof name !== 'string' || name === '' || name.length > 100) throw new TypeError('name must be a string of 1 to 100 characters');
-    const config = parseConnectionString(connectionString);
-    const auth = withNextKey(config.auth, options);
-    const timeoutMs = config.timeoutMs ?? this.#options.timeoutMs;
-    const send = (url: string, o: Parameters<AgentPool['request']>[1]) => this.#pool.request(url, o);
-    const discovery = { baseUrl: config.baseUrl, allowHttp: config.allowHttp };
-    const tokens = auth === undefined ? undefined : new TokenManager(auth, { send, timeoutMs, discovery, store: this.#options.tokenStore });
-    const old = this.#sources.add({ name, baseUrl: config.baseUrl, origin: config.origin, timeoutMs, tokens, requests: 0, errors: 0 });
-    if (old !== undefined && !this.#sources.all().some((s) => s.name !== name && s.origin === old.origin)) this.#pool.retire(old.origin);
+    this.#calls.addSource(name, connectionString, options);
   }
 
   /**
@@ -121,7 +99,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   get sourceNames(): string[] {
-    return this.#sources.names;
+    return this.#calls.sources.names;
   }
 
   /**
@@ -137,7 +115,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    */
   rotateKey(source?: string, options?: RotateKeyOptions): RotatedKey {
     this.#calls.assertOpen();
-    return rotateSourceKey(this.#sources.get(source), options);
+    return rotateSourceKey(this.#calls.sources.get(source), options);
   }
 
   /**
@@ -151,7 +129,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   jwks(): JWKSet {
-    return sourcesJWKS(this.#sources.all());
+    return sourcesJWKS(this.#calls.sources.all());
   }
 
   /**
@@ -163,7 +141,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   sourceBaseUrl(name?: string): string {
-    return this.#sources.get(name).baseUrl;
+    return this.#calls.sources.get(name).baseUrl;
   }
 
   /**
@@ -180,7 +158,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    */
   create<R extends Resource>(resource: R, source?: string, options?: CreateOptions): Promise<ResourceOf<R['resourceType']>> {
     const condition = options?.ifNoneExist === undefined ? undefined : ifNoneExistHeader(options.ifNoneExist);
-    return this.#run(options, (scope) => this.#ops.create(resource, source, condition, scope)) as unknown as Promise<ResourceOf<R['resourceType']>>;
+    return this.#calls.run(options, (scope) => this.#calls.ops.create(resource, source, condition, scope)) as unknown as Promise<ResourceOf<R['resourceType']>>;
   }
 
   /**
@@ -192,7 +170,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   read<T extends ResourceType>(type: T, id: string, source?: string, options?: CallOptions): Promise<ResourceOf<T>> {
-    return this.#run(options, (scope) => this.#ops.read(type, id, source, scope, false)) as unknown as Promise<ResourceOf<T>>;
+    return this.#calls.run(options, (scope) => this.#calls.ops.read(type, id, source, scope, false)) as unknown as Promise<ResourceOf<T>>;
   }
 
   /**
@@ -205,7 +183,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   update<R extends Resource>(resource: R, source?: string, options?: CallOptions): Promise<ResourceOf<R['resourceType']>> {
-    return this.#run(options, async (scope) => (await this.#ops.update(resource, source, scope, undefined)) as unknown as ResourceOf<R['resourceType']>);
+    return this.#calls.run(options, async (scope) => (await this.#calls.ops.update(resource, source, scope, undefined)) as unknown as ResourceOf<R['resourceType']>);
   }
 
   /**
@@ -218,7 +196,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   delete(type: ResourceType, id: string, source?: string, options?: CallOptions): Promise<boolean> {
-    return this.#run(options, (scope) => this.#ops.delete(type, id, source, scope));
+    return this.#calls.run(options, (scope) => this.#calls.ops.delete(type, id, source, scope));
   }
 
   /**
@@ -231,7 +209,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   search<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: CallOptions): Promise<Bundle<ResourceOf<T>>> {
-    return this.#run(options, (scope) => this.#ops.search(type, params, source, scope)) as Promise<Bundle<ResourceOf<T>>>;
+    return this.#calls.run(options, (scope) => this.#calls.ops.search(type, params, source, scope)) as Promise<Bundle<ResourceOf<T>>>;
   }
 
   /**
@@ -249,7 +227,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: PageOptions): AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined> {
-    return this.#pages(type, params, source, checkPagingOptions(options)) as AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined>;
+    return searchPages(this.#calls, type, params, source, checkPagingOptions(options)) as AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined>;
   }
 
   /**
@@ -266,16 +244,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    */
   searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SearchAllOptions): AsyncGenerator<ResourceOf<T>, void, undefined> {
     const limits = checkPagingOptions(options);
-    const pages = this.#pages(type, params, source, limits);
-    return (async function* matches() {
-      let count = 0;
-      for await (const page of pages) {
-        for (const resource of matchingResources(page)) {
-          yield resource as ResourceOf<T>;
-          if (++count >= limits.maxResources) return;
-        }
-      }
-    })();
+    return searchMatches(searchPages(this.#calls, type, params, source, limits), limits.maxResources) as AsyncGenerator<ResourceOf<T>, void, undefined>;
   }
 
   /**
@@ -293,7 +262,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   transaction(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
-    return this.#run(options, (scope) => this.#ops.postBundle('transaction', bundle, source, scope));
+    return this.#calls.run(options, (scope) => this.#calls.ops.postBundle('transaction', bundle, source, scope));
   }
 
   /**
@@ -309,7 +278,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   batch(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
-    return this.#run(options, (scope) => this.#ops.postBundle('batch', bundle, source, scope));
+    return this.#calls.run(options, (scope) => this.#calls.ops.postBundle('batch', bundle, source, scope));
   }
 
   /** Reads, calls `fn`, saves with `If-Match`; nothing is saved if `fn` throws. Retries a 412 up to 3 tries. */
@@ -326,19 +295,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   modify<T extends ResourceType>(type: T, id: string, source?: string, fnOrOptions?: ModifyFn<ResourceOf<T>> | CallOptions, options?: CallOptions): Promise<unknown> {
-    if (typeof fnOrOptions !== 'function') {
-      return this.#run(fnOrOptions, async (scope) => {
-        const read = await this.#ops.read(type, id, source, scope);
-        const save = (r: ResourceOf<T>): Promise<ResourceOf<T>> => this.#run(fnOrOptions, (s) => this.#ops.save(read, r, source, s)) as Promise<ResourceOf<T>>;
-        return new ModifyHandle(read.resource as unknown as ResourceOf<T>, save);
-      });
-    }
-    return this.#run(options, (scope) =>
-      modifyWithRetries(
-        () => this.#ops.read(type, id, source, scope),
-        async (read) => this.#ops.save(read, (await fnOrOptions(read.resource as unknown as ResourceOf<T>)) ?? read.resource, source, scope),
-      ),
-    );
+    return modifyCall<ResourceOf<T>>(this.#calls, type, id, source, fnOrOptions, options);
   }
 
   /**
@@ -356,7 +313,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExport(source?: string, options?: BulkExportOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExport(this.#bulkHost(), source, options);
+    return bulkExport(this.#calls.bulkHost(), source, options);
   }
 
   /**
@@ -369,7 +326,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExportAll(sources?: readonly string[], options?: BulkExportAllOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExportAll(this.#bulkHost(), sources ?? this.sourceNames, options);
+    return bulkExportAll(this.#calls.bulkHost(), sources ?? this.sourceNames, options);
   }
 
   /**
@@ -382,7 +339,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   getPoolStatus(): PoolStatus {
-    return poolStatus(this.#pool.status(), this.#sources.all());
+    return this.#calls.poolStatus();
   }
 
   /**
@@ -395,7 +352,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   close(): Promise<void> {
-    return this.#calls.close(() => this.#pool.close());
+    return this.#calls.close();
   }
 
   /** Same as {@link close}. */
@@ -427,42 +384,4 @@ export class AsyncFHIRGateway implements AsyncDisposable {
       close: () => this.close(),
     });
   }
-
-  /** What a bulk export needs of this gateway: each request is a call in flight for `close()`. */
-  #bulkHost(): BulkHost {
-    return {
-      source: (name) => (this.#calls.assertOpen(), this.#sources.get(name)),
-      call: (src, call) => this.#calls.run(() => callFHIR(this.#ctx, src, call)),
-      closed: () => this.#calls.closed,
-      emit: (name, payload) => {
-        if (this.#events.wants(name)) this.#events.emit(name, payload());
-      },
-      maxLineBytes: this.#options.maxResponseBytes,
-      maxConnections: this.getPoolStatus().limits.maxConnections,
-    };
-  }
-
-  /** Runs one public call: option check, then closed check and in-flight tracking for `close()`. */
-  #run<T>(options: CallOptions | undefined, body: (scope: CallScope) => Promise<T>): Promise<T> {
-    const scope = callOptions(options);
-    return this.#calls.run(() => body(scope));
-  }
-
-  /** The pages of a search; each fetch is one public call (closed check, signal, in-flight tracking). */
-  async *#pages(type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): AsyncGenerator<Bundle> {
-    const t = checkType(type);
-    const src = this.#sources.get(source);
-    let url = searchUrl(src, t, params);
-    const seen = new Set([url.href]);
-    const options = limits.signal === undefined ? {} : { signal: limits.signal };
-    for (let page = 1; ; page++) {
-      const at = url;
-      const bundle = await this.#run(options, (scope) => this.#ops.searchPage(src, t, at, { page }, scope));
-      yield bundle;
-      const next = page < limits.maxPages ? nextPageUrl(bundle, src, seen, t) : undefined;
-      if (next === undefined) return;
-      url = next;
-    }
-  }
-
 }

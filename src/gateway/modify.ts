@@ -1,9 +1,12 @@
 /**
  * Read-modify-write with optimistic locking, in two forms: a callback, and a handle that saves when an
- * `await using` scope ends.
+ * `await using` scope ends; {@link modifyCall} runs either form as the gateway's public call(s).
  * @module
  */
 import { isFhirgateError } from '../errors.js';
+import type { ResourceType } from '../fhir/index.js';
+import type { CallOptions } from './call-options.js';
+import type { GatewayCalls } from './gateway-calls.js';
 
 /**
  * Changes a resource in place, or returns the new version. May be async.
@@ -102,4 +105,31 @@ export async function modifyWithRetries<R, T>(read: () => Promise<R>, save: (rea
       if (!isFhirgateError(err, 'ERR_CONFLICT') || attempt >= MODIFY_ATTEMPTS) throw err;
     }
   }
+}
+
+/**
+ * `AsyncFHIRGateway.modify` on the gateway's calls: with a function, one public call that reads, runs it and saves
+ * ({@link modifyWithRetries}); else one call that reads and returns a {@link ModifyHandle} whose save
+ * is a second call.
+ *
+ * @example
+ * ```ts
+ * await modifyCall(calls, 'Patient', '123', 'epic', (p) => { p.active = true; }, undefined);
+ * ```
+ */
+export function modifyCall<R>(calls: GatewayCalls, type: ResourceType, id: string, source: string | undefined, fnOrOptions: ModifyFn<R> | CallOptions | undefined, options: CallOptions | undefined): Promise<unknown> {
+  const { ops } = calls;
+  if (typeof fnOrOptions !== 'function') {
+    return calls.run(fnOrOptions, async (scope) => {
+      const read = await ops.read(type, id, source, scope);
+      const save = (r: R): Promise<R> => calls.run(fnOrOptions, (s) => ops.save(read, r, source, s)) as Promise<R>;
+      return new ModifyHandle(read.resource as unknown as R, save);
+    });
+  }
+  return calls.run(options, (scope) =>
+    modifyWithRetries(
+      () => ops.read(type, id, source, scope),
+      async (read) => ops.save(read, (await fnOrOptions(read.resource as unknown as R)) ?? read.resource, source, scope),
+    ),
+  );
 }

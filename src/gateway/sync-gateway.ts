@@ -2,7 +2,6 @@
  * `FHIRGateway`: the synchronous gateway, a thin bridge over `AsyncFHIRGateway` running in a worker.
  * @module
  */
-import { parseConnectionString } from '../auth/index.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
 import { MOUNT } from '../mount/index.js';
 import type { Mountable } from '../mount/index.js';
@@ -12,31 +11,15 @@ import { HandlerRegistry } from './handlers/registry.js';
 import type { SearchParams } from './handlers/search-source.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
 import { checkPagingOptions } from './paging.js';
-import { SyncBridge, siblingModuleUrl } from '../lib/worker-bridge/bridge.js';
-import { checkBulkOptions } from './bulk/index.js';
 import type { BulkExportAllOptions, BulkExportBaseOptions, BulkItem } from './bulk/index.js';
-import { keyOptionArgs, withNextKey, type JWKSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './source-keys.js';
+import { keyOptionArgs, type JWKSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './source-keys.js';
 import type { CollectedEvent } from './sync/collecting-dispatcher.js';
-import { refuseSameThreadServer } from './sync/deadlock.js';
 import { checkSyncOptions } from './sync/options.js';
 import type { FHIRGatewayOptions, SyncGatewayOptions, SyncPagingOptions } from './sync/options.js';
 import { remoteLimits, SyncCursors } from './sync/cursor-iterators.js';
+import { WorkerCalls } from './sync/worker-calls.js';
 
 export type { FHIRGatewayOptions, SyncPagingOptions } from './sync/options.js';
-
-/**
- * How long past its request time-out a blocked call waits for the worker: a request may be followed by
- * a token refresh and one retry (after a 401) or a read of its `Location`, each bounded by the
- * time-out; then a few seconds of margin.
- */
-const WAIT_REQUESTS = 3;
-const WAIT_MARGIN_MS = 5_000;
-
-/** What the calling thread knows of a source: its time-out and the origins a call to it reaches. */
-interface SourceFacts {
-  readonly timeoutMs: number;
-  readonly origins: readonly string[];
-}
 
 /**
  * A synchronous client of many FHIR servers: the same operations, arguments, errors, events and
@@ -89,25 +72,20 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   readonly aggregate: HandlerRegistry['aggregate'] = this.#handlers.aggregate.bind(this.#handlers);
-  readonly #bridge: SyncBridge;
-  readonly #sources = new Map<string, SourceFacts>();
+  /** The worker, its blocking calls and what this thread knows of the sources. */
+  readonly #calls: WorkerCalls;
   readonly #cursors: SyncCursors;
   constructor(options: FHIRGatewayOptions = {}) {
     const checked = checkSyncOptions(options);
     this.#events = new GatewayEvents(checked);
     this.#options = checked;
-    this.#bridge = new SyncBridge({
-      workerUrl: siblingModuleUrl(import.meta.url, './sync/gateway-worker'),
-      workerData: this.#options.worker,
-      name: 'FHIRGateway',
-      onExtra: (events) => this.#emitAll(events as CollectedEvent[]),
-    });
+    this.#calls = new WorkerCalls(checked, (events) => this.#emitAll(events));
     this.#cursors = new SyncCursors({
-      io: (method, args, source, waitMs) => this.#io(method, args, source, waitMs),
+      io: (method, args, source, waitMs) => this.#calls.io(method, args, source, waitMs),
       release: (cursor) => {
-        if (!this.#bridge.closed) this.#call('return', [cursor], this.#options.timeoutMs);
+        if (!this.#calls.closed) this.#calls.call('return', [cursor]);
       },
-      releaseLater: (cursor) => this.#bridge.send('return', [cursor]),
+      releaseLater: (cursor) => this.#calls.send('return', [cursor]),
     });
   }
 
@@ -121,13 +99,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   addSource(name: string, connectionString: string, options?: SourceOptions): void {
-    this.#bridge.assertOpen();
-    const config = parseConnectionString(connectionString);
-    withNextKey(config.auth, options);
-    const timeoutMs = config.timeoutMs ?? this.#options.timeoutMs;
-    this.#call('addSource', [name, connectionString, ...keyOptionArgs(options, 'addSource')], timeoutMs);
-    const tokenUrl = config.auth?.tokenUrl;
-    this.#sources.set(name, { timeoutMs, origins: tokenUrl === undefined ? [config.origin] : [config.origin, new URL(tokenUrl).origin] });
+    this.#calls.addSource(name, connectionString, options);
   }
 
   /**
@@ -139,7 +111,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   get sourceNames(): string[] {
-    return [...this.#sources.keys()];
+    return this.#calls.sourceNames;
   }
 
   /**
@@ -150,7 +122,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   rotateKey(source?: string, options?: RotateKeyOptions): RotatedKey {
-    return this.#call('rotateKey', [source, ...keyOptionArgs(options, 'rotateKey')], this.#options.timeoutMs) as RotatedKey;
+    return this.#calls.call('rotateKey', [source, ...keyOptionArgs(options, 'rotateKey')]) as RotatedKey;
   }
 
   /**
@@ -161,7 +133,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   jwks(): JWKSet {
-    return !this.#bridge.started || this.#bridge.closed ? { keys: [] } : (this.#call('jwks', [], this.#options.timeoutMs) as JWKSet);
+    return this.#calls.running ? (this.#calls.call('jwks', []) as JWKSet) : { keys: [] };
   }
 
   /**
@@ -176,8 +148,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   get openCursors(): number {
-    if (!this.#bridge.started || this.#bridge.closed) return 0;
-    return this.#call('openCursors', [], this.#options.timeoutMs) as number;
+    return this.#calls.running ? (this.#calls.call('openCursors', []) as number) : 0;
   }
 
   /**
@@ -189,7 +160,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   sourceBaseUrl(name?: string): string {
-    return this.#call('sourceBaseUrl', [name], this.#options.timeoutMs) as string;
+    return this.#calls.call('sourceBaseUrl', [name]) as string;
   }
 
   /**
@@ -206,7 +177,7 @@ export class FHIRGateway implements Disposable {
   create<R extends Resource>(resource: R, source?: string, options?: { ifNoneExist?: string | SearchParams }): ResourceOf<R['resourceType']> {
     if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
     const condition = options?.ifNoneExist === undefined ? undefined : ifNoneExistHeader(options.ifNoneExist);
-    return this.#io('create', [resource, source, ...(condition === undefined ? [] : [{ ifNoneExist: condition }])], source) as ResourceOf<R['resourceType']>;
+    return this.#calls.io('create', [resource, source, ...(condition === undefined ? [] : [{ ifNoneExist: condition }])], source) as ResourceOf<R['resourceType']>;
   }
 
   /**
@@ -218,7 +189,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   read<T extends ResourceType>(type: T, id: string, source?: string): ResourceOf<T> {
-    return this.#io('read', [type, id, source], source) as ResourceOf<T>;
+    return this.#calls.io('read', [type, id, source], source) as ResourceOf<T>;
   }
 
   /**
@@ -230,7 +201,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   update<R extends Resource>(resource: R, source?: string): ResourceOf<R['resourceType']> {
-    return this.#io('update', [resource, source], source) as ResourceOf<R['resourceType']>;
+    return this.#calls.io('update', [resource, source], source) as ResourceOf<R['resourceType']>;
   }
 
   /**
@@ -242,7 +213,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   delete(type: ResourceType, id: string, source?: string): boolean {
-    return this.#io('delete', [type, id, source], source) as boolean;
+    return this.#calls.io('delete', [type, id, source], source) as boolean;
   }
 
   /**
@@ -254,7 +225,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   search<T extends ResourceType>(type: T, params?: SearchParams, source?: string): Bundle<ResourceOf<T>> {
-    return this.#io('search', [type, params, source], source) as Bundle<ResourceOf<T>>;
+    return this.#calls.io('search', [type, params, source], source) as Bundle<ResourceOf<T>>;
   }
 
   /**
@@ -302,7 +273,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   bulkExport(source?: string, options: BulkExportBaseOptions = {}): Generator<BulkItem, void, undefined> {
-    const waitMs = this.#bulkWait(options);
+    const waitMs = this.#calls.bulkWait(options);
     return this.#cursors.iterate('bulkExport', [source, options], source, waitMs) as Generator<BulkItem, void, undefined>;
   }
 
@@ -316,7 +287,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   bulkExportAll(sources: readonly string[] = this.sourceNames, options: Omit<BulkExportAllOptions, 'signal'> = {}): Generator<BulkItem, void, undefined> {
-    const waitMs = this.#bulkWait(options);
+    const waitMs = this.#calls.bulkWait(options);
     return this.#cursors.iterate('bulkExportAll', [sources, options], sources[0], waitMs) as Generator<BulkItem, void, undefined>;
   }
 
@@ -330,7 +301,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   transaction(bundle: Bundle, source?: string): Bundle {
-    return this.#io('transaction', [bundle, source], source) as Bundle;
+    return this.#calls.io('transaction', [bundle, source], source) as Bundle;
   }
 
   /**
@@ -343,7 +314,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   batch(bundle: Bundle, source?: string): Bundle {
-    return this.#io('batch', [bundle, source], source) as Bundle;
+    return this.#calls.io('batch', [bundle, source], source) as Bundle;
   }
 
   /**
@@ -355,14 +326,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   close(): void {
-    if (this.#bridge.closed) return;
-    try {
-      if (this.#bridge.started) this.#bridge.call('close', [], this.#options.timeoutMs);
-    } catch {
-      // The worker is ended below whatever its close() answered.
-    } finally {
-      this.#bridge.close();
-    }
+    this.#calls.close();
   }
 
   /**
@@ -408,32 +372,6 @@ export class FHIRGateway implements Disposable {
       jwks: () => this.jwks().keys,
       close: async () => this.close(),
     });
-  }
-
-  /** Checks export options at once; the longest a step of the export may block. */
-  #bulkWait(options: BulkExportBaseOptions): number {
-    if ((options as { signal?: unknown } | null)?.signal !== undefined) throw new TypeError('options.signal: a blocking FHIRGateway call cannot be aborted; leave the loop instead');
-    const { deadlineMs } = checkBulkOptions(options);
-    return deadlineMs + WAIT_REQUESTS * this.#options.timeoutMs + WAIT_MARGIN_MS;
-  }
-
-  /** A call that reaches a FHIR server: refused at once when that server runs on this thread. */
-  #io(method: string, args: unknown[], source: string | undefined, waitMs?: number): unknown {
-    this.#bridge.assertOpen();
-    const facts = this.#facts(source);
-    if (facts !== undefined) refuseSameThreadServer('FHIRGateway', facts.origins, this.#options.sameThreadOrigins);
-    const timeoutMs = facts?.timeoutMs ?? this.#options.timeoutMs;
-    return waitMs === undefined ? this.#call(method, args, timeoutMs) : this.#bridge.call(method, args, waitMs);
-  }
-
-  #call(method: string, args: unknown[], timeoutMs: number): unknown {
-    return this.#bridge.call(method, args, WAIT_REQUESTS * timeoutMs + WAIT_MARGIN_MS);
-  }
-
-  /** The facts of `source`, or of the first source when it is omitted; `undefined` when unknown. */
-  #facts(source: string | undefined): SourceFacts | undefined {
-    if (source === undefined) return this.#sources.values().next().value;
-    return typeof source === 'string' ? this.#sources.get(source) : undefined;
   }
 
   #emitAll(events: CollectedEvent[]): void {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { numberOption } from '../lib/options.js';
 import type { RouteReply } from '../mount/index.js';
 
 /** The `cors` option of `createServiceAPI`. */
@@ -66,8 +67,7 @@ export class CORSPolicy {
     } else {
       this.#origins = new Set(stringList(options.origins, 'origins').map(checkOrigin));
     }
-    const maxAge = options.maxAgeSeconds ?? 600;
-    if (!Number.isInteger(maxAge) || maxAge < 0) throw new RangeError('options.cors.maxAgeSeconds must be a non-negative integer');
+    const maxAge = numberOption(options.maxAgeSeconds, 'options.cors.maxAgeSeconds', 600, { integer: true, min: 0, unit: 'seconds' });
     this.#credentials = credentials;
     this.#allowHeaders = stringList(options.allowHeaders ?? ['authorization', 'content-type', 'x-api-key', 'x-request-id'], 'allowHeaders').join(', ');
     this.#exposeHeaders = stringList(options.exposeHeaders ?? ['x-request-id'], 'exposeHeaders').join(', ');

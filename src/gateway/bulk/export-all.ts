@@ -3,6 +3,7 @@
  * @module
  */
 import { FhirgateError, isFhirgateError } from '../../errors.js';
+import { numberOption } from '../../lib/options.js';
 import { bulkExport } from './export.js';
 import { checkBulkOptions } from './options.js';
 import type { BulkExportOptions } from './options.js';
@@ -37,11 +38,9 @@ type Step = { readonly run: AsyncGenerator<BulkItem, void, undefined>; readonly 
 export function bulkExportAll(host: BulkHost, names: readonly string[], options: BulkExportAllOptions = {}): AsyncGenerator<BulkItem, void, undefined> {
   if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string')) throw new TypeError('sources must be a non-empty array of source names');
   const { concurrency, ...rest } = options ?? {};
-  if (concurrency !== undefined && (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1)) {
-    throw new RangeError('options.concurrency must be an integer >= 1');
-  }
+  const limit = numberOption(concurrency, 'options.concurrency', Infinity, { integer: true, min: 1 });
   checkBulkOptions(rest);
-  return merge(host, [...new Set(names)], rest, Math.min(concurrency ?? Infinity, host.maxConnections));
+  return merge(host, [...new Set(names)], rest, Math.min(limit, host.maxConnections));
 }
 
 async function* merge(host: BulkHost, names: string[], options: BulkExportOptions, limit: number): AsyncGenerator<BulkItem, void, undefined> {

@@ -4,6 +4,7 @@
  */
 import { isResourceType } from '../../fhir/index.js';
 import type { ResourceType } from '../../fhir/index.js';
+import { numberOption } from '../../lib/options.js';
 
 /**
  * Where a Bulk Data export starts: `'system'` (`[base]/$export`), `'patient'`
@@ -148,15 +149,9 @@ function isOrigin(value: unknown): boolean {
 }
 
 function seconds(value: number | undefined, name: string, fallback: number, infinite: boolean): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`options.${name} must be a number of seconds`);
-  if (value < 0 || (!infinite && !Number.isFinite(value))) throw new RangeError(`options.${name} must be ${infinite ? '0 or more' : 'a finite number, 0 or more'} seconds`);
-  return value;
+  return numberOption(value, `options.${name}`, fallback, { min: 0, infinite, unit: 'seconds' });
 }
 
 function count(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`options.${name} must be an integer`);
-  if (value < 0) throw new RangeError(`options.${name} must be 0 or more`);
-  return value;
+  return numberOption(value, `options.${name}`, fallback, { integer: true, min: 0 });
 }

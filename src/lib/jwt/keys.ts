@@ -78,13 +78,35 @@ export function toPublicJWK(key: KeyObject): JsonWebKey {
   return (key.type === 'public' ? key : createPublicKey(key)).export({ format: 'jwk' });
 }
 
-/** The members RFC 7638 §3.2 hashes, per key type, in lexicographic order. */
-const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
+/** The required members of each key type (RFC 7638 §3.2), in lexicographic order. */
+const REQUIRED_MEMBERS: Record<string, readonly string[]> = {
   RSA: ['e', 'kty', 'n'],
   EC: ['crv', 'kty', 'x', 'y'],
   OKP: ['crv', 'kty', 'x'],
   oct: ['k', 'kty'],
 };
+
+/**
+ * The required members of a JWK (RFC 7638 §3.2), in lexicographic order, and nothing else: what its
+ * thumbprint hashes, and (for a public key) all a JWKS needs to publish of it. `ERR_AUTH_KEY` for an
+ * unknown key type or a missing member.
+ *
+ * @example
+ * ```ts
+ * requiredMembers(toPublicJWK(privateKey)); // { crv: 'P-384', kty: 'EC', x: '…', y: '…' }
+ * ```
+ */
+export function requiredMembers(jwk: JsonWebKey): Record<string, string> {
+  const members = typeof jwk.kty === 'string' ? REQUIRED_MEMBERS[jwk.kty] : undefined;
+  if (members === undefined) throw new FhirgateError('ERR_AUTH_KEY', `no thumbprint for key type ${String(jwk.kty)}`);
+  const required: Record<string, string> = {};
+  for (const name of members) {
+    const value: unknown = jwk[name];
+    if (typeof value !== 'string') throw new FhirgateError('ERR_AUTH_KEY', `JWK lacks its "${name}" member`);
+    required[name] = value;
+  }
+  return required;
+}
 
 /**
  * The RFC 7638 thumbprint of a JWK: SHA-256 of the canonical JSON of its required members, base64url.
@@ -96,12 +118,5 @@ const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
  * ```
  */
 export function jwkThumbprint(jwk: JsonWebKey): string {
-  const members = typeof jwk.kty === 'string' ? THUMBPRINT_MEMBERS[jwk.kty] : undefined;
-  if (members === undefined) throw new FhirgateError('ERR_AUTH_KEY', `no thumbprint for key type ${String(jwk.kty)}`);
-  const canonical: Record<string, unknown> = {};
-  for (const name of members) {
-    if (typeof jwk[name] !== 'string') throw new FhirgateError('ERR_AUTH_KEY', `JWK lacks its "${name}" member`);
-    canonical[name] = jwk[name];
-  }
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url');
+  return createHash('sha256').update(JSON.stringify(requiredMembers(jwk))).digest('base64url');
 }

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { FhirgateError } from '../../errors.js';
+import { numberOption } from '../options.js';
 import { SIGNAL_COUNTER, SIGNAL_STOPPED, START_FAILURE_ID } from './protocol.js';
 import type { BridgeAnswer, BridgeCall, BridgeWorkerData } from './protocol.js';
 import { deserializeError } from './serialize-error.js';
@@ -73,8 +74,7 @@ export class SyncBridge {
 
   constructor(options: SyncBridgeOptions) {
     if (!(options.workerUrl instanceof URL)) throw new TypeError('SyncBridge: options.workerUrl must be a URL');
-    const startupMs = options.startupMs ?? 20_000;
-    if (!Number.isFinite(startupMs) || startupMs < 0) throw new RangeError('SyncBridge: options.startupMs must be a number >= 0');
+    const startupMs = numberOption(options.startupMs, 'SyncBridge: options.startupMs', 20_000, { min: 0, unit: 'milliseconds' });
     this.#options = {
       workerUrl: options.workerUrl,
       workerData: options.workerData ?? null,

@@ -1,0 +1,56 @@
+/**
+ * The pages and the matches of a search, for `AsyncFHIRGateway.pages`/`searchAll`: each page is one
+ * public call of the gateway (closed check, signal, in-flight tracking), the next one only on demand.
+ * @module
+ */
+import type { Bundle, Resource, ResourceType } from '../fhir/index.js';
+import type { GatewayCalls } from './gateway-calls.js';
+import { searchUrl } from './fhir-operations.js';
+import type { SearchParams } from './handlers/search-source.js';
+import { matchingResources, nextPageUrl } from './paging.js';
+import type { PagingLimits } from './paging.js';
+import { checkType } from './resource-path.js';
+
+/**
+ * The pages of a search: the first page, then each `next` link (on the source's origin only, never
+ * twice), at most `limits.maxPages`. Nothing is checked or sent until the first `next()`.
+ *
+ * @example
+ * ```ts
+ * for await (const page of searchPages(calls, 'Patient', {}, 'epic', checkPagingOptions({ maxPages: 3 }))) use(page);
+ * ```
+ */
+export async function* searchPages(calls: GatewayCalls, type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): AsyncGenerator<Bundle> {
+  const t = checkType(type);
+  const src = calls.sources.get(source);
+  let url = searchUrl(src, t, params);
+  const seen = new Set([url.href]);
+  const options = limits.signal === undefined ? {} : { signal: limits.signal };
+  for (let page = 1; ; page++) {
+    const at = url;
+    const bundle = await calls.run(options, (scope) => calls.ops.searchPage(src, t, at, { page }, scope));
+    yield bundle;
+    const next = page < limits.maxPages ? nextPageUrl(bundle, src, seen, t) : undefined;
+    if (next === undefined) return;
+    url = next;
+  }
+}
+
+/**
+ * The resources `pages` matched (see `matchingResources`), at most `maxResources`: no page is fetched
+ * past them.
+ *
+ * @example
+ * ```ts
+ * for await (const patient of searchMatches(searchPages(calls, 'Patient', {}, 'epic', limits), limits.maxResources)) use(patient);
+ * ```
+ */
+export async function* searchMatches(pages: AsyncIterable<Bundle>, maxResources: number): AsyncGenerator<Resource> {
+  let count = 0;
+  for await (const page of pages) {
+    for (const resource of matchingResources(page)) {
+      yield resource;
+      if (++count >= maxResources) return;
+    }
+  }
+}
