@@ -7,7 +7,8 @@ import { createServiceAPI } from '../../src/host/index.js';
 import type { Logger } from '../../src/mount/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { rawToken, startCdsClient } from './cds-client.js';
-import { post, recordingDispatcher } from './serve-mountable.js';
+import { recordingDispatcher } from '../support/recording-dispatcher.js';
+import { post } from './post-json.js';
 
 /** An EHR-side access token from the sandbox's token endpoint (client_secret_basic). */
 async function ehrToken(tokenUrl: string): Promise<string> {
