@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { CDSHooksService } from '../../src/cds/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
+import { captureLogger } from '../support/logger.js';
 
 test('charset=iso-8859-1 (or any non-UTF-8 charset) is 415; UTF-8 and no charset are served', async (t) => {
   const seen: string[] = [];
@@ -16,7 +17,7 @@ test('charset=iso-8859-1 (or any non-UTF-8 charset) is 415; UTF-8 and no charset
     seen.push(String(req.context.note));
     return { cards: [] };
   });
-  const app = createServiceAPI({ apiKeys: [], logger: { debug() {}, info() {}, warn() {}, error() {} } }).registerService(cds);
+  const app = createServiceAPI({ apiKeys: [], logger: captureLogger() }).registerService(cds);
   const server = await app.listen(0);
   t.after(() => app.close());
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cds/cds-services/greet`;

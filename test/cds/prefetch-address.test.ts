@@ -12,7 +12,7 @@ import { isNonPublicAddress } from '../../src/cds/address-guard.js';
 import { CDSHooksService } from '../../src/cds/index.js';
 import type { CDSHooksServiceOptions } from '../../src/cds/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import { captureLogger } from '../host/helpers.js';
+import { captureLogger } from '../support/logger.js';
 
 const TOKEN = 'caller-token-7f3a';
 

@@ -5,6 +5,7 @@ import { CDSHooksService, type CDSCard } from '../../src/cds/index.js';
 import { MOUNT } from '../../src/mount/index.js';
 import { localHandler } from '../../src/events/index.js';
 import { recordingDispatcher } from '../support/recording-dispatcher.js';
+import { fakeRequest } from '../support/route-request.js';
 import { serve } from '../support/serve.js';
 import { post } from './post-json.js';
 
@@ -178,13 +179,8 @@ test('status, openapi and events follow the host', async () => {
   const other = recordingDispatcher();
   m.useEvents(other);
   const route = m.routes()[2]!;
-  const fakeReq = (id: string) => ({
-    method: 'POST', params: { id }, query: new URLSearchParams(), headers: { 'content-type': 'application/json' },
-    url: new URL(`http://h/cds/cds-services/${id}`), baseUrl: 'http://h/cds', requestId: 'r', signal: new AbortController().signal,
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    bytes: async () => Buffer.from(JSON.stringify(call())),
-    chunks: async function* () {},
-  });
+  const fakeReq = (id: string) =>
+    fakeRequest({ method: 'POST', baseUrl: 'http://h/cds', path: `/cds-services/${id}`, params: { id }, headers: { 'content-type': 'application/json' }, body: JSON.stringify(call()) });
   assert.equal((await route.handle(fakeReq('second'))).status, 200);
   assert.equal(other.events.length, 1);
   m.useEvents(null);
@@ -206,12 +202,9 @@ test('events go to localHandler by default', async () => {
   const off = localHandler.register('cdshooks.patient-view', ([, payload]) => void seen.push(payload.service_id));
   try {
     const route = cds[MOUNT]().routes()[2]!;
-    const reply = await route.handle({
-      method: 'POST', params: { id: 'greet' }, query: new URLSearchParams(), headers: { 'content-type': 'application/json' },
-      url: new URL('http://h/cds/cds-services/greet'), baseUrl: 'http://h/cds', requestId: 'r', signal: new AbortController().signal,
-      log: { debug() {}, info() {}, warn() {}, error() {} },
-      bytes: async () => Buffer.from(JSON.stringify(call())), chunks: async function* () {},
-    });
+    const reply = await route.handle(
+      fakeRequest({ method: 'POST', baseUrl: 'http://h/cds', path: '/cds-services/greet', params: { id: 'greet' }, headers: { 'content-type': 'application/json' }, body: JSON.stringify(call()) }),
+    );
     assert.equal(reply.status, 200);
     await localHandler.drain();
     assert.deepEqual(seen, ['greet']);

@@ -14,6 +14,7 @@ import { REDACTED, SecretRedactor } from '../../src/lib/redact-secrets.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { fuzz, runFuzz } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
+import { captureLogger } from '../support/logger.js';
 
 /** Large enough that a body is still arriving when an early answer goes out. */
 const LIMIT = 256 * 1024;
@@ -74,7 +75,7 @@ test('fuzz: an early answer never strands the request pipelined behind it (drain
   const cds = new CDSHooksService({ bodyLimit: LIMIT });
   cds.hook('patient-view', { id: 'greet', description: 'greets' }, () => ({ cards: [] }));
   const nr = new NoteReaderService({ bodyLimit: LIMIT }).method('ProcessDocument', () => 'ok');
-  const app = createServiceAPI({ apiKeys: ['k'], bodyLimit: LIMIT, cors: { origins: ['https://app.example.org'] }, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+  const app = createServiceAPI({ apiKeys: ['k'], bodyLimit: LIMIT, cors: { origins: ['https://app.example.org'] }, logger: captureLogger() });
   app.registerService(cds).registerService(nr).post('/custom', async (ctx) => ({ n: (await ctx.bytes()).length }));
   const server = await app.listen(0);
   t.after(() => app.close());

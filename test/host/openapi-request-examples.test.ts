@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { CDSHooksService } from '../../src/cds/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
 import { NoteReaderService, readCDA } from '../../src/soap/index.js';
+import { captureLogger } from '../support/logger.js';
 
 type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> };
 
@@ -18,7 +19,7 @@ test('the request-body examples the docs page pre-fills are accepted by the serv
     problems = readCDA(document).sections.length;
     return { document, error: '' };
   });
-  const app = createServiceAPI({ logger: { debug() {}, info() {}, warn() {}, error() {} } });
+  const app = createServiceAPI({ logger: captureLogger() });
   app.registerService(cds);
   app.registerService(nr);
   const server = await app.listen(0);

@@ -13,9 +13,10 @@ import type { NoteReaderServiceOptions } from '../../src/soap/types.js';
 import { call } from '../host/helpers.js';
 import { child } from '../../src/soap/xml-tree.js';
 import { parse } from './soap-client.js';
+import { captureLogger } from '../support/logger.js';
 
 async function wsdlAddress(t: TestContext, host: ServiceAPIOptions, service: NoteReaderServiceOptions, headers: Record<string, string>) {
-  const app = createServiceAPI({ apiKeys: [], logger: { debug() {}, info() {}, warn() {}, error() {} }, ...host });
+  const app = createServiceAPI({ apiKeys: [], logger: captureLogger(), ...host });
   app.registerService(new NoteReaderService(service).method('ProcessDocument', () => 'ok'));
   const server = await app.listen(0);
   t.after(() => app.close());

@@ -16,7 +16,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandb
  * });
  * ```
  */
-export async function sandbox(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
+export async function sandbox(t: Pick<TestContext, 'after'>, options: SandboxOptions = {}): Promise<Sandbox> {
   const started = await startSandbox(options);
   t.after(() => started.close());
   return started;
