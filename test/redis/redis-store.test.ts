@@ -6,13 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { CDSHooksService } from '../../src/cds/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
-import { createServiceAPI } from '../../src/host/index.js';
 import { redisStore } from '../../src/redis/index.js';
 import { writeTestKeys } from '../auth/keys.js';
 import { startCdsClient } from '../cds/cds-client.js';
 import { startRedis } from '../support/bus-servers.js';
 import { sandbox as testSandbox } from '../support/sandbox.js';
-import { captureLogger } from '../support/logger.js';
+import { startApp } from '../support/serve.js';
 
 type Client = ReturnType<typeof createClient>;
 
@@ -81,11 +80,8 @@ test('redisStore: bad arguments are TypeError / RangeError naming what is wrong'
 async function cdsReplica(t: TestContext, issuer: string, jwksUrl: string, store: ReturnType<typeof redisStore>): Promise<string> {
   const cds = new CDSHooksService({ auth: { issuers: [{ issuer, jwksUrls: [jwksUrl] }], replayStore: store } });
   cds.hook('patient-view', { id: 'svc', description: 'x' }, () => ({ cards: [] }));
-  const app = createServiceAPI({ apiKeys: [], trustProxy: true, allowedHosts: ['cds.example.org'], logger: captureLogger() });
-  app.registerService(cds, { path: '/cds' });
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}/cds/cds-services/svc`;
+  const { base } = await startApp(t, { trustProxy: true, allowedHosts: ['cds.example.org'] }, (app) => app.registerService(cds, { path: '/cds' }));
+  return `${base}/cds/cds-services/svc`;
 }
 
 test('a CDS client JWT accepted by replica A is refused as a replay by replica B', async (t) => {

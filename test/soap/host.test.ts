@@ -7,6 +7,7 @@ import { NoteReaderService } from '../../src/soap/service.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { captureLogger } from '../support/logger.js';
 import { bodyChild, envelope, fixture, parse, post, readFault } from './soap-client.js';
+import { startApp } from '../support/serve.js';
 
 test('through createServiceAPI: both paths, the WSDL address, events, faults and API keys', async (t) => {
   const events: [string, EventPayload][] = [];
@@ -45,13 +46,10 @@ test('through createServiceAPI: both paths, the WSDL address, events, faults and
 });
 
 test('through createServiceAPI: 413 past bodyLimit and 415 for another Content-Type', async (t) => {
-  const app = createServiceAPI({ logger: captureLogger() });
   const nr = new NoteReaderService({ bodyLimit: 2000 });
   nr.method('ProcessDocument', () => 'ok');
-  app.registerService(nr, { path: '/nr' });
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/nr`;
+  const started = await startApp(t, {}, (app) => app.registerService(nr, { path: '/nr' }));
+  const base = `${started.base}/nr`;
   const big = await post(base, envelope('y'.repeat(5000)));
   assert.equal(big.status, 413);
   assert.equal(readFault(big).type, 'TooLarge');

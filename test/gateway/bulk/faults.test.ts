@@ -1,6 +1,6 @@
 /** Bulk Data export against a fault server: status errors, cut files, foreign origins, cancellation. */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { BulkItem } from '../../../src/gateway/index.js';
 import { startServer, until } from '../../http/test-server.js';
 import { gateway, settle } from '../fixtures.js';
@@ -187,7 +187,8 @@ test('leaving the loop in the middle of a file sends DELETE; deleteJob false kee
   assert.equal(requests(srv, 'DELETE', '/status/1'), 1, 'no second DELETE');
 });
 
-test('aborting during a download rejects ERR_ABORTED at once and deletes the job', async (t) => {
+/** A server whose Patient file sends one line and never ends, and a gateway with it as source "f". */
+async function stalledDownload(t: TestContext) {
   const srv = await bulkServer(t, {
     files: {
       '/files/Patient.ndjson': (res) => {
@@ -198,6 +199,11 @@ test('aborting during a download rejects ERR_ABORTED at once and deletes the job
   });
   const { gw } = gateway(t);
   gw.addSource('f', srv.connectionString);
+  return { srv, gw };
+}
+
+test('aborting during a download rejects ERR_ABORTED at once and deletes the job', async (t) => {
+  const { srv, gw } = await stalledDownload(t);
   const controller = new AbortController();
   const run = gw.bulkExport('f', { signal: controller.signal });
   assert.equal((await run.next()).value?.resource.id, 'p1');
@@ -208,16 +214,7 @@ test('aborting during a download rejects ERR_ABORTED at once and deletes the job
 });
 
 test('closing the gateway during a download ends the export with ERR_CLOSED', async (t) => {
-  const srv = await bulkServer(t, {
-    files: {
-      '/files/Patient.ndjson': (res) => {
-        res.writeHead(200, { 'content-type': 'application/fhir+ndjson' });
-        res.write(`${JSON.stringify(P1)}\n`); // and never ends
-      },
-    },
-  });
-  const { gw } = gateway(t);
-  gw.addSource('f', srv.connectionString);
+  const { gw } = await stalledDownload(t);
   const run = gw.bulkExport('f');
   assert.equal((await run.next()).value?.resource.id, 'p1');
   const next = run.next();

@@ -6,11 +6,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AsyncFHIRGateway } from '../../../src/gateway/index.js';
-import { createServiceAPI } from '../../../src/host/index.js';
 import { SecretRedactor } from '../../../src/lib/redact-secrets.js';
 import { writeTestKeys } from '../../auth/keys.js';
-import { captureLogger } from '../../support/logger.js';
 import { startServer } from '../../http/test-server.js';
+import { startApp } from '../../support/serve.js';
 
 /** Chosen so that raw, percent-, form- and JSON-encoded forms all differ. */
 const SECRET = 's3cr+t %/é"x y';
@@ -60,11 +59,8 @@ for (const method of ['client_secret_basic', 'client_secret_post'] as const) {
     assert.ok(FORMS.some((f) => sent.includes(f)), sent);
 
     gw.transform('Patient', async (id, source) => gw.read('Patient', id, source));
-    const log = captureLogger();
-    const app = createServiceAPI({ apiKeys: [], logger: log }).registerGateway(gw);
-    const server = await app.listen(0);
-    t.after(() => app.close());
-    const answer = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/fhir/transform/Patient/1`);
+    const { base, log } = await startApp(t, {}, (app) => app.registerGateway(gw));
+    const answer = await fetch(`${base}/fhir/transform/Patient/1`);
     assert.equal(answer.status, 502);
     assertClean('answer', await answer.text());
     const failed = log.lines.filter((l) => l.level === 'error');
