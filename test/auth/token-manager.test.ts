@@ -10,9 +10,9 @@ import type { Send } from '../../src/auth/fetch-token.js';
 import { decodeJWT } from '../../src/lib/jwt/verify-jwt.js';
 import { jwkThumbprint } from '../../src/lib/jwt/keys.js';
 import { request } from '../../src/http/request.js';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { startServer } from '../http/test-server.js';
 import { writeTemp, writeTestKeys } from './keys.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
 
 const send: Send = (url, options) => request(url, options);
 
@@ -24,8 +24,7 @@ function authOf(cs: string): ClientSecretAuth | JWTAssertionAuth {
 
 test('JWT assertion flow against the sandbox with RSA and EC keys in every key format', async (t) => {
   const keys = writeTestKeys(t);
-  const sandbox = await startSandbox({ clients: keys.map((k, i) => ({ clientId: `app-${i}`, publicKey: k.publicKey })) });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { clients: keys.map((k, i) => ({ clientId: `app-${i}`, publicKey: k.publicKey })) });
   for (const [i, key] of keys.entries()) {
     const tokens = new TokenManager(authOf(sandbox.connectionString(`app-${i}`, { keyPath: key.path })), { send, timeoutMs: 10_000 });
     const token = await tokens.token();
@@ -92,8 +91,7 @@ test('client_secret_basic encodes a secret with + : % per RFC 6749 §2.3.1, and 
   assert.equal(decoded, 'my%3Aapp:a%2Bb%3Ac%25d+e');
   assert.ok(!(seen[1] ?? '').includes('client_secret'));
 
-  const sandbox = await startSandbox({ clients: [{ clientId: 'my:app', clientSecret: secret }] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'my:app', clientSecret: secret }] });
   const tokens = new TokenManager(authOf(`${sandbox.connectionString('my:app')}&scope=system/Patient.rs&audience=aud-1`), { send, timeoutMs: 10_000 });
   assert.ok(await tokens.token());
   assert.equal(sandbox.stats.lastAuthMethod, 'client_secret_basic');
@@ -102,8 +100,7 @@ test('client_secret_basic encodes a secret with + : % per RFC 6749 §2.3.1, and 
 });
 
 test('client_secret_post puts the id and secret in the form', async (t) => {
-  const sandbox = await startSandbox({ clients: [{ clientId: 'poster', clientSecret: 'p+ss' }] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'poster', clientSecret: 'p+ss' }] });
   const tokens = new TokenManager(authOf(`${sandbox.connectionString('poster')}&auth_method=client_secret_post`), { send, timeoutMs: 10_000 });
   assert.ok(await tokens.token());
   assert.equal(sandbox.stats.lastAuthMethod, 'client_secret_post');
@@ -164,8 +161,7 @@ test('a token without expires_in is kept until invalidated', async (t) => {
 
 test('token endpoint failures are ERR_AUTH_TOKEN with status and OAuth error, never the secret', async (t) => {
   const secret = 'NeverShowThis+1';
-  const sandbox = await startSandbox({ clients: [{ clientId: 'app', clientSecret: 'other' }] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'app', clientSecret: 'other' }] });
   const events: unknown[] = [];
   const onToken = (m: unknown): void => void events.push(m);
   diagnostics_channel.subscribe('fhirgate:auth:token', onToken);

@@ -4,10 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { CDSHooksService } from '../../src/cds/index.js';
-import { createServiceAPI } from '../../src/host/index.js';
+import { startApp } from '../support/serve.js';
 
 test('charset=iso-8859-1 (or any non-UTF-8 charset) is 415; UTF-8 and no charset are served', async (t) => {
   const seen: string[] = [];
@@ -16,10 +15,8 @@ test('charset=iso-8859-1 (or any non-UTF-8 charset) is 415; UTF-8 and no charset
     seen.push(String(req.context.note));
     return { cards: [] };
   });
-  const app = createServiceAPI({ apiKeys: [], logger: { debug() {}, info() {}, warn() {}, error() {} } }).registerService(cds);
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cds/cds-services/greet`;
+  const { base } = await startApp(t, {}, (app) => app.registerService(cds));
+  const url = `${base}/cds/cds-services/greet`;
   const body = (note: string) => JSON.stringify({ hook: 'patient-view', hookInstance: randomUUID(), context: { userId: 'Practitioner/1', patientId: '123', note } });
   for (const charset of ['iso-8859-1', 'ISO-8859-1', 'latin1', 'utf-16', 'windows-1252', '"iso-8859-1"', 'utf-8x']) {
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': `application/json; charset=${charset}` }, body: Buffer.from(body('Jos\u00e9'), 'latin1') });

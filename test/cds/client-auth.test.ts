@@ -6,7 +6,9 @@ import { ReplayCache } from '../../src/cds/replay-cache.js';
 import { ClientAuth } from '../../src/cds/client-auth.js';
 import { encodeBase64url } from '../../src/lib/jwt/base64url.js';
 import { makeKey, rawToken, startCdsClient, type CdsClient } from './cds-client.js';
-import { post, recordingDispatcher, serveMountable } from './serve-mountable.js';
+import { recordingDispatcher } from '../support/recording-dispatcher.js';
+import { serve } from '../support/serve.js';
+import { post } from './post-json.js';
 
 const UNAUTHORIZED = { error: { code: 'ERR_UNAUTHORIZED', message: 'the CDS client could not be authenticated' } };
 const call = () => ({ hook: 'patient-view', hookInstance: randomUUID(), context: { userId: 'Practitioner/1', patientId: '123' } });
@@ -20,8 +22,8 @@ async function setup(t: TestContext, auth: (client: CdsClient) => ClientAuthOpti
     return { cards: [] };
   });
   cds.hook('patient-view', { id: 'open', description: 'x', auth: false }, () => ({ cards: [] }));
-  const served = await serveMountable(t, cds);
-  const url = `${served.base}/cds-services/svc`;
+  const served = await serve(t, cds);
+  const url = `${served.baseUrl}/cds-services/svc`;
   const send = (token: string | undefined, to = url) => post(to, call(), token === undefined ? {} : { authorization: `Bearer ${token}` });
   return { client, seen, served, url, send };
 }
@@ -53,7 +55,7 @@ test('every failure is the same 401 and the reason only goes to the log', async 
   const cases: Array<[string | undefined, RegExp]> = [
     [replayed, /jti replayed/],
     [client.token(`${url}/other`), /aud mismatch/],
-    [client.token(`${served.base}/cds-services/open`), /aud mismatch/],
+    [client.token(`${served.baseUrl}/cds-services/open`), /aud mismatch/],
     [client.token(url, { exp: now - 3600, iat: now - 3700 }), /token expired/],
     [client.token(url, { exp: now + 3600 }), /exp too far/],
     [rawToken({ alg: 'none', kid: client.key.kid }, { iss: client.issuer, aud: url, exp: now + 60, iat: now, jti: randomUUID() }), /alg not allowed/],
@@ -74,8 +76,8 @@ test('every failure is the same 401 and the reason only goes to the log', async 
     assert.match(String(last?.fields?.reason), reason);
   }
   await assertRejected(post(url, call(), { authorization: 'Basic dXNlcjpwYXNz' }));
-  assert.equal((await send(undefined, `${served.base}/cds-services/open`)).status, 200);
-  assert.equal((await fetch(`${served.base}/cds-services`)).status, 200);
+  assert.equal((await send(undefined, `${served.baseUrl}/cds-services/open`)).status, 200);
+  assert.equal((await fetch(`${served.baseUrl}/cds-services`)).status, 200);
 });
 
 test('the feedback route checks the token against its own URL', async (t) => {

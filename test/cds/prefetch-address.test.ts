@@ -11,8 +11,8 @@ import { test, type TestContext } from 'node:test';
 import { isNonPublicAddress } from '../../src/cds/address-guard.js';
 import { CDSHooksService } from '../../src/cds/index.js';
 import type { CDSHooksServiceOptions } from '../../src/cds/index.js';
-import { createServiceAPI } from '../../src/host/index.js';
-import { captureLogger } from '../host/helpers.js';
+import { startApp } from '../support/serve.js';
+import { freePort } from '../support/free-port.js';
 
 const TOKEN = 'caller-token-7f3a';
 
@@ -31,26 +31,15 @@ async function fhirServer(t: TestContext, hang = false): Promise<{ url: string; 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits: () => hits };
 }
 
-/** A port that was just free: nothing listens there. */
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function startCds(t: TestContext, options: CDSHooksServiceOptions = {}) {
   const cds = new CDSHooksService({ prefetchTimeoutMs: 300, ...options });
   cds.hook('patient-view', { id: 'svc', description: 'x', prefetch: { patient: 'Patient/{{context.patientId}}' } }, (req) => ({
     cards: [{ summary: `name ${JSON.stringify(req.prefetch.patient)}`.slice(0, 139), indicator: 'info', source: { label: 't' } }],
   }));
-  const log = captureLogger();
-  const app = createServiceAPI({ apiKeys: [], logger: log }).registerService(cds);
-  const server = await app.listen(0);
-  t.after(() => app.close());
+  const { base, log } = await startApp(t, {}, (app) => app.registerService(cds));
   const call = async (fhir: string) => {
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/cds/cds-services/svc`, {
+    const res = await fetch(`${base}/cds/cds-services/svc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -92,7 +81,7 @@ test('without fhirServers, private, CGNAT, link-local, unique-local and unspecif
 test('with fhirServers naming it, a loopback server is fetched; refused, closed and timed out read the same to the caller', async (t) => {
   const open = await fhirServer(t);
   const hanging = await fhirServer(t, true);
-  const closed = `http://127.0.0.1:${await closedPort()}`;
+  const closed = `http://127.0.0.1:${await freePort()}`;
   const { call } = await startCds(t, { fhirServers: [open.url, hanging.url, closed] });
   const ok = await call(open.url);
   assert.equal(ok.status, 200, ok.text);

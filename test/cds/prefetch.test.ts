@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { CDSHooksService, type CDSHookRequest } from '../../src/cds/index.js';
 import { FHIRServerAllowlist } from '../../src/cds/fhir-server-allowlist.js';
-import { post, recordingDispatcher, serveMountable } from './serve-mountable.js';
+import { recordingDispatcher } from '../support/recording-dispatcher.js';
+import { serve } from '../support/serve.js';
+import { post } from './post-json.js';
 
 interface Seen {
   path: string;
@@ -60,7 +62,7 @@ test('fetches only the missing keys from fhirServer with the bearer token; null 
     gone: 'Encounter/nope',
     noEncounter: 'Encounter/{{context.encounterId}}',
   }, { fhirServers: [fhir.url] }); // loopback: allowed only by naming it
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds);
   const given = { resourceType: 'Bundle', type: 'searchset', total: 0 };
   const r = await post(`${base}/cds-services/svc`, body(`${fhir.url}/r4`, { given, nothing: null }));
   assert.equal(r.status, 200);
@@ -92,7 +94,7 @@ test('data that cannot be obtained answers 412 naming the prefetch key', async (
   ];
   for (const [template, server, patientId, message] of cases) {
     const { cds, calls } = serviceWith({ key: template }, { fhirServers: [fhir.url] });
-    const { base } = await serveMountable(t, cds);
+    const { baseUrl: base } = await serve(t, cds);
     const r = await post(`${base}/cds-services/svc`, body(server, undefined, { patientId }));
     assert.equal(r.status, 412, `${template} ${patientId}`);
     assert.equal(r.body.error.code, 'ERR_CDS_PREFETCH');
@@ -109,7 +111,7 @@ test('a refused connection answers 412; http is allowed on localhost by name (bo
   const port = (closed.address() as AddressInfo).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
   const { cds } = serviceWith({ key: 'Patient/{{context.patientId}}' }, { fhirServers: [`http://127.0.0.1:${port}`] });
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds);
   const refused = await post(`${base}/cds-services/svc`, body(`http://127.0.0.1:${port}`));
   assert.equal(refused.status, 412);
   assert.match(refused.body.error.message, /could not be reached/);
@@ -117,15 +119,15 @@ test('a refused connection answers 412; http is allowed on localhost by name (bo
   const fhir = await fakeFhir(t, { '/Patient/123': [200, '{"resourceType":"Patient","id":"123"}'] });
   const local = fhir.url.replace('127.0.0.1', 'localhost');
   const byName = serviceWith({ key: 'Patient/{{context.patientId}}' }, { fhirServers: [local] });
-  const served = await serveMountable(t, byName.cds);
-  const r = await post(`${served.base}/cds-services/svc`, body(local));
+  const served = await serve(t, byName.cds);
+  const r = await post(`${served.baseUrl}/cds-services/svc`, body(local));
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.deepEqual(byName.calls[0]?.prefetch.key, { resourceType: 'Patient', id: '123' });
 });
 
 test('allowInsecureFhirServer lets plain http through to any host', async (t) => {
   const { cds } = serviceWith({ key: 'Patient/{{context.patientId}}' }, { allowInsecureFhirServer: true, prefetchTimeoutMs: 2000 });
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds);
   // .invalid never resolves: the failure is now the network, not the scheme check.
   const r = await post(`${base}/cds-services/svc`, body('http://ehr.invalid/fhir'));
   assert.equal(r.status, 412);
@@ -138,9 +140,9 @@ test('with fhirServers, only URLs under an allowed base are fetched; any other f
     '/r4/sub/Patient/123': [200, '{"resourceType":"Patient","id":"123"}'],
   });
   const { cds, calls } = serviceWith({ key: 'Patient/{{context.patientId}}' }, { fhirServers: [`${fhir.url}/r4`] });
-  const served = await serveMountable(t, cds);
+  const served = await serve(t, cds);
   for (const server of [`${fhir.url}/r4`, `${fhir.url}/r4/`, `${fhir.url}/r4/sub`]) {
-    const r = await post(`${served.base}/cds-services/svc`, body(server));
+    const r = await post(`${served.baseUrl}/cds-services/svc`, body(server));
     assert.equal(r.status, 200, `${server}: ${JSON.stringify(r.body)}`);
   }
   assert.deepEqual(fhir.seen.map((s) => s.path), ['/r4/Patient/123', '/r4/Patient/123', '/r4/sub/Patient/123']);
@@ -149,7 +151,7 @@ test('with fhirServers, only URLs under an allowed base are fetched; any other f
     fhir.url.replace('127.0.0.1', 'localhost') + '/r4', 'https://ehr.example.org/r4',
   ];
   for (const server of refused) {
-    const r = await post(`${served.base}/cds-services/svc`, body(server));
+    const r = await post(`${served.baseUrl}/cds-services/svc`, body(server));
     assert.equal(r.status, 412, server);
     assert.equal(r.body.error.code, 'ERR_CDS_PREFETCH');
     assert.equal(r.body.error.field, 'fhirServer');
@@ -160,7 +162,7 @@ test('with fhirServers, only URLs under an allowed base are fetched; any other f
   }
   assert.equal(fhir.seen.length, 3, 'no refused fhirServer was contacted');
   assert.equal(calls.length, 3);
-  const sent = await post(`${served.base}/cds-services/svc`, body('https://ehr.example.org/r4', { key: null }));
+  const sent = await post(`${served.baseUrl}/cds-services/svc`, body('https://ehr.example.org/r4', { key: null }));
   assert.equal(sent.status, 200, 'a fhirServer outside the list is fine when nothing has to be fetched');
 });
 
@@ -173,7 +175,7 @@ test('an origin allows every path on it; a service list replaces the service-wid
   const prefetch = { key: 'Patient/{{context.patientId}}' };
   cds.hook('patient-view', { id: 'own', description: 'x', prefetch, fhirServers: [`${fhir.url}/`] }, () => ({ cards: [] }));
   cds.hook('patient-view', { id: 'wide', description: 'x', prefetch }, () => ({ cards: [] }));
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds);
   assert.equal((await post(`${base}/cds-services/own`, body(fhir.url))).status, 200);
   assert.equal((await post(`${base}/cds-services/own`, body(`${fhir.url}/a`))).status, 200);
   const wide = await post(`${base}/cds-services/wide`, body(fhir.url));

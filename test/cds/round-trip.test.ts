@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { CDSHooksService, type CDSCard, type JSONObject } from '../../src/cds/index.js';
-import { createServiceAPI } from '../../src/host/index.js';
-import type { Logger } from '../../src/mount/index.js';
-import { startSandbox } from '../../src/sandbox/index.js';
+import { captureLogger } from '../support/logger.js';
+import { recordingDispatcher } from '../support/recording-dispatcher.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
+import { startApp } from '../support/serve.js';
 import { rawToken, startCdsClient } from './cds-client.js';
-import { post, recordingDispatcher } from './serve-mountable.js';
+import { post } from './post-json.js';
 
 /** An EHR-side access token from the sandbox's token endpoint (client_secret_basic). */
 async function ehrToken(tokenUrl: string): Promise<string> {
@@ -29,8 +29,7 @@ function familyOf(patient: JSONObject | null | undefined): string {
 }
 
 async function setup(t: TestContext) {
-  const sandbox = await startSandbox();
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t);
   const client = await startCdsClient(t);
   const dispatcher = recordingDispatcher();
   const feedbackSeen: unknown[] = [];
@@ -57,15 +56,10 @@ async function setup(t: TestContext) {
     cards: [{ indicator: 'info', source: { label: 'x' } } as never],
   }));
   const logs: string[] = [];
-  const logger: Logger = {
-    debug: () => {}, info: () => {}, error: (m) => void logs.push(m),
-    warn: (m, f) => void logs.push(`${m} ${JSON.stringify(f)}`),
-  };
-  const app = createServiceAPI({ title: 'CDS round trip', apiKeys: [], dispatcher, logger });
-  app.registerService(cds, { path: '/cds' });
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const logger = captureLogger((l) => {
+    if (l.level === 'error' || l.level === 'warn') logs.push(`${l.message} ${JSON.stringify(l.fields)}`);
+  });
+  const { base: origin } = await startApp(t, { title: 'CDS round trip', dispatcher }, (app) => app.registerService(cds, { path: '/cds' }), logger);
   return { sandbox, client, dispatcher, feedbackSeen, origin, base: `${origin}/cds`, logs };
 }
 

@@ -4,7 +4,10 @@ import { test } from 'node:test';
 import { CDSHooksService, type CDSCard } from '../../src/cds/index.js';
 import { MOUNT } from '../../src/mount/index.js';
 import { localHandler } from '../../src/events/index.js';
-import { post, recordingDispatcher, serveMountable } from './serve-mountable.js';
+import { recordingDispatcher } from '../support/recording-dispatcher.js';
+import { fakeRequest } from '../support/route-request.js';
+import { serve } from '../support/serve.js';
+import { post } from './post-json.js';
 
 const card = (summary: string): CDSCard => ({ summary, indicator: 'info', source: { label: 'fhirgate tests' } });
 const call = (over: Record<string, unknown> = {}) => ({
@@ -27,7 +30,7 @@ function greetingService() {
 
 test('discovery lists every service with absent fields omitted, on both paths', async (t) => {
   const { cds } = greetingService();
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds);
   for (const path of ['/cds-services', '/cds-discovery']) {
     const response = await fetch(`${base}${path}`);
     assert.equal(response.status, 200);
@@ -42,7 +45,7 @@ test('discovery lists every service with absent fields omitted, on both paths', 
 });
 
 test('an empty discovery is still 200', async (t) => {
-  const { base } = await serveMountable(t, new CDSHooksService({ dispatcher: recordingDispatcher() }));
+  const { baseUrl: base } = await serve(t, new CDSHooksService({ dispatcher: recordingDispatcher() }));
   const response = await fetch(`${base}/cds-services`);
   assert.equal(response.status, 200);
   assert.deepEqual(await response.json(), { services: [] });
@@ -50,7 +53,7 @@ test('an empty discovery is still 200', async (t) => {
 
 test('a call gets validated cards with uuids and emits cdshooks.<hook>', async (t) => {
   const { cds, dispatcher } = greetingService();
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds, { dispatcher });
   const body = call({ prefetch: { patient: { resourceType: 'Patient', id: '123' } } });
   const r = await post(`${base}/cds-services/greet`, body);
   assert.equal(r.status, 200);
@@ -64,7 +67,7 @@ test('a call gets validated cards with uuids and emits cdshooks.<hook>', async (
 
 test('no advice answers 200 with an empty card list; fhir+json with charset is accepted', async (t) => {
   const { cds, dispatcher } = greetingService();
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds, { dispatcher });
   const bundle = { resourceType: 'Bundle', type: 'collection' };
   const r = await post(`${base}/cds-services/quiet`, call({ hook: 'order-sign', context: { userId: 'Practitioner/1', patientId: 'p1', draftOrders: bundle } }), {
     'content-type': 'application/fhir+json; charset=utf-8',
@@ -79,7 +82,7 @@ test('unknown id 404, wrong content type 415, too large 413, bad JSON 400, misma
   const dispatcher = recordingDispatcher();
   const cds = new CDSHooksService({ dispatcher, bodyLimit: 2048 });
   cds.hook('patient-view', { id: 'greet', description: 'x' }, () => ({ cards: [] }));
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds, { dispatcher });
   const missing = await post(`${base}/cds-services/nope`, call());
   assert.equal(missing.status, 404);
   assert.deepEqual(missing.body, { error: { code: 'ERR_NOT_FOUND', message: 'no CDS service "nope"' } });
@@ -104,7 +107,7 @@ test('unknown id 404, wrong content type 415, too large 413, bad JSON 400, misma
 test('an invalid card is a 500 naming the card and field, and is logged', async (t) => {
   const cds = new CDSHooksService({ dispatcher: recordingDispatcher() });
   cds.hook('patient-view', { id: 'bad', description: 'x' }, () => ({ cards: [card('fine'), { ...card('bad'), indicator: 'hint' }] }) as never);
-  const { base, logs } = await serveMountable(t, cds);
+  const { baseUrl: base, logs } = await serve(t, cds);
   const r = await post(`${base}/cds-services/bad`, call());
   assert.equal(r.status, 500);
   assert.deepEqual(r.body, {
@@ -119,7 +122,7 @@ test('a throwing handler is a 500 with a generic message and no stack', async (t
     throw new Error('database password is hunter2');
   });
   cds.hook('patient-view', { id: 'none', description: 'x' }, () => undefined as never);
-  const { base, logs } = await serveMountable(t, cds);
+  const { baseUrl: base, logs } = await serve(t, cds);
   const r = await post(`${base}/cds-services/boom`, call());
   assert.equal(r.status, 500);
   assert.deepEqual(r.body, { error: { code: 'ERR_HANDLER', message: 'the CDS service failed to process the request' } });
@@ -137,7 +140,7 @@ test('feedback is validated, handed to the service feedback handler and emitted'
   cds.hook('patient-view', { id: 'greet', description: 'x', feedback: (items, ctx) => void received.push([ctx.serviceId, items]) }, () => ({ cards: [] }));
   cds.hook('patient-view', { id: 'plain', description: 'x' }, () => ({ cards: [] }));
   cds.hook('patient-view', { id: 'fails', description: 'x', feedback: () => Promise.reject(new Error('no db')) }, () => ({ cards: [] }));
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds, { dispatcher });
   const feedback = [
     { card: 'c1', outcome: 'accepted', acceptedSuggestions: [{ id: 's1' }], outcomeTimestamp: '2026-11-22T10:00:00Z' },
     { card: 'c2', outcome: 'overridden', outcomeTimestamp: '2026-11-22T10:00:01Z' },
@@ -176,13 +179,8 @@ test('status, openapi and events follow the host', async () => {
   const other = recordingDispatcher();
   m.useEvents(other);
   const route = m.routes()[2]!;
-  const fakeReq = (id: string) => ({
-    method: 'POST', params: { id }, query: new URLSearchParams(), headers: { 'content-type': 'application/json' },
-    url: new URL(`http://h/cds/cds-services/${id}`), baseUrl: 'http://h/cds', requestId: 'r', signal: new AbortController().signal,
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    bytes: async () => Buffer.from(JSON.stringify(call())),
-    chunks: async function* () {},
-  });
+  const fakeReq = (id: string) =>
+    fakeRequest({ method: 'POST', baseUrl: 'http://h/cds', path: `/cds-services/${id}`, params: { id }, headers: { 'content-type': 'application/json' }, body: JSON.stringify(call()) });
   assert.equal((await route.handle(fakeReq('second'))).status, 200);
   assert.equal(other.events.length, 1);
   m.useEvents(null);
@@ -204,12 +202,9 @@ test('events go to localHandler by default', async () => {
   const off = localHandler.register('cdshooks.patient-view', ([, payload]) => void seen.push(payload.service_id));
   try {
     const route = cds[MOUNT]().routes()[2]!;
-    const reply = await route.handle({
-      method: 'POST', params: { id: 'greet' }, query: new URLSearchParams(), headers: { 'content-type': 'application/json' },
-      url: new URL('http://h/cds/cds-services/greet'), baseUrl: 'http://h/cds', requestId: 'r', signal: new AbortController().signal,
-      log: { debug() {}, info() {}, warn() {}, error() {} },
-      bytes: async () => Buffer.from(JSON.stringify(call())), chunks: async function* () {},
-    });
+    const reply = await route.handle(
+      fakeRequest({ method: 'POST', baseUrl: 'http://h/cds', path: '/cds-services/greet', params: { id: 'greet' }, headers: { 'content-type': 'application/json' }, body: JSON.stringify(call()) }),
+    );
     assert.equal(reply.status, 200);
     await localHandler.drain();
     assert.deepEqual(seen, ['greet']);
@@ -257,7 +252,7 @@ test('close is idempotent, forgets client-auth caches and answers 503 afterwards
   const cds = new CDSHooksService({ dispatcher: recordingDispatcher(), auth });
   cds.hook('patient-view', { id: 'own', description: 'x', auth }, () => ({ cards: [] }));
   cds.hook('patient-view', { id: 'open', description: 'x', auth: false }, () => ({ cards: [] }));
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds);
   assert.equal((await post(`${base}/cds-services/open`, call())).status, 200);
   assert.equal((await post(`${base}/cds-services/own`, call())).status, 401);
   assert.equal(cds[MOUNT]().routes()[2]?.public, true, 'the JWT is the credential: no API key on top');
@@ -271,19 +266,18 @@ test('close is idempotent, forgets client-auth caches and answers 503 afterwards
 
 test('a dispatcher whose emit throws or rejects does not turn a good call or feedback into an error', async (t) => {
   let emitted = 0;
-  const cds = new CDSHooksService({
-    dispatcher: {
-      emit: ((name: string) => {
-        emitted++;
-        if (name.endsWith('feedback')) return Promise.reject(new Error('bus down'));
-        throw new Error('bus down');
-      }) as never,
-      register: () => () => {},
-      drain: async () => {},
-    },
-  });
+  const dispatcher = {
+    emit: ((name: string) => {
+      emitted++;
+      if (name.endsWith('feedback')) return Promise.reject(new Error('bus down'));
+      throw new Error('bus down');
+    }) as never,
+    register: () => () => {},
+    drain: async () => {},
+  };
+  const cds = new CDSHooksService({ dispatcher });
   cds.hook('patient-view', { id: 'greet', description: 'Greets' }, () => ({ cards: [card('Hello')] }));
-  const { base } = await serveMountable(t, cds);
+  const { baseUrl: base } = await serve(t, cds, { dispatcher });
   const write = process.stderr.write;
   process.stderr.write = (() => true) as typeof process.stderr.write;
   try {

@@ -12,7 +12,7 @@ import { SUMMARY_EXTENSION_URL } from '../../examples/demo/handlers.js';
 import { problemsIn } from '../../examples/demo/notereader.js';
 import { toCurl } from '../../examples/demo/requests.js';
 import { startDemo, type Demo } from '../../examples/demo/start-demo.js';
-import { captureLogger } from '../host/helpers.js';
+import { captureLogger } from '../support/logger.js';
 import { curlToFetch } from './demo-process.js';
 
 async function started(t: { after(fn: () => unknown): void }, logger = captureLogger()): Promise<Demo> {

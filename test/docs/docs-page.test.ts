@@ -15,7 +15,7 @@ import { CDS_SERVICE_ID } from '../../examples/demo/cds.js';
 import { SUMMARY_EXTENSION_URL } from '../../examples/demo/handlers.js';
 import { curlToFetch } from '../demo/demo-process.js';
 import { startDemo } from '../../examples/demo/start-demo.js';
-import { captureLogger } from '../host/helpers.js';
+import { captureLogger } from '../support/logger.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [

@@ -12,7 +12,7 @@ import { CDSHooksService } from '../../src/cds/index.js';
 import { MOUNT } from '../../src/mount/index.js';
 import { runFuzz } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
-import { fakeRequest } from './lib/route-request.js';
+import { fakeRequest } from '../support/route-request.js';
 
 const CALL = {
   hook: 'patient-view',
@@ -76,7 +76,7 @@ test('CDS service calls and feedback with mutated bodies get 200 or a JSON clien
       const route = cds[MOUNT]().routes().find((r) => r.method === 'POST' && r.path === path);
       assert.ok(route !== undefined);
       const headers = call.contentType === undefined ? {} : { 'content-type': call.contentType };
-      const reply = await route.handle(fakeRequest({ url: `http://127.0.0.1/cds/cds-services/${encodeURIComponent(call.id)}`, headers, body: call.body, params: { id: call.id } }));
+      const reply = await route.handle(fakeRequest({ method: 'POST', requestId: 'fuzz', url: `http://127.0.0.1/cds/cds-services/${encodeURIComponent(call.id)}`, headers, body: call.body, params: { id: call.id } }));
       assert.ok([200, 400, 404, 412, 413, 415].includes(reply.status ?? 200), `status ${reply.status}: ${String(reply.body).slice(0, 300)}`);
       const answer = JSON.parse(String(reply.body)) as { cards?: unknown[]; error?: { code: string; message: string } };
       if ((reply.status ?? 200) === 200) {

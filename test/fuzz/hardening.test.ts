@@ -5,15 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { isNonPublicAddress } from '../../src/cds/address-guard.js';
 import { CDSHooksService } from '../../src/cds/index.js';
-import { createServiceAPI } from '../../src/host/index.js';
 import { REDACTED, SecretRedactor } from '../../src/lib/redact-secrets.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { fuzz, runFuzz } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
+import { startApp } from '../support/serve.js';
 
 /** Large enough that a body is still arriving when an early answer goes out. */
 const LIMIT = 256 * 1024;
@@ -74,11 +73,10 @@ test('fuzz: an early answer never strands the request pipelined behind it (drain
   const cds = new CDSHooksService({ bodyLimit: LIMIT });
   cds.hook('patient-view', { id: 'greet', description: 'greets' }, () => ({ cards: [] }));
   const nr = new NoteReaderService({ bodyLimit: LIMIT }).method('ProcessDocument', () => 'ok');
-  const app = createServiceAPI({ apiKeys: ['k'], bodyLimit: LIMIT, cors: { origins: ['https://app.example.org'] }, logger: { debug() {}, info() {}, warn() {}, error() {} } });
-  app.registerService(cds).registerService(nr).post('/custom', async (ctx) => ({ n: (await ctx.bytes()).length }));
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const port = (server.address() as AddressInfo).port;
+  const { base } = await startApp(t, { apiKeys: ['k'], bodyLimit: LIMIT, cors: { origins: ['https://app.example.org'] } }, (app) =>
+    app.registerService(cds).registerService(nr).post('/custom', async (ctx) => ({ n: (await ctx.bytes()).length })),
+  );
+  const port = Number(new URL(base).port);
   await runFuzz({ seed: 0x13e4, iterations: 60 }, {
     generate: early,
     async check(request) {

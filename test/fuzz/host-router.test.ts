@@ -9,11 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
 import { TrieRouter } from '../../src/host/router.js';
-import type { Logger, Mountable, MountableComponent } from '../../src/mount/index.js';
+import type { Mountable, MountableComponent } from '../../src/mount/index.js';
 import { json, MOUNT } from '../../src/mount/index.js';
 import { fuzz, runFuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 import { rawExchange, wireSafe } from './lib/raw-http.js';
+import { captureLogger, type CapturingLogger } from '../support/logger.js';
 
 const PATTERNS = ['/', '/health', '/echo/:a/:b', '/items/:id', '/items/:id/history', '/static/deep/path', '/fhir/transform/:type/:id', '/a/:x/c', '/a/b/:y'];
 const PIECES = ['echo', 'items', 'static', 'deep', 'path', 'fhir', 'transform', 'Patient', '123', 'a', 'b', 'c', 'history', 'health', '', '.', '..', '%2e%2e', '%2F', '%', '%zz', '%E2%82', '%C3%A9', '%00', 'é', '\u0000', '\u202e', '😀', ';x=1', '*'];
@@ -56,10 +57,12 @@ fuzz('TrieRouter.match finds, misses or throws ERR_BAD_REQUEST on any raw path',
 });
 
 /** A quiet logger that keeps error lines, so that a failure can show them. */
-function errorLog(): Logger & { errors: string[] } {
+function errorLog(): CapturingLogger & { errors: string[] } {
   const errors: string[] = [];
-  const none = (): void => {};
-  return { errors, debug: none, info: none, warn: none, error: (message, fields) => void errors.push(`${message} ${JSON.stringify(fields)}`) };
+  const log = captureLogger((line) => {
+    if (line.level === 'error') errors.push(`${line.message} ${JSON.stringify(line.fields)}`);
+  });
+  return Object.assign(log, { errors });
 }
 
 /** A tiny gateway-like component, so that errors under its prefix take the OperationOutcome path. */

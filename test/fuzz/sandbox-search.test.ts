@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { runFuzz } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 import { rawExchange, wireSafe } from './lib/raw-http.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
 
 const TYPES = ['Patient', 'Patient', 'Observation', 'Condition', 'MedicationRequest', 'Encounter'];
 const COMMON = ['_id', '_lastUpdated', 'identifier', '_count', '_sort', '_offset'];
@@ -48,8 +48,7 @@ function searchRequest(rng: Random, base: string): SearchRequest {
 }
 
 test('the sandbox answers random searches with a Bundle or an OperationOutcome, never a 500', async (t) => {
-  const sandbox = await startSandbox({ open: true });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { open: true });
   const { port, pathname: base } = new URL(sandbox.fhirBase);
   await runFuzz({ seed: 0x5ea4c4, iterations: 1200 }, {
     generate: (rng) => searchRequest(rng, base),

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { runFuzz } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 import { rawExchange } from './lib/raw-http.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
 
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' });
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -54,8 +54,7 @@ function generate(rng: Random, tokenUrl: string): TokenRequest {
 }
 
 test('the sandbox token endpoint answers random token requests with a token or an OAuth error, never a 500', async (t) => {
-  const sandbox = await startSandbox({ clients: [{ clientId: 'fhirgate-demo', clientSecret: 'demo-secret' }, { clientId: 'key-app', publicKey: ec.publicKey }] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'fhirgate-demo', clientSecret: 'demo-secret' }, { clientId: 'key-app', publicKey: ec.publicKey }] });
   const url = new URL(sandbox.tokenUrl);
   const send = ({ headers, body }: TokenRequest) =>
     rawExchange(Number(url.port), Buffer.concat([Buffer.from(`POST ${url.pathname} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`), body]));

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { runFuzz } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 import { rawExchange, wireSafe } from './lib/raw-http.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
 
 const PATIENT = {
   resourceType: 'Patient',
@@ -49,8 +49,7 @@ function write(rng: Random, base: string): Write {
 const OK = new Set([200, 201, 204, 400, 404, 405, 410, 412, 413, 415]);
 
 test('the sandbox answers mutated writes with a success or a 4xx OperationOutcome, never a 500', async (t) => {
-  const sandbox = await startSandbox({ open: true });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { open: true });
   const { port, pathname: base } = new URL(sandbox.fhirBase);
   await runFuzz({ seed: 0x3717e, iterations: 800 }, {
     generate: (rng) => write(rng, base),

@@ -10,7 +10,7 @@ import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService, readEnvelope } from '../../src/soap/index.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
-import { fakeRequest } from './lib/route-request.js';
+import { fakeRequest } from '../support/route-request.js';
 
 const FIXTURE = readFileSync(new URL('../fixtures/cda/soap_request.xml', import.meta.url));
 const LIMITS = { maxDepth: 32, maxElements: 300 };
@@ -82,7 +82,7 @@ fuzz('the NoteReader POST route answers mutated requests with 200 or a Client fa
     const post = nr[MOUNT]().routes().find((r) => r.method === 'POST');
     assert.ok(post !== undefined);
     const headers = { 'content-type': 'text/xml; charset=utf-8', ...(soapAction === undefined ? {} : { soapaction: soapAction }) };
-    const reply = await post.handle(fakeRequest({ url: 'http://127.0.0.1/notereader', headers, body: parts }));
+    const reply = await post.handle(fakeRequest({ method: 'POST', requestId: 'fuzz', url: 'http://127.0.0.1/notereader', headers, body: parts }));
     const body = String(reply.body);
     assert.equal(reply.headers?.['content-type'], 'text/xml; charset=utf-8');
     if (reply.status === 200) {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { EventDispatcher } from '../../src/events/index.js';
 import type { Patient } from '../../src/fhir/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
-import { sandbox } from './async-fixtures.js';
+import { sandbox } from '../support/sandbox.js';
 
 test('a dispatcher whose emit throws never fails a call that succeeded (a create must not look failed and be retried)', async (t) => {
   const s = await sandbox(t);

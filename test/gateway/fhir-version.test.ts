@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Resource } from '../../src/fhir/index.js';
 import { AsyncFHIRGateway, FHIRGateway } from '../../src/gateway/index.js';
-import { startSandbox } from '../../src/sandbox/index.js';
-import { startApp } from '../host/helpers.js';
+import { startApp } from '../support/serve.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
 
 async function metadata(t: Parameters<typeof startApp>[0], gw: AsyncFHIRGateway | FHIRGateway) {
   const { base } = await startApp(t, {}, (app) => app.registerGateway(gw));
@@ -55,8 +55,7 @@ test('an unknown type name is "not a FHIR resource type name", with no R4B in th
 const UNKNOWN = { r4OnlyElement: { note: 'kept' }, _futureElement: [1, 2, 3] };
 
 test('elements the TypeScript models do not know are passed through on read, transform and update, never dropped', async (t) => {
-  const sandbox = await startSandbox({ seed: [{ resourceType: 'Patient', id: 'p1', ...UNKNOWN } as unknown as Resource] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { seed: [{ resourceType: 'Patient', id: 'p1', ...UNKNOWN } as unknown as Resource] });
   const gw = new AsyncFHIRGateway({ events: false });
   t.after(() => gw.close());
   gw.addSource('ehr', sandbox.connectionString());

@@ -10,8 +10,10 @@ import { test } from 'node:test';
 import { toPublicJWK, jwkThumbprint } from '../../src/lib/jwt/keys.js';
 import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
 import { threeKeys } from '../auth/keys.js';
-import { call, startApp } from '../host/helpers.js';
-import { gateway, sandbox } from './async-fixtures.js';
+import { startApp } from '../support/serve.js';
+import { call } from '../host/helpers.js';
+import { sandbox } from '../support/sandbox.js';
+import { gateway } from './fixtures.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 

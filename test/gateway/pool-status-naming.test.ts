@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import { startSandbox } from '../../src/sandbox/index.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
 
 test('getPoolStatus() is camelCase; the HTTP status bodies keep snake_case for the same numbers', async (t) => {
-  const sandbox = await startSandbox();
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t);
   const gw = new AsyncFHIRGateway({ maxConnections: 7, maxKeepaliveConnections: 3, keepaliveExpiry: 2, events: false });
   gw.addSource('s', sandbox.connectionString());
   await gw.search('Patient', { _count: 1 }, 's');

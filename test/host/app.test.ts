@@ -4,7 +4,9 @@ import { LocalEventDispatcher, localHandler } from '../../src/events/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
 import { json } from '../../src/mount/index.js';
 import type { RouteRequest } from '../../src/mount/index.js';
-import { call, captureLogger, FakeGateway, FakeService, startApp } from './helpers.js';
+import { captureLogger } from '../support/logger.js';
+import { startApp } from '../support/serve.js';
+import { call, FakeGateway, FakeService } from './helpers.js';
 
 const echoRoute = (path: string, extra: Partial<{ public: boolean }> = {}) => ({
   method: 'GET' as const,

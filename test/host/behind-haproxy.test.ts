@@ -6,7 +6,7 @@ import { createServiceAPI } from '../../src/host/index.js';
 import type { ServiceAPI } from '../../src/host/index.js';
 import { startHaproxy } from '../support/haproxy.js';
 import { systemBinary } from '../support/system-binary.js';
-import { captureLogger } from './helpers.js';
+import { captureLogger } from '../support/logger.js';
 
 // HAProxy checks every 100 ms and takes a replica out after 2 failed checks; a drain of 3 s leaves it
 // fifteen times the time it needs, and the test checks that the replica was still listening when it went.

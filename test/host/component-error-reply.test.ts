@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { FhirgateError } from '../../src/errors.js';
 import { MOUNT, json } from '../../src/mount/index.js';
 import type { Mountable, PublicError } from '../../src/mount/index.js';
-import { call, startApp } from './helpers.js';
+import { startApp } from '../support/serve.js';
+import { call } from './helpers.js';
 
 /** A service that answers its errors as text/plain, to show the host uses the component's own format. */
 class PlainTextService {

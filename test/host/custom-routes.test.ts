@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import { FhirgateError } from '../../src/errors.js';
 import { createServiceAPI, getAllGateways, getApp, getGateway, reply } from '../../src/host/index.js';
 import type { ServiceAPI } from '../../src/host/index.js';
-import { call, captureLogger, FakeGateway, startApp } from './helpers.js';
+import { captureLogger } from '../support/logger.js';
+import { startApp } from '../support/serve.js';
+import { call, FakeGateway } from './helpers.js';
 
 test('injects a gateway by class, by name, all gateways and the app, resolved per request', async (t) => {
   const gw = new FakeGateway();

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runInNewContext } from 'node:vm';
-import { call, startApp } from './helpers.js';
+import { startApp } from '../support/serve.js';
+import { call } from './helpers.js';
 
 /** Just enough of a DOM to run the docs page's script. */
 class FakeElement {

@@ -11,7 +11,8 @@ import { test } from 'node:test';
 import { CDSHooksService } from '../../src/cds/index.js';
 import { json } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
-import { startApp } from './helpers.js';
+import { startApp } from '../support/serve.js';
+import { captureLogger } from '../support/logger.js';
 
 interface Answer {
   status: number;
@@ -47,7 +48,7 @@ async function twoRequests(base: string, first: { path: string; method?: string;
   }
 }
 
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const quiet = captureLogger();
 
 test('a NoteReader envelope refused at its DOCTYPE, 2 MB long: the fault is sent and the same connection answers the next request', async (t) => {
   const nr = new NoteReaderService();

@@ -3,7 +3,8 @@ import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createJSONLogger } from '../../src/host/index.js';
 import { json } from '../../src/mount/index.js';
-import { call, FakeGateway, startApp } from './helpers.js';
+import { startApp } from '../support/serve.js';
+import { call, FakeGateway } from './helpers.js';
 
 test('X-Request-ID: a sane one is echoed, an odd one replaced, a missing one generated; all on the log line', async (t) => {
   const { base, log } = await startApp(t, {}, (a) => a.get('/r', (ctx) => ({ id: ctx.requestId })));

@@ -1,27 +1,14 @@
-/** Test helpers for the host: a capturing logger, fake mountable components, a raw HTTP client, an OpenAPI checker. */
+/**
+ * Test helpers for the host: fake mountable components, a raw HTTP client, an OpenAPI checker (the
+ * capturing logger and `startApp` are in test/support/).
+ */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { TestContext } from 'node:test';
 import type { EventDispatcher } from '../../src/events/types.js';
-import { createServiceAPI } from '../../src/host/index.js';
-import type { ServiceAPI, ServiceAPIOptions } from '../../src/host/index.js';
 import { outcomeErrorReply } from '../../src/gateway/handlers/fhir-reply.js';
 import { MOUNT } from '../../src/mount/index.js';
-import type { Logger, Mountable, OpenAPIPaths, Route } from '../../src/mount/index.js';
-
-export interface LogLine {
-  level: string;
-  message: string;
-  fields: Record<string, unknown>;
-}
-
-/** A logger that keeps every line. */
-export function captureLogger(): Logger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void lines.push({ level, message, fields });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
+import type { Mountable, OpenAPIPaths, Route } from '../../src/mount/index.js';
 
 export interface FakeSpec {
   kind?: 'gateway' | 'service';
@@ -59,22 +46,6 @@ export class FakeService extends FakeGateway {
   constructor(spec: FakeSpec = {}) {
     super({ kind: 'service', defaultPath: '/svc', ...spec });
   }
-}
-
-/** An app with a capturing logger, listening on 127.0.0.1:0, closed after the test. */
-export async function startApp(
-  t: TestContext,
-  options: ServiceAPIOptions = {},
-  setup: (app: ServiceAPI) => void = () => {},
-): Promise<{ app: ServiceAPI; base: string; log: ReturnType<typeof captureLogger> }> {
-  const log = captureLogger();
-  const app = createServiceAPI({ apiKeys: [], logger: log, ...options });
-  setup(app);
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new Error('no address');
-  return { app, base: `http://127.0.0.1:${address.port}`, log };
 }
 
 export interface RawResponse {

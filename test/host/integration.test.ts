@@ -4,12 +4,12 @@ import { LocalEventDispatcher } from '../../src/events/index.js';
 import type { EventPair } from '../../src/events/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { getGateway } from '../../src/host/index.js';
-import { startSandbox } from '../../src/sandbox/index.js';
-import { call, checkOpenApi, startApp } from './helpers.js';
+import { startApp } from '../support/serve.js';
+import { call, checkOpenApi } from './helpers.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
 
 test('a custom route with an injected AsyncFHIRGateway reads from the sandbox; gateway endpoints are mounted', async (t) => {
-  const sandbox = await startSandbox({ seed: 'a' });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { seed: 'a' });
   const gw = new AsyncFHIRGateway();
   gw.addSource('local', sandbox.connectionString());
   const dispatcher = new LocalEventDispatcher();

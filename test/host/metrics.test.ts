@@ -3,26 +3,22 @@ import { test, type TestContext } from 'node:test';
 import { CloudEventsDispatcher } from '../../src/events/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { createServiceAPI, type ServiceAPIOptions } from '../../src/host/index.js';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { startEventSink } from '../support/event-sink.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
+import { startApp } from '../support/serve.js';
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 /** A patient id that must never show up in a label. */
 const PATIENT_ID = 'pt-7c1f93a0e5';
 /** One line of the text format 0.0.4: a comment, or `name{labels} value`. */
 const LINE = /^(# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+|[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*",?)*\})? (-?[0-9.e+-]+|\+Inf|-Inf|NaN))$/;
 
 async function start(t: TestContext, options: ServiceAPIOptions, secret = 'demo-secret') {
-  const sandbox = await startSandbox({ clients: [{ clientId: 'app', clientSecret: 'demo-secret' }], seed: [{ resourceType: 'Patient', id: PATIENT_ID }] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'app', clientSecret: 'demo-secret' }], seed: [{ resourceType: 'Patient', id: PATIENT_ID }] });
   const gw = new AsyncFHIRGateway({ retry: false });
   gw.addSource('ehr', sandbox.connectionString('app').replace('client_secret=demo-secret', `client_secret=${secret}`));
   gw.transform('Patient', async (id, source) => ({ ...(await gw.read('Patient', id, source)), active: true }));
-  const app = createServiceAPI({ apiKeys: [], logger: quiet, ...options });
-  app.registerGateway(gw);
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const { base } = await startApp(t, options, (app) => app.registerGateway(gw));
+  return base;
 }
 
 async function scrape(base: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | null; text: string }> {

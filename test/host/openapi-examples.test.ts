@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
-import { call, startApp } from './helpers.js';
+import { startApp } from '../support/serve.js';
+import { call } from './helpers.js';
 
 test('openapiExamples set parameter, request body and success response examples in /openapi.json', async (t) => {
   const { base, log } = await startApp(t, {

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { CDSHooksService } from '../../src/cds/index.js';
-import { createServiceAPI } from '../../src/host/index.js';
 import { NoteReaderService, readCDA } from '../../src/soap/index.js';
+import { startApp } from '../support/serve.js';
 
 type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> };
 
@@ -18,12 +17,7 @@ test('the request-body examples the docs page pre-fills are accepted by the serv
     problems = readCDA(document).sections.length;
     return { document, error: '' };
   });
-  const app = createServiceAPI({ logger: { debug() {}, info() {}, warn() {}, error() {} } });
-  app.registerService(cds);
-  app.registerService(nr);
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { base } = await startApp(t, {}, (app) => app.registerService(cds).registerService(nr));
   const doc = (await (await fetch(`${base}/openapi.json`)).json()) as Doc;
 
   const call = doc.paths['/cds/cds-services/hello']!.post!.requestBody!.content['application/json']!.example;

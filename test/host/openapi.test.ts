@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
 import { json } from '../../src/mount/index.js';
-import { call, captureLogger, checkOpenApi, FakeGateway, FakeService, startApp } from './helpers.js';
+import { captureLogger } from '../support/logger.js';
+import { startApp } from '../support/serve.js';
+import { call, checkOpenApi, FakeGateway, FakeService } from './helpers.js';
 
 test('/openapi.json documents the default routes, components under their prefix and custom routes', async (t) => {
   const gw = new FakeGateway({

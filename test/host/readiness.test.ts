@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
-import { call, captureLogger } from './helpers.js';
+import { captureLogger } from '../support/logger.js';
+import { call } from './helpers.js';
 
 const portOf = (server: Server) => {
   const address = server.address();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
-import { startApp } from './helpers.js';
+import { startApp } from '../support/serve.js';
 
 /** Sends `head` as it is on a new connection and resolves with the whole answer text. */
 function rawRequest(base: string, head: string): Promise<string> {

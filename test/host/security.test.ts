@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
 import { json } from '../../src/mount/index.js';
-import { call, captureLogger, FakeGateway, startApp } from './helpers.js';
+import { captureLogger } from '../support/logger.js';
+import { startApp } from '../support/serve.js';
+import { call, FakeGateway } from './helpers.js';
 
 const KEY = 'k-0123456789';
 

@@ -5,7 +5,8 @@ import type { Server } from 'node:http';
 import { test } from 'node:test';
 import type { EventDispatcher } from '../../src/events/types.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import { call, captureLogger, FakeGateway } from './helpers.js';
+import { captureLogger } from '../support/logger.js';
+import { call, FakeGateway } from './helpers.js';
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
   let resolve!: (v: T) => void;

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { FHIRGateway } from '../../src/gateway/index.js';
-import { call, startApp } from './helpers.js';
+import { startApp } from '../support/serve.js';
+import { call } from './helpers.js';
 
 /** Starts the sandbox in a child process and resolves to its connection string. */
 async function sandboxInChild(t: TestContext): Promise<string> {

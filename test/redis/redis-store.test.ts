@@ -6,12 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { CDSHooksService } from '../../src/cds/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
-import { createServiceAPI } from '../../src/host/index.js';
 import { redisStore } from '../../src/redis/index.js';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { writeTestKeys } from '../auth/keys.js';
 import { startCdsClient } from '../cds/cds-client.js';
 import { startRedis } from '../support/bus-servers.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
+import { startApp } from '../support/serve.js';
 
 type Client = ReturnType<typeof createClient>;
 
@@ -80,11 +80,8 @@ test('redisStore: bad arguments are TypeError / RangeError naming what is wrong'
 async function cdsReplica(t: TestContext, issuer: string, jwksUrl: string, store: ReturnType<typeof redisStore>): Promise<string> {
   const cds = new CDSHooksService({ auth: { issuers: [{ issuer, jwksUrls: [jwksUrl] }], replayStore: store } });
   cds.hook('patient-view', { id: 'svc', description: 'x' }, () => ({ cards: [] }));
-  const app = createServiceAPI({ apiKeys: [], trustProxy: true, allowedHosts: ['cds.example.org'], logger: { debug() {}, info() {}, warn() {}, error() {} } });
-  app.registerService(cds, { path: '/cds' });
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}/cds/cds-services/svc`;
+  const { base } = await startApp(t, { trustProxy: true, allowedHosts: ['cds.example.org'] }, (app) => app.registerService(cds, { path: '/cds' }));
+  return `${base}/cds/cds-services/svc`;
 }
 
 test('a CDS client JWT accepted by replica A is refused as a replay by replica B', async (t) => {
@@ -133,8 +130,7 @@ test('two gateways sharing a Redis token store make one token request between th
   const client = await connect(t);
   if (client === undefined) return;
   const secret = `s3cret-${randomUUID()}`;
-  const sandbox = await startSandbox({ clients: [{ clientId: 'app', clientSecret: secret }], seed: [{ resourceType: 'Patient', id: 'p1' }] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'app', clientSecret: secret }], seed: [{ resourceType: 'Patient', id: 'p1' }] });
   const replicas = [0, 1].map(() => new AsyncFHIRGateway({ tokenStore: redisStore(client), events: false }));
   for (const gw of replicas) {
     t.after(() => gw.close());
@@ -170,8 +166,7 @@ test('a token store of an assertion source holds no part of the private key', as
   if (client === undefined) return;
   const [key] = writeTestKeys(t).filter((k) => k.label === 'EC PKCS#8');
   assert.ok(key !== undefined);
-  const sandbox = await startSandbox({ clients: [{ clientId: 'backend', publicKey: key.publicKey }], seed: [{ resourceType: 'Patient', id: 'p1' }] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'backend', publicKey: key.publicKey }], seed: [{ resourceType: 'Patient', id: 'p1' }] });
   const gw = new AsyncFHIRGateway({ tokenStore: redisStore(client), events: false });
   t.after(() => gw.close());
   gw.addSource('ehr', sandbox.connectionString('backend', { keyPath: key.path }));
@@ -187,8 +182,7 @@ test('a token store of an assertion source holds no part of the private key', as
 });
 
 test('when the token store fails, each gateway fetches its own token and reads go on', async (t) => {
-  const sandbox = await startSandbox({ seed: [{ resourceType: 'Patient', id: 'p1' }] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { seed: [{ resourceType: 'Patient', id: 'p1' }] });
   const down = () => Promise.reject(new Error('ECONNREFUSED'));
   const gw = new AsyncFHIRGateway({ tokenStore: { get: down, set: down, setIfAbsent: down }, events: false });
   t.after(() => gw.close());

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sandboxFor, tokenFor } from './helpers.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
+import { tokenFor } from './helpers.js';
 
 test('FHIR endpoints answer 401 with WWW-Authenticate: Bearer when the token is missing or unknown', async (t) => {
-  const sandbox = await sandboxFor(t);
+  const sandbox = await testSandbox(t);
   const missing = await fetch(`${sandbox.fhirBase}/Patient/a-patient-1`);
   assert.equal(missing.status, 401);
   assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="fhirgate-sandbox"');
@@ -29,13 +30,13 @@ test('FHIR endpoints answer 401 with WWW-Authenticate: Bearer when the token is 
 });
 
 test('metadata and the SMART configuration need no token', async (t) => {
-  const sandbox = await sandboxFor(t);
+  const sandbox = await testSandbox(t);
   assert.equal((await fetch(`${sandbox.fhirBase}/metadata`)).status, 200);
   assert.equal((await fetch(`${sandbox.fhirBase}/.well-known/smart-configuration`)).status, 200);
 });
 
 test('faults.expireTokens() makes issued tokens answer 401 invalid_token; a new token works', async (t) => {
-  const sandbox = await sandboxFor(t);
+  const sandbox = await testSandbox(t);
   const token = await tokenFor(sandbox);
   const read = (tok: string): Promise<Response> => fetch(`${sandbox.fhirBase}/Patient/a-patient-1`, { headers: { authorization: `Bearer ${tok}` } });
   assert.equal((await read(token)).status, 200);
@@ -48,7 +49,7 @@ test('faults.expireTokens() makes issued tokens answer 401 invalid_token; a new 
 });
 
 test('tokens stop working once tokenLifetimeSeconds have passed', async (t) => {
-  const sandbox = await sandboxFor(t, { tokenLifetimeSeconds: 1 });
+  const sandbox = await testSandbox(t, { tokenLifetimeSeconds: 1 });
   const res = await fetch(sandbox.tokenUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -62,6 +63,6 @@ test('tokens stop working once tokenLifetimeSeconds have passed', async (t) => {
 });
 
 test('open: true serves FHIR without a token', async (t) => {
-  const sandbox = await sandboxFor(t, { open: true });
+  const sandbox = await testSandbox(t, { open: true });
   assert.equal((await fetch(`${sandbox.fhirBase}/Patient/a-patient-1`)).status, 200);
 });

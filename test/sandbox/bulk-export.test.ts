@@ -1,7 +1,8 @@
 /** The sandbox's Bulk Data endpoints over plain HTTP: kick-off, status, manifest, files, DELETE. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fhirFor, sandboxFor } from './helpers.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
+import { fhirFor } from './helpers.js';
 
 const KICKOFF = { accept: 'application/fhir+json', prefer: 'respond-async' };
 
@@ -65,11 +66,11 @@ test('bad kick-offs answer 400 or 404 with an OperationOutcome; wrong methods 40
 });
 
 test('an open sandbox says its files need no token; export options out of range throw at start', async (t) => {
-  const sandbox = await sandboxFor(t, { open: true, exportPolls: 0 });
+  const sandbox = await testSandbox(t, { open: true, exportPolls: 0 });
   const kick = await fetch(`${sandbox.fhirBase}/Patient/$export`, { headers: KICKOFF });
   const manifest = (await (await fetch(kick.headers.get('content-location') ?? '')).json()) as { output: { type: string; url: string }[]; requiresAccessToken: boolean };
   assert.equal(manifest.requiresAccessToken, false, 'an open sandbox needs no token for its files');
   assert.ok(manifest.output.length > 0);
-  await assert.rejects(sandboxFor(t, { exportPolls: -1 }), { name: 'RangeError', message: /exportPolls/ });
-  await assert.rejects(sandboxFor(t, { exportRetryAfter: 1.5 }), { name: 'RangeError', message: /exportRetryAfter/ });
+  await assert.rejects(testSandbox(t, { exportPolls: -1 }), { name: 'RangeError', message: /exportPolls/ });
+  await assert.rejects(testSandbox(t, { exportRetryAfter: 1.5 }), { name: 'RangeError', message: /exportRetryAfter/ });
 });

@@ -5,7 +5,8 @@ import type { Socket } from 'node:net';
 import { test } from 'node:test';
 import { setImmediate as tick } from 'node:timers/promises';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { FORM, fhirFor, sandboxFor } from './helpers.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
+import { FORM, fhirFor } from './helpers.js';
 
 /** One GET over a given agent; resolves with the status and the client socket. */
 function get(url: string, agent: Agent): Promise<{ status: number; socket: Socket }> {
@@ -93,7 +94,7 @@ test('faults.reset() cancels pending failures and drops', async (t) => {
 });
 
 test('closeSockets destroys open keep-alive sockets; socket counters follow', async (t) => {
-  const sandbox = await sandboxFor(t, { open: true });
+  const sandbox = await testSandbox(t, { open: true });
   const agents = [0, 1, 2].map(() => new Agent({ keepAlive: true }));
   t.after(() => agents.forEach((a) => a.destroy()));
   const sockets = await Promise.all(agents.map(async (agent) => (await get(`${sandbox.fhirBase}/Patient/a-patient-1`, agent)).socket));
@@ -115,7 +116,7 @@ test('closeSockets destroys open keep-alive sockets; socket counters follow', as
 });
 
 test('fault switches refuse bad arguments with RangeError or TypeError', async (t) => {
-  const { faults } = await sandboxFor(t);
+  const { faults } = await testSandbox(t);
   assert.throws(() => faults.latency(-1), RangeError);
   assert.throws(() => faults.failNext(0, 503), RangeError);
   assert.throws(() => faults.failNext(1, 200), RangeError);

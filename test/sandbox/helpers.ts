@@ -1,17 +1,11 @@
 /**
- * Shared helpers of the sandbox tests: a sandbox closed in `t.after`, a token, and FHIR calls.
+ * Shared helpers of the sandbox tests: a token and FHIR calls (the sandbox itself is test/support/sandbox.ts).
  */
 import type { TestContext } from 'node:test';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
 
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-
-/** Starts a sandbox that is closed after the test. */
-export async function sandboxFor(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
-  const sandbox = await startSandbox(options);
-  t.after(() => sandbox.close());
-  return sandbox;
-}
 
 /** A token for the default client, through client_secret_post. */
 export async function tokenFor(sandbox: Sandbox, clientId = 'fhirgate-demo', secret = 'demo-secret'): Promise<string> {
@@ -29,7 +23,7 @@ export interface Fhir {
 
 /** A sandbox (open by default) and a `fetch` relative to its FHIR base. */
 export async function fhirFor(t: TestContext, options: SandboxOptions = { open: true }): Promise<{ sandbox: Sandbox; fhir: Fhir }> {
-  const sandbox = await sandboxFor(t, options);
+  const sandbox = await testSandbox(t, options);
   const token = options.open === true ? undefined : await tokenFor(sandbox);
   const call = (path: string, init: RequestInit = {}): Promise<Response> => {
     const headers = new Headers(init.headers);

@@ -9,7 +9,8 @@ import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { startServer } from '../http/test-server.js';
-import { FORM, sandboxFor } from './helpers.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
+import { FORM } from './helpers.js';
 
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' });
 const other = generateKeyPairSync('ec', { namedCurve: 'P-384' });
@@ -24,7 +25,7 @@ async function tokenRequest(sandbox: Sandbox, header: Record<string, string>, ke
 }
 
 test('a client with a static set: the key of the kid verifies; an unknown kid or another signer is invalid_client', async (t) => {
-  const sandbox = await sandboxFor(t, { clients: [{ clientId: 'backend', jwks: { keys: [JWK] } }] });
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'backend', jwks: { keys: [JWK] } }] });
   assert.equal((await tokenRequest(sandbox, { kid: 'k1' })).status, 200);
   assert.equal(sandbox.stats.lastKeyId, 'k1');
   const unknown = await tokenRequest(sandbox, { kid: 'k2' });
@@ -42,7 +43,7 @@ test('a client with a JWKS URL: fetched at every assertion; a jku naming another
     res.end(JSON.stringify({ keys }));
   });
   const url = `${jwks.url}/jwks.json`;
-  const sandbox = await sandboxFor(t, { clients: [{ clientId: 'backend', jwks: url }] });
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'backend', jwks: url }] });
   assert.equal((await tokenRequest(sandbox, { kid: 'k1', jku: url })).status, 200);
   keys = [];
   assert.equal((await tokenRequest(sandbox, { kid: 'k1' })).status, 401, 'the set was fetched again');

@@ -6,10 +6,11 @@ import type { Socket } from 'node:net';
 import { test } from 'node:test';
 import { isFhirgateError } from '../../src/errors.js';
 import { seedResources, startSandbox } from '../../src/sandbox/index.js';
-import { fhirFor, ids, sandboxFor } from './helpers.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
+import { fhirFor, ids } from './helpers.js';
 
 test('startSandbox resolves to the FHIR base, token URL and origin on 127.0.0.1', async (t) => {
-  const sandbox = await sandboxFor(t);
+  const sandbox = await testSandbox(t);
   assert.match(sandbox.fhirBase, /^http:\/\/127\.0\.0\.1:\d+\/fhir\/R4$/);
   assert.equal(sandbox.tokenUrl, `${sandbox.origin}/oauth2/token`);
   assert.equal(sandbox.fhirBase, `${sandbox.origin}/fhir/R4`);
@@ -66,7 +67,7 @@ test('await using closes the sandbox', async () => {
 });
 
 test('a busy port rejects with ERR_NETWORK naming the port', async (t) => {
-  const first = await sandboxFor(t);
+  const first = await testSandbox(t);
   const port = Number(new URL(first.origin).port);
   await assert.rejects(startSandbox({ port }), (err: unknown) => {
     assert.ok(isFhirgateError(err, 'ERR_NETWORK'));
@@ -77,7 +78,7 @@ test('a busy port rejects with ERR_NETWORK naming the port', async (t) => {
 
 test('connectionString builds fhir:// strings for secret and key clients', async (t) => {
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' });
-  const sandbox = await sandboxFor(t, {
+  const sandbox = await testSandbox(t, {
     clients: [{ clientId: 'demo app', clientSecret: 's&e=c+r%t' }, { clientId: 'keyed', publicKey }],
   });
   const host = sandbox.origin.slice('http://'.length);

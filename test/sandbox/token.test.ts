@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { test } from 'node:test';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { FORM, sandboxFor } from './helpers.js';
+import { sandbox as testSandbox } from '../support/sandbox.js';
+import { FORM } from './helpers.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -45,7 +46,7 @@ function oauthError(res: { status: number; text: string }, status: number, error
 }
 
 test('client_secret_post issues a no-store Bearer token with the granted scope, and the stats show it', async (t) => {
-  const sandbox = await sandboxFor(t, { tokenLifetimeSeconds: 120 });
+  const sandbox = await testSandbox(t, { tokenLifetimeSeconds: 120 });
   const res = await post(sandbox, { grant_type: 'client_credentials', client_id: 'fhirgate-demo', client_secret: 'demo-secret', scope: 'system/Patient.rs', audience: 'https://aud.example' });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('cache-control'), 'no-store');
@@ -71,7 +72,7 @@ test('client_secret_post issues a no-store Bearer token with the granted scope, 
 test('client_secret_basic form-encodes id and secret before base64, so +, : and % survive', async (t) => {
   const clientId = 'app:1 é';
   const clientSecret = 'p+a:s%s w&rd=';
-  const sandbox = await sandboxFor(t, { clients: [{ clientId, clientSecret }] });
+  const sandbox = await testSandbox(t, { clients: [{ clientId, clientSecret }] });
   const form = (s: string): string => encodeURIComponent(s).replace(/%20/g, '+');
   const basic = (id: string, secret: string): Record<string, string> => ({
     ...FORM,
@@ -96,7 +97,7 @@ test('client_secret_basic form-encodes id and secret before base64, so +, : and 
 });
 
 test('a wrong secret, an unknown client or no client authentication answer 401 invalid_client', async (t) => {
-  const sandbox = await sandboxFor(t);
+  const sandbox = await testSandbox(t);
   const wrong = await post(sandbox, { grant_type: 'client_credentials', client_id: 'fhirgate-demo', client_secret: 'guess' });
   oauthError(wrong, 401, 'invalid_client');
   assert.equal(wrong.headers.get('cache-control'), 'no-store');
@@ -109,7 +110,7 @@ test('a wrong secret, an unknown client or no client authentication answer 401 i
 });
 
 test('malformed token requests answer invalid_request, unsupported_grant_type or invalid_scope', async (t) => {
-  const sandbox = await sandboxFor(t);
+  const sandbox = await testSandbox(t);
   const good = { client_id: 'fhirgate-demo', client_secret: 'demo-secret' };
   oauthError(await post(sandbox, { ...good }), 400, 'invalid_request');
   oauthError(await post(sandbox, { grant_type: 'client_credentials', ...good }, { 'content-type': 'application/json' }), 400, 'invalid_request');
@@ -126,7 +127,7 @@ test('malformed token requests answer invalid_request, unsupported_grant_type or
 });
 
 test('private_key_jwt accepts RS384 and ES384 assertions from registered keys (KeyObject or JWK)', async (t) => {
-  const sandbox = await sandboxFor(t, { clients: keyClients });
+  const sandbox = await testSandbox(t, { clients: keyClients });
   const rs = await assertion(sandbox, jwt({ alg: 'RS384', typ: 'JWT', kid: 'r1' }, claims(sandbox, 'rsa-app'), rsa.privateKey), { scope: 'system/*.rs' });
   assert.equal(rs.status, 200, rs.text);
   assert.equal(JSON.parse(rs.text).scope, 'system/*.rs');
@@ -140,7 +141,7 @@ test('private_key_jwt accepts RS384 and ES384 assertions from registered keys (K
 });
 
 test('private_key_jwt refuses expired, far-future, wrong-aud, replayed, unsigned and foreign-key assertions', async (t) => {
-  const sandbox = await sandboxFor(t, { clients: keyClients });
+  const sandbox = await testSandbox(t, { clients: keyClients });
   const es = { alg: 'ES384', typ: 'JWT', kid: 'e1' };
   const now = Math.floor(Date.now() / 1000);
   const refused = async (token: string, extra: Record<string, string> = {}): Promise<string> => {
@@ -169,7 +170,7 @@ test('private_key_jwt refuses expired, far-future, wrong-aud, replayed, unsigned
 });
 
 test('private_key_jwt follows SMART on the header: kid is required, typ (when present) is JWT', async (t) => {
-  const sandbox = await sandboxFor(t, { clients: keyClients });
+  const sandbox = await testSandbox(t, { clients: keyClients });
   const refused = async (header: Record<string, unknown>, reason: RegExp): Promise<void> => {
     const res = await assertion(sandbox, jwt(header, claims(sandbox, 'ec-app'), ec.privateKey));
     oauthError(res, 401, 'invalid_client');

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MOUNT } from '../../src/mount/index.js';
 import {
   NoteReaderService,
   cdaToFHIR,
@@ -11,7 +10,7 @@ import {
 import type { CDAEnrichment } from '../../src/soap/index.js';
 import { toFHIRDateTime, systemUri, toIdentifier } from '../../src/soap/cda/fhir-values.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
-import { serveMountable } from './serve-mountable.js';
+import { serve } from '../support/serve.js';
 import { bodyChild, envelope, fixture, post } from './soap-client.js';
 
 const FIXTURES = ['epic_cda.xml', 'test_cda.xml', 'uclh_cda.xml'];
@@ -178,7 +177,7 @@ test('enrichCDA and readCDA refuse what is not a usable CDA document', () => {
 test('a handler can answer with an enriched document through the service', async (t) => {
   const nr = new NoteReaderService({ dispatcher: { emit: () => {}, register: () => () => {}, drain: async () => {} } });
   nr.method('ProcessDocument', ({ document }) => ({ document: enrichCDA(document, { problems: ENRICHMENT.problems }) }));
-  const { baseUrl } = await serveMountable(t, nr[MOUNT]());
+  const { baseUrl } = await serve(t, nr);
   const answer = await post(baseUrl, envelope(fixture('epic_cda.xml')));
   const doc = child(child(bodyChild(answer.root), 'ProcessDocumentResult'), 'Document');
   const cda = readCDA(Buffer.from(textContent(doc), 'base64').toString('utf8'));

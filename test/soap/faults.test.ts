@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/index.js';
 import type { NoteReaderHandler, NoteReaderServiceOptions } from '../../src/soap/index.js';
-import { serveMountable } from './serve-mountable.js';
+import { serve as serveOnHost } from '../support/serve.js';
 import { EPIC_NS, SOAP_NS, envelope, post, readFault } from './soap-client.js';
 
 const noEvents = { emit: () => {}, register: () => () => {}, drain: async () => {} };
@@ -12,7 +11,7 @@ const noEvents = { emit: () => {}, register: () => () => {}, drain: async () => 
 async function serve(t: TestContext, handler: NoteReaderHandler = () => 'ok', options: NoteReaderServiceOptions = {}) {
   const nr = new NoteReaderService({ dispatcher: noEvents, ...options });
   nr.method('ProcessDocument', handler);
-  return serveMountable(t, nr[MOUNT]());
+  return serveOnHost(t, nr);
 }
 
 interface Expect {

@@ -4,9 +4,8 @@
  * several times, and prints the heap in use after each call, after a full GC, as JSON.
  */
 import type { TestContext } from 'node:test';
-import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
-import { serveMountable } from './serve-mountable.js';
+import { serve } from '../support/serve.js';
 import { bigDocument, envelope, post } from './soap-client.js';
 
 const MiB = 1024 * 1024;
@@ -17,7 +16,7 @@ const cleanups: (() => unknown)[] = [];
 const t = { after: (fn: () => unknown) => void cleanups.push(fn) } as unknown as TestContext;
 const nr = new NoteReaderService({ bodyLimit: 16 * MiB, dispatcher: { emit: () => {}, register: () => () => {}, drain: async () => {} } });
 nr.method('ProcessDocument', (req) => ({ document: req.document.slice(0, 1000) }));
-const { baseUrl } = await serveMountable(t, nr[MOUNT]());
+const { baseUrl } = await serve(t, nr);
 const body = Buffer.from(envelope(bigDocument(10 * MiB)));
 const heap: number[] = [];
 for (let i = 0; i < 6; i += 1) {

@@ -3,15 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { EventPayload } from '../../src/events/types.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import type { Logger } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
+import { captureLogger } from '../support/logger.js';
 import { bodyChild, envelope, fixture, parse, post, readFault } from './soap-client.js';
+import { startApp } from '../support/serve.js';
 
 test('through createServiceAPI: both paths, the WSDL address, events, faults and API keys', async (t) => {
   const events: [string, EventPayload][] = [];
-  const lines: string[] = [];
-  const logger: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => void lines.push(m) };
+  const logger = captureLogger();
   const app = createServiceAPI({
     dispatcher: { emit: (n, p) => void events.push([n, p]), register: () => () => {}, drain: async () => {} },
     apiKeys: ['k-123'],
@@ -46,13 +46,10 @@ test('through createServiceAPI: both paths, the WSDL address, events, faults and
 });
 
 test('through createServiceAPI: 413 past bodyLimit and 415 for another Content-Type', async (t) => {
-  const app = createServiceAPI({ logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} } });
   const nr = new NoteReaderService({ bodyLimit: 2000 });
   nr.method('ProcessDocument', () => 'ok');
-  app.registerService(nr, { path: '/nr' });
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/nr`;
+  const started = await startApp(t, {}, (app) => app.registerService(nr, { path: '/nr' }));
+  const base = `${started.base}/nr`;
   const big = await post(base, envelope('y'.repeat(5000)));
   assert.equal(big.status, 413);
   assert.equal(readFault(big).type, 'TooLarge');

@@ -3,10 +3,9 @@ import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
-import { serveMountable } from './serve-mountable.js';
+import { serve } from '../support/serve.js';
 import { bigDocument, bodyChild, envelope, post } from './soap-client.js';
 
 const MiB = 1024 * 1024;
@@ -18,7 +17,7 @@ test('a 10 MiB document (base64 in lines of 76) is decoded whole and answered', 
     received = req.document;
     return { document: req.document.slice(-5000) };
   });
-  const { baseUrl } = await serveMountable(t, nr[MOUNT]());
+  const { baseUrl } = await serve(t, nr);
   const doc = bigDocument(10 * MiB);
   assert.equal(Buffer.byteLength(doc), 10 * MiB);
   const body = Buffer.from(envelope(doc).replace(/([A-Za-z0-9+/=]{76})/g, '$1\r\n'));

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/index.js';
 import { child, children, textContent } from '../../src/soap/xml-tree.js';
-import { serveMountable } from './serve-mountable.js';
+import { serve } from '../support/serve.js';
 import { EPIC_NS, SOAP_NS, bodyChild, envelope, post } from './soap-client.js';
 
 const noEvents = { emit: () => {}, register: () => () => {}, drain: async () => {} };
@@ -20,7 +19,7 @@ test('a header entry with mustUnderstand="1" for this node is a MustUnderstand f
     calls++;
     return 'ok';
   });
-  const { baseUrl: url } = await serveMountable(t, nr[MOUNT]());
+  const { baseUrl: url } = await serve(t, nr);
   const security = '<wsse:Security xmlns:wsse="urn:example:sec" soapenv:mustUnderstand="1"><wsse:Token>x</wsse:Token></wsse:Security>';
   const variants = [
     security,
@@ -56,7 +55,7 @@ test('a header entry with mustUnderstand="1" for this node is a MustUnderstand f
 test('understoodHeaders lets the application take responsibility for named header entries', async (t) => {
   const nr = new NoteReaderService({ dispatcher: noEvents, understoodHeaders: ['{urn:example:sec}Security'] });
   nr.method('ProcessDocument', () => 'ok');
-  const { baseUrl: url } = await serveMountable(t, nr[MOUNT]());
+  const { baseUrl: url } = await serve(t, nr);
   const header = (ns: string) => `<w:Security xmlns:w="${ns}" soapenv:mustUnderstand="1"/>`;
   assert.equal((await post(url, withHeader(header('urn:example:sec')))).status, 200);
   const other = await post(url, withHeader(header('urn:example:other')));

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService, readCDA, enrichCDA } from '../../src/soap/index.js';
 import type { NoteReaderServiceOptions } from '../../src/soap/index.js';
-import { serveMountable } from './serve-mountable.js';
+import { serve as serveOnHost } from '../support/serve.js';
 import { SOAP_NS, envelope, post, readFault } from './soap-client.js';
 
 const noEvents = { emit: () => {}, register: () => () => {}, drain: async () => {} };
@@ -13,7 +12,7 @@ async function serve(t: TestContext, options: NoteReaderServiceOptions = {}) {
   let calls = 0;
   const nr = new NoteReaderService({ dispatcher: noEvents, ...options });
   nr.method('ProcessDocument', () => ((calls += 1), 'ok'));
-  const served = await serveMountable(t, nr[MOUNT]());
+  const served = await serveOnHost(t, nr);
   return { ...served, calls: () => calls };
 }
 

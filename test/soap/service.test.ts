@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import type { EventDispatcher, EventPayload } from '../../src/events/types.js';
 import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/index.js';
 import type { NoteReaderRequest, NoteReaderServiceOptions } from '../../src/soap/index.js';
 import { child, children, textContent } from '../../src/soap/xml-tree.js';
-import { serveMountable } from './serve-mountable.js';
+import { recordingDispatcher } from '../support/recording-dispatcher.js';
+import { serve as serveOnHost } from '../support/serve.js';
 import { EPIC_NS, SOAP_NS, bodyChild, envelope, fixture, post } from './soap-client.js';
 
-function recorder(): { dispatcher: EventDispatcher; events: [string, EventPayload][] } {
-  const events: [string, EventPayload][] = [];
-  return { events, dispatcher: { emit: (n, p) => void events.push([n, p]), register: () => () => {}, drain: async () => {} } };
-}
-
 async function serve(t: TestContext, setup: (nr: NoteReaderService) => void, options: NoteReaderServiceOptions = {}) {
-  const rec = recorder();
-  const nr = new NoteReaderService({ dispatcher: rec.dispatcher, ...options });
+  const rec = recordingDispatcher();
+  const nr = new NoteReaderService({ dispatcher: rec, ...options });
   setup(nr);
-  const served = await serveMountable(t, nr[MOUNT]());
+  const served = await serveOnHost(t, nr, { dispatcher: rec });
   return { nr, ...served, events: rec.events };
 }
 
@@ -116,13 +111,13 @@ test('SOAPAction may be quoted, unquoted, empty or a URI ending in the operation
 });
 
 test('events go to the host dispatcher after useEvents, and nowhere after useEvents(null)', async (t) => {
-  const own = recorder();
-  const host = recorder();
-  const nr = new NoteReaderService({ dispatcher: own.dispatcher });
+  const own = recordingDispatcher();
+  const host = recordingDispatcher();
+  const nr = new NoteReaderService({ dispatcher: own });
   nr.method('ProcessDocument', () => 'ok');
   const face = nr[MOUNT]();
-  const { baseUrl } = await serveMountable(t, face);
-  face.useEvents(host.dispatcher);
+  const { baseUrl } = await serveOnHost(t, face);
+  face.useEvents(host);
   await post(baseUrl, envelope('d'));
   face.useEvents(null);
   await post(baseUrl, envelope('d'));
@@ -193,7 +188,7 @@ test('without a dispatcher option, events go to the process-wide localHandler', 
   t.after(unregister);
   const nr = new NoteReaderService();
   nr.method('ProcessDocument', () => 'ok');
-  const { baseUrl } = await serveMountable(t, nr[MOUNT]());
+  const { baseUrl } = await serveOnHost(t, nr, { dispatcher: localHandler });
   await post(baseUrl, envelope('d', { sessionId: 'local-1' }));
   await localHandler.drain();
   assert.deepEqual(seen, ['notereader.processdocument:local-1']);
@@ -202,7 +197,7 @@ test('without a dispatcher option, events go to the process-wide localHandler', 
 test('a dispatcher whose emit throws does not turn a good answer into a Server fault', async (t) => {
   const nr = new NoteReaderService({ dispatcher: { emit: () => { throw new Error('bus down'); }, register: () => () => {}, drain: async () => {} } });
   nr.method('ProcessDocument', () => 'ok');
-  const { baseUrl } = await serveMountable(t, nr[MOUNT]());
+  const { baseUrl } = await serveOnHost(t, nr);
   const write = process.stderr.write;
   process.stderr.write = (() => true) as typeof process.stderr.write;
   try {

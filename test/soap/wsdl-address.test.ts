@@ -4,22 +4,17 @@
  * address.
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { createServiceAPI } from '../../src/host/index.js';
 import type { ServiceAPIOptions } from '../../src/host/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import type { NoteReaderServiceOptions } from '../../src/soap/types.js';
 import { call } from '../host/helpers.js';
 import { child } from '../../src/soap/xml-tree.js';
 import { parse } from './soap-client.js';
+import { startApp } from '../support/serve.js';
 
 async function wsdlAddress(t: TestContext, host: ServiceAPIOptions, service: NoteReaderServiceOptions, headers: Record<string, string>) {
-  const app = createServiceAPI({ apiKeys: [], logger: { debug() {}, info() {}, warn() {}, error() {} }, ...host });
-  app.registerService(new NoteReaderService(service).method('ProcessDocument', () => 'ok'));
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { base } = await startApp(t, host, (app) => app.registerService(new NoteReaderService(service).method('ProcessDocument', () => 'ok')));
   const res = await call(base, '/notereader?wsdl', { headers });
   assert.equal(res.status, 200);
   return { base, location: child(child(child(parse(res.text), 'service'), 'port'), 'address')?.attributes.location };

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MOUNT } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child, children } from '../../src/soap/xml-tree.js';
 import type { XMLElement } from '../../src/soap/xml-tree.js';
-import { serveMountable } from './serve-mountable.js';
+import { serve } from '../support/serve.js';
 import { EPIC_NS, parse } from './soap-client.js';
 
 const WSDL = 'http://schemas.xmlsoap.org/wsdl/';
@@ -20,7 +19,7 @@ function named(parent: XMLElement | undefined, local: string, name: string): XML
 test('the WSDL describes types, messages, port type, binding and the real service address', async (t) => {
   const nr = new NoteReaderService();
   nr.method('ProcessDocument', () => 'ok');
-  const { baseUrl } = await serveMountable(t, nr[MOUNT]());
+  const { baseUrl } = await serve(t, nr);
   const res = await fetch(`${baseUrl}?wsdl`);
   assert.equal(res.headers.get('content-type'), 'text/xml; charset=utf-8');
   const root = parse(await res.text());
@@ -75,7 +74,7 @@ test('the WSDL describes types, messages, port type, binding and the real servic
 test('the WSDL follows the namespace, service and port options and lists every method', async (t) => {
   const nr = new NoteReaderService({ namespace: 'urn:example:x&y', serviceName: 'Notes', portName: 'INotes' });
   nr.method('ProcessDocument', () => 'ok').method('AnalyzeNote', () => 'ok');
-  const { baseUrl } = await serveMountable(t, nr[MOUNT](), '/soap/nr');
+  const { baseUrl } = await serve(t, nr, { path: '/soap/nr' });
   const root = parse(await (await fetch(`${baseUrl}?wsdl`)).text());
   assert.equal(root.attributes.targetNamespace, 'urn:example:x&y');
   const binding = named(root, 'binding', 'INotes');

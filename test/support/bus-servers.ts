@@ -3,19 +3,11 @@
  * `t.after`. Returns `undefined` when the program is missing outside CI (the test was skipped).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { createConnection } from 'node:net';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.js';
 import { systemBinary } from './system-binary.js';
-
-/** A port that was free a moment ago on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const accepts = (port: number): Promise<boolean> =>
   new Promise((resolve) => {

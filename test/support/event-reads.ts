@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import type { EventDispatcher } from '../../src/events/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
-import { createServiceAPI } from '../../src/host/index.js';
-import { startSandbox } from '../../src/sandbox/index.js';
+import { sandbox as testSandbox } from './sandbox.js';
+import { startApp } from './serve.js';
 
 export interface ReadingApp {
   /** The client secret the gateway authenticates with: it must appear in no event. */
@@ -20,19 +20,13 @@ export interface ReadingApp {
   events(): Promise<Record<string, unknown>>;
 }
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 export async function startReadingApp(t: TestContext, dispatcher: EventDispatcher): Promise<ReadingApp> {
   const secret = `secret-${randomUUID()}`;
-  const sandbox = await startSandbox({ clients: [{ clientId: 'app', clientSecret: secret }], seed: [{ resourceType: 'Patient', id: 'p1' }] });
-  t.after(() => sandbox.close());
+  const sandbox = await testSandbox(t, { clients: [{ clientId: 'app', clientSecret: secret }], seed: [{ resourceType: 'Patient', id: 'p1' }] });
   const gw = new AsyncFHIRGateway();
   gw.addSource('ehr', sandbox.connectionString('app'));
-  const app = createServiceAPI({ dispatcher, apiKeys: [], logger: quiet });
-  app.registerGateway(gw);
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const { base } = await startApp(t, { dispatcher }, (app) => app.registerGateway(gw));
   return {
     secret,
     base,

@@ -7,10 +7,11 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.js';
 
 /** One backend server: its name in HAProxy and its loopback port. */
 export interface Replica {
@@ -43,18 +44,6 @@ export interface Haproxy {
   /** Resolves once `server`'s status is exactly `status` (checked every 50 ms). */
   waitForStatus(server: string, status: 'UP' | 'DOWN', signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
-}
-
-/** A free loopback port (asked of the kernel with port 0; HAProxy cannot report the port it got). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
 }
 
 /** The configuration: round robin, checks on `/health/ready` every 100 ms, down after 2 failures, up after 2 passes. */
