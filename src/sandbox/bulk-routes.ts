@@ -11,9 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { isFHIRId } from '../fhir/index.js';
 import { exportJobs, startJob, type ExportJob, type ExportLevel } from './bulk-jobs.js';
-import type { SandboxContext } from './context.js';
+import type { Route, SandboxContext } from './context.js';
 import { sendJSON, sendOutcome } from './reply.js';
-import type { Route } from './routes.js';
 
 const STATUS = '$export-status';
 const FILE = '$export-file';

@@ -2,9 +2,10 @@
  * What every part of a running sandbox shares.
  * @module
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultSwitches } from './faults.js';
 import type { ResolvedOptions } from './options.js';
-import type { StatsRecorder } from './stats.js';
+import type { RequestKind, StatsRecorder } from './stats.js';
 import type { ResourceStore } from './store.js';
 import type { TokenStore } from './token-store.js';
 
@@ -28,4 +29,19 @@ export interface SandboxContext {
   readonly tokenUrl: string;
   /** Aborted when the sandbox closes (ends fault latency waits). */
   readonly signal: AbortSignal;
+}
+
+/**
+ * A resolved route of the sandbox's FHIR server or token endpoint.
+ *
+ * @example
+ * ```ts
+ * const route: Route = { kind: 'read', public: false, run: (ctx, req, res) => sendJSON(res, 200, {}) };
+ * ```
+ */
+export interface Route {
+  readonly kind: RequestKind;
+  /** True when no bearer token is needed (metadata, SMART configuration, token endpoint, errors). */
+  readonly public: boolean;
+  run(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void | Promise<void>;
 }

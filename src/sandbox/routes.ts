@@ -5,32 +5,22 @@
  * type answers 404 (`not-supported`); a malformed id answers 400.
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { isFHIRId, isResourceType, type ResourceType } from '../fhir/index.js';
 import type { IssueType } from '../fhir/operation-outcome.js';
 import { capabilityStatement, smartConfiguration } from './capability.js';
-import type { SandboxContext } from './context.js';
+import type { Route } from './context.js';
 import { postBundle } from './bundle.js';
 import { bulkRoute } from './bulk-routes.js';
 import { create, read, remove, search, update } from './fhir-routes.js';
 import { readBytes } from '../lib/read-body.js';
 import { sendJSON, sendOutcome } from './reply.js';
-import type { RequestKind } from './stats.js';
 import { answerTokenRequest } from './token-endpoint.js';
 
 /** The path prefix of the FHIR base. */
 export const FHIR_PATH = '/fhir/R4';
 /** The path of the token endpoint. */
 export const TOKEN_PATH = '/oauth2/token';
-
-/** A resolved route. */
-export interface Route {
-  readonly kind: RequestKind;
-  /** True when no bearer token is needed (metadata, SMART configuration, token endpoint, errors). */
-  readonly public: boolean;
-  run(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void | Promise<void>;
-}
 
 const fail = (status: number, code: IssueType, message: string, headers: Record<string, string> = {}): Route => ({
   kind: 'other',
