@@ -47,7 +47,7 @@ test('serve without publicUrl: a forged Host is ignored, the listening address i
 
 test('serve with publicUrl: the WSDL address and /fhir/metadata url are it, whatever Host is sent', async (t) => {
   const { origin } = await serveConfig(t, { publicUrl: 'https://fhir.example.org/gw/' });
-  for (const headers of [EVIL, {}, { host: 'fhir.example.org' }]) {
+  for (const headers of [EVIL, {}, { host: 'fhir.example.org' }] as Array<Record<string, string>>) {
     assert.equal(await wsdlAddress(origin, headers), 'https://fhir.example.org/gw/notereader');
     assert.equal(await metadataUrl(origin, headers), 'https://fhir.example.org/gw/fhir');
   }
