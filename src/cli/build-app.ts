@@ -48,6 +48,9 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(config.cors === undefined ? {} : { cors: { origins: config.cors.origins, ...(config.cors.credentials === undefined ? {} : { credentials: config.cors.credentials }) } }),
     ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
     ...(config.readinessDrainMs === undefined ? {} : { readinessDrainMs: config.readinessDrainMs }),
+    ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
+    ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
+    ...(config.allowedHosts === undefined ? {} : { allowedHosts: config.allowedHosts }),
     logger: options.logger,
   });
   try {
@@ -56,7 +59,7 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     if (config.gateway.module !== undefined) await runHandlerModule(config.gateway.module, 'gateway.module', gateway, context);
     app.registerGateway(gateway, config.gateway.path === undefined ? {} : { path: config.gateway.path });
     if (config.cds !== undefined) {
-      const cds = new CDSHooksService();
+      const cds = new CDSHooksService(config.cds.fhirServers === undefined ? {} : { fhirServers: config.cds.fhirServers });
       await runHandlerModule(config.cds.module, 'cds.module', cds, context);
       app.registerService(cds, config.cds.path === undefined ? {} : { path: config.cds.path });
     }

@@ -12,6 +12,7 @@ import { UsageError } from './command.js';
 import { configError, optionalWorkers } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
 import type { FhirgateConfig } from './config/config-types.js';
+import { optionalPublicUrl } from './config/public-address.js';
 import { logLevelOf, portOf, prefixOf, settingsOf, SOURCE_OPTIONS } from './settings.js';
 
 /**
@@ -37,6 +38,7 @@ export const SERVE_COMMAND: Command = {
       value: 'n|auto',
       description: 'Serve with n worker processes on the one port (node:cluster; auto: one per core), each building the app from the same config. Default: the file\'s workers, else one process',
     },
+    'public-url': { type: 'string', value: 'url', description: 'The URL callers reach this host at (WSDL address, /fhir/metadata url, CDS aud). Default: the file\'s publicUrl, else from the connection' },
     metrics: { type: 'boolean', description: 'Serve GET /metrics (Prometheus text format). Default: the file\'s metrics, else off' },
   },
   details: [
@@ -64,7 +66,8 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const prefix = prefixOf(values, file);
   const host = (values.host as string | undefined) ?? file.host ?? '127.0.0.1';
   const workers = optionalWorkers(values.workers, '--workers') ?? file.workers;
-  const config: FhirgateConfig = { ...file, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics };
+  const publicUrl = optionalPublicUrl(values['public-url'], '--public-url') ?? file.publicUrl;
+  const config: FhirgateConfig = { ...file, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl };
   const logger = createJSONLogger({ level: logLevelOf(io, config), stdout: io.stdout, stderr: io.stderr });
   const where = { port, host, prefix, logger };
   return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, workers, where, io);

@@ -27,6 +27,8 @@ function firstValue(value: string | string[] | undefined): string | undefined {
 
 function allowed(host: string | undefined, policy: OriginPolicy): host is string {
   if (host === undefined || !SANE_HOST.test(host)) return false;
+  // A port over 65535 would put a URL no client can parse into the WSDL.
+  if (Number(/:(\d+)$/.exec(host)?.[1] ?? 0) > 65535) return false;
   const lower = host.toLowerCase();
   return policy.allowedHosts.has(lower) || policy.allowedHosts.has(lower.replace(/:\d+$/, ''));
 }

@@ -108,3 +108,32 @@ fuzz('parseConnectionString survives arbitrary text after fhir://', { seed: 77, 
   generate: (rng) => `fhir://${rng.string(rng.size(300), '/?#&=%:@[]._-abcAZ09 ')}`,
   check: async (text) => void (await settle(['ERR_CONNECTION_STRING'], () => parseConnectionString(text))),
 });
+
+/** Characters a URL authority may carry (RFC 3986 sub-delims) that no host name holds. */
+const NOT_IN_HOST_NAMES = "+!$'()*,;=";
+
+/** A valid connection string with a random host name, and the same with one character no host name holds put into the host. */
+function hostWithForeignChar(rng: Random): { clean: string; dirty: string; host: string } {
+  const letters = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const label = () => Array.from({ length: 1 + rng.int(10) }, () => rng.pick([...letters])).join('');
+  // The last label starts with a letter: a numeric one makes WHATWG URL read the host as IPv4.
+  const name = [...Array.from({ length: rng.int(3) }, label), `${rng.pick([...letters.slice(0, 26)])}${label()}`].join('.');
+  const at = rng.int(name.length + 1);
+  const host = `${name.slice(0, at)}${rng.pick([...NOT_IN_HOST_NAMES])}${name.slice(at)}`;
+  const port = rng.chance(0.5) ? `:${1 + rng.int(65535)}` : '';
+  const path = rng.pick(['/', '/fhir/', '/api/FHIR/R4']);
+  const query = rng.pick(['', `?client_id=app&client_secret=${MARKER}${rng.int(1e9)}&token_url=${encodeURIComponent('https://auth.example.org/token')}`]);
+  const cs = (h: string) => `fhir://${h}${port}${path}${query}`;
+  return { clean: cs(name), dirty: cs(host), host };
+}
+
+fuzz('a fhir:// host holding + or another character no host name holds is ERR_CONNECTION_STRING, the host never quoted', { seed: 0x2b05, iterations: 1500 }, {
+  generate: hostWithForeignChar,
+  async check({ clean, dirty, host }) {
+    assert.ok(parseConnectionString(clean).origin.startsWith('https://'), 'the string without the character is valid');
+    const outcome = await settle(['ERR_CONNECTION_STRING'], () => parseConnectionString(dirty));
+    assert.ok(!outcome.ok, `accepted a host holding a character no host name holds: ${outcome.ok ? outcome.value.origin : ''}`);
+    assert.ok(!outcome.error.message.includes(host), `message quotes the host: ${outcome.error.message}`);
+    assert.ok(!outcome.error.message.includes(MARKER), `message quotes the secret: ${outcome.error.message}`);
+  },
+});

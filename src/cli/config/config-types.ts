@@ -19,6 +19,19 @@ export interface ServiceMountConfig {
 }
 
 /**
+ * The CDS Hooks mount: a service mount plus the FHIR servers prefetch may read from.
+ *
+ * @example
+ * ```ts
+ * const cds: CDSMountConfig = { path: '/cds', module: '/srv/app/cds-handlers.mjs', fhirServers: ['https://ehr.example.org/fhir'] };
+ * ```
+ */
+export interface CDSMountConfig extends ServiceMountConfig {
+  /** `new CDSHooksService({ fhirServers })`: the allowlist of prefetch; `undefined` reaches public addresses only. */
+  readonly fhirServers: readonly string[] | undefined;
+}
+
+/**
  * The gateway section.
  *
  * @example
@@ -68,7 +81,7 @@ export interface FhirgateConfig {
   /** Source name → `fhir://` connection string, in file order. */
   readonly sources: ReadonlyMap<string, string>;
   readonly gateway: GatewayConfig;
-  readonly cds: ServiceMountConfig | undefined;
+  readonly cds: CDSMountConfig | undefined;
   readonly notereader: ServiceMountConfig | undefined;
   readonly apiKeys: readonly string[] | undefined;
   readonly cors: CorsConfig | undefined;
@@ -79,4 +92,10 @@ export interface FhirgateConfig {
   readonly metrics: boolean | undefined;
   /** Milliseconds `/health/ready` answers 503 after SIGTERM before the listener closes. Default 0. */
   readonly readinessDrainMs: number | undefined;
+  /** The URL callers reach the host at (WSDL address, `/fhir/metadata` url, CDS `aud`). Default: from the connection. */
+  readonly publicUrl: string | undefined;
+  /** Use `Host` / `X-Forwarded-*` for the public URL, for `allowedHosts` only. Default false. */
+  readonly trustProxy: boolean | undefined;
+  /** With `trustProxy`, the host names (or `host:port`) a proxy may name. */
+  readonly allowedHosts: readonly string[] | undefined;
 }

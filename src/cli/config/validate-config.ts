@@ -21,8 +21,9 @@ import {
   optionalStrings,
   optionalWorkers,
 } from './checks.js';
-import type { CorsConfig, FhirgateConfig, GatewayConfig, ServiceMountConfig } from './config-types.js';
+import type { CDSMountConfig, CorsConfig, FhirgateConfig, GatewayConfig, ServiceMountConfig } from './config-types.js';
 import { expandEnv } from './expand-env.js';
+import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
 
 /**
  * Where relative module paths are resolved and where `${…}` values come from.
@@ -53,7 +54,7 @@ const CHECKS: Checks = {
   port: optionalPort,
   sources: checkSources,
   gateway: checkGateway,
-  cds: checkServiceMount,
+  cds: checkCDSMount,
   notereader: checkServiceMount,
   apiKeys: optionalStrings,
   cors: checkCors,
@@ -65,6 +66,9 @@ const CHECKS: Checks = {
   workers: optionalWorkers,
   metrics: optionalBoolean,
   readinessDrainMs: optionalMilliseconds,
+  publicUrl: optionalPublicUrl,
+  trustProxy: optionalBoolean,
+  allowedHosts: optionalAllowedHosts,
 };
 
 /**
@@ -139,10 +143,16 @@ function checkGateway(value: unknown, path: string, ctx: ConfigContext): Gateway
   });
 }
 
-function checkServiceMount(value: unknown, path: string, ctx: ConfigContext): ServiceMountConfig | undefined {
+function checkCDSMount(value: unknown, path: string, ctx: ConfigContext): CDSMountConfig | undefined {
+  if (value === undefined) return undefined;
+  const mount = checkServiceMount(value, path, ctx, ['fhirServers']) as ServiceMountConfig;
+  return Object.freeze({ ...mount, fhirServers: optionalFHIRServers((value as Record<string, unknown>).fhirServers, `${path}.fhirServers`) });
+}
+
+function checkServiceMount(value: unknown, path: string, ctx: ConfigContext, more: readonly string[] = []): ServiceMountConfig | undefined {
   if (value === undefined) return undefined;
   const record = object(value, path);
-  onlyKeys(record, ['path', 'module'], path);
+  onlyKeys(record, ['path', 'module', ...more], path);
   const module = optionalModule(record.module, `${path}.module`, ctx);
   if (module === undefined) throw configError(`${path}.module`, 'is required: the module that registers the handlers');
   return Object.freeze({ path: optionalPrefix(record.path, `${path}.path`), module });
