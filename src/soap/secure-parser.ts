@@ -9,6 +9,10 @@ import type { SaxesTagNS, XMLDecl } from 'saxes';
 import { FhirgateError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import { clip } from './fault.js';
+import { advance, plainEnd, stopBeforePlain } from './plain-text.js';
+
+/** The shortest plain text worth stopping the parser for, in characters. */
+const MIN_PLAIN = 512;
 
 /** An element as the parser reports it: namespaces resolved. */
 export type XMLTag = SaxesTagNS;
@@ -61,6 +65,10 @@ export function createSecureParser(limits: XMLLimits, code: ErrorCode, events: X
   };
   let depth = 0;
   let elements = 0;
+  /** Characters written to saxes, characters handed on around it, and where saxes's last tag ended. */
+  let fed = 0;
+  let skipped = 0;
+  let tagEnd = -1;
   // No 'error' handler: without one saxes throws, and `guard` turns that into our error. Keeping the
   // handler count at six or fewer matters: with seven, V8 makes the parser object slow and parsing a 1 MB
   // document takes about five times longer.
@@ -79,10 +87,12 @@ export function createSecureParser(limits: XMLLimits, code: ErrorCode, events: X
     if (depth > limits.maxDepth) fail(`nesting deeper than ${limits.maxDepth} elements`);
     if (elements > limits.maxElements) fail(`more than ${limits.maxElements} elements`);
     events.open?.(tag, depth);
+    tagEnd = parser.position;
   });
   parser.on('closetag', (tag) => {
     events.close?.(tag, depth);
     depth -= 1;
+    tagEnd = parser.position;
   });
   const onText = events.text;
   if (onText) {
@@ -91,11 +101,39 @@ export function createSecureParser(limits: XMLLimits, code: ErrorCode, events: X
   }
   const onDecl = events.decl;
   if (onDecl) parser.on('xmldecl', onDecl);
+  const feed = (text: string): void => {
+    guard(() => void parser.write(text));
+    fed += text.length;
+  };
+  /**
+   * Right after saxes reported a tag, inside the root, it is in element content with no text pending:
+   * plain text there is handed on without it (the text it would report, unchanged, in the same order),
+   * and its line and column moved on past it so that later errors name the same place.
+   */
+  const handOn = (text: string, from: number): number => {
+    if (fed !== tagEnd || depth === 0) return from;
+    const end = plainEnd(text, from);
+    if (end === from) return from;
+    const plain = text.slice(from, end);
+    onText?.(plain);
+    Object.assign(parser, advance(parser, plain));
+    skipped += plain.length;
+    return end;
+  };
   return {
-    write: (text) => guard(() => void parser.write(text)),
+    write: (text) => {
+      let from = 0;
+      while (from < text.length) {
+        from = handOn(text, from);
+        if (from === text.length) break;
+        const stop = stopBeforePlain(text, from, MIN_PLAIN);
+        feed(from === 0 && stop === text.length ? text : text.slice(from, stop));
+        from = stop;
+      }
+    },
     close: () => guard(() => void parser.close()),
     get position() {
-      return parser.position;
+      return parser.position + skipped;
     },
   };
 }
