@@ -6,11 +6,11 @@ import { isFhirgateError } from '../errors.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
-import { decodeBase64Strict } from './base64.js';
+import { decodeBase64Parts } from './base64.js';
 import { SOAPFault, clientFault, clip, toSOAPFault } from './fault.js';
 import type { ResolvedOptions } from './options.js';
-import { readEnvelope } from './read-envelope.js';
-import type { SOAPRequestMessage } from './read-envelope.js';
+import { readEnvelopeParts } from './read-envelope.js';
+import type { SOAPRequestParts } from './read-envelope.js';
 import type { NoteReaderHandler, NoteReaderRequest, NoteReaderResult } from './types.js';
 import { decodeUTF8 } from './utf8-chunks.js';
 import { writeFault, writeResponseBytes } from './write-envelope.js';
@@ -42,15 +42,29 @@ function checkAction(header: string | undefined, operation: string): void {
   throw clientFault(`SOAPAction ${JSON.stringify(clip(action))} does not name the operation ${operation}`, 'ActionMismatch');
 }
 
+/** `parts` without the white space around their concatenation (as `String#trim` takes it away). */
+function trimmed(parts: readonly string[]): string[] {
+  const out = [...parts];
+  while (out.length > 0 && out[0]!.trimStart() === '') out.shift();
+  while (out.length > 0 && out.at(-1)!.trimEnd() === '') out.pop();
+  if (out.length > 0) {
+    out[0] = out[0]!.trimStart();
+    out[out.length - 1] = out.at(-1)!.trimEnd();
+  }
+  return out;
+}
+
 /** The handler's request: the parameters, the `Document` decoded from base64 unless it was sent as XML. */
-function toRequest(message: SOAPRequestMessage): NoteReaderRequest {
-  const value = (name: string): string => message.params.get(name)?.trim() ?? '';
-  const missing = REQUIRED.filter((name) => value(name) === '');
+function toRequest(message: SOAPRequestParts): NoteReaderRequest {
+  const parts = (name: string): string[] => trimmed(message.params.get(name) ?? []);
+  const value = (name: string): string => parts(name).join('');
+  const missing = REQUIRED.filter((name) => parts(name).length === 0);
   if (missing.length > 0) throw clientFault(`Missing required parameter(s): ${missing.join(', ')}`, 'MissingParameter');
-  let document = value('Document');
-  if (!message.xmlParams.has('Document')) {
+  let document: string;
+  if (message.xmlParams.has('Document')) document = value('Document');
+  else {
     try {
-      document = decodeUTF8(decodeBase64Strict(document));
+      document = decodeUTF8(decodeBase64Parts(parts('Document')));
     } catch {
       throw clientFault('Invalid parameter: Document is not base64 of UTF-8 text', 'InvalidParameter');
     }
@@ -72,7 +86,7 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
   const { options } = ctx;
   checkContentType(req.headers['content-type']);
   const limits = { maxDepth: options.maxDepth, maxElements: options.maxElements };
-  const message = await readEnvelope(req.chunks(options.bodyLimit), limits, options.understoodHeaders);
+  const message = await readEnvelopeParts(req.chunks(options.bodyLimit), limits, options.understoodHeaders);
   const handler = message.namespace === options.namespace ? ctx.handlers.get(message.operation) : undefined;
   if (!handler) {
     const name = message.namespace === options.namespace ? message.operation : `{${message.namespace}}${message.operation}`;

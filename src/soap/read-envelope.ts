@@ -21,6 +21,12 @@ export interface SOAPRequestMessage {
   readonly xmlParams: ReadonlySet<string>;
 }
 
+/** {@link SOAPRequestMessage} with each parameter's text in the pieces it was read in, not joined. */
+export interface SOAPRequestParts extends Omit<SOAPRequestMessage, 'params'> {
+  /** The text of each parameter, in pieces whose concatenation is its value. */
+  readonly params: ReadonlyMap<string, readonly string[]>;
+}
+
 const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
 /** The `actor` (SOAP 1.1 §4.2.2) that means "the first SOAP application to process the message". */
 const NEXT_ACTOR = 'http://schemas.xmlsoap.org/soap/actor/next';
@@ -51,7 +57,7 @@ class EnvelopeCollector {
   sawBody = false;
   inOperation = false;
   operation: XMLTag | undefined;
-  readonly params = new Map<string, string>();
+  readonly params = new Map<string, readonly string[]>();
   readonly xmlParams = new Set<string>();
   #param: { name: string; text: string[]; xml: EmbeddedXMLWriter | undefined } | undefined;
 
@@ -86,7 +92,7 @@ class EnvelopeCollector {
     else if (depth > 4 && this.#param) this.#param.xml!.close();
     else if (depth === 4 && this.#param) {
       const { name, text, xml } = this.#param;
-      this.params.set(name, xml ? xml.toString() : text.join(''));
+      this.params.set(name, xml ? [xml.toString()] : text);
       if (xml) this.xmlParams.add(name);
       this.#param = undefined;
     }
@@ -119,6 +125,25 @@ export async function readEnvelope(
   limits: XMLLimits,
   understoodHeaders: ReadonlySet<string> = new Set(),
 ): Promise<SOAPRequestMessage> {
+  const { params, ...rest } = await readEnvelopeParts(chunks, limits, understoodHeaders);
+  return { ...rest, params: new Map([...params].map(([name, parts]) => [name, parts.join('')])) };
+}
+
+/**
+ * {@link readEnvelope} leaving each parameter's text in the pieces it came in, so that a megabyte of
+ * base64 can be decoded without first being copied into one string.
+ *
+ * @example
+ * ```ts
+ * const parts = await readEnvelopeParts(req.chunks(limit), limits, new Set());
+ * parts.params.get('Document'); // ['PENsaW5p…', …]
+ * ```
+ */
+export async function readEnvelopeParts(
+  chunks: AsyncIterable<Uint8Array>,
+  limits: XMLLimits,
+  understoodHeaders: ReadonlySet<string>,
+): Promise<SOAPRequestParts> {
   const collector = new EnvelopeCollector(understoodHeaders);
   const parser = createSecureParser(limits, 'ERR_SOAP_CLIENT', {
     open: (tag, depth) => collector.open(tag, depth),
