@@ -67,13 +67,32 @@ export function writeResponseBytes(namespace: string, operation: string, result:
   const { document } = result;
   if (document === undefined) return Buffer.from(before, 'utf8');
   const size = Buffer.byteLength(document, 'utf8');
-  const base64 = Buffer.from(document, size === document.length ? 'latin1' : 'utf8').toString('base64');
+  const base64Length = 4 * Math.ceil(size / 3);
   const head = Buffer.byteLength(before, 'utf8');
-  const out = Buffer.allocUnsafe(head + base64.length + Buffer.byteLength(after, 'utf8'));
+  const out = Buffer.allocUnsafe(head + base64Length + Buffer.byteLength(after, 'utf8'));
   out.write(before, 0, 'utf8');
-  out.write(base64, head, 'latin1');
-  out.write(after, head + base64.length, 'utf8');
+  writeBase64(out, head, size === document.length ? document : Buffer.from(document, 'utf8'));
+  out.write(after, head + base64Length, 'utf8');
   return out;
+}
+
+/** Bytes encoded at a time: a multiple of 3, so that only the last window is padded. */
+const WINDOW = 3 * 16 * 1024;
+
+/**
+ * Writes the base64 of `data` (bytes, or ASCII text standing for its own bytes) into `out` at `at`,
+ * window by window: short-lived small strings instead of a megabyte copy of the data and a megabyte
+ * string of its base64.
+ */
+function writeBase64(out: Buffer, at: number, data: string | Buffer): void {
+  const window = typeof data === 'string' ? Buffer.allocUnsafe(Math.min(WINDOW, data.length)) : undefined;
+  for (let from = 0; from < data.length; from += WINDOW) {
+    const to = Math.min(from + WINDOW, data.length);
+    const base64 = typeof data === 'string'
+      ? window!.toString('base64', 0, window!.write(data.slice(from, to), 0, 'latin1'))
+      : data.toString('base64', from, to);
+    at += out.write(base64, at, 'latin1');
+  }
 }
 
 /**

@@ -37,7 +37,8 @@ test('strict base64: characters Node would skip, fold or read as another alphabe
 test('the answer built as bytes is byte for byte the answer built as text', () => {
   const ns = 'urn:epic-com:Common.2013.Services';
   for (const result of [{ document: '<doc>é ✓</doc>', error: 'ünïcode & <x>' }, { document: '<a/>' }, { error: 'only an error' }, {}, { document: '' },
-    { document: 'ascii '.repeat(5000) }, { document: 'lone \uD800 surrogate' }, { document: '\u007f\u0080' }]) {
+    { document: 'ascii '.repeat(5000) },
+    { document: 'x'.repeat(3 * 16 * 1024 * 3 + 1) }, { document: `${'é✓ '.repeat(40_000)}😀` }, { document: `${'a'.repeat(49_151)}é` }, { document: 'lone \uD800 surrogate' }, { document: '\u007f\u0080' }]) {
     assert.deepEqual(writeResponseBytes(ns, 'ProcessDocument', result), Buffer.from(writeResponse(ns, 'ProcessDocument', result), 'utf8'));
   }
 });
