@@ -6,7 +6,7 @@ import { isFhirgateError } from '../errors.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
-import { decodeBase64Parts } from './base64.js';
+import { DocumentReader } from './document-reader.js';
 import { SOAPFault, clientFault, clip, toSOAPFault } from './fault.js';
 import type { ResolvedOptions } from './options.js';
 import { readEnvelopeParts } from './read-envelope.js';
@@ -24,6 +24,8 @@ export interface PostContext {
 
 const XML_HEADERS = Object.freeze({ 'content-type': 'text/xml; charset=utf-8' });
 const REQUIRED = ['SessionID', 'WorkType', 'OrganizationID', 'Document'] as const;
+/** The `Document` is decoded while it is read. */
+const DOCUMENT_READER: ReadonlyMap<string, () => DocumentReader> = new Map([['Document', () => new DocumentReader()]]);
 
 function checkContentType(value: string | undefined): void {
   const [type = '', ...params] = (value ?? '').split(';').map((p) => p.trim().toLowerCase());
@@ -42,29 +44,16 @@ function checkAction(header: string | undefined, operation: string): void {
   throw clientFault(`SOAPAction ${JSON.stringify(clip(action))} does not name the operation ${operation}`, 'ActionMismatch');
 }
 
-/** `parts` without the white space around their concatenation (as `String#trim` takes it away). */
-function trimmed(parts: readonly string[]): string[] {
-  const out = [...parts];
-  while (out.length > 0 && out[0]!.trimStart() === '') out.shift();
-  while (out.length > 0 && out.at(-1)!.trimEnd() === '') out.pop();
-  if (out.length > 0) {
-    out[0] = out[0]!.trimStart();
-    out[out.length - 1] = out.at(-1)!.trimEnd();
-  }
-  return out;
-}
-
 /** The handler's request: the parameters, the `Document` decoded from base64 unless it was sent as XML. */
-function toRequest(message: SOAPRequestParts): NoteReaderRequest {
-  const parts = (name: string): string[] => trimmed(message.params.get(name) ?? []);
-  const value = (name: string): string => parts(name).join('');
-  const missing = REQUIRED.filter((name) => parts(name).length === 0);
+function toRequest(message: SOAPRequestParts<DocumentReader>): NoteReaderRequest {
+  const value = (name: string): string => message.params.get(name)?.join('').trim() ?? '';
+  const reader = message.streamed.get('Document');
+  const missing = REQUIRED.filter((name) => (name === 'Document' && reader ? reader.blank : value(name) === ''));
   if (missing.length > 0) throw clientFault(`Missing required parameter(s): ${missing.join(', ')}`, 'MissingParameter');
-  let document: string;
-  if (message.xmlParams.has('Document')) document = value('Document');
-  else {
+  let document = value('Document');
+  if (reader) {
     try {
-      document = decodeUTF8(decodeBase64Parts(parts('Document')));
+      document = decodeUTF8(reader.bytes());
     } catch {
       throw clientFault('Invalid parameter: Document is not base64 of UTF-8 text', 'InvalidParameter');
     }
@@ -86,7 +75,7 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
   const { options } = ctx;
   checkContentType(req.headers['content-type']);
   const limits = { maxDepth: options.maxDepth, maxElements: options.maxElements };
-  const message = await readEnvelopeParts(req.chunks(options.bodyLimit), limits, options.understoodHeaders);
+  const message = await readEnvelopeParts(req.chunks(options.bodyLimit), limits, options.understoodHeaders, DOCUMENT_READER);
   const handler = message.namespace === options.namespace ? ctx.handlers.get(message.operation) : undefined;
   if (!handler) {
     const name = message.namespace === options.namespace ? message.operation : `{${message.namespace}}${message.operation}`;

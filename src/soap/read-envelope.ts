@@ -21,10 +21,17 @@ export interface SOAPRequestMessage {
   readonly xmlParams: ReadonlySet<string>;
 }
 
-/** {@link SOAPRequestMessage} with each parameter's text in the pieces it was read in, not joined. */
-export interface SOAPRequestParts extends Omit<SOAPRequestMessage, 'params'> {
-  /** The text of each parameter, in pieces whose concatenation is its value. */
+/** What takes a parameter's text while it is read, instead of the text being kept. */
+export interface TextSink {
+  write(text: string): void;
+}
+
+/** {@link SOAPRequestMessage} with each parameter's text in pieces, or given to a sink as it was read. */
+export interface SOAPRequestParts<S extends TextSink = TextSink> extends Omit<SOAPRequestMessage, 'params'> {
+  /** The text of each parameter not given to a sink, in pieces whose concatenation is its value. */
   readonly params: ReadonlyMap<string, readonly string[]>;
+  /** The sink of each parameter whose text went to one (a parameter whose content was XML keeps none). */
+  readonly streamed: ReadonlyMap<string, S>;
 }
 
 const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
@@ -50,8 +57,9 @@ function checkHeaderEntry(tag: XMLTag, understood: ReadonlySet<string>): void {
 }
 
 /** Collects the parts of the envelope while the parser walks it. */
-class EnvelopeCollector {
+class EnvelopeCollector<S extends TextSink> {
   readonly #understood: ReadonlySet<string>;
+  readonly #sinks: ReadonlyMap<string, () => S>;
   inBody = false;
   inHeader = false;
   sawBody = false;
@@ -59,10 +67,12 @@ class EnvelopeCollector {
   operation: XMLTag | undefined;
   readonly params = new Map<string, readonly string[]>();
   readonly xmlParams = new Set<string>();
-  #param: { name: string; text: string[]; xml: EmbeddedXMLWriter | undefined } | undefined;
+  readonly streamed = new Map<string, S>();
+  #param: { name: string; text: string[]; sink: S | undefined; xml: EmbeddedXMLWriter | undefined } | undefined;
 
-  constructor(understood: ReadonlySet<string>) {
+  constructor(understood: ReadonlySet<string>, sinks: ReadonlyMap<string, () => S>) {
     this.#understood = understood;
+    this.#sinks = sinks;
   }
 
   open(tag: XMLTag, depth: number): void {
@@ -78,8 +88,8 @@ class EnvelopeCollector {
     } else if (depth === 3 && this.inBody && this.operation === undefined) {
       this.operation = tag;
       this.inOperation = true;
-    } else if (depth === 4 && this.inOperation && !this.params.has(tag.local)) {
-      this.#param = { name: tag.local, text: [], xml: undefined };
+    } else if (depth === 4 && this.inOperation && !this.params.has(tag.local) && !this.streamed.has(tag.local)) {
+      this.#param = { name: tag.local, text: [], sink: this.#sinks.get(tag.local)?.(), xml: undefined };
     } else if (depth > 4 && this.#param) {
       this.#param.xml ??= new EmbeddedXMLWriter();
       this.#param.xml.open(tag);
@@ -91,9 +101,10 @@ class EnvelopeCollector {
     else if (depth === 3) this.inOperation = false;
     else if (depth > 4 && this.#param) this.#param.xml!.close();
     else if (depth === 4 && this.#param) {
-      const { name, text, xml } = this.#param;
-      this.params.set(name, xml ? [xml.toString()] : text);
+      const { name, text, sink, xml } = this.#param;
       if (xml) this.xmlParams.add(name);
+      if (sink && !xml) this.streamed.set(name, sink);
+      else this.params.set(name, xml ? [xml.toString()] : text);
       this.#param = undefined;
     }
   }
@@ -101,6 +112,7 @@ class EnvelopeCollector {
   text(text: string): void {
     if (!this.#param) return;
     if (this.#param.xml) this.#param.xml.text(text);
+    else if (this.#param.sink) this.#param.sink.write(text);
     else this.#param.text.push(text);
   }
 }
@@ -125,26 +137,29 @@ export async function readEnvelope(
   limits: XMLLimits,
   understoodHeaders: ReadonlySet<string> = new Set(),
 ): Promise<SOAPRequestMessage> {
-  const { params, ...rest } = await readEnvelopeParts(chunks, limits, understoodHeaders);
-  return { ...rest, params: new Map([...params].map(([name, parts]) => [name, parts.join('')])) };
+  const { params, operation, namespace, xmlParams } = await readEnvelopeParts(chunks, limits, understoodHeaders);
+  return { operation, namespace, xmlParams, params: new Map([...params].map(([name, parts]) => [name, parts.join('')])) };
 }
 
 /**
- * {@link readEnvelope} leaving each parameter's text in the pieces it came in, so that a megabyte of
- * base64 can be decoded without first being copied into one string.
+ * {@link readEnvelope} leaving each parameter's text in the pieces it came in, or giving the text of the
+ * parameters named in `sinks` to a sink made for each as it is read: a megabyte of base64 is decoded
+ * while it arrives, and never kept as text. A sink's parameter whose content turns out to be XML elements
+ * is kept as XML, its sink dropped.
  *
  * @example
  * ```ts
- * const parts = await readEnvelopeParts(req.chunks(limit), limits, new Set());
- * parts.params.get('Document'); // ['PENsaW5p…', …]
+ * const parts = await readEnvelopeParts(req.chunks(limit), limits, new Set(), new Map([['Document', () => new Base64Reader()]]));
+ * parts.streamed.get('Document')?.end(); // the bytes
  * ```
  */
-export async function readEnvelopeParts(
+export async function readEnvelopeParts<S extends TextSink>(
   chunks: AsyncIterable<Uint8Array>,
   limits: XMLLimits,
   understoodHeaders: ReadonlySet<string>,
-): Promise<SOAPRequestParts> {
-  const collector = new EnvelopeCollector(understoodHeaders);
+  sinks: ReadonlyMap<string, () => S> = new Map(),
+): Promise<SOAPRequestParts<S>> {
+  const collector = new EnvelopeCollector(understoodHeaders, sinks);
   const parser = createSecureParser(limits, 'ERR_SOAP_CLIENT', {
     open: (tag, depth) => collector.open(tag, depth),
     close: (_tag, depth) => collector.close(depth),
@@ -175,5 +190,5 @@ export async function readEnvelopeParts(
   if (!collector.sawBody) throw clientFault('Missing SOAP Body', 'MissingBody');
   const op = collector.operation;
   if (!op) throw clientFault('Missing operation: the SOAP Body is empty', 'MissingOperation');
-  return { operation: op.local, namespace: op.uri, params: collector.params, xmlParams: collector.xmlParams };
+  return { operation: op.local, namespace: op.uri, params: collector.params, xmlParams: collector.xmlParams, streamed: collector.streamed };
 }
