@@ -127,3 +127,14 @@ test('an envelope cut into two chunks at every byte gives the same parameters', 
     assert.equal(message.params.get('SessionID'), 'S-ü✓', `cut at ${at}`);
   }
 });
+
+test('a Document whose content turns out to be XML is read as XML, and only the first Document counts', async (t) => {
+  const { url, seen } = await echo(t);
+  const xml = await post(url, envelope(undefined, { documentXml: `é, not base64 <ClinicalDocument xmlns="urn:hl7-org:v3"><title>T</title></ClinicalDocument>` }));
+  assert.equal(xml.status, 200, xml.text.slice(0, 300));
+  assert.equal(seen[0], '<ClinicalDocument xmlns="urn:hl7-org:v3"><title>T</title></ClinicalDocument>');
+  const second = Buffer.from('the second document').toString('base64');
+  const twice = envelope(undefined, { documentXml: B64 }).replace('</urn:Document>', `</urn:Document><urn:Document>${second}</urn:Document>`);
+  assert.equal((await post(url, twice)).status, 200);
+  assert.ok(seen[1] === CDA, 'the first Document');
+});
