@@ -28,8 +28,8 @@ export function decodeBase64Strict(text: string): Buffer {
 }
 
 /**
- * {@link decodeBase64Strict} of text that comes in pieces (as a parser reads it), each piece decoded into
- * one growing buffer as it comes: the text is never kept, joined or copied.
+ * {@link decodeBase64Strict} of text that comes in pieces (as a parser reads it), each piece decoded as it
+ * comes and the bytes joined once at the end: the text is never kept or joined into one string.
  *
  * Node's decoder is lenient (it skips characters outside the alphabet, stops at `=`, reads `-` and `_`
  * as `+` and `/`, and keeps only the low byte of characters past U+00FF), so strictness is checked
@@ -46,7 +46,7 @@ export function decodeBase64Strict(text: string): Buffer {
  * ```
  */
 export class Base64Reader {
-  #bytes = Buffer.alloc(0);
+  readonly #parts: Buffer[] = [];
   #decoded = 0;
   /** Base64 characters read so far (white space left out), the last two of them, and those of an unfinished group. */
   #length = 0;
@@ -64,7 +64,6 @@ export class Base64Reader {
     }
     this.#length += compact.length;
     this.#last = (compact.length >= 2 ? compact : `${this.#last}${compact}`).slice(-2);
-    this.#reserve(Math.ceil((this.#carry.length + compact.length) / 4) * 3);
     let from = 0;
     if (this.#carry !== '') {
       from = Math.min(4 - this.#carry.length, compact.length);
@@ -83,18 +82,13 @@ export class Base64Reader {
     if (this.#invalid || this.#length % 4 !== 0 || this.#decoded !== (this.#length / 4) * 3 - padding) {
       throw new FhirgateError('ERR_SOAP_CLIENT', 'Invalid base64 content');
     }
-    return this.#bytes.subarray(0, this.#decoded);
+    return this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#decoded);
   }
 
+  /** Decodes whole groups of four characters. */
   #put(base64: string): void {
-    this.#decoded += this.#bytes.write(base64, this.#decoded, 'base64');
-  }
-
-  /** Room for `more` bytes after those decoded, doubling the buffer when it is short. */
-  #reserve(more: number): void {
-    if (this.#decoded + more <= this.#bytes.length) return;
-    const bytes = Buffer.allocUnsafe(Math.max(2 * this.#bytes.length, this.#decoded + more));
-    this.#bytes.copy(bytes, 0, 0, this.#decoded);
-    this.#bytes = bytes;
+    const bytes = Buffer.from(base64, 'base64');
+    this.#parts.push(bytes);
+    this.#decoded += bytes.length;
   }
 }
