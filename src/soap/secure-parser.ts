@@ -115,7 +115,7 @@ export function createSecureParser(limits: XMLLimits, code: ErrorCode, events: X
     const end = plainEnd(text, from);
     if (end === from) return from;
     const plain = text.slice(from, end);
-    onText?.(plain);
+    if (onText) guard(() => onText(plain));
     Object.assign(parser, advance(parser, plain));
     skipped += plain.length;
     return end;
