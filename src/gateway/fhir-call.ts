@@ -122,7 +122,8 @@ export async function callFHIR(ctx: CallContext, source: Source, call: FHIRCall)
   try {
     let token = tokens === undefined ? undefined : (tokens.current() ?? (await tokens.token(call.signal)));
     source.requests++;
-    let res = await ctx.pool.send(call.url, token === undefined ? options : withToken(options, token));
+    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+    let res = await ctx.pool.send(call.url, options);
     if (res.status === 401 && token !== undefined && tokens !== undefined) {
       tokens.invalidate(token);
       token = await tokens.token(call.signal);

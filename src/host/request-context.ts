@@ -55,6 +55,8 @@ export interface HostRequestInit {
   readonly bodyLimit: number;
   /** How {@link HostRequest.origin} is found. */
   readonly origin: OriginPolicy;
+  /** Told when the request gets an abort signal, so that a shutdown past its grace period can abort it. */
+  readonly inFlight?: { watch(request: HostRequest): void };
 }
 
 /**
@@ -116,7 +118,8 @@ export class HostRequest implements RouteRequest {
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       const controller = (this.#controller = new AbortController());
-      const { res } = this.#init;
+      const { res, inFlight } = this.#init;
+      inFlight?.watch(this);
       if (res.closed && !res.writableFinished) controller.abort(new FhirgateError('ERR_ABORTED', 'the client went away'));
       res.once('close', () => {
         if (!res.writableFinished) controller.abort(new FhirgateError('ERR_ABORTED', 'the client went away'));

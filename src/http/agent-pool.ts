@@ -108,16 +108,15 @@ export class AgentPool {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const origin = this.#origin(target);
     const deadline = new Deadline(options.signal, options.timeoutMs);
-    const opts = options.agent === origin.agent ? options : { ...options, agent: origin.agent };
     origin.inFlight++;
     this.#pending++;
     return sendWithRetries(
       target,
-      opts,
+      options,
       deadline,
       (freshSocket, listener) => {
         if (freshSocket) dropIdleSockets(origin.agent, target);
-        this.#send(origin, target, opts, deadline, listener);
+        this.#send(origin, target, options, deadline, listener);
       },
       () => this.#settled(origin),
     );
@@ -217,7 +216,7 @@ export class AgentPool {
 
   /** One try: at once when nobody waits and a socket is free or may be opened, else after a wait in the FIFO queue. */
   #send(origin: Origin, target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener): void {
-    if (this.#waiting === 0 && !this.#pumping && this.#canStart(origin)) return startExchange(target, options, deadline, listener);
+    if (this.#waiting === 0 && !this.#pumping && this.#canStart(origin)) return startExchange(target, options, deadline, listener, origin.agent);
     if (deadline.over()) return listener.tryDone(deadline.error(`waiting for a connection to ${target.origin}`), undefined);
     const onEnd: EndListener = {
       handleEvent: () => {
@@ -235,7 +234,7 @@ export class AgentPool {
       start: () => {
         deadline.disarm(timer, onEnd);
         try {
-          startExchange(target, options, deadline, listener);
+          startExchange(target, options, deadline, listener, origin.agent);
         } catch (err) {
           listener.tryDone(err, undefined);
         }

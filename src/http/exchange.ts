@@ -5,7 +5,7 @@
  * @module
  */
 import { request as httpRequest } from 'node:http';
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
@@ -47,7 +47,8 @@ export interface TryListener {
 
 /**
  * Sends one request and buffers its answer, within `deadline` (the caller's signal and the time-out),
- * then calls `listener.tryDone` once. The socket is taken synchronously (so that a pool that counts
+ * then calls `listener.tryDone` once. `agent` (default `options.agent`) is the agent to send through: a
+ * pool passes its own rather than copying the options per request. The socket is taken synchronously (so that a pool that counts
  * sockets sees the new one at once). Misuse that Node refuses at once (a header it cannot send) throws.
  *
  * @example
@@ -55,9 +56,9 @@ export interface TryListener {
  * startExchange(new URL('https://h/r4/metadata'), checkRequestOptions({}), new Deadline(undefined, 30_000), listener);
  * ```
  */
-export function startExchange(target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener): void {
+export function startExchange(target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener, agent: Agent | undefined = options.agent): void {
   if (deadline.over()) listener.tryDone(deadline.error(describe(options, target)), undefined);
-  else new Exchange(target, options, deadline, listener).start();
+  else new Exchange(target, options, deadline, listener).start(agent);
 }
 
 /**
@@ -69,7 +70,8 @@ class Exchange implements EndListener {
   readonly #options: CheckedRequestOptions;
   readonly #deadline: Deadline;
   readonly #listener: TryListener;
-  readonly #started = performance.now();
+  /** When the request started, for the diagnostics channel (only read when it has subscribers). */
+  #started = 0;
   #req: ClientRequest | undefined;
   #timer: NodeJS.Timeout | undefined;
   #settled = false;
@@ -85,9 +87,10 @@ class Exchange implements EndListener {
     this.#listener = listener;
   }
 
-  start(): void {
+  start(agent: Agent | undefined): void {
     const target = this.#target;
     const options = this.#options;
+    if (requestStartChannel.hasSubscribers || requestEndChannel.hasSubscribers) this.#started = performance.now();
     if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ method: options.method, origin: target.origin, path: target.pathname });
     const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)({
       protocol: target.protocol,
@@ -97,7 +100,7 @@ class Exchange implements EndListener {
       auth: target.username === '' && target.password === '' ? undefined : `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`,
       method: options.method,
       headers: options.headers,
-      agent: options.agent,
+      agent,
     });
     if (options.headers['user-agent'] === undefined) req.setHeader('user-agent', USER_AGENT);
     if (options.body !== undefined) req.setHeader('content-length', Buffer.byteLength(options.body));
