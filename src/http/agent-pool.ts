@@ -11,7 +11,7 @@ import { Deadline } from './deadline.js';
 import type { EndListener } from './deadline.js';
 import { startExchange } from './exchange.js';
 import type { TryListener } from './exchange.js';
-import { dropIdleSockets } from './idle-sockets.js';
+import { dropIdleSockets, expireIdleSockets } from './idle-sockets.js';
 import { checkRequestOptions, toHTTPUrl } from './request-options.js';
 import type { CheckedRequestOptions, HTTPRequestOptions, HTTPResponse } from './request-options.js';
 import { POOL_DEFAULTS } from './pool-types.js';
@@ -190,9 +190,9 @@ export class AgentPool {
       keepAlive: this.#limits.maxKeepaliveConnections > 0,
       maxSockets: this.#limits.maxConnections,
       maxFreeSockets: this.#limits.maxKeepaliveConnections,
-      timeout: this.#limits.keepaliveExpiry * 1000,
       scheduling: 'lifo',
     });
+    expireIdleSockets(agent, this.#limits.keepaliveExpiry * 1000);
     const origin: Origin = { origin: target.origin, agent, name: undefined, inFlight: 0, queued: 0, retired: false };
     const create = agent.createConnection.bind(agent);
     agent.createConnection = ((opts: http.ClientRequestArgs, callback: unknown) => {

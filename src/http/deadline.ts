@@ -5,11 +5,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
+import { startTimer, stopTimer } from './coarse-timers.js';
+import type { TimerHandle } from './coarse-timers.js';
 import { abortError } from './signals.js';
 
 /**
  * The caller's signal and the moment the request's time is up (`performance.now()` milliseconds). A
- * wait arms one `setTimeout` for the {@link Deadline.remaining} time and clears it when it ends: the
+ * wait arms one timer ({@link startTimer}) for the {@link Deadline.remaining} time and stops it when it ends: the
  * common path (no caller signal) allocates no `AbortSignal` and registers no listener.
  *
  * @example
@@ -49,15 +51,15 @@ export class Deadline {
    * may be called for both: make it idempotent). An object rather than a function, so that a wait
    * needs no closure. Returns the timer to hand back to {@link Deadline.disarm}.
    */
-  arm(listener: EndListener): NodeJS.Timeout | undefined {
+  arm(listener: EndListener): TimerHandle | undefined {
     this.signal?.addEventListener('abort', listener, { once: true });
     const ms = this.remaining();
-    return ms === Infinity ? undefined : setTimeout(timeUp, Math.max(ms, 1), listener);
+    return ms === Infinity ? undefined : startTimer(Math.max(ms, 1), timeUp, listener);
   }
 
   /** Undoes {@link Deadline.arm}. */
-  disarm(timer: NodeJS.Timeout | undefined, listener: EndListener): void {
-    if (timer !== undefined) clearTimeout(timer);
+  disarm(timer: TimerHandle | undefined, listener: EndListener): void {
+    if (timer !== undefined) stopTimer(timer);
     this.signal?.removeEventListener('abort', listener);
   }
 }

@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
 import { BufferedResponse, declaredLength } from './buffered-response.js';
+import type { TimerHandle } from './coarse-timers.js';
 import type { Deadline, EndListener } from './deadline.js';
 import { requestEndChannel, requestStartChannel } from './diagnostics.js';
 import type { CheckedRequestOptions, HTTPResponse } from './request-options.js';
@@ -73,7 +74,7 @@ class Exchange implements EndListener {
   /** When the request started, for the diagnostics channel (only read when it has subscribers). */
   #started = 0;
   #req: ClientRequest | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: TimerHandle | undefined;
   #settled = false;
   #responded = false;
   #first: Buffer | undefined;
