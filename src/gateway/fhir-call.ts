@@ -9,7 +9,7 @@ import { FHIRHTTPError, FhirgateError } from '../errors.js';
 import { outcomeMessage } from '../fhir/index.js';
 import { checkHeaders } from '../http/request-options.js';
 import type { AgentPool } from '../http/agent-pool.js';
-import type { CheckedRequestOptions, HTTPResponse } from '../http/request-options.js';
+import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../http/request-options.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { booleanOption } from '../lib/options.js';
 import { SecretRedactor } from '../lib/redact-secrets.js';
@@ -25,7 +25,7 @@ import type { Source } from './source-registry.js';
  */
 export interface FHIRCall {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  readonly url: URL;
+  readonly url: HTTPTarget;
   /** A JSON body; sent as `application/fhir+json`. */
   readonly body?: string;
   readonly headers?: Readonly<Record<string, string>>;

@@ -8,7 +8,7 @@
 import { FhirgateError } from '../errors.js';
 import type { EventPayload } from '../events/types.js';
 import type { Bundle, ResourceType } from '../fhir/index.js';
-import type { HTTPResponse } from '../http/request-options.js';
+import type { HTTPResponse, HTTPTarget } from '../http/request-options.js';
 import { callFHIR, readResource } from './fhir-call.js';
 import type { CallContext, CallScope, FHIRCall } from './fhir-call.js';
 import type { GatewayEvents } from './gateway-face.js';
@@ -47,7 +47,7 @@ export class FHIROperations {
     const { type } = checkResource(resource, false, 'create');
     const src = this.#sources.get(source);
     const headers = { prefer: 'return=representation', ...(condition === undefined ? {} : { 'if-none-exist': condition }) };
-    const res = await this.#call(src, { method: 'POST', url: resourceUrl(src.baseUrl, type), body: JSON.stringify(resource), headers, operation: 'create', reference: type, ...scope });
+    const res = await this.#call(src, { method: 'POST', url: resourceUrl(src.base, type), body: JSON.stringify(resource), headers, operation: 'create', reference: type, ...scope });
     const created = await this.#resourceOf(src, res, type, undefined, scope, 'create');
     this.#emit(type, 'create', src, created.id as string | undefined, condition === undefined ? undefined : { created: res.status === 201 });
     return created;
@@ -58,7 +58,7 @@ export class FHIROperations {
     const t = checkType(type);
     const i = checkId(id);
     const src = this.#sources.get(source);
-    const res = await this.#call(src, { method: 'DELETE', url: resourceUrl(src.baseUrl, t, i), operation: 'delete', reference: `${t}/${i}`, ...scope, expected: [404, 410] });
+    const res = await this.#call(src, { method: 'DELETE', url: resourceUrl(src.base, t, i), operation: 'delete', reference: `${t}/${i}`, ...scope, expected: [404, 410] });
     if (res.status === 404 || res.status === 410) return false;
     this.#emit(t, 'delete', src, i);
     return true;
@@ -101,7 +101,7 @@ export class FHIROperations {
     const t = checkType(type);
     const i = checkId(id);
     const src = this.#sources.get(source);
-    const res = await this.#call(src, { method: 'GET', url: resourceUrl(src.baseUrl, t, i), operation: 'read', reference: `${t}/${i}`, ...scope });
+    const res = await this.#call(src, { method: 'GET', url: resourceUrl(src.base, t, i), operation: 'read', reference: `${t}/${i}`, ...scope });
     const resource = readResource(res, t, `read ${t}/${i}`);
     this.#emit(t, 'read', src, i);
     if (!forSave) return resource;
@@ -112,7 +112,7 @@ export class FHIROperations {
     const { type, id } = checkResource(resource, true, 'update');
     const src = this.#sources.get(source);
     const headers: Record<string, string> = { prefer: 'return=representation', ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) };
-    const call = { method: 'PUT', url: resourceUrl(src.baseUrl, type, id), body: JSON.stringify(resource), headers, operation: 'update', reference: `${type}/${id}`, ...scope } as const;
+    const call = { method: 'PUT', url: resourceUrl(src.base, type, id), body: JSON.stringify(resource), headers, operation: 'update', reference: `${type}/${id}`, ...scope } as const;
     let res: HTTPResponse;
     try {
       res = await this.#call(src, call);
@@ -132,7 +132,7 @@ export class FHIROperations {
   }
 
   /** The resource in a 2xx answer, read back from its location when the body does not hold it (see {@link resourceOf}). */
-  #resourceOf(src: Source, res: HTTPResponse, type: ResourceType, fallback: URL | undefined, scope: CallScope, operation: string): Promise<Record<string, unknown>> {
+  #resourceOf(src: Source, res: HTTPResponse, type: ResourceType, fallback: HTTPTarget | undefined, scope: CallScope, operation: string): Promise<Record<string, unknown>> {
     return resourceOf(res, { baseUrl: src.baseUrl, type, operation, fallback }, (url) => this.#call(src, { method: 'GET', url, operation, reference: `${type} (Location)`, ...scope }));
   }
 
@@ -157,7 +157,7 @@ export class FHIROperations {
  * ```
  */
 export function searchUrl(src: Source, type: ResourceType, params: SearchParams): URL {
-  const url = resourceUrl(src.baseUrl, type);
+  const url = new URL(`${src.baseUrl}/${type}`);
   url.search = searchQuery(params);
   return url;
 }

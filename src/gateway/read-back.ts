@@ -4,7 +4,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import type { HTTPResponse } from '../http/request-options.js';
+import type { HTTPResponse, HTTPTarget } from '../http/request-options.js';
 import { readResource } from './fhir-call.js';
 
 /**
@@ -35,7 +35,7 @@ export interface WriteAnswer {
   readonly baseUrl: string;
   readonly type: string;
   readonly operation: string;
-  readonly fallback: URL | undefined;
+  readonly fallback: HTTPTarget | undefined;
 }
 
 /**
@@ -48,7 +48,7 @@ export interface WriteAnswer {
  * const saved = await resourceOf(res, { baseUrl, type: 'Patient', operation: 'create', fallback: undefined }, (url) => call(url));
  * ```
  */
-export async function resourceOf(res: HTTPResponse, about: WriteAnswer, get: (url: URL) => Promise<HTTPResponse>): Promise<Record<string, unknown>> {
+export async function resourceOf(res: HTTPResponse, about: WriteAnswer, get: (url: HTTPTarget) => Promise<HTTPResponse>): Promise<Record<string, unknown>> {
   const { type, operation } = about;
   const what = `${operation} ${type}`;
   if (res.body.length > 0 && !isOutcome(res)) return readResource(res, type, what);

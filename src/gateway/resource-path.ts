@@ -5,6 +5,7 @@
 import { FhirgateError } from '../errors.js';
 import { isFHIRId, isResourceType } from '../fhir/index.js';
 import type { ResourceType } from '../fhir/index.js';
+import type { HTTPTarget } from '../http/request-options.js';
 
 /**
  * `type` as an R4B resource type name, else `ERR_INVALID_RESOURCE_TYPE`.
@@ -59,14 +60,34 @@ export function checkResource(resource: unknown, needId: boolean, operation: str
   return { type, id: checkId(id) };
 }
 
+/** A source's FHIR base URL parsed once; `pathname` has no trailing slash (`''` for a base at the root). */
+export type SourceBase = Readonly<Omit<HTTPTarget, 'search'>>;
+
 /**
- * `[base]/[type]` or `[base]/[type]/[id]`, from checked parts.
+ * Parses a FHIR base URL once, for {@link resourceUrl}.
  *
  * @example
  * ```ts
- * resourceUrl('https://h/r4', 'Patient', '1').href; // 'https://h/r4/Patient/1'
+ * sourceBase('https://h/r4/').pathname; // '/r4'
  * ```
  */
-export function resourceUrl(baseUrl: string, type: ResourceType, id?: string): URL {
-  return new URL(`${baseUrl}/${type}${id === undefined ? '' : `/${id}`}`);
+export function sourceBase(baseUrl: string): SourceBase {
+  const url = new URL(baseUrl);
+  const { origin, protocol, hostname, port, username, password } = url;
+  return Object.freeze({ origin, protocol, hostname, port, username, password, pathname: url.pathname.replace(/\/$/, '') });
+}
+
+/**
+ * The target of `[base]/[type]` or `[base]/[type]/[id]`, from checked parts (a type name, a FHIR id:
+ * nothing to escape, no dot segment): built from the base parsed once, without a URL parse per request
+ * (see `HTTPTarget`).
+ *
+ * @example
+ * ```ts
+ * resourceUrl(sourceBase('https://h/r4'), 'Patient', '1').pathname; // '/r4/Patient/1'
+ * ```
+ */
+export function resourceUrl(base: SourceBase, type: ResourceType, id?: string): HTTPTarget {
+  const { origin, protocol, hostname, port, username, password } = base;
+  return { origin, protocol, hostname, port, username, password, pathname: `${base.pathname}/${type}${id === undefined ? '' : `/${id}`}`, search: '' };
 }

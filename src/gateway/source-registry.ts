@@ -4,6 +4,7 @@
  */
 import type { TokenManager } from '../auth/token-manager.js';
 import { FhirgateError } from '../errors.js';
+import type { SourceBase } from './resource-path.js';
 
 /**
  * One registered source. Holds a token manager (and through it a secret): never serialise it.
@@ -17,6 +18,8 @@ export interface Source {
   readonly name: string;
   /** The FHIR base URL, without a trailing slash. */
   readonly baseUrl: string;
+  /** The same, parsed once. */
+  readonly base: SourceBase;
   /** Credentials go to this origin only. */
   readonly origin: string;
   /** Milliseconds a request may take. */

@@ -10,6 +10,7 @@ import type { SourceAuth } from '../auth/source-config.js';
 import { TokenManager } from '../auth/token-manager.js';
 import type { AgentPool } from '../http/agent-pool.js';
 import type { KeyValueStore } from '../lib/key-value-store.js';
+import { sourceBase } from './resource-path.js';
 import { withNextKey } from './source-keys.js';
 import type { SourceOptions } from './source-keys.js';
 import type { Source } from './source-registry.js';
@@ -61,5 +62,5 @@ export function openSource(name: string, settings: SourceSettings, pool: AgentPo
   const send = (url: string, o: Parameters<AgentPool['request']>[1]) => pool.request(url, o);
   const discovery = { baseUrl: config.baseUrl, allowHttp: config.allowHttp };
   const tokens = auth === undefined ? undefined : new TokenManager(auth, { send, timeoutMs, discovery, store });
-  return { name, baseUrl: config.baseUrl, origin: config.origin, timeoutMs, tokens, requests: 0, errors: 0 };
+  return { name, baseUrl: config.baseUrl, base: sourceBase(config.baseUrl), origin: config.origin, timeoutMs, tokens, requests: 0, errors: 0 };
 }

@@ -13,7 +13,7 @@ import { startExchange } from './exchange.js';
 import type { TryListener } from './exchange.js';
 import { dropIdleSockets, expireIdleSockets } from './idle-sockets.js';
 import { checkRequestOptions, toHTTPUrl } from './request-options.js';
-import type { CheckedRequestOptions, HTTPRequestOptions, HTTPResponse } from './request-options.js';
+import type { CheckedRequestOptions, HTTPRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import { POOL_DEFAULTS } from './pool-types.js';
 import type { AgentPoolOptions, AgentPoolStatus } from './pool-types.js';
 import { sendWithRetries } from './send-with-retries.js';
@@ -104,7 +104,7 @@ export class AgentPool {
    * const res = await pool.send(new URL('https://fhir.example.org/r4/Patient/1'), checked);
    * ```
    */
-  send(target: URL, options: CheckedRequestOptions): Promise<HTTPResponse> {
+  send(target: HTTPTarget, options: CheckedRequestOptions): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const origin = this.#origin(target);
     const deadline = new Deadline(options.signal, options.timeoutMs);
@@ -181,7 +181,7 @@ export class AgentPool {
     return this.#closing;
   }
 
-  #origin(target: URL): Origin {
+  #origin(target: HTTPTarget): Origin {
     const known = this.#origins.get(target.origin);
     if (known !== undefined) return known;
     const Agent = target.protocol === 'https:' ? https.Agent : http.Agent;
@@ -215,7 +215,7 @@ export class AgentPool {
   }
 
   /** One try: at once when nobody waits and a socket is free or may be opened, else after a wait in the FIFO queue. */
-  #send(origin: Origin, target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener): void {
+  #send(origin: Origin, target: HTTPTarget, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener): void {
     if (this.#waiting === 0 && !this.#pumping && this.#canStart(origin)) return startExchange(target, options, deadline, listener, origin.agent);
     if (deadline.over()) return listener.tryDone(deadline.error(`waiting for a connection to ${target.origin}`), undefined);
     const onEnd: EndListener = {

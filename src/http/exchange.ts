@@ -13,7 +13,7 @@ import { BufferedResponse, declaredLength } from './buffered-response.js';
 import type { TimerHandle } from './coarse-timers.js';
 import type { Deadline, EndListener } from './deadline.js';
 import { requestEndChannel, requestStartChannel } from './diagnostics.js';
-import type { CheckedRequestOptions, HTTPResponse } from './request-options.js';
+import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import type { TryFailure } from './retry-policy.js';
 import { USER_AGENT } from './user-agent.js';
 
@@ -57,7 +57,7 @@ export interface TryListener {
  * startExchange(new URL('https://h/r4/metadata'), checkRequestOptions({}), new Deadline(undefined, 30_000), listener);
  * ```
  */
-export function startExchange(target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener, agent: Agent | undefined = options.agent): void {
+export function startExchange(target: HTTPTarget, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener, agent: Agent | undefined = options.agent): void {
   if (deadline.over()) listener.tryDone(deadline.error(describe(options, target)), undefined);
   else new Exchange(target, options, deadline, listener).start(agent);
 }
@@ -67,7 +67,7 @@ export function startExchange(target: URL, options: CheckedRequestOptions, deadl
  * the listeners handed to Node are small anonymous arrows: one request creates no named closure.
  */
 class Exchange implements EndListener {
-  readonly #target: URL;
+  readonly #target: HTTPTarget;
   readonly #options: CheckedRequestOptions;
   readonly #deadline: Deadline;
   readonly #listener: TryListener;
@@ -81,7 +81,7 @@ class Exchange implements EndListener {
   #chunks: Buffer[] | undefined;
   #size = 0;
 
-  constructor(target: URL, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener) {
+  constructor(target: HTTPTarget, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener) {
     this.#target = target;
     this.#options = options;
     this.#deadline = deadline;
@@ -186,7 +186,7 @@ class Exchange implements EndListener {
 const EMPTY = Buffer.alloc(0);
 
 /** `GET https://host/path`, for messages (no query string: search values may be patient data). */
-function describe(options: CheckedRequestOptions, target: URL): string {
+function describe(options: CheckedRequestOptions, target: HTTPTarget): string {
   return `${options.method} ${target.origin}${target.pathname}`;
 }
 

@@ -6,6 +6,7 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { startTimer, stopTimer } from './coarse-timers.js';
+import type { HTTPTarget } from './request-options.js';
 import type { TimerHandle } from './coarse-timers.js';
 
 /**
@@ -18,7 +19,7 @@ import type { TimerHandle } from './coarse-timers.js';
  * dropIdleSockets(http.globalAgent, new URL('http://127.0.0.1:8080/fhir'));
  * ```
  */
-export function dropIdleSockets(agent: http.Agent, target: URL): void {
+export function dropIdleSockets(agent: http.Agent, target: HTTPTarget): void {
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
   const port = target.port === '' ? (target.protocol === 'https:' ? '443' : '80') : target.port;
   const prefix = `${host}:${port}:`;

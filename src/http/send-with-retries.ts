@@ -8,7 +8,7 @@ import type { Deadline } from './deadline.js';
 import { publish, requestRetryChannel } from './diagnostics.js';
 import { failureOf } from './exchange.js';
 import type { TryListener } from './exchange.js';
-import type { CheckedRequestOptions, HTTPResponse } from './request-options.js';
+import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import { parseRetryAfter } from './retry-after.js';
 import { backoffDelay, retryAction } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -39,7 +39,7 @@ export type SendTry = (freshSocket: boolean, listener: TryListener) => void;
  * ```
  */
 export function sendWithRetries(
-  target: URL,
+  target: HTTPTarget,
   options: CheckedRequestOptions,
   deadline: Deadline,
   sendTry: SendTry,
@@ -50,7 +50,7 @@ export function sendWithRetries(
 
 /** The state of one request's tries. */
 class Tries implements TryListener {
-  readonly #target: URL;
+  readonly #target: HTTPTarget;
   readonly #options: CheckedRequestOptions;
   readonly #deadline: Deadline;
   readonly #sendTry: SendTry;
@@ -63,7 +63,7 @@ class Tries implements TryListener {
   #staleReplaced = false;
 
   constructor(
-    target: URL,
+    target: HTTPTarget,
     options: CheckedRequestOptions,
     deadline: Deadline,
     sendTry: SendTry,

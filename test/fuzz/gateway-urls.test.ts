@@ -4,7 +4,7 @@
  * `URIError`); an id that `checkId` accepts always lands as one path segment under `[base]/[type]/`.
  */
 import assert from 'node:assert/strict';
-import { checkId, resourceUrl } from '../../src/gateway/resource-path.js';
+import { checkId, resourceUrl, sourceBase } from '../../src/gateway/resource-path.js';
 import { searchQuery } from '../../src/gateway/search-params.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
@@ -55,7 +55,9 @@ fuzz('an id checkId accepts is one path segment under [base]/[type]/', { seed: 0
   async check(id) {
     const outcome = await settle(['ERR_INVALID_ID'], () => checkId(id));
     if (!outcome.ok) return;
-    const url = resourceUrl('https://fhir.example.org/r4', 'Patient', outcome.value);
-    assert.equal(url.pathname, `/r4/Patient/${id}`, `id ${JSON.stringify(id)} went to ${url.href}`);
+    // What a server would read from the request line: the target's path, parsed as a URL path.
+    const target = resourceUrl(sourceBase('https://fhir.example.org/r4'), 'Patient', outcome.value);
+    const seen = new URL(`${target.origin}${target.pathname}`);
+    assert.equal(seen.pathname, `/r4/Patient/${id}`, `id ${JSON.stringify(id)} went to ${seen.href}`);
   },
 });
