@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { TestContext } from 'node:test';
 import { AgentPool } from '../../src/http/agent-pool.js';
 import { startServer, until } from './test-server.js';
+import type { TestServer } from './test-server.js';
 
 test('an idle socket expires after keepaliveExpiry from one second on (the shared tick), and a socket in use never does', async (t) => {
   const srv = await startServer(t, (req, res) => {
@@ -22,15 +24,21 @@ test('an idle socket expires after keepaliveExpiry from one second on (the share
   await until(() => pool.status().totals.idle === 0, 'the pool to forget it');
 });
 
-test("the server's Keep-Alive: timeout=N shortens the idle expiry to N - 1 s", async (t) => {
-  // The server keeps idle connections for a minute but announces two seconds: only the client can close it.
+/** A server that keeps idle connections for a minute but announces `timeout=<seconds>`, and a pool that would keep them 300 s. */
+async function announcing(t: TestContext, seconds: number): Promise<{ srv: TestServer; pool: AgentPool }> {
   const srv = await startServer(t, (_req, res) => {
-    res.setHeader('keep-alive', 'timeout=2');
+    res.setHeader('keep-alive', `timeout=${seconds}`);
     res.end('ok');
   });
   srv.server.keepAliveTimeout = 60_000;
   const pool = new AgentPool({ keepaliveExpiry: 300 });
   t.after(() => pool.close());
+  return { srv, pool };
+}
+
+test("the server's Keep-Alive: timeout=N shortens the idle expiry to N - 1 s", async (t) => {
+  // Only the client can close the socket within the test's wait.
+  const { srv, pool } = await announcing(t, 2);
   await pool.request(srv.url);
   assert.equal(pool.status().totals.idle, 1);
   await until(() => srv.sockets.open === 0, 'the client to close the idle socket before the announced time-out', 10_000);
@@ -38,13 +46,7 @@ test("the server's Keep-Alive: timeout=N shortens the idle expiry to N - 1 s", a
 });
 
 test('a server Keep-Alive: timeout=1 is too short to reuse: the socket is closed at once', async (t) => {
-  const srv = await startServer(t, (_req, res) => {
-    res.setHeader('keep-alive', 'timeout=1');
-    res.end('ok');
-  });
-  srv.server.keepAliveTimeout = 60_000;
-  const pool = new AgentPool({ keepaliveExpiry: 300 });
-  t.after(() => pool.close());
+  const { srv, pool } = await announcing(t, 1);
   await pool.request(srv.url);
   await pool.request(srv.url);
   assert.equal(srv.sockets.accepted, 2, 'each request opened its own connection');
