@@ -42,7 +42,7 @@ export class InFlightCalls {
    * ```
    */
   assertOpen(): void {
-    if (this.closed) throw new FhirgateError('ERR_CLOSED', 'the gateway is closed');
+    if (this.closed) throw closedError();
   }
 
   /**
@@ -55,7 +55,7 @@ export class InFlightCalls {
    * ```
    */
   run<T>(body: () => Promise<T>): Promise<T> {
-    if (this.closed) return new Promise<T>(() => this.assertOpen());
+    if (this.closed) return Promise.reject(closedError());
     this.#count++;
     let running: Promise<T>;
     try {
@@ -98,4 +98,8 @@ export class InFlightCalls {
     })();
     return this.#closing;
   }
+}
+
+function closedError(): FhirgateError {
+  return new FhirgateError('ERR_CLOSED', 'the gateway is closed');
 }

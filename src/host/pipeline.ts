@@ -222,6 +222,7 @@ function finish(x: Exchange, ok: boolean, value: unknown): void {
       }
     }
     if (isFhirgateError(value, 'ERR_ABORTED') && (req.destroyed || res.destroyed)) {
+      // The client went away (mid-body, or before the answer): nothing to answer; the access line says it.
       clientGone = true;
       return;
     }

@@ -20,7 +20,7 @@ class CoarseTimer {
   prev: CoarseTimer = this;
   next: CoarseTimer = this;
   constructor(
-    public at: number,
+    readonly at: number,
     public fire: ((arg: never) => void) | undefined,
     public arg: unknown,
   ) {}
@@ -88,8 +88,8 @@ function tick(): void {
   const due: Array<{ fire: (arg: never) => void; arg: unknown }> = [];
   for (let timer = live.next; timer !== live; ) {
     const next = timer.next;
-    if (timer.at <= now && timer.fire !== undefined) {
-      due.push({ fire: timer.fire, arg: timer.arg });
+    if (timer.at <= now) {
+      due.push({ fire: timer.fire!, arg: timer.arg });
       unlink(timer);
     }
     timer = next;

@@ -11,8 +11,8 @@ import { abortError } from './signals.js';
 
 /**
  * The caller's signal and the moment the request's time is up (`performance.now()` milliseconds). A
- * wait arms one timer ({@link startTimer}) for the {@link Deadline.remaining} time and stops it when it ends: the
- * common path (no caller signal) allocates no `AbortSignal` and registers no listener.
+ * wait arms one timer ({@link startTimer}) for the {@link Deadline.remaining} time and stops it when it
+ * ends: the common path (no caller signal) allocates no `AbortSignal` and registers no listener.
  *
  * @example
  * ```ts

@@ -49,8 +49,9 @@ export interface TryListener {
 /**
  * Sends one request and buffers its answer, within `deadline` (the caller's signal and the time-out),
  * then calls `listener.tryDone` once. `agent` (default `options.agent`) is the agent to send through: a
- * pool passes its own rather than copying the options per request. The socket is taken synchronously (so that a pool that counts
- * sockets sees the new one at once). Misuse that Node refuses at once (a header it cannot send) throws.
+ * pool passes its own rather than copying the options per request. The socket is taken synchronously
+ * (so that a pool that counts sockets sees the new one at once). Misuse that Node refuses at once (a
+ * header it cannot send) throws.
  *
  * @example
  * ```ts

@@ -6,8 +6,8 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { startTimer, stopTimer } from './coarse-timers.js';
-import type { HTTPTarget } from './request-options.js';
 import type { TimerHandle } from './coarse-timers.js';
+import type { HTTPTarget } from './request-options.js';
 
 /**
  * Destroys the idle sockets `agent` keeps for `target`'s host and port (Node names its socket lists

@@ -26,7 +26,10 @@ export interface HTTPRequestOptions extends RetryOptions {
   body?: string | Uint8Array;
   /** Aborts the request (rejects with `ERR_ABORTED`, or `ERR_TIMEOUT` for a `TimeoutError` reason). */
   signal?: AbortSignal;
-  /** Milliseconds before the request rejects with `ERR_TIMEOUT`, retries and their waits included (from 1 000 on, up to 500 later: see `startTimer`). Default 30 000; `Infinity` for none. */
+  /**
+   * Milliseconds before the request rejects with `ERR_TIMEOUT`, retries and their waits included (from
+   * 1 000 on, up to 500 later: see `startTimer`). Default 30 000; `Infinity` for none.
+   */
   timeoutMs?: number;
   /** Bytes of response body buffered at most; more rejects with `ERR_RESPONSE_TOO_LARGE`. Default 10 MiB. */
   maxResponseBytes?: number;

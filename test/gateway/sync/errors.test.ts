@@ -30,6 +30,7 @@ function view(err: unknown): Record<string, unknown> {
   };
 }
 
+/** The view of what `fn` throws at once (both gateways' `addSource` throw synchronously). */
 function syncError(fn: () => unknown): Record<string, unknown> {
   try {
     fn();
@@ -88,14 +89,9 @@ test('every error matches the async gateway: class, code, message, status, Opera
 test('a bad connection string throws at once with the async message and registers nothing', (t) => {
   const gws = pair(t);
   for (const bad of ['http://example.org/fhir', 'fhir://example.org/fhir?client_id=a&client_secret=s3cr3t&colour=red', 'fhir://example.org/r4?client_secret_path=/k.pem']) {
-    let asyncErr: unknown;
-    try {
-      gws.async.addSource('x', bad);
-    } catch (err) {
-      asyncErr = err;
-    }
+    const a = syncError(() => gws.async.addSource('x', bad));
     const s = syncError(() => gws.sync.addSource('x', bad));
-    assert.deepEqual(s, view(asyncErr));
+    assert.deepEqual(s, a);
     assert.equal(s.code, 'ERR_CONNECTION_STRING');
     assert.doesNotMatch(String(s.message), /s3cr3t/);
   }
@@ -105,15 +101,10 @@ test('a bad connection string throws at once with the async message and register
 test('a key file that cannot be read is ERR_AUTH_KEY at addSource and registers nothing', (t) => {
   const gws = pair(t);
   const cs = 'fhir://127.0.0.1:9/fhir/?client_id=app&client_secret_path=/no/such/key.pem&use_jwt_assertion=true&token_url=http://127.0.0.1:9/token';
-  let asyncErr: unknown;
-  try {
-    gws.async.addSource('k', cs);
-  } catch (err) {
-    asyncErr = err;
-  }
+  const a = syncError(() => gws.async.addSource('k', cs));
   const s = syncError(() => gws.sync.addSource('k', cs));
   assert.equal(s.code, 'ERR_AUTH_KEY');
-  assert.deepEqual(s, view(asyncErr));
+  assert.deepEqual(s, a);
   assert.deepEqual(gws.sync.sourceNames, []);
 });
 
