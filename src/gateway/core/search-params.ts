@@ -1,9 +1,28 @@
 /**
- * Search parameters → a query string.
+ * Search parameters as the gateways take them, and their query string.
  * @module
  */
-import { FhirgateError } from '../errors.js';
-import type { SearchParams } from './handlers/search-source.js';
+import { FhirgateError } from '../../errors.js';
+
+/**
+ * A search parameter value; an array of them repeats the parameter.
+ *
+ * @example
+ * ```ts
+ * const count: SearchParamValue = 10;
+ * ```
+ */
+export type SearchParamValue = string | number | boolean;
+
+/**
+ * Search parameters as the gateways take them: booleans in lower case, arrays repeat the parameter.
+ *
+ * @example
+ * ```ts
+ * const params: SearchParams = { patient: '123', date: ['ge2020', 'le2021'], _count: 50 };
+ * ```
+ */
+export type SearchParams = Readonly<Record<string, SearchParamValue | readonly SearchParamValue[]>>;
 
 /**
  * Builds the query string (without `?`) of a search: strings as they are, numbers in decimal,

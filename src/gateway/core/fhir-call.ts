@@ -5,14 +5,14 @@
  * @module
  */
 import { STATUS_CODES } from 'node:http';
-import { FHIRHTTPError, FhirgateError } from '../errors.js';
-import { outcomeMessage } from '../fhir/index.js';
-import { checkHeaders } from '../http/request-options.js';
-import type { AgentPool } from '../http/agent-pool.js';
-import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../http/request-options.js';
-import type { RetryPolicy } from '../http/retry-policy.js';
-import { booleanOption } from '../lib/options.js';
-import { SecretRedactor } from '../lib/redact-secrets.js';
+import { FHIRHTTPError, FhirgateError } from '../../errors.js';
+import { outcomeMessage } from '../../fhir/index.js';
+import { checkHeaders } from '../../http/request-options.js';
+import type { AgentPool } from '../../http/agent-pool.js';
+import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../../http/request-options.js';
+import type { RetryPolicy } from '../../http/retry-policy.js';
+import { booleanOption } from '../../lib/options.js';
+import { SecretRedactor } from '../../lib/redact-secrets.js';
 import type { Source } from './source-registry.js';
 
 /**

@@ -3,8 +3,8 @@
  * server that ignores `Prefer: return=representation`), and the version a later save must match.
  * @module
  */
-import { FhirgateError } from '../errors.js';
-import type { HTTPResponse, HTTPTarget } from '../http/request-options.js';
+import { FhirgateError } from '../../errors.js';
+import type { HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import { readResource } from './fhir-call.js';
 
 /**

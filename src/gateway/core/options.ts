@@ -2,12 +2,12 @@
  * The options of `AsyncFHIRGateway`, their defaults and their one-time validation.
  * @module
  */
-import type { EventDispatcher } from '../events/types.js';
-import { checkRetryOptions, RETRY_DEFAULTS } from '../http/retry-policy.js';
-import { POOL_DEFAULTS } from '../http/pool-types.js';
-import type { RetryPolicy } from '../http/retry-policy.js';
-import { booleanOption, numberOption } from '../lib/options.js';
-import { checkStore, type KeyValueStore } from '../lib/key-value-store.js';
+import type { EventDispatcher } from '../../events/types.js';
+import { checkRetryOptions, RETRY_DEFAULTS } from '../../http/retry-policy.js';
+import { POOL_DEFAULTS } from '../../http/pool-types.js';
+import type { RetryPolicy } from '../../http/retry-policy.js';
+import { booleanOption, numberOption } from '../../lib/options.js';
+import { checkStore, type KeyValueStore } from '../../lib/key-value-store.js';
 import { checkFHIRVersion } from './fhir-version.js';
 
 /**

@@ -5,14 +5,14 @@
  * (option checks, in-flight tracking).
  * @module
  */
-import { FhirgateError } from '../errors.js';
-import type { EventPayload } from '../events/types.js';
-import type { Bundle, ResourceType } from '../fhir/index.js';
-import type { HTTPResponse, HTTPTarget } from '../http/request-options.js';
+import { FhirgateError } from '../../errors.js';
+import type { EventPayload } from '../../events/types.js';
+import type { Bundle, ResourceType } from '../../fhir/index.js';
+import type { HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import { callFHIR, readResource } from './fhir-call.js';
 import type { CallContext, CallScope, FHIRCall } from './fhir-call.js';
-import type { GatewayEvents } from './gateway-face.js';
-import type { SearchParams } from './handlers/search-source.js';
+import type { GatewayEvents } from '../gateway-face.js';
+import type { SearchParams } from './search-params.js';
 import { isMatch } from './paging.js';
 import { etagOf, resourceOf } from './read-back.js';
 import type { Versioned } from './read-back.js';

@@ -3,11 +3,11 @@
  * of every source's public keys.
  * @module
  */
-import { loadAssertionKey } from '../auth/load-key.js';
-import type { AssertionAlg, PublicJWK } from '../auth/key-ring.js';
-import type { AssertionKey } from '../auth/load-key.js';
-import type { SourceAuth } from '../auth/source-config.js';
-import { FhirgateError } from '../errors.js';
+import { loadAssertionKey } from '../../auth/load-key.js';
+import type { AssertionAlg, PublicJWK } from '../../auth/key-ring.js';
+import type { AssertionKey } from '../../auth/load-key.js';
+import type { SourceAuth } from '../../auth/source-config.js';
+import { FhirgateError } from '../../errors.js';
 import type { Source } from './source-registry.js';
 
 /**

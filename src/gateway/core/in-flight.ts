@@ -3,7 +3,7 @@
  * refused with `ERR_CLOSED`.
  * @module
  */
-import { FhirgateError } from '../errors.js';
+import { FhirgateError } from '../../errors.js';
 
 /**
  * Counts running calls and closes once, after the last one.

@@ -2,28 +2,9 @@
  * One source's search, bounded by a time-out: the part of `aggregateSources` that talks to a gateway.
  * @module
  */
-import { FhirgateError } from '../../errors.js';
-import type { Bundle, ResourceType } from '../../fhir/index.js';
-
-/**
- * A search parameter value; an array of them repeats the parameter.
- *
- * @example
- * ```ts
- * const count: SearchParamValue = 10;
- * ```
- */
-export type SearchParamValue = string | number | boolean;
-
-/**
- * Search parameters as the gateways take them: booleans in lower case, arrays repeat the parameter.
- *
- * @example
- * ```ts
- * const params: SearchParams = { patient: '123', date: ['ge2020', 'le2021'], _count: 50 };
- * ```
- */
-export type SearchParams = Readonly<Record<string, SearchParamValue | readonly SearchParamValue[]>>;
+import { FhirgateError } from '../errors.js';
+import type { Bundle, ResourceType } from '../fhir/index.js';
+import type { SearchParams } from './core/search-params.js';
 
 /**
  * What `aggregateSources` needs of a gateway. Both `AsyncFHIRGateway` (a Promise) and the synchronous

@@ -2,10 +2,10 @@
  * The options of one gateway call, and {@link callOptions}, their one check.
  * @module
  */
-import { checkObject } from '../lib/options.js';
+import { checkObject } from '../../lib/options.js';
 import { callScope } from './fhir-call.js';
 import type { CallScope } from './fhir-call.js';
-import type { SearchParams } from './handlers/search-source.js';
+import type { SearchParams } from './search-params.js';
 
 /**
  * The last argument of every gateway call.

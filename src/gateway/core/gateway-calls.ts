@@ -4,14 +4,14 @@
  * is the documented client; this is its machinery.
  * @module
  */
-import { AgentPool } from '../http/agent-pool.js';
-import type { BulkHost } from './bulk/index.js';
+import { AgentPool } from '../../http/agent-pool.js';
+import type { BulkHost } from '../bulk/index.js';
 import { callOptions } from './call-options.js';
 import type { CallOptions } from './call-options.js';
 import { callFHIR } from './fhir-call.js';
 import type { CallContext, CallScope } from './fhir-call.js';
 import { FHIROperations } from './fhir-operations.js';
-import type { GatewayEvents } from './gateway-face.js';
+import type { GatewayEvents } from '../gateway-face.js';
 import { InFlightCalls } from './in-flight.js';
 import type { GatewayOptions } from './options.js';
 import { poolStatus } from './pool-status.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FHIRHTTPError, FhirgateError } from '../../../src/errors.js';
-import { gatewayMountable } from '../../../src/gateway/handlers/mountable.js';
+import { gatewayMountable } from '../../../src/gateway/http-face/mountable.js';
 import type { Patient } from '../../../src/fhir/index.js';
 import { fakeRequest } from '../../support/route-request.js';
 import { call, makeFacts, routeOf } from './fixtures.js';

@@ -3,10 +3,11 @@
  * one `searchset` Bundle, reporting the sources that failed instead of failing the whole answer.
  * @module
  */
-import { ERROR_CODES, FhirgateError, isFhirgateError } from '../../errors.js';
-import { isResourceType, operationOutcome, type Bundle, type BundleEntry, type Coding, type Resource, type ResourceType } from '../../fhir/index.js';
-import type { IssueType } from '../../fhir/operation-outcome.js';
-import { searchSource, type SearchingGateway, type SearchParams, type SourceSearch } from './search-source.js';
+import { ERROR_CODES, FhirgateError, isFhirgateError } from '../errors.js';
+import { isResourceType, operationOutcome, type Bundle, type BundleEntry, type Coding, type Resource, type ResourceType } from '../fhir/index.js';
+import type { IssueType } from '../fhir/operation-outcome.js';
+import type { SearchParams } from './core/search-params.js';
+import { searchSource, type SearchingGateway, type SourceSearch } from './search-source.js';
 
 /**
  * The `meta.tag` system that marks which source an aggregated resource came from (`code` = source name).

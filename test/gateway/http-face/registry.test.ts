@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HandlerRegistry, type AggregateHandler, type TransformHandler } from '../../../src/gateway/handlers/registry.js';
+import { HandlerRegistry, type AggregateHandler, type TransformHandler } from '../../../src/gateway/http-face/registry.js';
 import type { Bundle, Patient } from '../../../src/fhir/index.js';
 
 const patient = (id: string): Patient => ({ resourceType: 'Patient', id });

@@ -3,8 +3,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Bundle, BundleEntry, Resource, ResourceType } from '../fhir/index.js';
-import type { SearchParams } from './handlers/search-source.js';
+import type { Bundle, BundleEntry, Resource, ResourceType } from '../../fhir/index.js';
+import type { SearchParams } from './search-params.js';
 import { ifNoneExistHeader } from './if-none-exist.js';
 import { checkId, checkResource, checkType } from './resource-path.js';
 import { searchQuery } from './search-params.js';

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FHIRHTTPError, FhirgateError } from '../../../src/errors.js';
-import { aggregateSources, SOURCE_TAG_SYSTEM, type AggregateSourcesOptions } from '../../../src/gateway/handlers/aggregate-sources.js';
-import type { SearchingGateway, SearchParams } from '../../../src/gateway/handlers/search-source.js';
-import type { Bundle, BundleEntry, Observation, OperationOutcome, ResourceType } from '../../../src/fhir/index.js';
+import { FHIRHTTPError, FhirgateError } from '../../src/errors.js';
+import { aggregateSources, SOURCE_TAG_SYSTEM, type AggregateSourcesOptions } from '../../src/gateway/aggregate-sources.js';
+import type { SearchParams } from '../../src/gateway/core/search-params.js';
+import type { SearchingGateway } from '../../src/gateway/search-source.js';
+import type { Bundle, BundleEntry, Observation, OperationOutcome, ResourceType } from '../../src/fhir/index.js';
 
 const obs = (id: string, extra: Partial<Observation> = {}): Observation => ({ resourceType: 'Observation', id, status: 'final', code: {}, ...extra });
 const match = (resource: Observation): BundleEntry => ({ fullUrl: `http://x/Observation/${resource.id}`, resource, search: { mode: 'match' } });

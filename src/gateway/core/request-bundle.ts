@@ -3,8 +3,8 @@
  * http.html#transaction), and the outcome count of the answer.
  * @module
  */
-import { FhirgateError } from '../errors.js';
-import type { Bundle } from '../fhir/index.js';
+import { FhirgateError } from '../../errors.js';
+import type { Bundle } from '../../fhir/index.js';
 
 /**
  * The two kinds of request Bundle.

@@ -3,7 +3,7 @@
  * @module
  */
 import type { ResourceOf } from '../../fhir/index.js';
-import { DEFAULT_FHIR_VERSION } from '../fhir-version.js';
+import { DEFAULT_FHIR_VERSION } from '../core/fhir-version.js';
 import { handledOperations, requestLine, type HandledOperation } from './handled-operations.js';
 import type { HandlerRegistry } from './registry.js';
 

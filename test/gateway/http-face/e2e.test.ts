@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AsyncFHIRGateway, FHIRGateway } from '../../../src/gateway/index.js';
-import { aggregateSources, SOURCE_TAG_SYSTEM } from '../../../src/gateway/handlers/aggregate-sources.js';
+import { aggregateSources, SOURCE_TAG_SYSTEM } from '../../../src/gateway/aggregate-sources.js';
 import type { Bundle, BundleEntry, Observation, OperationOutcome, Resource } from '../../../src/fhir/index.js';
 import { MOUNT } from '../../../src/mount/index.js';
 import { fakeRequest } from '../../support/route-request.js';

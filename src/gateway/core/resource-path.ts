@@ -2,10 +2,10 @@
  * Checks on resource type names, ids and resources, done before any URL is built.
  * @module
  */
-import { FhirgateError } from '../errors.js';
-import { isFHIRId, isResourceType } from '../fhir/index.js';
-import type { ResourceType } from '../fhir/index.js';
-import type { HTTPTarget } from '../http/request-options.js';
+import { FhirgateError } from '../../errors.js';
+import { isFHIRId, isResourceType } from '../../fhir/index.js';
+import type { ResourceType } from '../../fhir/index.js';
+import type { HTTPTarget } from '../../http/request-options.js';
 
 /**
  * `type` as an R4B resource type name, else `ERR_INVALID_RESOURCE_TYPE`.

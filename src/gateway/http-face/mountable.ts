@@ -4,7 +4,7 @@
  */
 import type { EventDispatcher } from '../../events/types.js';
 import { json, type Mountable, type Route, type RouteRequest } from '../../mount/index.js';
-import { checkFHIRVersion } from '../fhir-version.js';
+import { checkFHIRVersion } from '../core/fhir-version.js';
 import { capabilityStatement } from './capability-statement.js';
 import { fhirReply, outcomeErrorReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';

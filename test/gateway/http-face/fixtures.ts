@@ -4,8 +4,8 @@
  */
 import type { EventDispatcher, EventPayload } from '../../../src/events/types.js';
 import type { Mountable, Route, RouteReply, RouteRequest } from '../../../src/mount/index.js';
-import { HandlerRegistry } from '../../../src/gateway/handlers/registry.js';
-import type { GatewayFacts } from '../../../src/gateway/handlers/gateway-facts.js';
+import { HandlerRegistry } from '../../../src/gateway/http-face/registry.js';
+import type { GatewayFacts } from '../../../src/gateway/http-face/gateway-facts.js';
 
 export interface FactsProbe {
   facts: GatewayFacts;

@@ -4,12 +4,12 @@
  * async gateway registers (with its token manager over the gateway's pool).
  * @module
  */
-import { parseConnectionString } from '../auth/index.js';
-import type { SourceConfig } from '../auth/index.js';
-import type { SourceAuth } from '../auth/source-config.js';
-import { TokenManager } from '../auth/token-manager.js';
-import type { AgentPool } from '../http/agent-pool.js';
-import type { KeyValueStore } from '../lib/key-value-store.js';
+import { parseConnectionString } from '../../auth/index.js';
+import type { SourceConfig } from '../../auth/index.js';
+import type { SourceAuth } from '../../auth/source-config.js';
+import { TokenManager } from '../../auth/token-manager.js';
+import type { AgentPool } from '../../http/agent-pool.js';
+import type { KeyValueStore } from '../../lib/key-value-store.js';
 import { sourceBase } from './resource-path.js';
 import { withNextKey } from './source-keys.js';
 import type { SourceOptions } from './source-keys.js';

@@ -3,7 +3,7 @@
  * search, checked before anything is sent.
  * @module
  */
-import type { SearchParams } from './handlers/search-source.js';
+import type { SearchParams } from './search-params.js';
 import { searchQuery } from './search-params.js';
 
 /** `name=value` pairs joined by `&`, in visible ASCII, no `#`; the first character is not `?`. */

@@ -3,9 +3,9 @@
  * on the source's origin, never one already followed), and the matches of a page.
  * @module
  */
-import { FhirgateError } from '../errors.js';
-import type { Bundle, BundleEntry, Resource } from '../fhir/index.js';
-import { numberOption } from '../lib/options.js';
+import { FhirgateError } from '../../errors.js';
+import type { Bundle, BundleEntry, Resource } from '../../fhir/index.js';
+import { numberOption } from '../../lib/options.js';
 
 /**
  * Options of `gw.pages(...)`.

@@ -2,7 +2,7 @@
  * The gateway's `getPoolStatus()` document.
  * @module
  */
-import type { AgentPoolStatus } from '../http/pool-types.js';
+import type { AgentPoolStatus } from '../../http/pool-types.js';
 import type { Source } from './source-registry.js';
 
 /**

@@ -2,8 +2,8 @@
  * The named sources of a gateway, in registration order.
  * @module
  */
-import type { TokenManager } from '../auth/token-manager.js';
-import { FhirgateError } from '../errors.js';
+import type { TokenManager } from '../../auth/token-manager.js';
+import { FhirgateError } from '../../errors.js';
 import type { SourceBase } from './resource-path.js';
 
 /**
