@@ -65,20 +65,24 @@ function* sourceFiles(dir: string): Generator<string> {
   }
 }
 
+/** The relative imports of `file` (static, `import type`, `export ... from`, dynamic `import()`), as paths under `src`. */
+function* relativeImports(src: string, file: string): Generator<{ target: string; typeOnly: boolean }> {
+  const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+  for (const m of readFileSync(file, 'utf8').matchAll(pattern)) {
+    const spec = m[3] ?? m[4]!;
+    if (spec.startsWith('.')) yield { target: relative(src, resolve(dirname(file), spec)), typeOnly: m[2] !== undefined };
+  }
+}
+
 /** Every relative import between two rooms of `src`: static, `import type`, `export ... from` and dynamic `import()`. */
 function arrows(src: string): Arrow[] {
   const found: Arrow[] = [];
   for (const file of sourceFiles(src)) {
-    const text = readFileSync(file, 'utf8');
-    const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
-    for (const m of text.matchAll(pattern)) {
-      const spec = m[3] ?? m[4]!;
-      if (!spec.startsWith('.')) continue;
-      const target = relative(src, resolve(dirname(file), spec));
+    for (const { target, typeOnly } of relativeImports(src, file)) {
       if (target.startsWith('..')) continue;
       const from = roomOf(relative(src, file));
       const to = roomOf(target);
-      if (from !== to) found.push({ file: relative(src, file), from, to, typeOnly: m[2] !== undefined });
+      if (from !== to) found.push({ file: relative(src, file), from, to, typeOnly });
     }
   }
   return found;
@@ -138,18 +142,13 @@ function gatewayRoomOf(pathUnderSrc: string): string {
 function gatewayViolations(src: string): string[] {
   const found: string[] = [];
   for (const file of sourceFiles(join(src, 'gateway'))) {
-    const text = readFileSync(file, 'utf8');
-    const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
-    for (const m of text.matchAll(pattern)) {
-      const spec = m[3] ?? m[4]!;
-      if (!spec.startsWith('.')) continue;
-      const target = relative(src, resolve(dirname(file), spec));
+    for (const { target, typeOnly } of relativeImports(src, file)) {
       if (!target.startsWith('gateway/')) continue;
       const path = relative(src, file);
       const from = gatewayRoomOf(path);
       const to = gatewayRoomOf(target);
       if (from === to || GATEWAY_MAY_IMPORT[from]?.includes(to)) continue;
-      if (m[2] !== undefined && GATEWAY_TYPE_ONLY[from]?.includes(to)) continue;
+      if (typeOnly && GATEWAY_TYPE_ONLY[from]?.includes(to)) continue;
       found.push(`${path}: ${from} -> ${to}`);
     }
   }
