@@ -13,6 +13,9 @@ import { booleanOption, numberOption, stringOption } from '../lib/options.js';
 import { checkPublicUrl } from '../lib/public-url.js';
 import { checkAllowedHosts } from './public-origin.js';
 
+/** The contract's logger, the type of the `logger` option (`serveCluster` takes the same). */
+export type { Logger };
+
 /** Options of `createServiceAPI`. */
 export interface ServiceAPIOptions {
   /** The API's name in `GET /`, `/openapi.json` and `/docs`. Default `'fhirgate'`. */
