@@ -241,16 +241,3 @@ export function httpStatusOf(error: unknown): number {
   if (!ERROR_CODES[code].upstream && typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) return status;
   return ERROR_CODES[code].status;
 }
-
-/**
- * @deprecated Renamed {@link FHIRHTTPError} (one acronym style: all capitals); this alias goes in the next release.
- * @example
- * ```ts
- * FHIRHTTPError === FHIRHttpError; // true: the old name is the new one
- * ```
- */
-export const FHIRHttpError = FHIRHTTPError;
-/** @deprecated Renamed {@link FHIRHTTPError}. */
-export type FHIRHttpError = FHIRHTTPError;
-/** @deprecated Renamed {@link FHIRHTTPErrorOptions}. */
-export type FHIRHttpErrorOptions = FHIRHTTPErrorOptions;
