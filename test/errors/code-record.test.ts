@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { ERROR_CODES, FhirgateError, HTTP_STATUS_BY_CODE, httpStatusOf, type ErrorCode } from '../../src/errors.js';
-import { replyForError } from '../../src/gateway/handlers/reply-for-error.js';
+import { replyForError } from '../../src/gateway/http-face/reply-for-error.js';
 import { fakeRequest } from '../support/route-request.js';
 
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
@@ -48,4 +50,13 @@ test('the misused codes have their own: a 405, a duplicate route, an injected ga
   assert.equal(ERROR_CODES.ERR_NOT_FOUND.status, 404);
   assert.match(ERROR_CODES.ERR_DUPLICATE_ROUTE.meaning, /route/);
   assert.match(ERROR_CODES.ERR_UNKNOWN_DEPENDENCY.meaning, /injects/);
+});
+
+test('the errors reference (docs/errors.md) has one row per code with the status and upstream flag of its record', () => {
+  const page = readFileSync(fileURLToPath(new URL('../../docs/errors.md', import.meta.url)), 'utf8');
+  const rows = [...page.matchAll(/^\| `(ERR_[A-Z_]+)` \| (\d{3}) \| (yes)? \|/gm)].map((m) => [m[1], Number(m[2]), m[3] === 'yes'] as const);
+  assert.deepEqual(rows.map(([code]) => code).sort(), [...CODES].sort(), 'every code, once');
+  for (const [code, status, upstream] of rows) {
+    assert.deepEqual([status, upstream], [ERROR_CODES[code as ErrorCode].status, ERROR_CODES[code as ErrorCode].upstream], code);
+  }
 });
