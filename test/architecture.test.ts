@@ -36,9 +36,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   nats: ['host', 'events', 'lib'],
   // The command line uses the public entries of everything.
   cli: ['index', 'gateway', 'host', 'cds', 'soap', 'sandbox', 'mount', 'events', 'fhir', 'auth', 'http', 'lib', 'cluster', 'redis', 'nats'],
-  // The package entries: the main one and its deprecated names.
-  index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'lib', 'deprecated-names'],
-  'deprecated-names': ['fhir', 'host'],
+  // The main package entry.
+  index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'lib'],
 };
 
 /** Arrows allowed for `import type` only: the contract names the event dispatcher a component is given. */
