@@ -3,6 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
+import { nearestName } from '../lib/nearest-name.js';
 import type { ClientSecretMethod, SourceAuth, SourceConfig } from './source-config.js';
 
 /** Every parameter a connection string may hold: the seven of the spec, then fhirgate's additions. */
@@ -88,27 +89,36 @@ export function parseConnectionString(connectionString: string): SourceConfig {
 
 function readParams(query: string): Params {
   const params: Params = {};
-  for (const piece of query.split('&')) {
-    if (piece === '') continue;
+  query.split('&').forEach((piece, index) => {
+    if (piece === '') return;
     const eq = piece.indexOf('=');
     const rawName = eq === -1 ? piece : piece.slice(0, eq);
-    let name: string;
-    let value: string;
-    try {
-      name = decodeURIComponent(rawName);
-      value = decodeURIComponent(eq === -1 ? '' : piece.slice(eq + 1));
-    } catch {
-      fail(`parameter ${JSON.stringify(rawName.slice(0, 40))} has a malformed %-escape`);
-    }
-    if (!(PARAMETERS as readonly string[]).includes(name)) {
-      fail(`unknown parameter ${JSON.stringify(name.slice(0, 40))}; allowed: ${PARAMETERS.join(', ')}`);
-    }
+    const name = decoded(rawName);
+    // Text after the "?" may be the tail of a secret that held "&": it is quoted only when it is a known name or a near miss of one.
+    if (name === undefined || !(PARAMETERS as readonly string[]).includes(name)) fail(unknownParameter(name, index + 1));
     const key = name as Parameter;
+    const value = decoded(eq === -1 ? '' : piece.slice(eq + 1));
+    if (value === undefined) fail(`the value of ${key} has a malformed %-escape (write a literal % as %25)`);
     if (params[key] !== undefined) fail(`parameter ${key} is given twice`);
     if (value === '') fail(`parameter ${key} is empty`);
     params[key] = value;
-  }
+  });
   return params;
+}
+
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Names the parameter only when it is an obvious typo of a known one; anything else may be a secret's tail. */
+function unknownParameter(name: string | undefined, position: number): string {
+  const near = name === undefined ? undefined : nearestName(name, PARAMETERS);
+  const which = near === undefined ? `an unknown parameter at position ${position} of the query` : `unknown parameter ${JSON.stringify(name)} (did you mean ${near}?)`;
+  return `${which}; allowed: ${PARAMETERS.join(', ')}. A value that holds & or % must be percent-encoded (\${VAR} in a config file or --source is encoded for you)`;
 }
 
 function readAuth(params: Params, allowHttp: boolean): SourceAuth {

@@ -83,8 +83,10 @@ const errors: [string, string, RegExp][] = [
   ['a fragment', 'fhir://h.example.org/r4#x', /fragment/],
   ['user information', 'fhir://user:pw@h.example.org/r4', /user information/],
   ['a bad host', 'fhir://h ost/r4', /host or base path/],
-  ['an unknown parameter', 'fhir://h.example.org/?client_idd=a', /unknown parameter "client_idd"; allowed: client_id, token_url, client_secret, client_secret_path, scope, use_jwt_assertion, audience, key_id, jku, next_key_path, next_key_id, auth_method, timeout, allow_http/],
-  ['a malformed escape', 'fhir://h.example.org/?client_id=%E0%A4%A', /client_id.*malformed/],
+  ['an unknown parameter', 'fhir://h.example.org/?client_idd=a', /unknown parameter "client_idd" \(did you mean client_id\?\); allowed: client_id, token_url, client_secret, client_secret_path, scope, use_jwt_assertion, audience, key_id, jku, next_key_path, next_key_id, auth_method, timeout, allow_http/],
+  ['a malformed escape', 'fhir://h.example.org/?client_id=%E0%A4%A', /the value of client_id has a malformed %-escape/],
+  ['a stranger parameter, by position only', 'fhir://h.example.org/?client_id=a&TopSecretTail123', /an unknown parameter at position 2 of the query; allowed:/],
+  ['a malformed escape in a name', 'fhir://h.example.org/?client_id=a&%zzsecret=1', /an unknown parameter at position 2 of the query/],
   ['a repeated parameter', `fhir://h.example.org/?client_id=a&client_id=b&${TOKEN}`, /client_id is given twice/],
   ['an empty value', `fhir://h.example.org/?client_id=&${TOKEN}`, /client_id is empty/],
   ['both secret and path', `fhir://h.example.org/?client_id=a&client_secret=x&client_secret_path=/k&use_jwt_assertion=true&${TOKEN}`, /client_secret or client_secret_path, not both/],
@@ -132,6 +134,10 @@ test('no error message quotes the secret', () => {
     `fhir://h.example.org/?client_id=a&client_secret=${secret}&${TOKEN}&key_id=${secret}`,
     `fhir://h.example.org/?client_id=a&client_secret=${secret}&${TOKEN}&bogus=${secret}`,
     `fhir://a:${secret}@h.example.org/`,
+    // a secret that held & and was not encoded: its tail arrives as a parameter name
+    `fhir://h.example.org/?client_id=a&client_secret=abc&${secret}&${TOKEN}`,
+    `fhir://h.example.org/?client_id=a&client_secret=abc&${secret}=x&${TOKEN}`,
+    `fhir://h.example.org/?client_id=a&client_secret=abc&%${secret}&${TOKEN}`,
   ];
   for (const cs of bad) {
     const err = (() => {
