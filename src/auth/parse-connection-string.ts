@@ -22,6 +22,7 @@ const PARAMETERS = [
   'auth_method',
   'timeout',
   'allow_http',
+  'token_origin',
 ] as const;
 
 type Parameter = (typeof PARAMETERS)[number];
@@ -127,7 +128,7 @@ function readAuth(params: Params, allowHttp: boolean): SourceAuth {
   if (secret !== undefined && keyPath !== undefined) fail('give client_secret or client_secret_path, not both');
   if (keyPath !== undefined && !jwt) fail('client_secret_path needs use_jwt_assertion=true');
   if (jwt && keyPath === undefined) fail('use_jwt_assertion=true needs client_secret_path (the private key file)');
-  const oauthOnly = ['client_secret', 'client_secret_path', 'scope', 'audience', 'key_id', 'jku', 'next_key_path', 'next_key_id', 'auth_method', 'use_jwt_assertion'] as const;
+  const oauthOnly = ['client_secret', 'client_secret_path', 'scope', 'audience', 'key_id', 'jku', 'next_key_path', 'next_key_id', 'auth_method', 'use_jwt_assertion', 'token_origin'] as const;
   if (clientId === undefined && tokenUrl === undefined) {
     const stray = oauthOnly.find((p) => params[p] !== undefined);
     if (stray !== undefined) fail(`${stray} needs client_id`);
@@ -135,7 +136,14 @@ function readAuth(params: Params, allowHttp: boolean): SourceAuth {
   }
   if (clientId === undefined) fail('client_id is missing (token_url is set)');
   // Without token_url the token endpoint is discovered from the source's SMART configuration.
-  const common = { clientId, tokenUrl: tokenUrl === undefined ? undefined : readTokenUrl(tokenUrl, allowHttp), scope: params.scope ?? DEFAULT_SCOPE, audience: params.audience };
+  if (tokenUrl !== undefined && params.token_origin !== undefined) fail('token_origin is for a discovered token endpoint: with token_url, leave it out');
+  const common = {
+    clientId,
+    tokenUrl: tokenUrl === undefined ? undefined : readTokenUrl(tokenUrl, allowHttp),
+    tokenOrigin: readTokenOrigin(params.token_origin, allowHttp),
+    scope: params.scope ?? DEFAULT_SCOPE,
+    audience: params.audience,
+  };
   if (params.next_key_id !== undefined && params.next_key_path === undefined) fail('next_key_id needs next_key_path');
   if (jwt) {
     if (params.auth_method !== undefined) fail('auth_method applies to client_secret only');
@@ -153,6 +161,15 @@ function readTokenUrl(value: string, allowHttp: boolean): string {
   const url = absolute(value, 'token_url');
   if (isAllowedEndpoint(url, allowHttp)) return url.href;
   return fail('token_url must be https (http only for loopback hosts or with allow_http=true)');
+}
+
+/** `token_origin=https://auth.example.org[:port]`: an origin only (no path, query or fragment). */
+function readTokenOrigin(value: string | undefined, allowHttp: boolean): string | undefined {
+  if (value === undefined) return undefined;
+  const url = absolute(value, 'token_origin');
+  if (!isAllowedEndpoint(url, allowHttp)) fail('token_origin must be https (http only for loopback hosts or with allow_http=true)');
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') fail('token_origin must be an origin only, such as https://auth.example.org (no path)');
+  return url.origin;
 }
 
 /**
