@@ -7,25 +7,25 @@ import type { EventDispatcher } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
 import { MOUNT } from '../mount/index.js';
 import type { Mountable } from '../mount/index.js';
-import type { CallOptions, CreateOptions } from './call-options.js';
+import type { CallOptions, CreateOptions } from './core/call-options.js';
 import { bulkExport, bulkExportAll } from './bulk/index.js';
 import type { BulkExportAllOptions, BulkExportOptions, BulkItem } from './bulk/index.js';
-import { GatewayCalls } from './gateway-calls.js';
+import { GatewayCalls } from './core/gateway-calls.js';
 import { GatewayEvents, gatewayFace } from './gateway-face.js';
-import { HandlerRegistry } from './handlers/registry.js';
-import type { SearchParams } from './handlers/search-source.js';
-import { ifNoneExistHeader } from './if-none-exist.js';
+import { HandlerRegistry } from './http-face/registry.js';
+import type { SearchParams } from './core/search-params.js';
+import { ifNoneExistHeader } from './core/if-none-exist.js';
 import { modifyCall } from './modify.js';
 import type { ModifyFn, ModifyHandle } from './modify.js';
-import { checkGatewayOptions } from './options.js';
-import type { AsyncFHIRGatewayOptions, GatewayOptions } from './options.js';
-import { checkPagingOptions } from './paging.js';
-import type { PageOptions, SearchAllOptions } from './paging.js';
-import { poolStatusBody } from './pool-status.js';
-import type { PoolStatus } from './pool-status.js';
+import { checkGatewayOptions } from './core/options.js';
+import type { AsyncFHIRGatewayOptions, GatewayOptions } from './core/options.js';
+import { checkPagingOptions } from './core/paging.js';
+import type { PageOptions, SearchAllOptions } from './core/paging.js';
+import { poolStatusBody } from './core/pool-status.js';
+import type { PoolStatus } from './core/pool-status.js';
 import { searchMatches, searchPages } from './search-pages.js';
-import { rotateSourceKey, sourcesJWKS } from './source-keys.js';
-import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './source-keys.js';
+import { rotateSourceKey, sourcesJWKS } from './core/source-keys.js';
+import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './core/source-keys.js';
 
 /**
  * A Promise-based client of many FHIR servers ("sources"), sharing one keep-alive pool.
