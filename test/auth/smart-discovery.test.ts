@@ -231,7 +231,7 @@ test('a discovered token endpoint on another origin receives no client secret (b
     assert.match(err.message, new RegExp(`token_endpoint from http://127\\.0\\.0\\.1:\\d+/r4/\\.well-known/smart-configuration is on ${foreign.url}, not on http://127\\.0\\.0\\.1:\\d+: a client secret is sent only to an origin the connection string names`));
     assert.match(err.message, new RegExp(`add token_origin=${encodeURIComponent(foreign.url).replace(/\./g, '\\.')}`));
   }
-  assert.deepEqual(foreign.seen, [], 'the foreign origin received nothing');
+  assert.equal(foreign.seen.length, 0, 'the foreign origin received nothing');
 
   const fault: Fault = { forms: [], smart: elsewhere };
   const srv = await faultServer(t, fault);
