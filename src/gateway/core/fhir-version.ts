@@ -6,8 +6,8 @@
 
 /**
  * What a gateway reports unless told otherwise: `4.0.1`, FHIR R4, what the sources it fronts speak.
- * (The TypeScript models are generated from R4B, 4.3.0, which keeps R4's REST API and JSON; the README
- * lists the differences.)
+ * (The TypeScript models are generated from R4B, 4.3.0, which keeps R4's REST API and JSON;
+ * docs/gateway.md lists the differences.)
  *
  * @example
  * ```ts
