@@ -72,7 +72,7 @@ function status(ctx: SandboxContext, res: ServerResponse, id: string): void {
   if (job.pollsLeft > 0) {
     job.pollsLeft--;
     const done = ctx.options.exportPolls - job.pollsLeft;
-    res.writeHead(202, { 'retry-after': String(ctx.options.exportRetryAfter), 'x-progress': `in progress: step ${done} of ${ctx.options.exportPolls + 1}`, 'content-length': '0' });
+    res.writeHead(202, { 'retry-after': String(ctx.options.exportRetryAfterSeconds), 'x-progress': `in progress: step ${done} of ${ctx.options.exportPolls + 1}`, 'content-length': '0' });
     res.end();
     return;
   }
