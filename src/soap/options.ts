@@ -100,6 +100,6 @@ export function resolveOptions(options: NoteReaderServiceOptions = {}): Resolved
     maxAttributeLength: numberOption(options.maxAttributeLength, 'options.maxAttributeLength', DEFAULTS.maxAttributeLength, { integer: true, min: 1 }),
     understoodHeaders: headerNames(options.understoodHeaders),
     dispatcher,
-    publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
+    publicUrl: checkPublicUrl(options.publicUrl, 'options.publicUrl'),
   });
 }
