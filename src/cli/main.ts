@@ -5,6 +5,7 @@
  */
 import { isFhirgateError } from '../errors.js';
 import { nearestName } from '../lib/nearest-name.js';
+import { printable } from '../lib/printable.js';
 import { VERSION } from '../version.js';
 import { CHECK_COMMAND } from './check-command.js';
 import type { CliIO, Command } from './command.js';
@@ -75,6 +76,7 @@ function report(command: Command, error: unknown, io: CliIO): number {
     return 2;
   }
   const message = isFhirgateError(error) ? error.message : error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : 'failed';
-  io.stderr.write(`fhirgate ${command.name}: ${message}\n`);
+  // An error may quote an upstream server (an OperationOutcome's diagnostics): no control characters reach the terminal.
+  io.stderr.write(`fhirgate ${command.name}: ${printable(message)}\n`);
   return 1;
 }

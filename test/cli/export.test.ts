@@ -189,3 +189,24 @@ test('on a terminal a progress line (files, resources, bytes, elapsed) is redraw
   assert.match(stdout, new RegExp(`^Patient\\.ndjson  ${lines} lines`));
   assert.ok(!existsSync(join(out, 'Patient.ndjson.part')));
 });
+
+test('control characters from the server never reach the terminal: not from X-Progress in the progress line, nor from an OperationOutcome in the error', async (t) => {
+  const hostile = await bulkServer(t, {
+    files: { '/files/Patient.ndjson': ndjson([{ resourceType: 'Patient', id: '1' }]) },
+    // Node writes header bytes 0x80-0xFF as they are: C1 CSI (erase the screen) and OSC (set the title).
+    status: (manifest) => [{ status: 202, headers: { 'x-progress': '50%\x9b2J\x9d0;owned\x9c done', 'retry-after': '0' } }, { status: 200, body: manifest }],
+  });
+  const out = join(tempDir(t), 'export');
+  let stderr = '';
+  const io = { stdout: { write: () => true }, stderr: { isTTY: true, write: (s: string) => (stderr += s) }, env: {}, cwd: out };
+  assert.equal(await EXPORT_COMMAND.run({ 'connection-string': hostile.connectionString, out }, io), 0);
+  const draws = stderr.split('\r\x1b[K').filter((d) => d !== '');
+  assert.ok(draws.some((d) => d.endsWith('; server: 50% done')), JSON.stringify(draws));
+  assert.doesNotMatch(draws.join(''), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+
+  const failing = await bulkServer(t, { status: () => [{ status: 400, body: OUTCOME('invalid', 'bad job\x1b]0;owned\x07\x1b[31m red') }] });
+  const failed = await runCli(t, ['export', failing.connectionString, '--out', join(tempDir(t), 'failed')]);
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /^fhirgate export: .*the job failed \(400\): bad job red\n$/);
+  assert.doesNotMatch(failed.stderr, /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+});
