@@ -27,7 +27,12 @@ export const CHECK_COMMAND: Command = {
     json: { type: 'boolean', description: 'Print the results as JSON instead of a table' },
     timeout: { type: 'string', value: 'seconds', description: 'Time allowed per source and step (a connection string\'s timeout wins). Default 10' },
   },
-  details: ['Exit code: 0 when every source gave a token (if it has auth) and a CapabilityStatement, 1 otherwise.', '', ...CONFIG_HELP],
+  details: [
+    'Exit code: 0 when every source gave a token (if it has auth) and a CapabilityStatement, 1 when one did not or',
+    'the config file is wrong, 2 a mistake on the command line (an unknown option, a value that does not fit).',
+    '',
+    ...CONFIG_HELP,
+  ],
   run: check,
 };
 
