@@ -34,7 +34,8 @@ export const CHECK_COMMAND: Command = {
   details: [
     'Steps per source: TOKEN (when it has auth), METADATA (GET [base]/metadata, often public), READ (a search with the',
     'token: what proves the credentials; a 401 or 403 fails the source with the server\'s words).',
-    'Exit code: 0 when every source gave a token (if it has auth), a CapabilityStatement and a Bundle, 1 otherwise.',
+    'Exit code: 0 when every source gave a token (if it has auth), a CapabilityStatement and a Bundle, 1 when one did',
+    'not or the config file is wrong, 2 a mistake on the command line (an unknown option, a value that does not fit).',
     '',
     ...CONFIG_HELP,
   ],
