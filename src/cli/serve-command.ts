@@ -105,7 +105,13 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }:
  * The primary owns SIGTERM/SIGINT/SIGHUP from then on: it drains the workers and exits.
  */
 async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { port, host, prefix, logger }: Where, io: CliIO): Promise<number> {
-  const role = await serveCluster(async () => (await buildApp(config, { logger })).app, { workers, port, host, logger });
+  let role;
+  try {
+    role = await serveCluster(async () => (await buildApp(config, { logger })).app, { workers, port, host, logger });
+  } catch (error) {
+    if (((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE') throw configError('port', `${port} on ${host} is in use; pick another with --port or PORT`);
+    throw error;
+  }
   if (role.role === 'primary') logServing(logger, config, host, role.port, prefix, { workers: role.workers.map((w) => w.pid) });
   await stopped(io.signal);
   if (role.role === 'primary') await role.close();

@@ -32,7 +32,7 @@ test('bad options throw at once, naming the option', () => {
   assert.equal(resolveClusterOptions({ port: 0 }).workers, availableParallelism(), "'auto' by default: one per core");
   assert.equal(resolveClusterOptions({ port: 0, workers: 'auto' }).workers, availableParallelism());
   assert.deepEqual({ ...resolveClusterOptions({ port: 8000, workers: 3 }), logger: null }, {
-    workers: 3, port: 8000, host: '127.0.0.1', logger: null, restartDelayMs: 100, maxRestartDelayMs: 5000, maxRestarts: 5, restartWindowMs: 30000, stopTimeoutMs: 30000,
+    workers: 3, port: 8000, host: '127.0.0.1', logger: null, restartDelayMs: 100, maxRestartDelayMs: 5000, maxRestarts: 5, restartWindowMs: 30000, earlyDeathMs: 5000, stopTimeoutMs: 30000,
   });
 });
 
@@ -81,7 +81,7 @@ test('a crash loop ends with one ERR_CLUSTER line naming the reason and exit cod
   const gaveUp = cluster.lines.filter((l) => l.msg === 'cluster gave up');
   assert.equal(gaveUp.length, 1);
   assert.equal(gaveUp[0]!['code'], 'ERR_CLUSTER');
-  assert.match(gaveUp[0]!['error'] as string, /^3 workers died within 30000 ms \(the last: the database is unreachable \(test\)\); giving up$/);
+  assert.match(gaveUp[0]!['error'] as string, /^3 workers failed to start within 30000 ms \(the last: the database is unreachable \(test\)\); giving up$/);
   // Two workers die at start, are re-forked after 20 then 40 ms (doubled per recent death); the third death gives up.
   const died = cluster.lines.filter((l) => l.msg === 'worker died');
   assert.deepEqual(died.slice(0, 3).map((l) => l['restart_in_ms']), [20, 40, undefined]);
@@ -195,4 +195,42 @@ test('SIGHUP replaces every worker one at a time; requests in flight and new one
   const started = cluster.lines.slice(from).filter((l) => l.msg === 'worker listening' || l.msg === 'worker stopped').map((l) => l.msg);
   assert.deepEqual(started, ['worker listening', 'worker stopped', 'worker listening', 'worker stopped'], 'one at a time: a new one listens before an old one stops');
   assert.deepEqual([...(await healthPids(base, 2))].sort(), [...fresh].sort());
+});
+
+/** GET /crash on `base` once a worker has served for longer than `settleMs`; resolves to the `worker died` line. */
+async function crashOnce(cluster: ReturnType<typeof startCluster>, base: string, settleMs: number): Promise<Record<string, unknown>> {
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  const from = cluster.lines.length;
+  await call(base, '/crash').catch(() => undefined);
+  const died = await cluster.waitFor((l) => l.msg === 'worker died', from);
+  await cluster.waitFor((l) => l.msg === 'worker listening', from);
+  return died;
+}
+
+test('a request that crashes a serving worker never takes the cluster down: restarted every time, the error in the log line', async (t) => {
+  const cluster = startCluster(t, { WORKERS: '1', MAX_RESTARTS: '2', EARLY_DEATH_MS: '300' });
+  const { base } = await cluster.ready();
+  const deaths = [];
+  for (let i = 0; i < 5; i += 1) deaths.push(await crashOnce(cluster, base, 400));
+  for (const died of deaths) {
+    assert.equal(died['reason'], 'the handler broke the worker (test)');
+    assert.equal(died['served'], true);
+    assert.equal(died['code'], 1);
+  }
+  assert.ok(!cluster.lines.some((l) => l.msg === 'cluster gave up'), 'five deaths > maxRestarts 2, yet no crash loop');
+  assert.equal((await call(base, '/health')).status, 200);
+  const crashed = cluster.lines.filter((l) => l.msg === 'worker crashed');
+  assert.equal(crashed.length, 5);
+  assert.equal(crashed[0]!['error'], 'the handler broke the worker (test)');
+  assert.ok(!cluster.lines.some((l) => l.msg === 'text' && /^\s+at /.test(String(l['text']))), 'no stack trace in the output');
+});
+
+test('a worker that dies within earlyDeathMs of listening counts toward the crash-loop cap', async (t) => {
+  const cluster = startCluster(t, { WORKERS: '1', MAX_RESTARTS: '2', EARLY_DEATH_MS: '60000' });
+  const { base } = await cluster.ready();
+  for (let i = 0; i < 2; i += 1) assert.equal((await crashOnce(cluster, base, 0))['served'], false);
+  await call(base, '/crash').catch(() => undefined);
+  assert.equal(await cluster.exited, 1);
+  const gaveUp = await cluster.waitFor((l) => l.msg === 'cluster gave up');
+  assert.match(gaveUp['error'] as string, /^3 workers failed to start within 30000 ms \(the last: the handler broke the worker \(test\)\); giving up$/);
 });
