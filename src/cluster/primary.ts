@@ -7,6 +7,7 @@ import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
+import { ClusterMetrics } from './cluster-metrics.js';
 import { ConnectionRouter } from './connection-router.js';
 import { isClusterMessage } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
@@ -57,6 +58,7 @@ export class ClusterPrimary {
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #waiters = new Set<() => void>();
   readonly #router = new ConnectionRouter();
+  readonly #metrics = new ClusterMetrics();
   /** When recent workers died (for the back-off), and when those that died young did (for the crash-loop cap). */
   #deaths: number[] = [];
   #earlyDeaths: number[] = [];
@@ -198,7 +200,15 @@ export class ClusterPrimary {
         if (this.#closing !== undefined && this.#router.size === 0) this.#router.close();
         return say({ fhirgate: 'cluster', event: 'unrouted' });
       case 'stopped':
+        this.#metrics.answer(worker, undefined, message.families);
         return say({ fhirgate: 'cluster', event: 'bye' });
+      case 'metrics':
+        return this.#metrics.answer(worker, message.id, message.families);
+      case 'metrics-request': {
+        const serving = [...this.#slots].filter((s) => s.state !== 'starting').map((s) => s.worker);
+        void this.#metrics.gather(serving).then((families) => say({ fhirgate: 'cluster', event: 'cluster-metrics', id: message.id, families }));
+        return;
+      }
       case 'listening':
         if (slot.state !== 'starting') return;
         slot.state = 'listening';
@@ -237,6 +247,7 @@ export class ClusterPrimary {
   #onExit(slot: Slot, code: number | null, signal: string | null): void {
     this.#slots.delete(slot);
     this.#router.remove(slot.worker);
+    this.#metrics.exited(slot.worker);
     const { logger, maxRestarts, restartWindowMs, restartDelayMs, maxRestartDelayMs, earlyDeathMs } = this.#options;
     const pid = slot.worker.process.pid;
     if (slot.state === 'stopping') {

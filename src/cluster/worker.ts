@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ServiceAPI } from '../host/index.js';
+import type { MetricFamily, ServiceAPI } from '../host/index.js';
 import { isClusterMessage } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
 import type { Logger, ResolvedClusterOptions } from './options.js';
@@ -32,6 +32,9 @@ function tell(message: WorkerMessage): Promise<void> {
   });
 }
 
+/** Longer than the primary waits for the workers: past it, this worker answers with its own figures alone. */
+const SCRAPE_MS = 5_000;
+
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -49,11 +52,13 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
   let app: ServiceAPI | undefined;
   let server: Server | undefined;
   let unrouted: (() => void) | undefined;
+  const scrapes = new Map<number, (families: readonly MetricFamily[]) => void>();
+  let scrapeId = 0;
   const stop = (readinessDrainMs?: number) => {
     // Nothing was handed over yet: there is nothing to drain.
     if (app === undefined || server === undefined) process.exit(0);
     app.close(readinessDrainMs === undefined ? {} : { readinessDrainMs }).then(
-      () => (process.connected ? void tell({ fhirgate: 'cluster', event: 'stopped' }) : process.exit(0)),
+      () => (process.connected ? void tell({ fhirgate: 'cluster', event: 'stopped', families: app!.metricFamilies() }) : process.exit(0)),
       (error: unknown) => exitWith(logger, 'worker close failed', error),
     );
   };
@@ -66,6 +71,10 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
         return;
       case 'unrouted':
         return unrouted?.();
+      case 'metrics':
+        return void tell({ fhirgate: 'cluster', event: 'metrics', id: message.id, families: app?.metricFamilies() ?? [] });
+      case 'cluster-metrics':
+        return scrapes.get(message.id)?.(message.families as MetricFamily[]);
       case 'bye':
         return process.exit(0);
       case 'drain':
@@ -87,6 +96,19 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
     const built: unknown = await createApp();
     if (!isApp(built)) throw new TypeError('createApp() must return or resolve to a ServiceAPI (from createServiceAPI())');
     app = built;
+    const own = app;
+    // A scrape of /metrics here shows the whole cluster: the primary gathers every worker's families.
+    own.collectMetricsWith(() => new Promise((resolve) => {
+      const id = ++scrapeId;
+      const done = (families: readonly MetricFamily[]) => {
+        scrapes.delete(id);
+        clearTimeout(timer);
+        resolve(families);
+      };
+      const timer = setTimeout(() => done(own.metricFamilies()), SCRAPE_MS);
+      scrapes.set(id, done);
+      void tell({ fhirgate: 'cluster', event: 'metrics-request', id });
+    }));
     server = app.createServer({
       // Leaving the rotation: once the primary answers, every connection it handed over has arrived.
       stopAccepting: () => new Promise<void>((resolve) => {

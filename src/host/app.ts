@@ -20,6 +20,7 @@ import { defaultEndpoints } from './default-routes.js';
 import type { Deps, InjectMap } from './inject.js';
 import { jwksEndpoint } from './jwks-route.js';
 import { HostMetrics, metricsEndpoint, type MetricsView } from './metrics.js';
+import type { MetricFamily } from './prometheus.js';
 import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
 import { buildOpenAPI, toOpenAPIPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
@@ -95,6 +96,7 @@ export class ServiceAPI {
   readonly #servers = new Set<Served>();
   readonly #inFlight = new InFlight();
   readonly #metrics: HostMetrics | undefined;
+  #metricsSource: (() => Promise<readonly MetricFamily[]>) | undefined;
   #router = new TrieRouter<Endpoint>();
   #closed: Promise<void> | undefined;
   #ready = false;
@@ -114,8 +116,8 @@ export class ServiceAPI {
     };
     this.#addEndpoints(defaultEndpoints(view, resolved.publicPaths));
     this.#addEndpoints([jwksEndpoint(() => this.#mounted, { maxAgeSeconds: resolved.jwksMaxAgeSeconds, logger: resolved.logger })]);
-    const metrics = (this.#metrics = resolved.metrics ? new HostMetrics() : undefined);
-    if (metrics !== undefined) this.#addEndpoints([metricsEndpoint(metrics, this.#metricsView(), resolved.publicPaths.includes('/metrics'))]);
+    const metrics = (this.#metrics = resolved.metrics ? new HostMetrics(this.#metricsView()) : undefined);
+    if (metrics !== undefined) this.#addEndpoints([metricsEndpoint(() => (this.#metricsSource ?? (() => metrics.collect()))(), resolved.publicPaths.includes('/metrics'))]);
     const apiKeys = new APIKeyCheck(resolved.apiKeys);
     this.handler = createPipeline({
       options: resolved,
@@ -244,6 +246,33 @@ export class ServiceAPI {
     const served: Served = { server, sockets: trackSockets(server), stopAccepting };
     this.#servers.add(served);
     server.once('close', () => this.#servers.delete(served));
+  }
+
+  /**
+   * This app's metric families, read now (what `GET /metrics` shows): the host's counters, histograms and
+   * gauges and the process's. Empty when `metrics` is off.
+   *
+   * @example
+   * ```ts
+   * const requests = app.metricFamilies().find((f) => f.name === 'fhirgate_http_requests_total');
+   * ```
+   */
+  metricFamilies(): MetricFamily[] {
+    return this.#metrics?.collect() ?? [];
+  }
+
+  /**
+   * Makes `GET /metrics` show what `collect` resolves to instead of this app's own families.
+   * `fhirgate/cluster` uses it so that any worker answers a scrape with the whole cluster's figures.
+   *
+   * @example
+   * ```ts
+   * app.collectMetricsWith(async () => [...app.metricFamilies(), ...(await otherFamilies())]);
+   * ```
+   */
+  collectMetricsWith(collect: () => Promise<readonly MetricFamily[]>): void {
+    if (typeof collect !== 'function') throw new TypeError('collectMetricsWith expects a function');
+    this.#metricsSource = collect;
   }
 
   /**

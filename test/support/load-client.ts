@@ -45,6 +45,11 @@ export function failures(counts: LoadCounts): number {
   return counts.reset + counts.closedWithoutAnswer + counts.timedOut + non2xx + Object.values(counts.errors).reduce((n, c) => n + c, 0);
 }
 
+/** One line for a test's diagnostics or a report. */
+export function describeLoad(name: string, c: LoadCounts): string {
+  return `${name}: sent ${c.sent}, answered ${answered(c)}, status ${JSON.stringify(c.status)}, reset ${c.reset}, closed without answer ${c.closedWithoutAnswer}, refused ${c.refused}, timed out ${c.timedOut}, errors ${JSON.stringify(c.errors)}`;
+}
+
 /** Answered with a 2xx. */
 export function answered(counts: LoadCounts): number {
   return Object.entries(counts.status).filter(([s]) => s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
