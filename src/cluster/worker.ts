@@ -8,7 +8,8 @@ import type { Socket } from 'node:net';
 import type { MetricFamily, ServiceAPI } from '../host/index.js';
 import { isClusterMessage } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
-import type { Logger, ResolvedClusterOptions } from './options.js';
+import type { Logger } from '../host/options.js';
+import type { ResolvedClusterOptions } from './options.js';
 
 /** What `serveCluster` resolves to in a worker. */
 export interface ClusterWorker {

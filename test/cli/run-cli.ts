@@ -27,9 +27,14 @@ export interface CliRun {
 
 /** Starts the CLI with `args`; `env` is laid over a copy of this process's environment without PORT and API keys. */
 export function startCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
+  return startNode(t, ['--import', TSX, ENTRY, ...args], env, cwd);
+}
+
+/** Starts `node` with `argv` (a script and its arguments), in the environment `startCli` gives the CLI. */
+export function startNode(t: TestContext, argv: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const name of ['PORT', 'FHIRGATE_API_KEYS', 'LOG_LEVEL']) if (!(name in env)) delete childEnv[name];
-  const child = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd, env: childEnv });
+  const child = spawn(process.execPath, argv, { cwd, env: childEnv });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => void (out += c));
@@ -44,9 +49,17 @@ export function startCli(t: TestContext, args: readonly string[], env: Record<st
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-/** Runs the CLI to its end. */
-export async function runCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = startCli(t, args, env, cwd);
+/** The installed command, `bin/fhirgate.js` (in a clone it runs the sources through tsx). */
+export const BIN = join(ROOT, 'bin', 'fhirgate.js');
+
+/** Starts `bin/fhirgate.js` itself, the command a user runs, with `args`, in the environment `startCli` gives. */
+export function startBin(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
+  return startNode(t, [BIN, ...args], env, cwd);
+}
+
+/** Runs the CLI to its end (`bin/fhirgate.js` itself with `{ bin: true }`). */
+export async function runCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT, how: { bin?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = (how.bin === true ? startBin : startCli)(t, args, env, cwd);
   const code = await run.exited;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }

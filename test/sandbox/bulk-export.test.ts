@@ -7,7 +7,7 @@ import { fhirFor } from './helpers.js';
 const KICKOFF = { accept: 'application/fhir+json', prefer: 'respond-async' };
 
 test('kick-off answers 202 with Content-Location; the status answers 202 with Retry-After and X-Progress, then the manifest', async (t) => {
-  const { sandbox, fhir } = await fhirFor(t, { open: false, exportPolls: 2, exportRetryAfter: 3 });
+  const { sandbox, fhir } = await fhirFor(t, { open: false, exportPolls: 2, exportRetryAfterSeconds: 3 });
   const kick = await fhir('/$export?_type=Patient,Condition', { headers: KICKOFF });
   assert.equal(kick.status, 202);
   const statusUrl = kick.headers.get('content-location') ?? '';
@@ -72,5 +72,5 @@ test('an open sandbox says its files need no token; export options out of range 
   assert.equal(manifest.requiresAccessToken, false, 'an open sandbox needs no token for its files');
   assert.ok(manifest.output.length > 0);
   await assert.rejects(testSandbox(t, { exportPolls: -1 }), { name: 'RangeError', message: /exportPolls/ });
-  await assert.rejects(testSandbox(t, { exportRetryAfter: 1.5 }), { name: 'RangeError', message: /exportRetryAfter/ });
+  await assert.rejects(testSandbox(t, { exportRetryAfterSeconds: 1.5 }), { name: 'RangeError', message: /exportRetryAfterSeconds/ });
 });

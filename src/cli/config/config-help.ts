@@ -16,7 +16,7 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  sources            {"<name>": "fhir://…"}: the FHIR servers, first one the default',
   '  gateway.path       path prefix of the gateway (default /fhir)',
   '  gateway.fhirVersion  what /metadata reports (default 4.0.1)',
-  '  gateway.timeout    seconds per upstream request (default 30)',
+  '  gateway.timeoutSeconds  seconds per upstream request (default 30)',
   '  gateway.module     module whose default export (gw, { gateway }) registers transform/aggregate handlers',
   '  cds.module, cds.path            CDS Hooks service: module whose default export (cds, { gateway }) adds hooks; path default /cds',
   '  cds.fhirServers    ["https://ehr.example.org/fhir", …]: the only FHIR servers CDS prefetch may read (default: public addresses only)',
