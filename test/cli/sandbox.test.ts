@@ -34,7 +34,7 @@ async function startSandboxCommand(t: TestContext, args: string[]): Promise<{ ru
   return { run, banner: await waitFor(run, 'Ctrl-C stops the sandbox') };
 }
 
-test('fhirgate sandbox prints its addresses and connection strings, and check, serve and export lines that work as printed; SIGINT stops it, exit 0', async (t) => {
+test('fhirgate sandbox prints its addresses and connection strings, and a check line that works as printed; SIGINT stops it, exit 0', async (t) => {
   const { run, banner } = await startSandboxCommand(t, []);
   const base = /FHIR base\s+(http:\/\/127\.0\.0\.1:\d+\/fhir\/R4)/.exec(banner)?.[1];
   assert.ok(base, banner);
@@ -44,13 +44,18 @@ test('fhirgate sandbox prints its addresses and connection strings, and check, s
   assert.equal(strings.length, 2);
   assert.match(strings[0]!, /client_id=fhirgate-demo&client_secret=demo-secret&token_url=/);
   assert.doesNotMatch(strings[1]!, /token_url/);
-
-  const check = await runCli(t, argsOf(banner, 'check'), {}, undefined, { bin: true });
+  const check = await runCli(t, [...argsOf(banner, 'check'), '--source', `discovered=${strings[1]}`], {}, undefined, { bin: true });
   assert.equal(check.code, 0, check.stdout + check.stderr);
   assert.match(check.stdout, /^sandbox .*ok: Bearer token received.*ok: Patient search answered/m);
-  const discovered = await runCli(t, ['check', '--source', `d=${strings[1]}`], {}, undefined, { bin: true });
-  assert.equal(discovered.code, 0, discovered.stdout);
+  assert.match(check.stdout, /^discovered .*ok: Bearer token received.*ok: Patient search answered/m);
+  run.child.kill('SIGINT');
+  assert.equal(await run.exited, 0);
+  assert.match(run.stdout(), /fhirgate sandbox: stopped\n$/);
+  await assert.rejects(fetch(`${base}/metadata`), 'the sandbox no longer listens');
+});
 
+test('fhirgate sandbox: the printed export line exports, the printed serve line serves', async (t) => {
+  const { banner } = await startSandboxCommand(t, []);
   const out = join(tempDir(t), 'export');
   const exportArgs = argsOf(banner, 'export');
   exportArgs[exportArgs.indexOf('--out') + 1] = out;
@@ -64,11 +69,6 @@ test('fhirgate sandbox prints its addresses and connection strings, and check, s
   assert.equal((await fetch(`${serving.gateway}/metadata`)).status, 200);
   served.child.kill('SIGTERM');
   assert.equal(await served.exited, 0);
-
-  run.child.kill('SIGINT');
-  assert.equal(await run.exited, 0);
-  assert.match(run.stdout(), /fhirgate sandbox: stopped\n$/);
-  await assert.rejects(fetch(`${base}/metadata`), 'the sandbox no longer listens');
 });
 
 test('fhirgate sandbox --open --seed b: a public server and its credential-free connection string; SIGTERM stops it', async (t) => {

@@ -4,6 +4,24 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import { RESOURCE_TYPES } from '../../fhir/index.js';
+import { nearestName } from '../../lib/nearest-name.js';
+
+/**
+ * The error of an option value that is not a resource type. The value is quoted only when it is a near
+ * miss of a type name (an argument may hold anything, a secret included); else it is named by `position`
+ * in the option's list, if any.
+ *
+ * @example
+ * ```ts
+ * throw notAResourceType('--type', 'Pateint', 2); // --type: "Pateint" is not a FHIR R4 resource type (did you mean Patient?)
+ * ```
+ */
+export function notAResourceType(option: string, typed: string, position?: number): FhirgateError {
+  const near = nearestName(typed, RESOURCE_TYPES);
+  if (near !== undefined) return configError(option, `${JSON.stringify(typed)} is not a FHIR R4 resource type (did you mean ${near}?)`);
+  return configError(option, `${position === undefined ? 'not' : `the type at position ${position} is not`} a FHIR R4 resource type`);
+}
 
 /**
  * The error of a config value: `<path>: <problem>`.
