@@ -46,7 +46,7 @@ class NatsDispatcher extends QueuedDispatcher {
 
   constructor(nc: NatsPublisher, options: NatsDispatcherOptions) {
     const o = (typeof options === 'object' && options !== null ? options : {}) as Partial<NatsDispatcherOptions>;
-    super(OWNER, options, { concurrency: 1, batchSize: numberOption(o.batchSize, `${OWNER}: options.batchSize`, 256, { integer: true, min: 1 }), retryBaseMs: 100, retryMaxMs: 2000 });
+    super(OWNER, options, { concurrency: 1, batchSize: numberOption(o.batchSize, `${OWNER}: options.batchSize`, 256, { integer: true, min: 1 }), retryBaseDelayMs: 100, maxRetryDelayMs: 2000 });
     this.#nc = nc;
   }
 

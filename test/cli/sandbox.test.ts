@@ -84,17 +84,17 @@ test('fhirgate sandbox --open --seed b: a public server and its credential-free 
   assert.equal(await run.exited, 0);
 });
 
-test('fhirgate sandbox: a bad --seed and a busy --port are errors naming the option, exit 1', async (t) => {
+test('fhirgate sandbox: a bad --seed is a command-line mistake (exit 2), a busy port a failure (exit 1), each naming the option', async (t) => {
   const seed = await runCli(t, ['sandbox', '--port', '0', '--seed', 'c'], {}, undefined, { bin: true });
-  assert.equal(seed.code, 1);
-  assert.match(seed.stderr, /^fhirgate sandbox: --seed: must be a, b or none\n$/);
+  assert.equal(seed.code, 2);
+  assert.match(seed.stderr, /^fhirgate sandbox: --seed: must be a, b or none\nSee fhirgate sandbox --help\n$/);
   const busy = createServer();
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => busy.close(() => resolve())));
   const port = (busy.address() as { port: number }).port;
   const taken = await runCli(t, ['sandbox', '--port', String(port)], {}, undefined, { bin: true });
   assert.equal(taken.code, 1);
-  assert.match(taken.stderr, new RegExp(`^fhirgate sandbox: --port: ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port \\(0: any free port\\)\\n$`));
+  assert.match(taken.stderr, new RegExp(`^fhirgate sandbox: port: ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port \\(0: any free port\\)\\n$`));
 });
 
 test('serve says at start-up what it serves: each component under its prefix, sources by name, the host routes; never a secret', async (t) => {
