@@ -22,7 +22,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   version: [],
   fhir: [],
   lib: [],
-  events: ['lib'],
+  events: ['lib', 'http'],
   http: ['lib'],
   auth: ['http', 'lib'],
   mount: ['fhir'],

@@ -5,6 +5,7 @@
  */
 import { isFhirgateError } from '../errors.js';
 import { nearestName } from '../lib/nearest-name.js';
+import { printable } from '../lib/printable.js';
 import { VERSION } from '../version.js';
 import { CHECK_COMMAND } from './check-command.js';
 import type { CliIO, Command } from './command.js';
@@ -12,6 +13,7 @@ import { UsageError } from './command.js';
 import { EXPORT_COMMAND } from './export-command.js';
 import { commandHelp, programHelp } from './help.js';
 import { parseOptions } from './parse-options.js';
+import { SANDBOX_COMMAND } from './sandbox-command.js';
 import { SERVE_COMMAND } from './serve-command.js';
 
 /**
@@ -19,10 +21,10 @@ import { SERVE_COMMAND } from './serve-command.js';
  *
  * @example
  * ```ts
- * COMMANDS.map((c) => c.name); // ['serve', 'check', 'export']
+ * COMMANDS.map((c) => c.name); // ['serve', 'check', 'export', 'sandbox']
  * ```
  */
-export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND, EXPORT_COMMAND]);
+export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND, EXPORT_COMMAND, SANDBOX_COMMAND]);
 
 /**
  * Runs `fhirgate` with `argv` (without the node and script paths) and resolves to the exit code of
@@ -83,6 +85,7 @@ function report(command: Command, error: unknown, io: CliIO): number {
     return 2;
   }
   const message = isFhirgateError(error) ? error.message : error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : 'failed';
-  io.stderr.write(`fhirgate ${command.name}: ${message}\n`);
+  // An error may quote an upstream server (an OperationOutcome's diagnostics): no control characters reach the terminal.
+  io.stderr.write(`fhirgate ${command.name}: ${printable(message)}\n`);
   return 1;
 }

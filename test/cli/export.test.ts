@@ -11,7 +11,7 @@ import { bulkServer, ndjson, OUTCOME } from '../gateway/bulk/fault-server.js';
 import { runCli, startCli, tempDir } from './run-cli.js';
 
 async function sandbox(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
-  const sb = await startSandbox({ exportPolls: 1, exportRetryAfter: 0, ...options });
+  const sb = await startSandbox({ exportPolls: 1, exportRetryAfterSeconds: 0, ...options });
   t.after(() => sb.close());
   return sb;
 }
@@ -115,7 +115,7 @@ test('error files go to OperationOutcome.error.ndjson; a file cut mid-line fails
 });
 
 test('SIGINT while the server prepares the export cancels it: the job is deleted, exit 130, no file', async (t) => {
-  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfter: 1 });
+  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfterSeconds: 1 });
   const out = join(tempDir(t), 'export');
   const run = startCli(t, ['export', sb.connectionString(), '--out', out]);
   // Kick-off and a first status request (both GET) mean the job exists on the server.
@@ -189,4 +189,25 @@ test('on a terminal a progress line (files, resources, bytes, elapsed) is redraw
   assert.match(draws.at(-1)!, new RegExp(`^1 file\\(s\\), ${lines} resource\\(s\\), \\d+(\\.\\d)? k?B, \\d+\\.\\d s; downloading\\n$`));
   assert.match(stdout, new RegExp(`^Patient\\.ndjson  ${lines} lines`));
   assert.ok(!existsSync(join(out, 'Patient.ndjson.part')));
+});
+
+test('control characters from the server never reach the terminal: not from X-Progress in the progress line, nor from an OperationOutcome in the error', async (t) => {
+  const hostile = await bulkServer(t, {
+    files: { '/files/Patient.ndjson': ndjson([{ resourceType: 'Patient', id: '1' }]) },
+    // Node writes header bytes 0x80-0xFF as they are: C1 CSI (erase the screen) and OSC (set the title).
+    status: (manifest) => [{ status: 202, headers: { 'x-progress': '50%\x9b2J\x9d0;owned\x9c done', 'retry-after': '0' } }, { status: 200, body: manifest }],
+  });
+  const out = join(tempDir(t), 'export');
+  let stderr = '';
+  const io = { stdout: { write: () => true }, stderr: { isTTY: true, write: (s: string) => (stderr += s) }, env: {}, cwd: out };
+  assert.equal(await EXPORT_COMMAND.run({ 'connection-string': hostile.connectionString, out }, io), 0);
+  const draws = stderr.split('\r\x1b[K').filter((d) => d !== '');
+  assert.ok(draws.some((d) => d.endsWith('; server: 50% done')), JSON.stringify(draws));
+  assert.doesNotMatch(draws.join(''), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+
+  const failing = await bulkServer(t, { status: () => [{ status: 400, body: OUTCOME('invalid', 'bad job\x1b]0;owned\x07\x1b[31m red') }] });
+  const failed = await runCli(t, ['export', failing.connectionString, '--out', join(tempDir(t), 'failed')]);
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /^fhirgate export: .*the job failed \(400\): bad job red\n$/);
+  assert.doesNotMatch(failed.stderr, /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
 });
