@@ -60,6 +60,9 @@ export const ERROR_CODES = Object.freeze({
   ERR_BULK_FILE: 'a Bulk Data output file was cut short or has a line that is not a FHIR resource',
   ERR_CLUSTER: 'cluster workers kept dying, or a new worker failed before it listened',
   ERR_CONFIG: 'a fhirgate config file or command-line setting is invalid (the message names its path)',
+  ERR_FORBIDDEN: "an identified caller asked for something its policy does not allow",
+  ERR_RATE_LIMITED: "a caller went over a source's rate or in-flight limit; retry after the Retry-After delay",
+  ERR_PAGE_TOKEN: 'a page token is malformed, tampered with, expired or belongs to another caller',
 } as const);
 
 /** The union of every error code fhirgate uses. */
@@ -190,9 +193,12 @@ export function isFhirgateError(value: unknown, code?: ErrorCode): value is Fhir
 export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = Object.freeze({
   ERR_BAD_REQUEST: 400,
   ERR_UNAUTHORIZED: 401,
+  ERR_FORBIDDEN: 403,
   ERR_NOT_FOUND: 404,
   ERR_BODY_TOO_LARGE: 413,
   ERR_UNSUPPORTED_MEDIA_TYPE: 415,
+  ERR_RATE_LIMITED: 429,
+  ERR_PAGE_TOKEN: 400,
   ERR_NETWORK: 502,
   ERR_FHIR_RESPONSE: 502,
   ERR_RESPONSE_TOO_LARGE: 502,

@@ -10,6 +10,8 @@ import { callOptions } from './call-options.js';
 import type { CallOptions } from './call-options.js';
 import { callFHIR } from './fhir-call.js';
 import type { CallContext, CallScope } from './fhir-call.js';
+import { exchange } from './exchange.js';
+import type { FHIRExchangeRequest, FHIRExchangeResponse } from './exchange.js';
 import { FHIROperations } from './fhir-operations.js';
 import type { GatewayEvents } from './gateway-face.js';
 import { InFlightCalls } from './in-flight.js';
@@ -90,6 +92,18 @@ export class GatewayCalls {
     const settings = sourceSettings(connectionString, options, this.#options.timeoutMs);
     const old = this.sources.add(openSource(name, settings, this.#pool, this.#options.tokenStore));
     if (old !== undefined && !this.sources.all().some((s) => s.name !== name && s.origin === old.origin)) this.#pool.retire(old.origin);
+  }
+
+  /**
+   * A raw exchange with a source on the call path (see `AsyncFHIRGateway.exchange`).
+   *
+   * @example
+   * ```ts
+   * const res = await calls.exchange('ehr', { method: 'GET', path: 'Patient/1' }, undefined);
+   * ```
+   */
+  exchange(source: string, request: FHIRExchangeRequest, options: CallOptions | undefined): Promise<FHIRExchangeResponse> {
+    return this.run(options, (scope) => exchange(this.#ctx, this.#events, this.sources.get(source), request, scope));
   }
 
   /**
