@@ -1,6 +1,6 @@
-// The import graph drawn in the README ("Architecture") and in DESIGN.md, held against the code: every
+// The import graph drawn in docs/architecture.md ("Architecture") and in DESIGN.md, held against the code: every
 // relative import between two rooms of src/ must follow the table below. A new room, or a new arrow
-// between rooms, starts with a change to this table and to the README's drawing.
+// between rooms, starts with a change to this table and to the drawing in docs/architecture.md.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -8,8 +8,8 @@ import { LocalEventDispatcher, localHandler } from '../events/index.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher, EventPayload } from '../events/types.js';
 import type { Mountable } from '../mount/index.js';
-import { gatewayMountable } from './handlers/mountable.js';
-import type { HandlerRegistry } from './handlers/registry.js';
+import { gatewayMountable } from './http-face/mountable.js';
+import type { HandlerRegistry } from './http-face/registry.js';
 
 /**
  * The event settings a gateway was built with (already validated).

@@ -5,8 +5,8 @@
  */
 import { isFhirgateError } from '../errors.js';
 import type { ResourceType } from '../fhir/index.js';
-import type { CallOptions } from './call-options.js';
-import type { GatewayCalls } from './gateway-calls.js';
+import type { CallOptions } from './core/call-options.js';
+import type { GatewayCalls } from './core/gateway-calls.js';
 
 /**
  * Changes a resource in place, or returns the new version. May be async.

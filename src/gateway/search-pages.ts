@@ -4,12 +4,12 @@
  * @module
  */
 import type { Bundle, Resource, ResourceType } from '../fhir/index.js';
-import type { GatewayCalls } from './gateway-calls.js';
-import { searchUrl } from './fhir-operations.js';
-import type { SearchParams } from './handlers/search-source.js';
-import { matchingResources, nextPageUrl } from './paging.js';
-import type { PagingLimits } from './paging.js';
-import { checkType } from './resource-path.js';
+import type { GatewayCalls } from './core/gateway-calls.js';
+import { searchUrl } from './core/fhir-operations.js';
+import type { SearchParams } from './core/search-params.js';
+import { matchingResources, nextPageUrl } from './core/paging.js';
+import type { PagingLimits } from './core/paging.js';
+import { checkType } from './core/resource-path.js';
 
 /**
  * The pages of a search: the first page, then each `next` link (on the source's origin only, never

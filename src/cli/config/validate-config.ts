@@ -7,7 +7,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseConnectionString } from '../../auth/index.js';
 import { isFhirgateError } from '../../errors.js';
-import { checkFHIRVersion } from '../../gateway/fhir-version.js';
+import { checkFHIRVersion } from '../../gateway/core/fhir-version.js';
 import {
   configError,
   object,
