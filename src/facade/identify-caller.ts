@@ -90,10 +90,10 @@ export class CallerDirectory {
       return unauthorized(`token refused: ${error instanceof FhirgateError ? error.message : 'invalid'}`);
     }
     const granted = typeof claims.scope === 'string' ? claims.scope : Array.isArray(claims.scp) ? claims.scp.join(' ') : '';
-    const scopes = withinCeiling(parseScopes(granted), parseScopes(issuer.scopes));
-    const compartmentOnly = scopes.length > 0 && scopes.every((s) => s.context === 'patient');
-    const patient = issuer.patient ?? (scopes.some((s) => s.context === 'patient') && typeof claims.patient === 'string' ? claims.patient : undefined);
-    if (compartmentOnly && patient === undefined) unauthorized('patient scopes without a patient claim');
+    const allowed = withinCeiling(parseScopes(granted), parseScopes(issuer.scopes));
+    const patient = issuer.patient ?? (allowed.some((s) => s.context === 'patient') && typeof claims.patient === 'string' ? claims.patient : undefined);
+    // Patient scopes mean nothing without a patient: dropped, so that they grant nothing.
+    const scopes = patient === undefined ? allowed.filter((s) => s.context !== 'patient') : allowed;
     const subject = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.sub === 'string' ? claims.sub : 'unknown';
     const caller = policyCaller(issuer, `jwt:${issuer.issuer}#${typeof claims.sub === 'string' ? claims.sub : subject}`, subject, 'jwt', scopes, patient);
     return {
