@@ -131,7 +131,7 @@ function describeFailure(reason: unknown, timeoutSeconds: number): [IssueType, s
     case 'ERR_UNKNOWN_SOURCE':
       return ['not-found', 'no source is registered under that name'];
     default:
-      return ['exception', `${reason.code} (${ERROR_CODES[reason.code]})`];
+      return ['exception', `${reason.code} (${ERROR_CODES[reason.code].meaning})`];
   }
 }
 

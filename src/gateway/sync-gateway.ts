@@ -6,7 +6,8 @@ import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.j
 import { MOUNT } from '../mount/index.js';
 import type { Mountable } from '../mount/index.js';
 import type { EventDispatcher } from '../events/types.js';
-import { GatewayEvents, gatewayFace } from './gateway-face.js';
+import { GatewayEvents } from './core/gateway-events.js';
+import { gatewayMountable } from './http-face/mountable.js';
 import { HandlerRegistry } from './http-face/registry.js';
 import type { SearchParams } from './core/search-params.js';
 import { ifNoneExistHeader } from './core/if-none-exist.js';
@@ -364,9 +365,11 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   [MOUNT](): Mountable {
-    return gatewayFace(this.#handlers, this.#events, {
+    return gatewayMountable({
       className: 'FHIRGateway',
       fhirVersion: this.#options.fhirVersion,
+      registry: this.#handlers,
+      events: this.#events,
       sourceNames: () => this.sourceNames,
       poolStatus: () => null,
       jwks: () => this.jwks().keys,

@@ -28,11 +28,11 @@ test('an unmodified client creates, reads, vreads, updates, patches, searches an
   assert.equal(read.name[0].family, 'Facade');
   assert.match(headerOf(read, 'etag') ?? '', /^W\/"/);
   const v1 = read.meta.versionId as string;
-  const updated = (await client.update({ resourceType: 'Patient', id, body: { ...read, active: true }, options: { headers: { 'if-match': `W/"${v1}"` } } })) as Record<string, any>;
+  const updated = (await client.update({ resourceType: 'Patient', id, body: { ...read, resourceType: 'Patient', active: true }, options: { headers: { 'if-match': `W/"${v1}"` } } })) as Record<string, any>;
   assert.equal(updated.active, true);
   const vread = (await client.vread({ resourceType: 'Patient', id, version: v1 })) as Record<string, any>;
   assert.equal(vread.active, undefined, 'the first version');
-  await assert.rejects(client.update({ resourceType: 'Patient', id, body: { ...read, gender: 'other' }, options: { headers: { 'if-match': `W/"${v1}"` } } }), (e: any) => e.response.status === 412);
+  await assert.rejects(client.update({ resourceType: 'Patient', id, body: { ...read, resourceType: 'Patient', gender: 'other' }, options: { headers: { 'if-match': `W/"${v1}"` } } }), (e: any) => e.response.status === 412);
   const patched = (await client.patch({ resourceType: 'Patient', id, jsonPatch: [{ op: 'add', path: '/gender', value: 'female' }] })) as Record<string, any>;
   assert.equal(patched.gender, 'female');
   const found = (await client.search({ resourceType: 'Patient', searchParams: { name: 'Facade' } })) as Record<string, any>;

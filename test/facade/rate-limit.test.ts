@@ -15,7 +15,7 @@ const KEY = 'burst-key-0123456789ab';
 /** A FHIR server that answers one fixed Patient, counts requests, and can hold answers or answer 429. */
 async function countingUpstream(t: TestContext) {
   const state = { count: 0, inFlight: 0, maxInFlight: 0, hold: undefined as Promise<void> | undefined, throttle: false };
-  const server = createServer(async (req, res) => {
+  const server = createServer(async (_req, res) => {
     state.count++;
     state.inFlight++;
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
@@ -23,7 +23,8 @@ async function countingUpstream(t: TestContext) {
     state.inFlight--;
     if (state.throttle) {
       res.writeHead(429, { 'retry-after': '7', 'content-type': 'application/fhir+json' });
-      return res.end('{"resourceType":"OperationOutcome","issue":[{"severity":"error","code":"throttled"}]}');
+      res.end('{"resourceType":"OperationOutcome","issue":[{"severity":"error","code":"throttled"}]}');
+      return;
     }
     res.writeHead(200, { 'content-type': 'application/fhir+json' });
     res.end('{"resourceType":"Patient","id":"1","meta":{"versionId":"1"}}');

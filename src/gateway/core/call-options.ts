@@ -1,10 +1,8 @@
 /**
- * The options of one gateway call, and {@link callOptions}, their one check.
+ * The options of one gateway call, and {@link callScope}, their one check.
  * @module
  */
-import { checkObject } from '../../lib/options.js';
-import { callScope } from './fhir-call.js';
-import type { CallScope } from './fhir-call.js';
+import { booleanOption, checkObject } from '../../lib/options.js';
 import type { SearchParams } from './search-params.js';
 
 /**
@@ -40,16 +38,31 @@ export interface CreateOptions extends CallOptions {
 }
 
 /**
+ * What one public gateway call hands down to every FHIR request it makes: its abort signal and its
+ * retry setting (`retry: false` sends each request once, whatever the gateway's retry options).
+ *
+ * @example
+ * ```ts
+ * const scope: CallScope = { signal: controller.signal, retry: false };
+ * await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', ...scope });
+ * ```
+ */
+export interface CallScope {
+  readonly signal: AbortSignal | undefined;
+  readonly retry: boolean;
+}
+
+/**
  * Checks a call's options once (a `TypeError` naming the option) and gives the {@link CallScope} its
  * FHIR requests carry.
  *
  * @example
  * ```ts
- * const scope = callOptions({ signal, retry: false }); // { signal, retry: false }
+ * const scope = callScope({ signal, retry: false }); // { signal, retry: false }
  * ```
  */
-export function callOptions(options: CallOptions | undefined): CallScope {
+export function callScope(options: CallOptions | undefined): CallScope {
   if (options !== undefined) checkObject(options, 'options');
   if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
-  return callScope(options);
+  return { signal: options?.signal, retry: booleanOption(options?.retry, 'options.retry', true) };
 }

@@ -6,8 +6,9 @@
  */
 import { FhirgateError } from '../../errors.js';
 import { callFHIR } from './fhir-call.js';
-import type { CallContext, CallScope } from './fhir-call.js';
-import type { GatewayEvents } from '../gateway-face.js';
+import type { CallScope } from './call-options.js';
+import type { CallContext } from './fhir-call.js';
+import type { GatewayEvents } from './gateway-events.js';
 import type { Source } from './source-registry.js';
 
 /**

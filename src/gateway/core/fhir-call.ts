@@ -11,7 +11,6 @@ import { checkHeaders } from '../../http/request-options.js';
 import type { AgentPool } from '../../http/agent-pool.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
-import { booleanOption } from '../../lib/options.js';
 import { SecretRedactor } from '../../lib/redact-secrets.js';
 import type { Source } from './source-registry.js';
 
@@ -59,34 +58,6 @@ export interface CallContext {
   readonly maxResponseBytes: number;
   /** The gateway's retry policy (for every source), checked once. */
   readonly retry: RetryPolicy;
-}
-
-/**
- * What one public gateway call hands down to every FHIR request it makes: its abort signal and its
- * retry setting (`retry: false` sends each request once, whatever the gateway's retry options).
- *
- * @example
- * ```ts
- * const scope: CallScope = { signal: controller.signal, retry: false };
- * await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', ...scope });
- * ```
- */
-export interface CallScope {
-  readonly signal: AbortSignal | undefined;
-  readonly retry: boolean;
-}
-
-/**
- * The {@link CallScope} of a gateway call's options. Throws `TypeError` for a `retry` that is not a
- * boolean.
- *
- * @example
- * ```ts
- * callScope({ signal: controller.signal, retry: false }); // { signal, retry: false }
- * ```
- */
-export function callScope(options: { readonly signal?: AbortSignal | undefined; readonly retry?: boolean } | undefined): CallScope {
-  return { signal: options?.signal, retry: booleanOption(options?.retry, 'options.retry', true) };
 }
 
 /**
@@ -166,30 +137,4 @@ function tryJSON(body: Buffer): unknown {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The JSON object in a 2xx answer, checked to be a resource of `resourceType` (when given);
- * anything else is `ERR_FHIR_RESPONSE`.
- *
- * @example
- * ```ts
- * const patient = readResource(res, 'Patient', 'read Patient/1');
- * ```
- */
-export function readResource(res: HTTPResponse, resourceType: string | undefined, what: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(res.body.toString('utf8'));
-  } catch (cause) {
-    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with a body that is not JSON`, { cause, status: res.status });
-  }
-  const type = (value as { resourceType?: unknown } | null)?.resourceType;
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof type !== 'string') {
-    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with JSON that is not a resource`, { status: res.status });
-  }
-  if (resourceType !== undefined && type !== resourceType) {
-    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: expected a ${resourceType}, the server sent a ${type.slice(0, 64)}`, { status: res.status });
-  }
-  return value as Record<string, unknown>;
 }

@@ -5,7 +5,6 @@
  */
 import { FhirgateError } from '../../errors.js';
 import type { HTTPResponse, HTTPTarget } from '../../http/request-options.js';
-import { readResource } from './fhir-call.js';
 
 /**
  * A resource as read for a versioned save.
@@ -51,7 +50,7 @@ export interface WriteAnswer {
 export async function resourceOf(res: HTTPResponse, about: WriteAnswer, get: (url: HTTPTarget) => Promise<HTTPResponse>): Promise<Record<string, unknown>> {
   const { type, operation } = about;
   const what = `${operation} ${type}`;
-  if (res.body.length > 0 && !isOutcome(res)) return readResource(res, type, what);
+  if (res.body.length > 0 && !isOutcome(res)) return resourceFromAnswer(res, type, what);
   const location = [res.headers['content-location'], res.headers.location].find((l) => typeof l === 'string' && l.trim() !== '')?.trim();
   const base = `${about.baseUrl}/`;
   if (location !== undefined && !URL.canParse(location, base)) {
@@ -61,7 +60,7 @@ export async function resourceOf(res: HTTPResponse, about: WriteAnswer, get: (ur
   if (url === undefined) {
     throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with neither the resource nor a Location`, { status: res.status });
   }
-  return readResource(await get(url), type, what);
+  return resourceFromAnswer(await get(url), type, what);
 }
 
 function isOutcome(res: HTTPResponse): boolean {
@@ -85,4 +84,30 @@ export function etagOf(res: HTTPResponse, resource: Record<string, unknown>): st
   if (typeof header === 'string' && header !== '') return header;
   const version = (resource.meta as { versionId?: unknown } | undefined)?.versionId;
   return typeof version === 'string' ? `W/"${version}"` : undefined;
+}
+
+/**
+ * The JSON object in a 2xx answer, checked to be a resource of `resourceType` (when given);
+ * anything else is `ERR_FHIR_RESPONSE`.
+ *
+ * @example
+ * ```ts
+ * const patient = resourceFromAnswer(res, 'Patient', 'read Patient/1');
+ * ```
+ */
+export function resourceFromAnswer(res: HTTPResponse, resourceType: string | undefined, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(res.body.toString('utf8'));
+  } catch (cause) {
+    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with a body that is not JSON`, { cause, status: res.status });
+  }
+  const type = (value as { resourceType?: unknown } | null)?.resourceType;
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof type !== 'string') {
+    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with JSON that is not a resource`, { status: res.status });
+  }
+  if (resourceType !== undefined && type !== resourceType) {
+    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: expected a ${resourceType}, the server sent a ${type.slice(0, 64)}`, { status: res.status });
+  }
+  return value as Record<string, unknown>;
 }

@@ -3,6 +3,8 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import type { ResourceType } from '../../fhir/index.js';
+import type { Source } from './source-registry.js';
 
 /**
  * A search parameter value; an array of them repeats the parameter.
@@ -63,4 +65,18 @@ function valueText(name: string, value: unknown): string {
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   throw new FhirgateError('ERR_INVALID_SEARCH', `search parameter ${JSON.stringify(name.slice(0, 60))} must be a string, a finite number or a boolean`);
+}
+
+/**
+ * `[base]/[type]?params` of a search's first page.
+ *
+ * @example
+ * ```ts
+ * searchUrl(source, 'Patient', { family: 'Doe' }).href; // 'https://h/r4/Patient?family=Doe'
+ * ```
+ */
+export function searchUrl(src: Source, type: ResourceType, params: SearchParams): URL {
+  const url = new URL(`${src.baseUrl}/${type}`);
+  url.search = searchQuery(params);
+  return url;
 }

@@ -3,7 +3,6 @@
  * @module
  */
 import type { ResourceOf } from '../../fhir/index.js';
-import { DEFAULT_FHIR_VERSION } from '../core/fhir-version.js';
 import { handledOperations, requestLine, type HandledOperation } from './handled-operations.js';
 import type { HandlerRegistry } from './registry.js';
 
@@ -22,8 +21,8 @@ export interface CapabilityFacts {
   readonly baseUrl: string;
   /** The fhirgate version (`software.version`). */
   readonly version: string;
-  /** The FHIR version spoken to clients (`fhirVersion`), default `4.0.1`. */
-  readonly fhirVersion?: string;
+  /** The FHIR version spoken to clients (`fhirVersion`), checked by the gateway's options. */
+  readonly fhirVersion: string;
   /** The statement's `date`, default now. */
   readonly date?: Date;
 }
@@ -38,7 +37,7 @@ type CapabilityStatement = ResourceOf<'CapabilityStatement'>;
  *
  * @example
  * ```ts
- * const cs = capabilityStatement(registry, { className: 'AsyncFHIRGateway', baseUrl: 'http://h/fhir', version: '0.1.0' });
+ * const cs = capabilityStatement(registry, { className: 'AsyncFHIRGateway', baseUrl: 'http://h/fhir', version: '0.1.0', fhirVersion: '4.0.1' });
  * cs.rest?.[0]?.resource?.map((r) => r.type); // ['Patient', 'Observation']
  * ```
  */
@@ -59,7 +58,7 @@ export function capabilityStatement(registry: HandlerRegistry, facts: Capability
     kind: 'instance',
     software: { name: 'fhirgate', version: facts.version },
     implementation: { description: `${facts.className} (fhirgate transform and aggregate endpoints)`, url: facts.baseUrl },
-    fhirVersion: facts.fhirVersion ?? DEFAULT_FHIR_VERSION,
+    fhirVersion: facts.fhirVersion,
     format: ['application/fhir+json'],
     rest: [
       {

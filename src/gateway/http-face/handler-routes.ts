@@ -74,7 +74,7 @@ function transformFailed(err: unknown, req: RouteRequest, type: ResourceType, so
 /** The reply to a transform handler's result, and its event. */
 function transformed(facts: GatewayFacts, req: RouteRequest, type: ResourceType, id: string, source: string | undefined, result: unknown): RouteReply {
   if (!hasResourceType(result, type)) return handlerBug(req, 'transform', type, result);
-  facts.emit(eventName(type, 'transform'), {
+  facts.events.emit(eventName(type, 'transform'), {
     resource_type: type,
     resource_id: id,
     source: source ?? null,
@@ -103,7 +103,7 @@ async function aggregate(facts: GatewayFacts, req: RouteRequest): Promise<RouteR
     return replyForError(err, req, { kind: 'aggregate', type, sourcesNamed: sources !== undefined });
   }
   if (!hasResourceType(result, 'Bundle')) return handlerBug(req, 'aggregate', type, result);
-  facts.emit(eventName(type, 'aggregate'), {
+  facts.events.emit(eventName(type, 'aggregate'), {
     resource_type: type,
     patient_id: patientId,
     sources: sources?.join(',') ?? null,

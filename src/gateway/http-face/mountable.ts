@@ -4,7 +4,6 @@
  */
 import type { EventDispatcher } from '../../events/types.js';
 import { json, type Mountable, type Route, type RouteRequest } from '../../mount/index.js';
-import { checkFHIRVersion } from '../core/fhir-version.js';
 import { capabilityStatement } from './capability-statement.js';
 import { fhirReply, outcomeErrorReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';
@@ -12,9 +11,6 @@ import { gatewayOpenAPI } from './gateway-openapi.js';
 import { componentStatus, statusDocument } from './gateway-status.js';
 import { aggregateRoute, transformRoute } from './handler-routes.js';
 import { PACKAGE_VERSION } from './package-version.js';
-import { HandlerRegistry } from './registry.js';
-
-const FUNCTIONS = ['sourceNames', 'poolStatus', 'emit', 'useEvents', 'close'] as const;
 
 /**
  * Builds the gateway's face: `GET /transform/:type/:id`, `GET /aggregate/:type`, `GET /metadata`
@@ -25,15 +21,12 @@ const FUNCTIONS = ['sourceNames', 'poolStatus', 'emit', 'useEvents', 'close'] as
  * ```ts
  * class AsyncFHIRGateway {
  *   [MOUNT](): Mountable {
- *     return gatewayMountable({ className: 'AsyncFHIRGateway', registry: this.#registry, ...this.#facts });
+ *     return gatewayMountable({ className: 'AsyncFHIRGateway', fhirVersion: '4.0.1', registry: this.#handlers, events: this.#events, ...hooks });
  *   }
  * }
  * ```
  */
-export function gatewayMountable(facts: GatewayFacts): Mountable {
-  const f = checkFacts(facts);
-  let eventsOn: boolean | undefined;
-  const eventsEnabled = (): boolean => (f.eventsEnabled ? f.eventsEnabled() : (eventsOn ?? true));
+export function gatewayMountable(f: GatewayFacts): Mountable {
   const routes: readonly Route[] = Object.freeze([
     transformRoute(f),
     aggregateRoute(f),
@@ -48,7 +41,7 @@ export function gatewayMountable(facts: GatewayFacts): Mountable {
       method: 'GET',
       path: '/status',
       handle: (req: RouteRequest) =>
-        json(200, statusDocument(f, { prefix: prefixOf(req.baseUrl), version: PACKAGE_VERSION, eventsEnabled: eventsEnabled() })),
+        json(200, statusDocument(f, { prefix: prefixOf(req.baseUrl), version: PACKAGE_VERSION, eventsEnabled: f.events.enabled })),
     },
   ]);
   return {
@@ -57,11 +50,8 @@ export function gatewayMountable(facts: GatewayFacts): Mountable {
     routes: () => routes,
     status: () => componentStatus(f),
     openapi: () => gatewayOpenAPI(f.className, f.registry),
-    jwks: () => f.jwks?.() ?? [],
-    useEvents(dispatcher: EventDispatcher | null): void {
-      eventsOn = dispatcher !== null;
-      f.useEvents(dispatcher);
-    },
+    jwks: () => f.jwks(),
+    useEvents: (dispatcher: EventDispatcher | null) => f.events.use(dispatcher),
     close: () => f.close(),
     errorReply: outcomeErrorReply,
   };
@@ -70,33 +60,4 @@ export function gatewayMountable(facts: GatewayFacts): Mountable {
 /** The path part of the mount point's URL, without a trailing slash (`''` at the root). */
 function prefixOf(baseUrl: string): string {
   return new URL(baseUrl).pathname.replace(/\/+$/, '');
-}
-
-/** Validates the facts once and copies them, methods bound to the object they came from. */
-function checkFacts(facts: GatewayFacts): GatewayFacts {
-  if (typeof facts !== 'object' || facts === null) throw new TypeError('gatewayMountable: facts must be an object');
-  if (typeof facts.className !== 'string' || facts.className === '') {
-    throw new TypeError('gatewayMountable: facts.className must be a non-empty string');
-  }
-  if (!(facts.registry instanceof HandlerRegistry)) {
-    throw new TypeError('gatewayMountable: facts.registry must be a HandlerRegistry');
-  }
-  for (const name of FUNCTIONS) {
-    if (typeof facts[name] !== 'function') throw new TypeError(`gatewayMountable: facts.${name} must be a function`);
-  }
-  for (const name of ['eventsEnabled', 'jwks'] as const) {
-    if (facts[name] !== undefined && typeof facts[name] !== 'function') throw new TypeError(`gatewayMountable: facts.${name} must be a function when given`);
-  }
-  return Object.freeze({
-    className: facts.className,
-    fhirVersion: checkFHIRVersion(facts.fhirVersion),
-    registry: facts.registry,
-    sourceNames: facts.sourceNames.bind(facts),
-    poolStatus: facts.poolStatus.bind(facts),
-    emit: facts.emit.bind(facts),
-    useEvents: facts.useEvents.bind(facts),
-    ...(facts.eventsEnabled ? { eventsEnabled: facts.eventsEnabled.bind(facts) } : {}),
-    ...(facts.jwks ? { jwks: facts.jwks.bind(facts) } : {}),
-    close: facts.close.bind(facts),
-  });
 }

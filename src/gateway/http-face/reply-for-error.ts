@@ -3,7 +3,7 @@
  * the request's log; the caller gets a status and a generic message, never a stack or a secret.
  * @module
  */
-import { httpStatusOf, isFhirgateError, type ErrorCode } from '../../errors.js';
+import { ERROR_CODES, httpStatusOf, isFhirgateError, type ErrorCode } from '../../errors.js';
 import type { RouteReply, RouteRequest } from '../../mount/index.js';
 import type { IssueType } from '../../fhir/operation-outcome.js';
 import { outcomeReply } from './fhir-reply.js';
@@ -29,27 +29,31 @@ type Outcome = readonly [issue: IssueType, diagnostics: string];
 
 const UPSTREAM_FAILED: Outcome = ['transient', 'an upstream FHIR server could not be reached or gave an unusable answer'];
 
-/**
- * Failures of upstream servers and of the gateway itself that are not the handler's bug, with what the
- * OperationOutcome says; their status comes from the one table (`httpStatusOf` in `errors.ts`).
- */
-const BY_CODE: Partial<Record<ErrorCode, Outcome>> = {
+/** The OperationOutcome of the upstream failures that say more than {@link UPSTREAM_FAILED}, and of `ERR_CLOSED`. */
+const OUTCOME_OF: Partial<Record<ErrorCode, Outcome>> = {
   ERR_TIMEOUT: ['timeout', 'an upstream FHIR server did not answer in time'],
-  ERR_NETWORK: UPSTREAM_FAILED,
-  ERR_FHIR_RESPONSE: UPSTREAM_FAILED,
-  ERR_RESPONSE_TOO_LARGE: UPSTREAM_FAILED,
-  ERR_CROSS_ORIGIN: UPSTREAM_FAILED,
-  ERR_PAGINATION: UPSTREAM_FAILED,
   ERR_AUTH_TOKEN: ['security', 'the gateway could not obtain an access token from an upstream server'],
   ERR_DISCOVERY: ['security', "the gateway could not use an upstream server's SMART configuration"],
   ERR_CLOSED: ['transient', 'the gateway is shutting down'],
 };
 
 /**
+ * The failures that are not the handler's bug, with what the OperationOutcome says: every upstream
+ * failure of the one record (`ERROR_CODES` in `errors.ts`, which also gives their status) and the
+ * gateway's own shutdown.
+ */
+const HANDLER_FAILURE_OUTCOMES: Readonly<Partial<Record<ErrorCode, Outcome>>> = Object.freeze(Object.fromEntries(
+  (Object.keys(ERROR_CODES) as ErrorCode[])
+    .filter((code) => code !== 'ERR_FHIR_HTTP' && (ERROR_CODES[code].upstream || code === 'ERR_CLOSED'))
+    .map((code) => [code, OUTCOME_OF[code] ?? UPSTREAM_FAILED]),
+));
+
+/**
  * The reply for an error thrown by a handler:
  * - `ERR_FHIR_HTTP` 404 / 410 from upstream → the same status, naming the reference;
  * - `ERR_FHIR_HTTP` with any other status (401 and 403 included) → 502;
- * - `ERR_TIMEOUT` → 504; network, token, discovery and unusable-answer failures → 502; `ERR_CLOSED` → 503;
+ * - `ERR_TIMEOUT` → 504; every other upstream failure (network, token, discovery, unusable answer, Bulk Data) → 502;
+ *   `ERR_CLOSED` → 503;
  * - `ERR_UNKNOWN_SOURCE` when the request named its sources → 400;
  * - anything else → 500 with a generic message.
  *
@@ -78,7 +82,7 @@ function mapError(err: unknown, context: FailureContext): Mapping {
   if (isFhirgateError(err, 'ERR_UNKNOWN_SOURCE') && context.sourcesNamed) {
     return [400, 'value', 'unknown source; GET the status endpoint for the registered source names'];
   }
-  const mapped = isFhirgateError(err) ? BY_CODE[err.code] : undefined;
+  const mapped = isFhirgateError(err) ? HANDLER_FAILURE_OUTCOMES[err.code] : undefined;
   return mapped === undefined ? [500, 'exception', `the ${context.kind} handler for ${context.type} failed`] : [httpStatusOf(err), ...mapped];
 }
 

@@ -25,13 +25,24 @@ export function makeFacts(overrides: Partial<GatewayFacts> = {}): FactsProbe {
     closes: 0,
     facts: undefined as unknown as GatewayFacts,
   };
+  let enabled = true;
   probe.facts = {
     className: 'AsyncFHIRGateway',
+    fhirVersion: '4.0.1',
     registry,
+    events: {
+      get enabled() {
+        return enabled;
+      },
+      emit: (name, payload) => void probe.events.push([name, payload]),
+      use: (dispatcher) => {
+        probe.dispatchers.push(dispatcher);
+        enabled = dispatcher !== null;
+      },
+    },
     sourceNames: () => ['epic', 'cerner'],
     poolStatus: () => ({ limits: { max_connections: 100 }, totals: { active: 0, idle: 1, queued: 0 } }),
-    emit: (name, payload) => void probe.events.push([name, payload]),
-    useEvents: (dispatcher) => void probe.dispatchers.push(dispatcher),
+    jwks: () => [],
     close: async () => {
       probe.closes += 1;
     },

@@ -1,15 +1,11 @@
 /**
- * What both gateway variants compose (they inherit nothing): where their events go
- * ({@link GatewayEvents}), and the HTTP face built from their handler registry ({@link gatewayFace}).
- * The client classes stay clients: the routes live in `handlers/`, and a gateway only hands its facts over.
+ * Where a gateway's events go: the event gate both gateway variants own (the engine's, and the sync
+ * gateway's on its calling thread), switched by the host when it mounts the gateway.
  * @module
  */
-import { LocalEventDispatcher, localHandler } from '../events/index.js';
-import { emitSafely } from '../events/emit-safely.js';
-import type { EventDispatcher, EventPayload } from '../events/types.js';
-import type { Mountable } from '../mount/index.js';
-import { gatewayMountable } from './http-face/mountable.js';
-import type { HandlerRegistry } from './http-face/registry.js';
+import { LocalEventDispatcher, localHandler } from '../../events/index.js';
+import { emitSafely } from '../../events/emit-safely.js';
+import type { EventDispatcher, EventPayload } from '../../events/types.js';
 
 /**
  * The event settings a gateway was built with (already validated).
@@ -88,47 +84,4 @@ export class GatewayEvents {
   emit(eventName: string, payload: EventPayload): void {
     emitSafely(this.#dispatcher, eventName, payload);
   }
-}
-
-/**
- * What a gateway variant tells its HTTP face about itself.
- *
- * @example
- * ```ts
- * const client: GatewayClientFacts = { className: 'FHIRGateway', fhirVersion: '4.0.1', sourceNames: () => gw.sourceNames, poolStatus: () => null, close: () => gw.close() };
- * ```
- */
-export interface GatewayClientFacts {
-  readonly className: string;
-  /** The FHIR version reported at `/metadata`. */
-  readonly fhirVersion: string;
-  /** The public keys of the gateway's assertion sources (served at `/.well-known/jwks.json`). */
-  jwks?(): readonly Record<string, unknown>[];
-  sourceNames(): string[];
-  poolStatus(): Record<string, unknown> | null;
-  close(): Promise<void>;
-}
-
-/**
- * The face for `createServiceAPI().registerGateway()`, composed from a gateway's handler registry,
- * its events and its own facts.
- *
- * @example
- * ```ts
- * [MOUNT]() { return gatewayFace(this.#handlers, this.#events, { className: 'AsyncFHIRGateway', fhirVersion: '4.0.1', sourceNames: () => this.sourceNames, poolStatus: () => null, close: () => this.close() }); }
- * ```
- */
-export function gatewayFace(registry: HandlerRegistry, events: GatewayEvents, client: GatewayClientFacts): Mountable {
-  return gatewayMountable({
-    className: client.className,
-    fhirVersion: client.fhirVersion,
-    registry,
-    sourceNames: () => client.sourceNames(),
-    poolStatus: () => client.poolStatus(),
-    emit: (name: string, payload: EventPayload) => events.emit(name, payload),
-    useEvents: (dispatcher: EventDispatcher | null) => events.use(dispatcher),
-    eventsEnabled: () => events.enabled,
-    ...(client.jwks === undefined ? {} : { jwks: () => client.jwks!() }),
-    close: () => client.close(),
-  });
 }
