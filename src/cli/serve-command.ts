@@ -12,6 +12,7 @@ import { UsageError } from './command.js';
 import { configError, optionalWorkers } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
 import type { FhirgateConfig } from './config/config-types.js';
+import { facadeMode } from './config/facade-config.js';
 import { optionalPublicUrl } from './config/public-address.js';
 import { logLevelOf, portOf, prefixOf, settingsOf, SOURCE_OPTIONS } from './settings.js';
 
@@ -67,7 +68,7 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const host = (values.host as string | undefined) ?? file.host ?? '127.0.0.1';
   const workers = optionalWorkers(values.workers, '--workers') ?? file.workers;
   const publicUrl = optionalPublicUrl(values['public-url'], '--public-url') ?? file.publicUrl;
-  const config: FhirgateConfig = { ...file, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl };
+  const config: FhirgateConfig = { ...file, host, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl };
   const logger = createJSONLogger({ level: logLevelOf(io, config), stdout: io.stdout, stderr: io.stderr });
   const where = { port, host, prefix, logger };
   return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, workers, where, io);
@@ -114,7 +115,9 @@ async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { 
 
 function logServing(logger: Logger, config: FhirgateConfig, host: string, port: number, prefix: string, extra: Record<string, unknown>): void {
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  logger.info('serving', { gateway: `${origin}${prefix}`, docs: `${origin}/docs`, sources: [...config.sources.keys()], ...extra });
+  const mode = facadeMode(config.facade, config.callers, host);
+  const facade = mode === 'off' || mode === 'closed' ? {} : { facade: [...config.sources.keys(), config.facade.options.federatedName ?? 'all'].map((s) => `${origin}${prefix}/${s}`) };
+  logger.info('serving', { gateway: `${origin}${prefix}`, docs: `${origin}/docs`, sources: [...config.sources.keys()], ...facade, ...extra });
 }
 
 /** Resolves once the process is asked to stop (never without a signal). */

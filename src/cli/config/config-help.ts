@@ -32,5 +32,10 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  workers            "auto" (one per core) or a count: serve with that many worker processes (--workers wins)',
   '  metrics            true: serve GET /metrics in the Prometheus text format (behind the API keys when set)',
   '  readinessDrainMs   ms /health/ready answers 503 after SIGTERM before the listener closes (default 0)',
+  '  callers            [{"name", "apiKey", "sources", "scopes", "patient"?, "operations"?, "rate"?} or {"issuer", "jwks" | "jwksUrl", "audience"?, …}]:',
+  '                     who may call the FHIR facade at <prefix>/<source> and <prefix>/<federated>, and what each may do (SMART scopes)',
+  '  facade             {"enabled": true, "federatedName": "all", "limits": {"<source>" | "*": {"perSecond", "burst", "maxInFlight"}},',
+  '                     "audit": {"source", "batchSize", "flushIntervalMs", "maxQueue"}, "pageTokenSecret", "pageTokenTtlSeconds"}',
+  '                     Without callers the facade serves read and search on loopback only (said at start-up), and nothing beyond.',
   'Relative module paths are resolved against the config file\'s folder.',
 ]);
