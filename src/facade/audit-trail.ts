@@ -1,5 +1,5 @@
 /**
- * Where the facade's AuditEvents go, off the request path: a `fhir.audit` event through the host's
+ * Where the facade's AuditEvents go, off the request path (built after the answer is sent): a `fhir.audit` event through the host's
  * dispatcher (payload `audit_event`: the AuditEvent as JSON, plus flat facts to route on), and the
  * optional audit sink. Nothing is built when nobody would receive it.
  * @module
@@ -37,8 +37,13 @@ export class AuditTrail {
     this.#dispatcher = dispatcher;
   }
 
-  /** Records one access. */
+  /** Records one access: the AuditEvent is built and sent after the answer, off the request path. */
   record(facts: AuditFacts): void {
+    const recorded = new Date();
+    setImmediate(() => this.#send({ ...facts, recorded }));
+  }
+
+  #send(facts: AuditFacts): void {
     const d = this.#dispatcher;
     const emit = d !== null && (!(d instanceof LocalEventDispatcher) || d.hasHandlers(AUDIT_EVENT_NAME));
     if (!emit && this.#sink === undefined) return;

@@ -13,6 +13,7 @@ import type { Interaction } from './interaction.js';
 import type { CheckedFacadeOptions } from './options.js';
 import type { PageTokens } from './page-token.js';
 import type { UpstreamLimits } from './upstream-limits.js';
+import type { BaseRewriter } from './url-rewrite.js';
 
 /**
  * The facade's parts, shared by its routes.
@@ -29,6 +30,8 @@ export interface FacadeContext {
   readonly limits: UpstreamLimits;
   readonly audit: AuditTrail;
   readonly options: CheckedFacadeOptions;
+  /** The URL rewriter between a source's upstream base and its facade base (kept per pair). */
+  rewriter(source: string, facadeBase: string): BaseRewriter;
 }
 
 /**

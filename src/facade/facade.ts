@@ -21,6 +21,22 @@ import type { FHIRFacadeOptions } from './options.js';
 import { PageTokens } from './page-token.js';
 import { answerSource } from './source-base.js';
 import { UpstreamLimits } from './upstream-limits.js';
+import { BaseRewriter } from './url-rewrite.js';
+
+/** Rewriters kept per upstream and facade base (a replaced source gets a new one); at most 256, then started afresh. */
+function rewriters(gateway: AsyncFHIRGateway): FacadeContext['rewriter'] {
+  const kept = new Map<string, BaseRewriter>();
+  return (source, facadeBase) => {
+    const upstream = gateway.sourceBaseUrl(source);
+    const key = `${upstream} ${facadeBase}`;
+    let rewriter = kept.get(key);
+    if (rewriter === undefined) {
+      if (kept.size >= 256) kept.clear();
+      kept.set(key, (rewriter = new BaseRewriter(upstream, facadeBase)));
+    }
+    return rewriter;
+  };
+}
 
 const PATHS = ['/:source', '/:source/:a', '/:source/:a/:b', '/:source/:a/:b/:c', '/:source/:a/:b/:c/:d'];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -54,6 +70,7 @@ export class FHIRFacade {
       limits: new UpstreamLimits(checked.limits, checked.limitStore),
       audit: new AuditTrail(this.#sink),
       options: checked,
+      rewriter: rewriters(gateway),
     };
   }
 

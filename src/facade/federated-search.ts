@@ -23,7 +23,6 @@ import { decide } from './policy.js';
 import { recordAnswer } from './record-answer.js';
 import { facadeAnswer } from './upstream-answer.js';
 import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
-import { BaseRewriter } from './url-rewrite.js';
 
 type Position = PageState['pages'][number];
 
@@ -106,7 +105,7 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   if (!decision.allowed) return { failed: `source "${source}": ${decision.reason}` };
   const slot = await ctx.limits.acquire(source, caller);
   if (slot.refused) return { failed: `source "${source}": ${slot.reason}` };
-  const rewriter = new BaseRewriter(ctx.gateway.sourceBaseUrl(source), `${req.baseUrl}/${source}`);
+  const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
   try {
     const request = upstreamRequest('GET', [interaction.type ?? ''].filter((s) => s !== ''), query, req.headers, undefined, interaction, decision.compartment, rewriter);
     const pageLink = position.link === '' ? request.path : position.link!;

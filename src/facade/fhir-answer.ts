@@ -6,7 +6,8 @@ import { operationOutcome } from '../fhir/index.js';
 import type { IssueType } from '../fhir/operation-outcome.js';
 import type { RouteReply } from '../mount/index.js';
 
-const FHIR_JSON = 'application/fhir+json; charset=utf-8';
+/** The content type of every facade answer. */
+export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 
 /**
  * A FHIR JSON reply.

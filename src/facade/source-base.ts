@@ -22,7 +22,6 @@ import { accessFacts } from './facade-context.js';
 import { recordAnswer } from './record-answer.js';
 import { facadeAnswer } from './upstream-answer.js';
 import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
-import { BaseRewriter } from './url-rewrite.js';
 
 /** The largest request body the facade reads (a transaction Bundle), in bytes. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -91,7 +90,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
     if (why !== undefined) return refuse(403, 'forbidden', why);
   }
   const compartment = decision.compartment;
-  const rewriter = new BaseRewriter(ctx.gateway.sourceBaseUrl(source), `${req.baseUrl}/${source}`);
+  const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
   const bases = [rewriter.upstreamBase, rewriter.facadeBase];
   if (compartment !== undefined && (interaction.name === 'create' || interaction.name === 'update') && !inCompartment(parsed, compartment, bases)) {
     return refuse(403, 'forbidden', `the ${interaction.type} would be outside the patient compartment`);

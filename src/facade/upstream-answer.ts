@@ -8,7 +8,7 @@
 import type { FHIRExchangeResponse } from '../gateway/index.js';
 import type { RouteReply } from '../mount/index.js';
 import { inCompartment } from './compartment.js';
-import { fhirJSON, outcome } from './fhir-answer.js';
+import { FHIR_JSON, fhirJSON, outcome } from './fhir-answer.js';
 import type { Interaction } from './interaction.js';
 import type { PageState, PageTokens } from './page-token.js';
 import { PAGE_TOKEN_PARAM } from './upstream-request.js';
@@ -89,8 +89,10 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
     const implementation = (body.implementation ?? {}) as Record<string, unknown>;
     body = { ...body, url: `${s.rewriter.facadeBase}/metadata`, implementation: { ...implementation, description: implementation.description ?? `fhirgate facade of ${s.source}`, url: s.rewriter.facadeBase } };
   }
-  body = s.rewriter.resourceToFacade(body);
-  return { reply: fhirJSON(res.status, body, headers), body };
+  const rewritten = s.rewriter.resourceToFacade(body);
+  // Nothing to rewrite: the upstream's bytes go out as they came.
+  if (rewritten === parsed) return { reply: { status: res.status, headers: { ...headers, 'content-type': FHIR_JSON }, body: res.body }, body };
+  return { reply: fhirJSON(res.status, rewritten, headers), body: rewritten };
 }
 
 /** A compartment-bound read (or instance history) of something outside is as if it did not exist. */

@@ -20,12 +20,14 @@ const URL_KEYS: ReadonlySet<string> = new Set(['reference', 'fullUrl', 'location
  */
 export class BaseRewriter {
   readonly #upstream: URL;
+  readonly #facade: URL;
   readonly upstreamBase: string;
   readonly facadeBase: string;
 
   /** Both bases without a trailing slash. */
   constructor(upstreamBase: string, facadeBase: string) {
     this.#upstream = new URL(upstreamBase);
+    this.#facade = new URL(facadeBase);
     this.upstreamBase = upstreamBase.replace(/\/+$/, '');
     this.facadeBase = facadeBase.replace(/\/+$/, '');
   }
@@ -40,7 +42,7 @@ export class BaseRewriter {
 
   /** The reverse of {@link toFacade}, for request bodies: absolute URLs under the facade's base point upstream. */
   toUpstream(url: string): string | undefined {
-    return move(url, new URL(this.facadeBase), this.upstreamBase);
+    return move(url, this.#facade, this.upstreamBase);
   }
 
   /** A copy of a JSON value with every URL element under the upstream base moved to the facade's; OperationOutcome text redacted. */
@@ -64,22 +66,29 @@ function move(url: string, fromParsed: URL, to: string): string | undefined {
   return `${to}${u.pathname.slice(basePath.length)}${u.search}${u.hash}`;
 }
 
+/** A copy of `value` with its URL elements mapped; `value` itself when nothing changed (so an answer with nothing to rewrite is sent as it came). */
 function walk(value: unknown, map: (url: string) => string, redact: string | undefined, replacement: string): unknown {
-  if (Array.isArray(value)) return value.map((v) => walk(v, map, redact, replacement));
+  if (Array.isArray(value)) {
+    const out = value.map((v) => walk(v, map, redact, replacement));
+    return out.some((v, i) => v !== value[i]) ? out : value;
+  }
   if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
+  let out: Record<string, unknown> | undefined;
   const outcome = (value as { resourceType?: unknown }).resourceType === 'OperationOutcome';
   for (const [key, v] of Object.entries(value)) {
-    if (typeof v === 'string' && URL_KEYS.has(key)) out[key] = map(v);
-    else if (outcome && key === 'issue' && redact !== undefined) out[key] = walk(redactIssues(v, redact, replacement), map, redact, replacement);
-    else out[key] = walk(v, map, redact, replacement);
+    let next: unknown;
+    if (typeof v === 'string') next = URL_KEYS.has(key) ? map(v) : v;
+    else if (outcome && key === 'issue' && redact !== undefined) next = walk(redactIssues(v, redact, replacement), map, redact, replacement);
+    else next = walk(v, map, redact, replacement);
+    if (next !== v) out ??= { ...(value as Record<string, unknown>) };
+    if (out !== undefined) out[key] = next;
   }
-  return out;
+  return out ?? value;
 }
 
 /** Issues whose `diagnostics` and `details.text` name the facade's base where they named the upstream's. */
 function redactIssues(issues: unknown, upstream: string, facade: string): unknown {
-  if (!Array.isArray(issues)) return issues;
+  if (!Array.isArray(issues) || !JSON.stringify(issues).includes(upstream)) return issues;
   const clean = (text: unknown) => (typeof text === 'string' ? text.split(upstream).join(facade) : text);
   return issues.map((issue) => {
     if (typeof issue !== 'object' || issue === null) return issue;
