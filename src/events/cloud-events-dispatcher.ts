@@ -5,7 +5,12 @@
  */
 import { binaryHeaders, type CloudEvent } from './cloud-event.js';
 import type { DeliveryVerdict } from './delivery-queue.js';
-import { integerOption, QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
+import { request } from '../http/request.js';
+import { numberOption } from '../lib/options.js';
+import { QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
+
+/** Bytes of a sink's answer read at most: the answer is only looked at for its status. */
+const SINK_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * The content mode: one JSON event per request, one event with `ce-` headers, or a JSON array of events.
@@ -39,9 +44,9 @@ export interface CloudEventsDispatcherOptions extends QueuedDispatcherOptions {
   /** Time-out of one request, in ms. Default 5000. */
   timeoutMs?: number;
   /** First retry back-off, in ms (doubling, random in [d/2, d]). Default 100. */
-  retryBaseMs?: number;
+  retryBaseDelayMs?: number;
   /** Longest retry back-off, in ms. Default 2000. */
-  retryMaxMs?: number;
+  maxRetryDelayMs?: number;
 }
 
 const OWNER = 'CloudEventsDispatcher';
@@ -50,16 +55,16 @@ const STRUCTURED = 'application/cloudevents+json; charset=utf-8';
 const BATCH = 'application/cloudevents-batch+json; charset=utf-8';
 
 function checkUrl(url: unknown): string {
-  if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`${OWNER}: option "url" must be an absolute http(s) URL`);
+  if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`${OWNER}: options.url must be an absolute http(s) URL`);
   const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${OWNER}: option "url" must be an absolute http(s) URL`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${OWNER}: options.url must be an absolute http(s) URL`);
   return parsed.href;
 }
 
 function checkHeaders(headers: unknown): Record<string, string> {
   if (headers === undefined) return {};
   if (typeof headers !== 'object' || headers === null || Object.values(headers).some((v) => typeof v !== 'string')) {
-    throw new TypeError(`${OWNER}: option "headers" must be an object of strings`);
+    throw new TypeError(`${OWNER}: options.headers must be an object of strings`);
   }
   return { ...(headers as Record<string, string>) };
 }
@@ -89,18 +94,18 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
   constructor(options: CloudEventsDispatcherOptions) {
     const o = (typeof options === 'object' && options !== null ? options : {}) as Partial<CloudEventsDispatcherOptions>;
     const mode = o.mode ?? 'structured';
-    if (!MODES.includes(mode)) throw new TypeError(`${OWNER}: option "mode" must be one of ${MODES.join(', ')}`);
-    const retryBaseMs = integerOption(o.retryBaseMs, OWNER, 'retryBaseMs', 100, 1);
+    if (!MODES.includes(mode)) throw new TypeError(`${OWNER}: options.mode must be one of ${MODES.join(', ')}`);
+    const retryBaseDelayMs = numberOption(o.retryBaseDelayMs, `${OWNER}: options.retryBaseDelayMs`, 100, { integer: true, min: 1 });
     super(OWNER, options, {
-      concurrency: integerOption(o.concurrency, OWNER, 'concurrency', 4, 1),
-      batchSize: mode === 'batch' ? integerOption(o.batchSize, OWNER, 'batchSize', 100, 1) : 1,
-      retryBaseMs,
-      retryMaxMs: integerOption(o.retryMaxMs, OWNER, 'retryMaxMs', Math.max(2000, retryBaseMs), retryBaseMs),
+      concurrency: numberOption(o.concurrency, `${OWNER}: options.concurrency`, 4, { integer: true, min: 1 }),
+      batchSize: mode === 'batch' ? numberOption(o.batchSize, `${OWNER}: options.batchSize`, 100, { integer: true, min: 1 }) : 1,
+      retryBaseDelayMs,
+      maxRetryDelayMs: numberOption(o.maxRetryDelayMs, `${OWNER}: options.maxRetryDelayMs`, Math.max(2000, retryBaseDelayMs), { integer: true, min: retryBaseDelayMs }),
     });
     this.#url = checkUrl(o.url);
     this.#mode = mode;
     this.#headers = checkHeaders(o.headers);
-    this.#timeoutMs = integerOption(o.timeoutMs, OWNER, 'timeoutMs', 5000, 1);
+    this.#timeoutMs = numberOption(o.timeoutMs, `${OWNER}: options.timeoutMs`, 5000, { integer: true, min: 1 });
   }
 
   protected async deliver(batch: CloudEvent[]): Promise<DeliveryVerdict> {
@@ -112,15 +117,10 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
         : this.#mode === 'binary'
           ? [binaryHeaders(first), JSON.stringify(first.data)]
           : [{ 'content-type': STRUCTURED }, JSON.stringify(first)];
-    const response = await fetch(this.#url, {
-      method: 'POST',
-      headers: { ...this.#headers, ...headers },
-      body,
-      redirect: 'error',
-      signal: AbortSignal.timeout(this.#timeoutMs),
-    });
-    await response.body?.cancel();
-    if (response.ok) return 'sent';
-    return response.status === 408 || response.status === 429 || response.status >= 500 ? 'retry' : 'drop';
+    // Sent like every outbound request, through src/http; the queue does the retrying, so one try each.
+    const { status } = await request(this.#url, { method: 'POST', headers: { ...this.#headers, ...headers }, body, timeoutMs: this.#timeoutMs, retry: false, maxResponseBytes: SINK_ANSWER_BYTES });
+    if (status >= 200 && status <= 299) return 'sent';
+    // A redirect is never followed; it is retried, as it was when it failed the request.
+    return status < 400 || status === 408 || status === 429 || status >= 500 ? 'retry' : 'drop';
   }
 }

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
-import { localHandler } from '../events/index.js';
+import { localHandler } from '../events/local-handler.js';
 import type { EventDispatcher } from '../events/types.js';
 import { MOUNT } from '../mount/index.js';
 import type { HTTPMethod, Mountable, MountableComponent, PublicError, Route, RouteReply } from '../mount/index.js';
@@ -28,6 +28,7 @@ import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
 import { createPipeline } from './pipeline.js';
 import type { Endpoint } from './pipeline.js';
 import { TrieRouter } from './router.js';
+import { VERSION } from '../version.js';
 import { InFlight, stopServers } from './shutdown.js';
 
 /** Options of `registerGateway` and `registerService`. */
@@ -103,7 +104,7 @@ export class ServiceAPI {
     this.enableEvents = resolved.enableEvents;
     this.dispatcher = resolved.dispatcher ?? localHandler;
     const view = {
-      info: () => ({ name: resolved.title, version: resolved.version, description: resolved.description, gateways: [...this.#gateways.keys()], services: [...this.#services.keys()] }),
+      info: () => ({ name: resolved.title, version: resolved.version, fhirgate_version: VERSION, description: resolved.description, gateways: [...this.#gateways.keys()], services: [...this.#services.keys()] }),
       serving: () => this.#closed === undefined,
       readiness: () => (this.#closed !== undefined ? 'draining' : this.#ready ? 'ready' : 'starting'),
       status: () => this.#status(),

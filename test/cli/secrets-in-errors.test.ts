@@ -1,5 +1,5 @@
 /**
- * Issue 22.2: a secret reaches no CLI output, by any route (a config file, --source, the export argument,
+ * Issue 22.2, through bin/fhirgate.js: a secret reaches no CLI output, by any route (a config file, --source, the export argument,
  * an argument the parser did not expect), for check, serve and export; and ${VAR} secrets holding &, %,
  * =, # or spaces are sent as written.
  */
@@ -8,7 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli, startCli, tempDir, waitServing } from './run-cli.js';
+import { ROOT, runCli as runSources, startBin, tempDir, waitServing } from './run-cli.js';
+
+/** Every run here is `bin/fhirgate.js`, the command a user types. */
+const runCli: typeof runSources = (t, args, env = {}, cwd = ROOT) => runSources(t, args, env, cwd, { bin: true });
 
 /** Holds every character a query treats specially; `Xq9Hidden` and `TopSecretTail123` must never be printed. */
 const SECRET = 'Xq9Hidden&TopSecretTail123%41=#z +';
@@ -23,7 +26,7 @@ function assertNoSecret(run: { stdout: string; stderr: string }, what: string): 
 }
 
 async function sandbox(t: TestContext): Promise<Sandbox> {
-  const sb = await startSandbox({ clients: [{ clientId: 'app', clientSecret: SECRET }], exportPolls: 1, exportRetryAfter: 0 });
+  const sb = await startSandbox({ clients: [{ clientId: 'app', clientSecret: SECRET }], exportPolls: 1, exportRetryAfterSeconds: 0 });
   t.after(() => sb.close());
   return sb;
 }
@@ -54,7 +57,7 @@ test('${EHR_SECRET} holding & % = # and spaces works as written in a config file
   assert.equal(exported.code, 0, exported.stderr);
   assertNoSecret(exported, 'export <connection-string>');
 
-  const served = startCli(t, ['serve', '--config', 'fhirgate.json', '--port', '0'], env, dir);
+  const served = startBin(t, ['serve', '--config', 'fhirgate.json', '--port', '0'], env, dir);
   const serving = await waitServing(served);
   const res = await fetch(`${serving.gateway}/transform/Patient/a-patient-1?source=ehr`);
   assert.equal(res.status, 200, 'the gateway got a token with the secret as written');
@@ -70,16 +73,17 @@ test('a secret the shell inserted unencoded, whose & splits the query: check, se
   const dir = tempDir(t);
   const cs = withSecret(sb, RAW);
   writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { ehr: cs } }));
-  const runs: Array<[string, string[]]> = [
-    ['check --source', ['check', '--source', `ehr=${cs}`]],
-    ['serve --source', ['serve', '--source', `ehr=${cs}`, '--port', '0']],
-    ['serve --config', ['serve', '--config', 'fhirgate.json', '--port', '0']],
-    ['export <connection-string>', ['export', cs, '--out', join(dir, 'x')]],
-    ['export --config', ['export', '--config', 'fhirgate.json', '--out', join(dir, 'y')]],
+  // On the command line (--source, the argument) a mistake is exit 2; in the config file, exit 1.
+  const runs: Array<[string, string[], number]> = [
+    ['check --source', ['check', '--source', `ehr=${cs}`], 2],
+    ['serve --source', ['serve', '--source', `ehr=${cs}`, '--port', '0'], 2],
+    ['serve --config', ['serve', '--config', 'fhirgate.json', '--port', '0'], 1],
+    ['export <connection-string>', ['export', cs, '--out', join(dir, 'x')], 2],
+    ['export --config', ['export', '--config', 'fhirgate.json', '--out', join(dir, 'y')], 1],
   ];
-  for (const [what, args] of runs) {
+  for (const [what, args, code] of runs) {
     const run = await runCli(t, args, {}, dir);
-    assert.equal(run.code, 1, `${what}: ${run.stderr}`);
+    assert.equal(run.code, code, `${what}: ${run.stderr}`);
     assert.match(run.stderr, /an unknown parameter at position 3 of the query; allowed: client_id, /, what);
     assert.match(run.stderr, /must be percent-encoded/, `${what}: says how to fix it`);
     assertNoSecret(run, what);

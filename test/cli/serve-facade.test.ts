@@ -5,21 +5,15 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startSandbox } from '../../src/sandbox/index.js';
+import { sandbox } from '../support/sandbox.js';
 import { startCli, tempDir, waitServing } from './run-cli.js';
 
-async function sandbox(t: { after(fn: () => Promise<void>): void }, seed: 'a' | 'b') {
-  const s = await startSandbox({ seed });
-  t.after(() => s.close());
-  return s;
-}
-
 test('serve --source ehr=… --source lab=… on loopback: read and search open, writes refused, the federated base, said at start-up', async (t) => {
-  const ehr = await sandbox(t, 'a');
-  const lab = await sandbox(t, 'b');
+  const ehr = await sandbox(t, { seed: 'a' });
+  const lab = await sandbox(t, { seed: 'b' });
   const run = startCli(t, ['serve', '--source', `ehr=${ehr.connectionString()}`, '--source', `lab=${lab.connectionString()}`, '--port', '0']);
-  const serving = (await waitServing(run)) as unknown as { gateway: string; facade: string[] };
-  assert.deepEqual(serving.facade, ['ehr', 'lab', 'all'].map((s) => `${serving.gateway}/${s}`));
+  const serving = (await waitServing(run)) as unknown as { gateway: string; serves: { path: string; component: string }[] };
+  assert.deepEqual(serving.serves.filter((s) => s.component === 'FHIRFacade').map((s) => s.path), ['/fhir/ehr', '/fhir/lab', '/fhir/all']);
   const patient = await fetch(`${serving.gateway}/ehr/Patient/a-patient-1`);
   assert.equal(patient.status, 200);
   assert.equal(((await patient.json()) as { id: string }).id, 'a-patient-1');
@@ -35,7 +29,7 @@ test('serve --source ehr=… --source lab=… on loopback: read and search open,
 });
 
 test('serve --config with callers: a keyed caller may write, an unknown caller gets 401; beyond loopback without callers nothing is served', async (t) => {
-  const ehr = await sandbox(t, 'a');
+  const ehr = await sandbox(t, { seed: 'a' });
   const dir = tempDir(t);
   writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({
     sources: { ehr: ehr.connectionString() },
@@ -61,7 +55,7 @@ test('serve --config with callers: a keyed caller may write, an unknown caller g
 });
 
 test('a source named like a route of the prefix, or like the federated base, is refused at configuration', async (t) => {
-  const ehr = await sandbox(t, 'a');
+  const ehr = await sandbox(t, { seed: 'a' });
   for (const name of ['metadata', 'transform', 'all']) {
     const run = startCli(t, ['serve', '--source', `${name}=${ehr.connectionString()}`, '--port', '0']);
     assert.notEqual(await run.exited, 0);

@@ -90,6 +90,6 @@ test('bad workers, metrics and readinessDrainMs settings exit 1 naming the setti
     assert.match(stderr, message);
   }
   const flag = await runCli(t, ['serve', '--source', 'a=fhir://localhost:1/fhir/', '--workers', '2x']);
-  assert.equal(flag.code, 1);
+  assert.equal(flag.code, 2);
   assert.match(flag.stderr, /fhirgate serve: --workers: must be "auto" or an integer from 1 to 1024/);
 });

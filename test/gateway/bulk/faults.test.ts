@@ -31,7 +31,7 @@ test('a status endpoint that answers 202, 429, then 500, then the manifest: the 
   const { gw, events } = gateway(t);
   gw.addSource('f', srv.connectionString);
   // An hour between polls unless the server's Retry-After is honoured: a miss would hang the test.
-  const items = await collect(gw.bulkExport('f', { pollInterval: 3600 }));
+  const items = await collect(gw.bulkExport('f', { pollIntervalSeconds: 3600 }));
   assert.deepEqual(items.map((i) => [i.kind, i.type, i.resource.id, i.url]), [
     ['output', 'Patient', 'p1', `${srv.url}/files/Patient.ndjson`],
     ['output', 'Patient', 'p2', `${srv.url}/files/Patient.ndjson`],
@@ -58,6 +58,18 @@ test('the kick-off carries the level, _type, _since and every _typeFilter', asyn
   assert.equal(url.searchParams.get('_type'), 'Patient,Observation');
   assert.equal(url.searchParams.get('_since'), '2024-01-01T00:00:00Z');
   assert.deepEqual(url.searchParams.getAll('_typeFilter'), ['Observation?category=laboratory', 'Patient?active=true']);
+});
+
+test('_type takes the R4 names R4B dropped (the sources speak R4); a name of neither is a TypeError before any request', async (t) => {
+  const srv = await bulkServer(t);
+  const { gw } = gateway(t);
+  gw.addSource('f', srv.connectionString);
+  await collect(gw.bulkExport('f', { types: ['EffectEvidenceSynthesis', 'MedicinalProduct', 'Patient'] }));
+  const url = new URL(srv.seen.find((r) => r.url.includes('$export'))?.url ?? '', srv.url);
+  assert.equal(url.searchParams.get('_type'), 'EffectEvidenceSynthesis,MedicinalProduct,Patient');
+  const before = srv.seen.length;
+  assert.throws(() => gw.bulkExport('f', { types: ['Pateint' as never] }), { name: 'TypeError', message: /FHIR R4 or R4B resource type names/ });
+  assert.equal(srv.seen.length, before);
 });
 
 test('a failed job (an error status without a transient issue) is ERR_BULK_FAILED with the outcome; so are too many transient failures', async (t) => {
