@@ -38,6 +38,9 @@ test('an unmodified client creates, reads, vreads, updates, patches, searches an
   const found = (await client.search({ resourceType: 'Patient', searchParams: { name: 'Facade' } })) as Record<string, any>;
   assert.equal(found.entry.length, 1);
   assert.equal(found.entry[0].fullUrl, `${h.prefix}/mp/Patient/${id}`, 'fullUrl at the facade');
+  const posted = await fetch(`${h.prefix}/mp/Patient/_search`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Facade' });
+  assert.equal(posted.status, 200);
+  assert.equal(((await posted.json()) as any).entry[0].resource.id, id, 'POST _search');
   const history = (await client.history({ resourceType: 'Patient', id })) as Record<string, any>;
   assert.equal(history.type, 'history');
   await client.delete({ resourceType: 'Patient', id });

@@ -64,7 +64,8 @@ export async function medplumServer(t: Pick<TestContext, 'after'>): Promise<Medp
     const path = url.pathname.replace(/^\/fhir\/R4\/?/, '');
     if (path === 'metadata') return send(200, { resourceType: 'CapabilityStatement', status: 'active', kind: 'instance', fhirVersion: '4.0.1', format: ['json'], url: `${base}/metadata`, implementation: { description: 'medplum in memory', url: base }, rest: [{ mode: 'server' }] });
     const text = Buffer.concat(chunks).toString('utf8');
-    const body = text === '' ? undefined : (req.headers['content-type'] ?? '').includes('x-www-form-urlencoded') ? text : JSON.parse(text);
+    // As Medplum's own server (express.urlencoded) hands the router a search form: a plain object.
+    const body = text === '' ? undefined : (req.headers['content-type'] ?? '').includes('x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(text)) : JSON.parse(text);
     const fhirUrl = (path === '' ? '' : path) + url.search;
     const method = (req.method ?? 'GET') as 'GET';
     const [outcome, resource] = await router.handleRequest({ method, url: fhirUrl, pathname: '', body, params: {}, query: {}, headers: req.headers }, repo);
