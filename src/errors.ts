@@ -37,6 +37,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_NETWORK: 'a connection was refused, reset or closed before a complete answer',
   ERR_CROSS_ORIGIN: 'a URL points to another origin than the source it came from',
   ERR_CLOSED: 'the object was closed',
+  ERR_STORE_UNAVAILABLE: 'a shared store (e.g. Redis) failed or did not answer within its time-out',
   ERR_CONFLICT: 'an update kept losing to concurrent updates (HTTP 412)',
   ERR_DEADLOCK: 'a synchronous call would block the thread that must answer it',
   ERR_PAGINATION: 'a search result cannot be paged further (repeated or foreign next link)',
@@ -204,6 +205,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> =
   ERR_BULK_FAILED: 502,
   ERR_BULK_FILE: 502,
   ERR_CLOSED: 503,
+  ERR_STORE_UNAVAILABLE: 503,
   ERR_TIMEOUT: 504,
 });
 

@@ -50,6 +50,8 @@ interface SourcePool {
 }
 
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+/** The delivery counts of a dispatcher that become `outcome` labels, when its `status()` has them. */
+const EVENT_OUTCOMES = ['sent', 'published', 'retried', 'dropped'];
 
 /** The `connection_pool.sources` map of a gateway's status document, when it has one. */
 function poolSources(status: Record<string, unknown>): Array<[string, SourcePool]> {
@@ -129,8 +131,8 @@ export class HostMetrics {
       ...(events === undefined
         ? []
         : [
-            family('fhirgate_events_total', 'counter', 'Events handed to the dispatcher, by outcome.',
-              ['sent', 'retried', 'dropped'].map((outcome) => ({ labels: { outcome }, value: num(events[outcome]) }))),
+            family('fhirgate_events_total', 'counter', 'Events by outcome: sent (acknowledged by the sink or stream), published (handed to core NATS, unacknowledged), retried, dropped.',
+              EVENT_OUTCOMES.filter((outcome) => outcome in events).map((outcome) => ({ labels: { outcome }, value: num(events[outcome]) }))),
             family('fhirgate_events_queued', 'gauge', 'Events waiting or being delivered.', [{ labels: {}, value: num(events.queued) }]),
           ]),
     ].join('');
