@@ -94,8 +94,8 @@ function verdictOf(status: number): DeliveryVerdict {
  * `source` from the options, `type` the event name, `time`, `datacontenttype: application/json`, the
  * payload as `data`). Delivery runs in the background from a bounded queue: `emit` never blocks and
  * never fails a request. A 2xx answer is delivered; a network error, a time-out, 408, 429 or 5xx is
- * retried with back-off for as long as the dispatcher is open; any other answer (3xx, 4xx), or a
- * request that cannot be built, drops the event, and the first drop of each reason is logged
+ * retried with back-off for as long as the dispatcher is open; any other answer (3xx, 4xx) drops the
+ * event, and the first drop of each reason is logged
  * (`dropLogger`). `status()` (shown in `/gateway/status`) counts sent, retried, dropped and queued
  * events. Delivery is at least once: a sink that answers too late may get an event twice (same `id`).
  *
@@ -146,15 +146,16 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
         : this.#mode === 'binary'
           ? [binaryHeaders(first), JSON.stringify(first.data)]
           : [{ 'content-type': STRUCTURED }, JSON.stringify(first)];
-    let request: Request;
-    try {
-      // Redirects come back as answers (and drop the event): the sink's URL is the user's to fix.
-      request = new Request(this.#url, { method: 'POST', headers: { ...this.#headers, ...headers }, body, redirect: 'manual' });
-    } catch (error) {
-      // A request that cannot be built now never can: retrying would spin forever.
-      return { drop: `the request to the sink cannot be built (${error instanceof Error ? error.name : 'error'})` };
-    }
-    const response = await fetch(request, { signal: AbortSignal.timeout(this.#timeoutMs) });
+    // The URL and headers were checked when the dispatcher was made, so the request can always be
+    // built: a throw here is the network's (retried). A redirect comes back as an answer and drops
+    // the event: the sink's URL is the user's to fix.
+    const response = await fetch(this.#url, {
+      method: 'POST',
+      headers: { ...this.#headers, ...headers },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(this.#timeoutMs),
+    });
     await response.body?.cancel();
     return verdictOf(response.status);
   }
