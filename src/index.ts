@@ -108,4 +108,3 @@ export {
   type Extension,
   type HumanName,
 } from './fhir/index.js';
-export * from './deprecated-names.js';

@@ -2,16 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
-
-/** The ```ts blocks of the README, in order. */
-function tsBlocks(): string[] {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-}
+import { basename, join } from 'node:path';
+import { ROOT as root, docPages, fencedBlocks } from './support/doc-pages.js';
 
 test('the README shows the two set-up commands', () => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -20,13 +12,31 @@ test('the README shows the two set-up commands', () => {
   assert.match(readme, /Dependencies: 1 \(saxes/);
 });
 
-test('every TypeScript block of the README type-checks against the sources', (t) => {
-  const blocks = tsBlocks();
+test('the README is a landing page and the reference lives in docs/', () => {
+  const pages = docPages();
+  const readme = pages.find((p) => p.path === 'README.md')!;
+  assert.ok(readme.text.split('\n').length <= 250, `README.md has ${readme.text.split('\n').length} lines`);
+  for (const page of pages.filter((p) => p.path !== 'README.md')) {
+    assert.ok(readme.text.includes(`](${page.path}`), `README.md links to ${page.path}`);
+  }
+});
+
+test('no command line in the README or docs/ carries a client secret (ps shows it to every user)', () => {
+  for (const { path, text } of docPages()) {
+    for (const block of fencedBlocks(text, 'sh')) {
+      assert.doesNotMatch(block, /client_secret=/, `${path}: a shell command with client_secret=`);
+    }
+  }
+});
+
+test('every TypeScript block of the README and of docs/*.md type-checks against the sources', (t) => {
+  const blocks = docPages().flatMap(({ path, text }) =>
+    fencedBlocks(text, 'ts').map((code, i) => ({ file: `${basename(path, '.md')}-block-${i + 1}.ts`, code })));
   assert.ok(blocks.length >= 8, `found ${blocks.length} blocks`);
   // Inside the repository so that node_modules/@types resolve; removed afterwards.
   const dir = mkdtempSync(join(root, '.readme-check-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  blocks.forEach((code, i) => writeFileSync(join(dir, `block-${i + 1}.ts`), `${code}\nexport {};\n`));
+  for (const { file, code } of blocks) writeFileSync(join(dir, file), `${code}\nexport {};\n`);
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
     extends: '../tsconfig.json',
     compilerOptions: {
@@ -39,10 +49,10 @@ test('every TypeScript block of the README type-checks against the sources', (t)
   }));
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
-  assert.equal(result.status, 0, `README blocks do not type-check:\n${result.stdout}${result.stderr}`);
+  assert.equal(result.status, 0, `documentation blocks do not type-check (file names say page and block):\n${result.stdout}${result.stderr}`);
 });
 
-test('a README block that misuses the API fails the check (the check can fail)', (t) => {
+test('a documentation block that misuses the API fails the check (the check can fail)', (t) => {
   const dir = mkdtempSync(join(root, '.readme-check-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'bad.ts'), "import { AsyncFHIRGateway } from 'fhirgate';\nconst gw = new AsyncFHIRGateway();\nconst n: number = await gw.read('Patient', '1');\nexport {};\n");

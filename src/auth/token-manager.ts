@@ -203,7 +203,8 @@ export class TokenManager {
     const { baseUrl, allowHttp } = this.#discovery!;
     const found = await discoverSmart(baseUrl, this.#send, { timeoutMs: this.#timeoutMs });
     const method = this.#auth.kind === 'jwt_assertion' ? 'private_key_jwt' : this.#auth.method;
-    return checkDiscovered(found, { method, allowHttp, keys: this.#keys });
+    const secretOrigins = [new URL(baseUrl).origin, ...(this.#auth.tokenOrigin === undefined ? [] : [this.#auth.tokenOrigin])];
+    return checkDiscovered(found, { method, allowHttp, keys: this.#keys, secretOrigins });
   }
 
   #credentials(endpoint: TokenEndpoint): Credentials {

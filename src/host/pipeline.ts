@@ -190,7 +190,7 @@ function dispatch(x: Exchange, publicPaths: ReadonlySet<string>, rawQuery: strin
   if (match.kind === 'not-found') throw new FhirgateError('ERR_NOT_FOUND', `no route for ${method} ${rawPath}`, { status: 404 });
   if (match.kind === 'method-not-allowed') {
     base['allow'] = match.allow.join(', ');
-    throw new FhirgateError('ERR_NOT_FOUND', `${method} is not allowed here; allowed: ${match.allow.join(', ')}`, { status: 405 });
+    throw new FhirgateError('ERR_METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${match.allow.join(', ')}`, { status: 405 });
   }
   x.route = match.pattern;
   const endpoint = (x.endpoint = match.handler);

@@ -30,7 +30,7 @@ test('no command prints the help on stderr with exit 2; an unknown command or op
   assert.match(none.stderr, /Usage: fhirgate <command>/);
   const unknown = await runCli(t, ['srve']);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /unknown command "srve"; commands: serve, check/);
+  assert.match(unknown.stderr, /unknown command "srve" \(did you mean serve\?\); commands: serve, check/);
   const option = await runCli(t, ['serve', '--prot', '8000']);
   assert.equal(option.code, 2);
   assert.match(option.stderr, /fhirgate serve: .*--prot.*\nSee fhirgate serve --help/);

@@ -26,9 +26,14 @@ export interface CliRun {
 
 /** Starts the CLI with `args`; `env` is laid over a copy of this process's environment without PORT and API keys. */
 export function startCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
+  return startNode(t, ['--import', TSX, ENTRY, ...args], env, cwd);
+}
+
+/** Starts `node` with `argv` (a script and its arguments), in the environment `startCli` gives the CLI. */
+export function startNode(t: TestContext, argv: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const name of ['PORT', 'FHIRGATE_API_KEYS', 'LOG_LEVEL']) if (!(name in env)) delete childEnv[name];
-  const child = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd, env: childEnv });
+  const child = spawn(process.execPath, argv, { cwd, env: childEnv });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => void (out += c));

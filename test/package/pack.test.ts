@@ -16,7 +16,7 @@ interface PackedFile {
 /** A fresh build of the package in a temporary copy (the repository's own dist/ is left alone), then its `npm pack --dry-run --json` file list. */
 function packFreshCopy(): { dir: string; files: string[]; pkg: { bin: Record<string, string> } } {
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-pack-test-'));
-  for (const name of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bin']) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
+  for (const name of ['package.json', 'README.md', 'docs', 'LICENSE', 'CHANGELOG.md', 'bin']) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
   const build = spawnSync(process.execPath, [TSC, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], { encoding: 'utf8' });
   assert.equal(build.status, 0, build.stdout + build.stderr);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -32,11 +32,11 @@ before(() => {
 });
 after(() => rmSync(packed.dir, { recursive: true, force: true }));
 
-test('the packed tarball: every source map resolves (sources inline, equal to src/), the bin and the changelog are in, no TypeScript sources', () => {
+test('the packed tarball: every source map resolves (sources inline, equal to src/), the bin, the changelog and the docs pages are in, no TypeScript sources', () => {
   const { dir, files, pkg } = packed;
   const bin = pkg.bin.fhirgate?.replace(/^\.\//, '');
   assert.equal(bin, 'bin/fhirgate.js');
-  for (const name of [bin, 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'dist/index.js', 'dist/cli/index.js', 'dist/cli/index.d.ts']) {
+  for (const name of [bin, 'README.md', 'docs/gateway.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'dist/index.js', 'dist/cli/index.js', 'dist/cli/index.d.ts']) {
     assert.ok(files.includes(name), `${name} is packed`);
   }
   assert.deepEqual(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), [], 'no .ts sources are shipped');

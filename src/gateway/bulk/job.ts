@@ -7,7 +7,7 @@ import { FhirgateError } from '../../errors.js';
 import type { HTTPResponse } from '../../http/request-options.js';
 import { parseRetryAfter } from '../../http/retry-after.js';
 import { abortError, pause } from '../../http/signals.js';
-import type { Source } from '../source-registry.js';
+import type { Source } from '../core/source-registry.js';
 import type { BulkSettings } from './options.js';
 import type { BulkHost } from './types.js';
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { EventDispatcher } from '../../events/types.js';
-import { checkGatewayOptions, type GatewayRetryOptions } from '../options.js';
+import { checkGatewayOptions, type GatewayRetryOptions } from '../core/options.js';
 import { numberOption } from '../../lib/options.js';
 
 /**
