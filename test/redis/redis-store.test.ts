@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from 'redis';
 import { CDSHooksService } from '../../src/cds/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { redisStore } from '../../src/redis/index.js';
@@ -56,6 +57,8 @@ test('redisStore: bad arguments are TypeError / RangeError naming what is wrong'
   assert.throws(() => redisStore(fake, { keyPrefix: 1 as never }), { name: 'TypeError', message: /keyPrefix/ });
   await assert.rejects(redisStore(fake).set('k', 'v', 0), { name: 'RangeError', message: /ttlMs/ });
   await assert.rejects(redisStore(fake).setIfAbsent('k', 'v', 1.5), { name: 'RangeError', message: /ttlMs/ });
+  // A real node-redis client, as the old README made it: no 'error' listener, so an outage would end the process.
+  assert.throws(() => redisStore(createClient({ url: 'redis://127.0.0.1:1' })), { name: 'TypeError', message: /'error' listener/ });
   const listening = { sendCommand: async () => 'OK', listenerCount: () => 1 };
   assert.throws(() => redisStore({ ...listening, listenerCount: () => 0 }), { name: 'TypeError', message: /'error' listener/ });
   assert.throws(() => redisStore(listening, { commandTimeoutMs: 0 }), { name: 'RangeError', message: /"commandTimeoutMs"/ });
