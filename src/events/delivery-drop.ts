@@ -13,7 +13,7 @@
  * ```
  */
 export interface DeliveryDrop {
-  /** The dispatcher's class name. */
+  /** The dispatcher, named as in its option errors (`CloudEventsDispatcher`, `natsDispatcher`). */
   readonly dispatcher: string;
   /** Why, in words that hold no event data and no secret (`the sink answered 401`, `the queue is full (maxQueue 10000)`). */
   readonly reason: string;
