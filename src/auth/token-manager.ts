@@ -102,7 +102,7 @@ export class TokenManager {
     this.#now = options.now ?? Date.now;
     this.#discovery = options.discovery;
     if (auth.tokenUrl !== undefined) this.#endpoint = { url: auth.tokenUrl, signingAlgs: undefined };
-    else if (this.#discovery === undefined) throw new TypeError('TokenManager: option "discovery" is needed when the connection string has no token_url');
+    else if (this.#discovery === undefined) throw new TypeError('TokenManager: options.discovery is needed when the connection string has no token_url');
     // Replicas share a token when they use the same credentials against the same server.
     const { clientId, tokenUrl, scope, audience } = auth;
     const where = tokenUrl ?? this.#discovery!.baseUrl;

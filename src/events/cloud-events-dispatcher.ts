@@ -5,7 +5,8 @@
  */
 import { binaryHeaders, type CloudEvent } from './cloud-event.js';
 import type { DeliveryCounts, DeliveryVerdict } from './delivery-queue.js';
-import { integerOption, QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
+import { numberOption } from '../lib/options.js';
+import { QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
 
 /**
  * The content mode: one JSON event per request, one event with `ce-` headers, or a JSON array of events.
@@ -58,12 +59,12 @@ function invalidValue(message: string): TypeError {
 }
 
 function checkUrl(url: unknown): string {
-  if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`${OWNER}: option "url" must be an absolute http(s) URL`);
+  if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`${OWNER}: options.url must be an absolute http(s) URL`);
   const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${OWNER}: option "url" must be an absolute http(s) URL`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${OWNER}: options.url must be an absolute http(s) URL`);
   // fetch refuses such a URL on every request: nothing would ever be delivered. The message never repeats the URL.
   if (parsed.username !== '' || parsed.password !== '') {
-    throw invalidValue('option "url" must not hold credentials (user:password@); send them in option "headers", e.g. { authorization: \'Basic …\' }');
+    throw invalidValue('options.url must not hold credentials (user:password@); send them in options.headers, e.g. { authorization: \'Basic …\' }');
   }
   return parsed.href;
 }
@@ -71,13 +72,13 @@ function checkUrl(url: unknown): string {
 function checkHeaders(headers: unknown): Record<string, string> {
   if (headers === undefined) return {};
   if (typeof headers !== 'object' || headers === null || Object.values(headers).some((v) => typeof v !== 'string')) {
-    throw new TypeError(`${OWNER}: option "headers" must be an object of strings`);
+    throw new TypeError(`${OWNER}: options.headers must be an object of strings`);
   }
   try {
     new Headers(headers as Record<string, string>);
   } catch {
     // Names and values are not repeated: a value may be a credential.
-    throw invalidValue('option "headers" holds a header name or value HTTP does not allow (a control character, a line break, a non-token name)');
+    throw invalidValue('options.headers holds a header name or value HTTP does not allow (a control character, a line break, a non-token name)');
   }
   return { ...(headers as Record<string, string>) };
 }
@@ -118,18 +119,18 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
   constructor(options: CloudEventsDispatcherOptions) {
     const o = (typeof options === 'object' && options !== null ? options : {}) as Partial<CloudEventsDispatcherOptions>;
     const mode = o.mode ?? 'structured';
-    if (!MODES.includes(mode)) throw new TypeError(`${OWNER}: option "mode" must be one of ${MODES.join(', ')}`);
-    const retryBaseMs = integerOption(o.retryBaseMs, OWNER, 'retryBaseMs', 100, 1);
+    if (!MODES.includes(mode)) throw new TypeError(`${OWNER}: options.mode must be one of ${MODES.join(', ')}`);
+    const retryBaseMs = numberOption(o.retryBaseMs, `${OWNER}: options.retryBaseMs`, 100, { integer: true, min: 1 });
     super(OWNER, options, {
-      concurrency: integerOption(o.concurrency, OWNER, 'concurrency', 4, 1),
-      batchSize: mode === 'batch' ? integerOption(o.batchSize, OWNER, 'batchSize', 100, 1) : 1,
+      concurrency: numberOption(o.concurrency, `${OWNER}: options.concurrency`, 4, { integer: true, min: 1 }),
+      batchSize: mode === 'batch' ? numberOption(o.batchSize, `${OWNER}: options.batchSize`, 100, { integer: true, min: 1 }) : 1,
       retryBaseMs,
-      retryMaxMs: integerOption(o.retryMaxMs, OWNER, 'retryMaxMs', Math.max(2000, retryBaseMs), retryBaseMs),
+      retryMaxMs: numberOption(o.retryMaxMs, `${OWNER}: options.retryMaxMs`, Math.max(2000, retryBaseMs), { integer: true, min: retryBaseMs }),
     });
     this.#url = checkUrl(o.url);
     this.#mode = mode;
     this.#headers = checkHeaders(o.headers);
-    this.#timeoutMs = integerOption(o.timeoutMs, OWNER, 'timeoutMs', 5000, 1);
+    this.#timeoutMs = numberOption(o.timeoutMs, `${OWNER}: options.timeoutMs`, 5000, { integer: true, min: 1 });
   }
 
   /** `{ sent, retried, dropped, queued }`: `sent` counts events the sink answered with a 2xx. */

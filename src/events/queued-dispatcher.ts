@@ -50,18 +50,6 @@ export interface QueueShape {
 }
 
 /**
- * Validates an integer option: `TypeError` when it is not a number, `RangeError` below `min`.
- *
- * @example
- * ```ts
- * const maxQueue = integerOption(options.maxQueue, 'CloudEventsDispatcher', 'maxQueue', 10_000, 1);
- * ```
- */
-export function integerOption(value: unknown, owner: string, name: string, fallback: number, min: number): number {
-  return numberOption(value, `${owner}: option "${name}"`, fallback, { integer: true, min });
-}
-
-/**
  * The base of `CloudEventsDispatcher` and the NATS dispatcher: `emit` wraps the event as a CloudEvent
  * and queues it (never blocking, never throwing), and also calls the handlers registered here, so that
  * local audit handlers keep working next to the bus. Subclasses implement `deliver`.
@@ -81,12 +69,12 @@ export abstract class QueuedDispatcher implements EventDispatcher {
 
   protected constructor(owner: string, options: QueuedDispatcherOptions, shape: QueueShape) {
     if (typeof options !== 'object' || options === null) throw new TypeError(`${owner}: options must be an object`);
-    if (typeof options.source !== 'string' || options.source === '') throw new TypeError(`${owner}: option "source" must be a non-empty string (a URI-reference)`);
+    if (typeof options.source !== 'string' || options.source === '') throw new TypeError(`${owner}: options.source must be a non-empty string (a URI-reference)`);
     this.#source = options.source;
-    const maxQueue = integerOption(options.maxQueue, owner, 'maxQueue', 10_000, 1);
-    this.#drainTimeoutMs = integerOption(options.drainTimeoutMs, owner, 'drainTimeoutMs', 5000, 0);
+    const maxQueue = numberOption(options.maxQueue, `${owner}: options.maxQueue`, 10_000, { integer: true, min: 1 });
+    this.#drainTimeoutMs = numberOption(options.drainTimeoutMs, `${owner}: options.drainTimeoutMs`, 5000, { integer: true, min: 0 });
     const { dropLogger = logDropToStderr } = options;
-    if (typeof dropLogger !== 'function') throw new TypeError(`${owner}: option "dropLogger" must be a function`);
+    if (typeof dropLogger !== 'function') throw new TypeError(`${owner}: options.dropLogger must be a function`);
     this.#queue = new DeliveryQueue<CloudEvent>({ maxQueue, ...shape }, (batch) => this.deliver(batch), oncePerReason(owner, dropLogger));
   }
 

@@ -6,6 +6,7 @@
 import { ERROR_CODES, FhirgateError, isFhirgateError } from '../errors.js';
 import { isResourceType, operationOutcome, type Bundle, type BundleEntry, type Coding, type Resource, type ResourceType } from '../fhir/index.js';
 import type { IssueType } from '../fhir/operation-outcome.js';
+import { signalOption } from '../lib/options.js';
 import type { SearchParams } from './core/search-params.js';
 import { searchSource, type SearchingGateway, type SourceSearch } from './search-source.js';
 
@@ -151,8 +152,6 @@ function checkOptions(options: AggregateSourcesOptions): Checked {
   if (!(timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
     throw new RangeError(`aggregateSources: options.timeoutSeconds must be > 0 and <= ${MAX_TIMEOUT_SECONDS} seconds, got ${timeoutSeconds}`);
   }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TypeError('aggregateSources: options.signal must be an AbortSignal');
-  }
+  signalOption(signal, 'aggregateSources: options.signal');
   return Object.freeze({ type: resourceType, params: { ...params }, sources: [...new Set(sources)], timeoutSeconds, signal });
 }

@@ -13,6 +13,9 @@ import { booleanOption, numberOption, stringOption } from '../lib/options.js';
 import { checkPublicUrl } from '../lib/public-url.js';
 import { checkAllowedHosts } from './public-origin.js';
 
+/** The contract's logger, the type of the `logger` option (`serveCluster` takes the same). */
+export type { Logger };
+
 /** Options of `createServiceAPI`. */
 export interface ServiceAPIOptions {
   /** The API's name in `GET /`, `/openapi.json` and `/docs`. Default `'fhirgate'`. */
@@ -176,7 +179,7 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     requestTimeoutMs,
     trustProxy: booleanOption(options.trustProxy, 'options.trustProxy', DEFAULTS.trustProxy),
     allowedHosts: checkAllowedHosts(options.allowedHosts),
-    publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
+    publicUrl: checkPublicUrl(options.publicUrl, 'options.publicUrl'),
     jwksMaxAgeSeconds: numberOption(options.jwksMaxAgeSeconds, 'options.jwksMaxAgeSeconds', DEFAULTS.jwksMaxAgeSeconds, { integer: true, min: 0 }),
     readinessDrainMs: numberOption(options.readinessDrainMs, 'options.readinessDrainMs', DEFAULTS.readinessDrainMs, { integer: true, min: 0 }),
     metrics: booleanOption(options.metrics, 'options.metrics', DEFAULTS.metrics),

@@ -85,7 +85,8 @@ export class AgentPool {
   }
 
   /**
-   * Sends a request through the pool; same contract as `request()` (the agent is the pool's), retries
+   * Checks `options` (`checkRequestOptions()`: `TypeError`/`RangeError` naming the option), then sends the
+   * request through the pool; same contract as `request()` (the agent is the pool's), retries
    * included. The time-out covers the waits for a socket and between retries too. A request that
    * fails on a stale idle socket is sent once more after the origin's idle sockets are closed.
    *
@@ -96,7 +97,7 @@ export class AgentPool {
    */
   request(url: string | URL, options: Omit<HTTPRequestOptions, 'agent'> = {}): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    return this.send(toHTTPUrl(url), checkRequestOptions(options));
+    return this.sendChecked(toHTTPUrl(url), checkRequestOptions(options));
   }
 
   /**
@@ -107,10 +108,10 @@ export class AgentPool {
    * @example
    * ```ts
    * const checked = checkRequestOptions({ headers: { accept: 'application/fhir+json' } });
-   * const res = await pool.send(new URL('https://fhir.example.org/r4/Patient/1'), checked);
+   * const res = await pool.sendChecked(new URL('https://fhir.example.org/r4/Patient/1'), checked);
    * ```
    */
-  send(target: HTTPTarget, options: CheckedRequestOptions): Promise<HTTPResponse> {
+  sendChecked(target: HTTPTarget, options: CheckedRequestOptions): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const origin = this.#origin(target);
     const deadline = new Deadline(options.signal, options.timeoutMs);

@@ -105,3 +105,16 @@ export function stringOption(value: unknown, name: string, fallback: string, non
 export function checkObject(value: unknown, name: string): asserts value is object {
   if (typeof value !== 'object' || value === null) throw new TypeError(`${name} must be an object`);
 }
+
+/**
+ * Checks a signal option: `undefined` stays `undefined`, else a `TypeError` unless it is an `AbortSignal`.
+ *
+ * @example
+ * ```ts
+ * const signal = signalOption(options.signal, 'options.signal');
+ * ```
+ */
+export function signalOption(value: unknown, name: string): AbortSignal | undefined {
+  if (value !== undefined && !(value instanceof AbortSignal)) throw new TypeError(`${name} must be an AbortSignal`);
+  return value;
+}

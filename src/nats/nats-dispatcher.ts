@@ -5,7 +5,8 @@
  */
 import type { CloudEvent } from '../events/cloud-event.js';
 import type { DeliveryCounts, DeliveryVerdict } from '../events/delivery-queue.js';
-import { integerOption, QueuedDispatcher, type QueuedDispatcherOptions } from '../events/queued-dispatcher.js';
+import { QueuedDispatcher, type QueuedDispatcherOptions } from '../events/queued-dispatcher.js';
+import { numberOption } from '../lib/options.js';
 
 /**
  * The part of a JetStream client (`nc.jetstream()` in `nats` v2) fhirgate uses: `publish` with a
@@ -122,25 +123,25 @@ class NatsDispatcher extends QueuedDispatcher {
   constructor(nc: NatsPublisher, options: NatsDispatcherOptions) {
     const o = (typeof options === 'object' && options !== null ? options : {}) as Partial<NatsDispatcherOptions>;
     const mode = o.mode ?? 'core';
-    if (!MODES.includes(mode)) throw new TypeError(`${OWNER}: option "mode" must be one of ${MODES.join(', ')}`);
+    if (!MODES.includes(mode)) throw new TypeError(`${OWNER}: options.mode must be one of ${MODES.join(', ')}`);
     if (mode === 'jetstream' && typeof nc.jetstream !== 'function') throw new TypeError(`${OWNER}: mode "jetstream" needs a connection with jetstream()`);
-    const retryBaseMs = integerOption(o.retryBaseMs, OWNER, 'retryBaseMs', 100, 1);
+    const retryBaseMs = numberOption(o.retryBaseMs, `${OWNER}: options.retryBaseMs`, 100, { integer: true, min: 1 });
     super(
       OWNER,
       options,
       mode === 'core'
-        ? { concurrency: 1, batchSize: integerOption(o.batchSize, OWNER, 'batchSize', 256, 1), retryBaseMs: 100, retryMaxMs: 2000 }
+        ? { concurrency: 1, batchSize: numberOption(o.batchSize, `${OWNER}: options.batchSize`, 256, { integer: true, min: 1 }), retryBaseMs: 100, retryMaxMs: 2000 }
         : {
-            concurrency: integerOption(o.concurrency, OWNER, 'concurrency', 64, 1),
+            concurrency: numberOption(o.concurrency, `${OWNER}: options.concurrency`, 64, { integer: true, min: 1 }),
             batchSize: 1,
             retryBaseMs,
-            retryMaxMs: integerOption(o.retryMaxMs, OWNER, 'retryMaxMs', Math.max(2000, retryBaseMs), retryBaseMs),
-            retryForMs: integerOption(o.retryForMs, OWNER, 'retryForMs', 60_000, 0),
+            retryMaxMs: numberOption(o.retryMaxMs, `${OWNER}: options.retryMaxMs`, Math.max(2000, retryBaseMs), { integer: true, min: retryBaseMs }),
+            retryForMs: numberOption(o.retryForMs, `${OWNER}: options.retryForMs`, 60_000, { integer: true, min: 0 }),
           },
     );
     this.#nc = nc;
     this.#js = mode === 'jetstream' ? nc.jetstream!() : undefined;
-    this.#ackTimeoutMs = integerOption(o.ackTimeoutMs, OWNER, 'ackTimeoutMs', 5000, 1);
+    this.#ackTimeoutMs = numberOption(o.ackTimeoutMs, `${OWNER}: options.ackTimeoutMs`, 5000, { integer: true, min: 1 });
   }
 
   protected override refuses(eventName: string): string | undefined {

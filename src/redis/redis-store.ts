@@ -84,8 +84,8 @@ export function redisStore(client: RedisCommandClient, options: RedisStoreOption
   }
   if (typeof options !== 'object' || options === null) throw new TypeError('redisStore: options must be an object');
   const { keyPrefix = '' } = options;
-  if (typeof keyPrefix !== 'string') throw new TypeError('redisStore: option "keyPrefix" must be a string');
-  const timeoutMs = numberOption(options.commandTimeoutMs, `${OWNER}: option "commandTimeoutMs"`, 500, { integer: true, min: 1, unit: 'milliseconds' });
+  if (typeof keyPrefix !== 'string') throw new TypeError('redisStore: options.keyPrefix must be a string');
+  const timeoutMs = numberOption(options.commandTimeoutMs, `${OWNER}: options.commandTimeoutMs`, 500, { integer: true, min: 1, unit: 'milliseconds' });
 
   const send = (args: string[]): Promise<unknown> =>
     new Promise((resolve, reject) => {

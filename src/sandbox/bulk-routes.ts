@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { isFHIRId } from '../fhir/index.js';
 import { exportJobs, startJob, type ExportJob, type ExportLevel } from './bulk-jobs.js';
-import type { Route, SandboxContext } from './context.js';
+import type { SandboxRoute, SandboxContext } from './context.js';
 import { sendJSON, sendOutcome } from './reply.js';
 
 const STATUS = '$export-status';
@@ -26,9 +26,9 @@ const FILE = '$export-file';
  * bulkRoute('GET', ['Patient', '$export'])?.run(ctx, req, res, query);
  * ```
  */
-export function bulkRoute(method: string, rest: readonly string[]): Route | undefined {
+export function bulkRoute(method: string, rest: readonly string[]): SandboxRoute | undefined {
   const [first = '', second, third] = rest;
-  const kickoff = (level: ExportLevel): Route => (method === 'GET' ? { kind: 'other', public: false, run: (ctx, req, res, q) => kickOff(ctx, req, res, q, level) } : notAllowed('GET, HEAD'));
+  const kickoff = (level: ExportLevel): SandboxRoute => (method === 'GET' ? { kind: 'other', public: false, run: (ctx, req, res, q) => kickOff(ctx, req, res, q, level) } : notAllowed('GET, HEAD'));
   if (rest.length === 1 && first === '$export') return kickoff({ kind: 'system' });
   if (rest.length === 2 && first === 'Patient' && second === '$export') return kickoff({ kind: 'patient' });
   if (rest.length === 3 && first === 'Group' && third === '$export' && second !== undefined && isFHIRId(second)) return kickoff({ kind: 'group', id: second });
@@ -43,7 +43,7 @@ export function bulkRoute(method: string, rest: readonly string[]): Route | unde
   return undefined;
 }
 
-function notAllowed(allow: string): Route {
+function notAllowed(allow: string): SandboxRoute {
   return { kind: 'other', public: true, run: (_ctx, _req, res) => sendOutcome(res, 405, 'not-supported', 'method not allowed here', { allow }) };
 }
 

@@ -92,6 +92,6 @@ export function resolveOptions(options: NoteReaderServiceOptions = {}): Resolved
     maxElements: numberOption(options.maxElements, 'options.maxElements', DEFAULTS.maxElements, { integer: true, min: 1 }),
     understoodHeaders: headerNames(options.understoodHeaders),
     dispatcher,
-    publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
+    publicUrl: checkPublicUrl(options.publicUrl, 'options.publicUrl'),
   });
 }

@@ -5,7 +5,6 @@
  * @module
  */
 import { SaxesParser } from 'saxes';
-import type { SaxesTagNS, XMLDecl } from 'saxes';
 import { FhirgateError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import { clip } from './fault.js';
@@ -14,8 +13,39 @@ import { advance, plainEnd, stopBeforePlain } from './plain-text.js';
 /** The shortest plain text worth stopping the parser for, in characters. */
 const MIN_PLAIN = 512;
 
-/** An element as the parser reports it: namespaces resolved. */
-export type XMLTag = SaxesTagNS;
+/** An attribute as the parser reports it: its namespace resolved. */
+export interface XMLAttribute {
+  /** The qualified name (`prefix:local`, or `local`). */
+  readonly name: string;
+  readonly prefix: string;
+  readonly local: string;
+  /** The namespace URI, `''` for none. */
+  readonly uri: string;
+  readonly value: string;
+}
+
+/**
+ * An element as the parser reports it: namespaces resolved. fhirgate's own shape (saxes's tags fit it),
+ * so that no public declaration file names a type of saxes.
+ */
+export interface XMLTag {
+  /** The qualified name (`prefix:local`, or `local`). */
+  readonly name: string;
+  readonly prefix: string;
+  readonly local: string;
+  /** The namespace URI, `''` for none. */
+  readonly uri: string;
+  /** The attributes by qualified name. */
+  readonly attributes: Readonly<Record<string, XMLAttribute>>;
+  readonly isSelfClosing: boolean;
+}
+
+/** The XML declaration (`<?xml version="1.0" encoding="UTF-8"?>`) as written. */
+export interface XMLDeclaration {
+  readonly version?: string | undefined;
+  readonly encoding?: string | undefined;
+  readonly standalone?: string | undefined;
+}
 
 /** Limits that protect a parser from hostile input. */
 export interface XMLLimits {
@@ -34,7 +64,7 @@ export interface XMLEvents {
   /** Character data (text or CDATA), entities already resolved. May come in several pieces. */
   text?(text: string): void;
   /** The XML declaration, when there is one. */
-  decl?(decl: XMLDecl): void;
+  decl?(decl: XMLDeclaration): void;
 }
 
 /** A parser fed piece by piece: `write` each piece, then `close` once. Both throw on bad input. */

@@ -200,7 +200,7 @@ test('an unreachable server: ERR_DISCOVERY naming the URL and the transport erro
   assert.match(err.message, /reading http:\/\/127\.0\.0\.1:\d+\/r4\/\.well-known\/smart-configuration failed: ERR_NETWORK/);
   assert.ok(!err.message.includes(SECRET));
   const auth = parseConnectionString(cs).auth as ClientSecretAuth;
-  assert.throws(() => new TokenManager(auth, { send: (url, o) => request(url, o), timeoutMs: 1000 }), /TypeError: TokenManager: option "discovery" is needed/);
+  assert.throws(() => new TokenManager(auth, { send: (url, o) => request(url, o), timeoutMs: 1000 }), /TypeError: TokenManager: options\.discovery is needed/);
 });
 
 test('rotateKey refuses a next key that signs no algorithm the discovered endpoint accepts, and changes nothing', async (t) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 22.2: a secret reaches no CLI output, by any route (a config file, --source, the export argument,
+ * Issue 22.2, through bin/fhirgate.js: a secret reaches no CLI output, by any route (a config file, --source, the export argument,
  * an argument the parser did not expect), for check, serve and export; and ${VAR} secrets holding &, %,
  * =, # or spaces are sent as written.
  */
@@ -8,7 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli, startCli, tempDir, waitServing } from './run-cli.js';
+import { ROOT, runCli as runSources, startBin, tempDir, waitServing } from './run-cli.js';
+
+/** Every run here is `bin/fhirgate.js`, the command a user types. */
+const runCli: typeof runSources = (t, args, env = {}, cwd = ROOT) => runSources(t, args, env, cwd, { bin: true });
 
 /** Holds every character a query treats specially; `Xq9Hidden` and `TopSecretTail123` must never be printed. */
 const SECRET = 'Xq9Hidden&TopSecretTail123%41=#z +';
@@ -54,7 +57,7 @@ test('${EHR_SECRET} holding & % = # and spaces works as written in a config file
   assert.equal(exported.code, 0, exported.stderr);
   assertNoSecret(exported, 'export <connection-string>');
 
-  const served = startCli(t, ['serve', '--config', 'fhirgate.json', '--port', '0'], env, dir);
+  const served = startBin(t, ['serve', '--config', 'fhirgate.json', '--port', '0'], env, dir);
   const serving = await waitServing(served);
   const res = await fetch(`${serving.gateway}/transform/Patient/a-patient-1?source=ehr`);
   assert.equal(res.status, 200, 'the gateway got a token with the secret as written');

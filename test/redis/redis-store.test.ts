@@ -61,12 +61,12 @@ test('redisStore: bad arguments are TypeError / RangeError naming what is wrong'
   assert.throws(() => redisStore(createClient({ url: 'redis://127.0.0.1:1' })), { name: 'TypeError', message: /'error' listener/ });
   const listening = { sendCommand: async () => 'OK', listenerCount: () => 1 };
   assert.throws(() => redisStore({ ...listening, listenerCount: () => 0 }), { name: 'TypeError', message: /'error' listener/ });
-  assert.throws(() => redisStore(listening, { commandTimeoutMs: 0 }), { name: 'RangeError', message: /"commandTimeoutMs"/ });
-  assert.throws(() => redisStore(listening, { commandTimeoutMs: '5' as never }), { name: 'TypeError', message: /"commandTimeoutMs"/ });
-  assert.throws(() => new AsyncFHIRGateway({ tokenStore: {} as never }), { name: 'TypeError', message: /"tokenStore"/ });
+  assert.throws(() => redisStore(listening, { commandTimeoutMs: 0 }), { name: 'RangeError', message: /options\.commandTimeoutMs / });
+  assert.throws(() => redisStore(listening, { commandTimeoutMs: '5' as never }), { name: 'TypeError', message: /options\.commandTimeoutMs / });
+  assert.throws(() => new AsyncFHIRGateway({ tokenStore: {} as never }), { name: 'TypeError', message: /options\.tokenStore/ });
   assert.throws(() => new CDSHooksService({ auth: { issuers: [{ issuer: 'x', jwksUrls: ['https://x.example/jwks'] }], replayStore: { get() {} } as never } }), {
     name: 'TypeError',
-    message: /"auth.replayStore"/,
+    message: /options\.auth\.replayStore/,
   });
   void t;
 });

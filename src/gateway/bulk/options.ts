@@ -4,7 +4,7 @@
  */
 import { isResourceType } from '../../fhir/index.js';
 import type { ResourceType } from '../../fhir/index.js';
-import { numberOption } from '../../lib/options.js';
+import { numberOption, signalOption } from '../../lib/options.js';
 
 /**
  * Where a Bulk Data export starts: `'system'` (`[base]/$export`), `'patient'`
@@ -116,7 +116,7 @@ export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings 
   }
   if (!Array.isArray(fileOrigins) || !fileOrigins.every(isOrigin)) throw new TypeError('options.fileOrigins must be an array of origins such as "https://files.example.org"');
   if (typeof deleteJob !== 'boolean') throw new TypeError('options.deleteJob must be a boolean');
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
+  signalOption(signal, 'options.signal');
   return Object.freeze({
     level: typeof level === 'string' ? level : Object.freeze({ group: level.group }),
     types: Object.freeze([...new Set(types)]),

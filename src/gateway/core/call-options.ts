@@ -2,7 +2,7 @@
  * The options of one gateway call, and {@link callScope}, their one check.
  * @module
  */
-import { booleanOption, checkObject } from '../../lib/options.js';
+import { booleanOption, checkObject, signalOption } from '../../lib/options.js';
 import type { SearchParams } from './search-params.js';
 
 /**
@@ -63,6 +63,5 @@ export interface CallScope {
  */
 export function callScope(options: CallOptions | undefined): CallScope {
   if (options !== undefined) checkObject(options, 'options');
-  if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
-  return { signal: options?.signal, retry: booleanOption(options?.retry, 'options.retry', true) };
+  return { signal: signalOption(options?.signal, 'options.signal'), retry: booleanOption(options?.retry, 'options.retry', true) };
 }

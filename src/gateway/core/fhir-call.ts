@@ -94,12 +94,12 @@ export async function callFHIR(ctx: CallContext, source: Source, call: FHIRCall)
     let token = tokens === undefined ? undefined : (tokens.current() ?? (await tokens.token(call.signal)));
     source.requests++;
     if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-    let res = await ctx.pool.send(call.url, options);
+    let res = await ctx.pool.sendChecked(call.url, options);
     if (res.status === 401 && token !== undefined && tokens !== undefined) {
       tokens.invalidate(token);
       token = await tokens.token(call.signal);
       source.requests++;
-      res = await ctx.pool.send(call.url, withToken(options, token));
+      res = await ctx.pool.sendChecked(call.url, withToken(options, token));
     }
     if ((res.status >= 200 && res.status <= 299) || call.expected?.includes(res.status)) return res;
     throw httpError(res, call, new SecretRedactor({ secrets: [token] }));

@@ -121,7 +121,7 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
   if (dispatcher !== undefined && (typeof dispatcher !== 'object' || dispatcher === null || typeof dispatcher.emit !== 'function')) {
     throw new TypeError('options.dispatcher must be an EventDispatcher (an object with emit)');
   }
-  if (options.tokenStore !== undefined) checkStore(options.tokenStore, 'tokenStore');
+  if (options.tokenStore !== undefined) checkStore(options.tokenStore, 'options.tokenStore');
   return Object.freeze({
     pool: {
       maxConnections: options.maxConnections,

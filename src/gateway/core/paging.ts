@@ -5,7 +5,7 @@
  */
 import { FhirgateError } from '../../errors.js';
 import type { Bundle, BundleEntry, Resource } from '../../fhir/index.js';
-import { numberOption } from '../../lib/options.js';
+import { numberOption, signalOption } from '../../lib/options.js';
 
 /**
  * Options of `gw.pages(...)`.
@@ -63,7 +63,7 @@ export function checkPagingOptions(options: SearchAllOptions | undefined, allowS
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const { signal } = options;
   if (signal !== undefined && !allowSignal) throw new TypeError('options.signal: FHIRGateway calls block and cannot be aborted; use AsyncFHIRGateway');
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
+  signalOption(signal, 'options.signal');
   return Object.freeze({ maxPages: numberOption(options.maxPages, 'options.maxPages', Infinity, { integer: true, min: 1 }), maxResources: numberOption(options.maxResources, 'options.maxResources', Infinity, { integer: true, min: 1 }), signal });
 }
 

@@ -76,9 +76,9 @@ export function checkSourceOptions(options: SourceOptions | undefined, method: s
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null) throw new TypeError(`${method}: options must be an object`);
   const { nextKeyPath, nextKeyId } = options;
-  if (nextKeyPath !== undefined && (typeof nextKeyPath !== 'string' || nextKeyPath === '')) throw new TypeError(`${method}: option "nextKeyPath" must be a non-empty string`);
-  if (nextKeyId !== undefined && (typeof nextKeyId !== 'string' || nextKeyId === '')) throw new TypeError(`${method}: option "nextKeyId" must be a non-empty string`);
-  if (nextKeyId !== undefined && nextKeyPath === undefined) throw new TypeError(`${method}: option "nextKeyId" needs "nextKeyPath"`);
+  if (nextKeyPath !== undefined && (typeof nextKeyPath !== 'string' || nextKeyPath === '')) throw new TypeError(`${method}: options.nextKeyPath must be a non-empty string`);
+  if (nextKeyId !== undefined && (typeof nextKeyId !== 'string' || nextKeyId === '')) throw new TypeError(`${method}: options.nextKeyId must be a non-empty string`);
+  if (nextKeyId !== undefined && nextKeyPath === undefined) throw new TypeError(`${method}: options.nextKeyId needs options.nextKeyPath`);
   return nextKeyPath === undefined ? undefined : { path: nextKeyPath, keyId: nextKeyId };
 }
 
@@ -107,8 +107,8 @@ export function keyOptionArgs(options: SourceOptions | undefined, method: string
 export function withNextKey(auth: SourceAuth, options: SourceOptions | undefined): SourceAuth {
   const next = checkSourceOptions(options, 'addSource');
   if (next === undefined) return auth;
-  if (auth?.kind !== 'jwt_assertion') throw new TypeError('addSource: option "nextKeyPath" needs a JWT assertion source (use_jwt_assertion=true)');
-  if (auth.nextKeyPath !== undefined) throw new TypeError('addSource: give the next key as next_key_path or as option "nextKeyPath", not both');
+  if (auth?.kind !== 'jwt_assertion') throw new TypeError('addSource: options.nextKeyPath needs a JWT assertion source (use_jwt_assertion=true)');
+  if (auth.nextKeyPath !== undefined) throw new TypeError('addSource: give the next key as next_key_path or as options.nextKeyPath, not both');
   return { ...auth, nextKeyPath: next.path, nextKeyId: next.keyId };
 }
 
