@@ -56,18 +56,18 @@ export const EXPORT_COMMAND: Command = {
     '                  --type Patient,Observation --since 2024-01-01 --out ./export/',
     '  fhirgate export --config fhirgate.json --source-name ehr --level group:diabetes-cohort --out ./cohort/',
     '',
-    'With --config, export reads "sources" and "gateway.timeout"; the other settings are for serve.',
+    'With --config, export reads "sources" and "gateway.timeoutSeconds"; the other settings are for serve.',
     ...CONFIG_HELP,
   ],
   run: runExport,
 };
 
 async function runExport(values: OptionValues, io: CliIO): Promise<number> {
-  const { name, connectionString, timeout } = await exportSource(values, io);
+  const { name, connectionString, timeoutSeconds } = await exportSource(values, io);
   const options = exportOptions(values);
   const out = resolve(io.cwd, (values.out as string | undefined) ?? 'export');
   await prepareFolder(out);
-  const gateway = new AsyncFHIRGateway(timeout === undefined ? {} : { timeout });
+  const gateway = new AsyncFHIRGateway(timeoutSeconds === undefined ? {} : { timeoutSeconds });
   const files = new NDJSONFiles(out);
   const progress = new ExportProgress(io.stderr);
   try {
@@ -101,7 +101,7 @@ async function runExport(values: OptionValues, io: CliIO): Promise<number> {
 }
 
 /** `--type`, `--since`, `--level` and `--deadline`, checked as `bulkExport` checks them, each error naming its option. */
-function exportOptions(values: OptionValues): { types: ResourceType[]; since?: string; level: BulkLevel; deadline?: number } {
+function exportOptions(values: OptionValues): { types: ResourceType[]; since?: string; level: BulkLevel; deadlineSeconds?: number } {
   const types = ((values.type as string[] | undefined) ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
   const unknown = types.findIndex((t) => !isResourceType(t));
   if (unknown !== -1) {
@@ -115,7 +115,7 @@ function exportOptions(values: OptionValues): { types: ResourceType[]; since?: s
   const level: BulkLevel = text === 'system' || text === 'patient' ? text : { group: text.startsWith('group:') ? text.slice(6) : '' };
   check(() => checkBulkOptions({ level }), '--level', 'must be system, patient or group:<id> (a FHIR id: letters, digits, - and ., up to 64)');
   const deadline = values.deadline === undefined ? undefined : optionalPositive(Number(values.deadline), '--deadline');
-  return { types: types as ResourceType[], level, ...(since === undefined ? {} : { since }), ...(deadline === undefined ? {} : { deadline }) };
+  return { types: types as ResourceType[], level, ...(since === undefined ? {} : { since }), ...(deadline === undefined ? {} : { deadlineSeconds: deadline }) };
 }
 
 function check(run: () => unknown, option: string, problem: string): void {

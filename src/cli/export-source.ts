@@ -13,7 +13,7 @@ import { settingsOf } from './settings.js';
 
 /**
  * The source to export from, checked: its name, its connection string, and the config file's
- * `gateway.timeout` (seconds) when a file was given.
+ * `gateway.timeoutSeconds` when a file was given.
  *
  * @example
  * ```ts
@@ -24,7 +24,7 @@ import { settingsOf } from './settings.js';
 export interface ExportSource {
   readonly name: string;
   readonly connectionString: string;
-  readonly timeout: number | undefined;
+  readonly timeoutSeconds: number | undefined;
 }
 
 /**
@@ -44,7 +44,7 @@ export async function exportSource(values: OptionValues, io: CliIO): Promise<Exp
     if (values.config !== undefined || values.source !== undefined || picked !== undefined) {
       throw new UsageError('give either a <connection-string> or --source / --config, not both');
     }
-    return { name: 'source', connectionString: checkSource(expandEnv(argument, '<connection-string>', io.env), '<connection-string>'), timeout: undefined };
+    return { name: 'source', connectionString: checkSource(expandEnv(argument, '<connection-string>', io.env), '<connection-string>'), timeoutSeconds: undefined };
   }
   const config = await settingsOf(values, io);
   const names = [...config.sources.keys()];
@@ -59,5 +59,5 @@ export async function exportSource(values: OptionValues, io: CliIO): Promise<Exp
   } else if (names.length > 1) {
     throw new UsageError(`there are ${names.length} sources (${names.join(', ')}); pick one with --source-name`);
   }
-  return { name, connectionString: config.sources.get(name)!, timeout: config.gateway.timeout };
+  return { name, connectionString: config.sources.get(name)!, timeoutSeconds: config.gateway.timeoutSeconds };
 }

@@ -12,6 +12,7 @@ import { UsageError } from './command.js';
 import { EXPORT_COMMAND } from './export-command.js';
 import { commandHelp, programHelp } from './help.js';
 import { parseOptions } from './parse-options.js';
+import { SANDBOX_COMMAND } from './sandbox-command.js';
 import { SERVE_COMMAND } from './serve-command.js';
 
 /**
@@ -19,10 +20,10 @@ import { SERVE_COMMAND } from './serve-command.js';
  *
  * @example
  * ```ts
- * COMMANDS.map((c) => c.name); // ['serve', 'check', 'export']
+ * COMMANDS.map((c) => c.name); // ['serve', 'check', 'export', 'sandbox']
  * ```
  */
-export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND, EXPORT_COMMAND]);
+export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND, EXPORT_COMMAND, SANDBOX_COMMAND]);
 
 /**
  * Runs `fhirgate` with `argv` (without the node and script paths) and resolves to the exit code: 0 done,

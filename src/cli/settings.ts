@@ -101,3 +101,16 @@ export function logLevelOf(io: CliIO, config: FhirgateConfig): NonNullable<Fhirg
   return env as NonNullable<FhirgateConfig['logLevel']>;
 }
 
+
+/**
+ * The API keys: the file's `apiKeys`, else `FHIRGATE_API_KEYS` (comma-separated, blanks dropped), else
+ * none (the check is off). The command reads the environment; `createServiceAPI` never does.
+ *
+ * @example
+ * ```ts
+ * apiKeysOf(io, config); // ['k1', 'k2'] with FHIRGATE_API_KEYS="k1, k2" and no apiKeys in the file
+ * ```
+ */
+export function apiKeysOf(io: CliIO, config: FhirgateConfig): readonly string[] {
+  return config.apiKeys ?? (io.env.FHIRGATE_API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
+}

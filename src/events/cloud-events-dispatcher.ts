@@ -43,9 +43,9 @@ export interface CloudEventsDispatcherOptions extends QueuedDispatcherOptions {
   /** Time-out of one request, in ms. Default 5000. */
   timeoutMs?: number;
   /** First retry back-off, in ms (doubling, random in [d/2, d]). Default 100. */
-  retryBaseMs?: number;
+  retryBaseDelayMs?: number;
   /** Longest retry back-off, in ms. Default 2000. */
-  retryMaxMs?: number;
+  maxRetryDelayMs?: number;
 }
 
 const OWNER = 'CloudEventsDispatcher';
@@ -120,12 +120,12 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
     const o = (typeof options === 'object' && options !== null ? options : {}) as Partial<CloudEventsDispatcherOptions>;
     const mode = o.mode ?? 'structured';
     if (!MODES.includes(mode)) throw new TypeError(`${OWNER}: options.mode must be one of ${MODES.join(', ')}`);
-    const retryBaseMs = numberOption(o.retryBaseMs, `${OWNER}: options.retryBaseMs`, 100, { integer: true, min: 1 });
+    const retryBaseDelayMs = numberOption(o.retryBaseDelayMs, `${OWNER}: options.retryBaseDelayMs`, 100, { integer: true, min: 1 });
     super(OWNER, options, {
       concurrency: numberOption(o.concurrency, `${OWNER}: options.concurrency`, 4, { integer: true, min: 1 }),
       batchSize: mode === 'batch' ? numberOption(o.batchSize, `${OWNER}: options.batchSize`, 100, { integer: true, min: 1 }) : 1,
-      retryBaseMs,
-      retryMaxMs: numberOption(o.retryMaxMs, `${OWNER}: options.retryMaxMs`, Math.max(2000, retryBaseMs), { integer: true, min: retryBaseMs }),
+      retryBaseDelayMs,
+      maxRetryDelayMs: numberOption(o.maxRetryDelayMs, `${OWNER}: options.maxRetryDelayMs`, Math.max(2000, retryBaseDelayMs), { integer: true, min: retryBaseDelayMs }),
     });
     this.#url = checkUrl(o.url);
     this.#mode = mode;

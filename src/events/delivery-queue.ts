@@ -41,7 +41,7 @@ export type DeliveryCounts = {
  *
  * @example
  * ```ts
- * const settings: DeliverySettings = { maxQueue: 10_000, concurrency: 4, batchSize: 1, retryBaseMs: 100, retryMaxMs: 2000 };
+ * const settings: DeliverySettings = { maxQueue: 10_000, concurrency: 4, batchSize: 1, retryBaseDelayMs: 100, maxRetryDelayMs: 2000 };
  * ```
  */
 export interface DeliverySettings {
@@ -51,9 +51,9 @@ export interface DeliverySettings {
   readonly concurrency: number;
   /** Events handed to one delivery at most. */
   readonly batchSize: number;
-  /** Back-off before retry n: random in [d/2, d] with d = min(retryMaxMs, retryBaseMs × 2^(n-1)). */
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
+  /** Back-off before retry n: random in [d/2, d] with d = min(maxRetryDelayMs, retryBaseDelayMs × 2^(n-1)). */
+  readonly retryBaseDelayMs: number;
+  readonly maxRetryDelayMs: number;
   /** How long a batch is retried from its first attempt, in ms, before it is dropped. Default: as long as the queue is open. */
   readonly retryForMs?: number;
 }
@@ -174,7 +174,7 @@ export class DeliveryQueue<T> {
   }
 
   async #run(batch: T[]): Promise<void> {
-    const { retryBaseMs, retryMaxMs, retryForMs = Infinity } = this.#settings;
+    const { retryBaseDelayMs, maxRetryDelayMs, retryForMs = Infinity } = this.#settings;
     const giveUpAt = performance.now() + retryForMs;
     for (let attempt = 1; ; attempt++) {
       let verdict: DeliveryVerdict;
@@ -189,7 +189,7 @@ export class DeliveryQueue<T> {
       }
       if (verdict !== 'retry') return this.#drop(verdict.drop, batch.length);
       if (this.#closing.signal.aborted) return this.#drop('closed before they were delivered', batch.length);
-      const ceiling = Math.min(retryMaxMs, retryBaseMs * 2 ** (attempt - 1));
+      const ceiling = Math.min(maxRetryDelayMs, retryBaseDelayMs * 2 ** (attempt - 1));
       const wait = ceiling / 2 + Math.random() * (ceiling / 2);
       if (performance.now() + wait > giveUpAt) return this.#drop(`not delivered within retryForMs (${retryForMs} ms)`, batch.length);
       this.#counts.retried += batch.length;

@@ -37,14 +37,14 @@ export interface QueuedDispatcherOptions {
  *
  * @example
  * ```ts
- * super('MyDispatcher', options, { concurrency: 1, batchSize: 100, retryBaseMs: 100, retryMaxMs: 2000 } satisfies QueueShape);
+ * super('MyDispatcher', options, { concurrency: 1, batchSize: 100, retryBaseDelayMs: 100, maxRetryDelayMs: 2000 } satisfies QueueShape);
  * ```
  */
 export interface QueueShape {
   readonly concurrency: number;
   readonly batchSize: number;
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
+  readonly retryBaseDelayMs: number;
+  readonly maxRetryDelayMs: number;
   /** Give up a batch this long after its first attempt, in ms. Default: never while open. */
   readonly retryForMs?: number;
 }

@@ -264,7 +264,7 @@ export class FHIRGateway implements Disposable {
 
   /**
    * A Bulk Data export like `AsyncFHIRGateway.bulkExport`, as a sync iterator: each step is one
-   * blocking call that waits at most the export's `deadline` plus three request time-outs (the first
+   * blocking call that waits at most the export's `deadlineSeconds` plus three request time-outs (the first
    * step waits for the server to finish the job). No `signal`: leave the loop to cancel (the job is
    * deleted on the server).
    *

@@ -127,5 +127,5 @@ class Tries implements TryListener {
 /** The wait before retry number `retry`: the answer's `Retry-After` (capped), else the backoff. */
 function waitBefore(res: HTTPResponse | undefined, retry: number, policy: RetryPolicy): number {
   const asked = res === undefined ? undefined : parseRetryAfter(res.headers['retry-after'], Date.now());
-  return asked === undefined ? backoffDelay(retry, policy) : Math.min(asked, policy.maxDelayMs);
+  return asked === undefined ? backoffDelay(retry, policy) : Math.min(asked, policy.maxRetryDelayMs);
 }

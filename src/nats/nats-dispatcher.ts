@@ -74,9 +74,9 @@ export interface NatsDispatcherOptions extends QueuedDispatcherOptions {
    */
   retryForMs?: number;
   /** JetStream: first retry back-off, in ms (doubling, random in [d/2, d]). Default 100. */
-  retryBaseMs?: number;
+  retryBaseDelayMs?: number;
   /** JetStream: longest retry back-off, in ms. Default 2000. */
-  retryMaxMs?: number;
+  maxRetryDelayMs?: number;
 }
 
 /**
@@ -125,17 +125,17 @@ class NatsDispatcher extends QueuedDispatcher {
     const mode = o.mode ?? 'core';
     if (!MODES.includes(mode)) throw new TypeError(`${OWNER}: options.mode must be one of ${MODES.join(', ')}`);
     if (mode === 'jetstream' && typeof nc.jetstream !== 'function') throw new TypeError(`${OWNER}: mode "jetstream" needs a connection with jetstream()`);
-    const retryBaseMs = numberOption(o.retryBaseMs, `${OWNER}: options.retryBaseMs`, 100, { integer: true, min: 1 });
+    const retryBaseDelayMs = numberOption(o.retryBaseDelayMs, `${OWNER}: options.retryBaseDelayMs`, 100, { integer: true, min: 1 });
     super(
       OWNER,
       options,
       mode === 'core'
-        ? { concurrency: 1, batchSize: numberOption(o.batchSize, `${OWNER}: options.batchSize`, 256, { integer: true, min: 1 }), retryBaseMs: 100, retryMaxMs: 2000 }
+        ? { concurrency: 1, batchSize: numberOption(o.batchSize, `${OWNER}: options.batchSize`, 256, { integer: true, min: 1 }), retryBaseDelayMs: 100, maxRetryDelayMs: 2000 }
         : {
             concurrency: numberOption(o.concurrency, `${OWNER}: options.concurrency`, 64, { integer: true, min: 1 }),
             batchSize: 1,
-            retryBaseMs,
-            retryMaxMs: numberOption(o.retryMaxMs, `${OWNER}: options.retryMaxMs`, Math.max(2000, retryBaseMs), { integer: true, min: retryBaseMs }),
+            retryBaseDelayMs,
+            maxRetryDelayMs: numberOption(o.maxRetryDelayMs, `${OWNER}: options.maxRetryDelayMs`, Math.max(2000, retryBaseDelayMs), { integer: true, min: retryBaseDelayMs }),
             retryForMs: numberOption(o.retryForMs, `${OWNER}: options.retryForMs`, 60_000, { integer: true, min: 0 }),
           },
     );

@@ -28,6 +28,7 @@ const CASES: Array<{ name: string; config: unknown; env?: Record<string, string>
   { name: 'a port out of range', config: { sources: { a: GOOD }, port: 70000 }, message: /port: must be an integer from 0 to 65535/ },
   { name: 'a cds mount without a module', config: { sources: { a: GOOD }, cds: { path: '/cds' } }, message: /cds\.module: is required/ },
   { name: 'a cors without origins', config: { sources: { a: GOOD }, cors: { credentials: true } }, message: /cors\.origins: is required/ },
+  { name: 'the old gateway.timeout key', config: { sources: { a: GOOD }, gateway: { timeout: 30 } }, message: /gateway\.timeout: is now gateway\.timeoutSeconds/ },
   { name: 'an API key that is not a string', config: { sources: { a: GOOD }, apiKeys: [SECRET, 42] }, message: /apiKeys\[1\]: must be a non-empty string/ },
   { name: 'a bad fhirVersion', config: { sources: { a: GOOD }, gateway: { fhirVersion: 'R4' } }, message: /gateway\.fhirVersion: must be a FHIR version code/ },
   { name: 'a bad source name', config: { sources: { 'e h r': GOOD } }, message: /sources: a source name is/ },

@@ -11,7 +11,7 @@ import { bulkServer, ndjson, OUTCOME } from '../gateway/bulk/fault-server.js';
 import { runCli, startCli, tempDir } from './run-cli.js';
 
 async function sandbox(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
-  const sb = await startSandbox({ exportPolls: 1, exportRetryAfter: 0, ...options });
+  const sb = await startSandbox({ exportPolls: 1, exportRetryAfterSeconds: 0, ...options });
   t.after(() => sb.close());
   return sb;
 }
@@ -115,7 +115,7 @@ test('error files go to OperationOutcome.error.ndjson; a file cut mid-line fails
 });
 
 test('SIGINT while the server prepares the export cancels it: the job is deleted, exit 130, no file', async (t) => {
-  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfter: 1 });
+  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfterSeconds: 1 });
   const out = join(tempDir(t), 'export');
   const run = startCli(t, ['export', sb.connectionString(), '--out', out]);
   // Kick-off and a first status request (both GET) mean the job exists on the server.

@@ -26,7 +26,7 @@ function assertNoSecret(run: { stdout: string; stderr: string }, what: string): 
 }
 
 async function sandbox(t: TestContext): Promise<Sandbox> {
-  const sb = await startSandbox({ clients: [{ clientId: 'app', clientSecret: SECRET }], exportPolls: 1, exportRetryAfter: 0 });
+  const sb = await startSandbox({ clients: [{ clientId: 'app', clientSecret: SECRET }], exportPolls: 1, exportRetryAfterSeconds: 0 });
   t.after(() => sb.close());
   return sb;
 }

@@ -70,7 +70,7 @@ test('JetStream mode: an event no stream acknowledges within retryForMs is dropp
   if (server === undefined) return;
   const nc = await connection(t, server.url);
   const logged: DeliveryDrop[] = [];
-  const d = natsDispatcher(nc, { source: 'urn:x', mode: 'jetstream', retryForMs: 300, retryBaseMs: 20, ackTimeoutMs: 200, dropLogger: (drop) => logged.push(drop) });
+  const d = natsDispatcher(nc, { source: 'urn:x', mode: 'jetstream', retryForMs: 300, retryBaseDelayMs: 20, ackTimeoutMs: 200, dropLogger: (drop) => logged.push(drop) });
   for (let i = 0; i < 3; i++) d.emit('fhir.patient.read', { resource_id: `p${i}` });
   await d.drain();
   const status = d.status() as JetStreamCounts;

@@ -128,7 +128,8 @@ function checkSources(value: unknown, path: string): ReadonlyMap<string, string>
 
 function checkGateway(value: unknown, path: string, ctx: ConfigContext): GatewayConfig {
   const record = value === undefined ? {} : object(value, path);
-  onlyKeys(record, ['path', 'fhirVersion', 'timeout', 'module'], path);
+  if (record.timeout !== undefined) throw configError(`${path}.timeout`, `is now ${path}.timeoutSeconds (time settings say their unit)`);
+  onlyKeys(record, ['path', 'fhirVersion', 'timeoutSeconds', 'module'], path);
   let fhirVersion: string | undefined;
   try {
     fhirVersion = record.fhirVersion === undefined ? undefined : checkFHIRVersion(record.fhirVersion);
@@ -138,7 +139,7 @@ function checkGateway(value: unknown, path: string, ctx: ConfigContext): Gateway
   return Object.freeze({
     path: optionalPrefix(record.path, `${path}.path`),
     fhirVersion,
-    timeout: optionalPositive(record.timeout, `${path}.timeout`),
+    timeoutSeconds: optionalPositive(record.timeoutSeconds, `${path}.timeoutSeconds`),
     module: optionalModule(record.module, `${path}.module`, ctx),
   });
 }

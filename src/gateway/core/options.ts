@@ -17,7 +17,7 @@ import { checkFHIRVersion } from './fhir-version.js';
  *
  * @example
  * ```ts
- * new AsyncFHIRGateway({ maxRetries: 4, retryOn: [429, 503], maxRetryDelay: 5 });
+ * new AsyncFHIRGateway({ maxRetries: 4, retryOn: [429, 503], maxRetryDelayMs: 5000 });
  * ```
  */
 export interface GatewayRetryOptions {
@@ -27,10 +27,10 @@ export interface GatewayRetryOptions {
   maxRetries?: number;
   /** Statuses that are retried. Default `[429, 502, 503, 504]`. */
   retryOn?: readonly number[];
-  /** Seconds: the backoff before retry `n` is random in `[0, min(maxRetryDelay, retryBaseDelay × 2^(n-1)))`. Default 0.1. */
-  retryBaseDelay?: number;
-  /** Seconds any one wait lasts at most, a `Retry-After` included. Default 10. */
-  maxRetryDelay?: number;
+  /** Milliseconds: the backoff before retry `n` is random in `[0, min(maxRetryDelayMs, retryBaseDelayMs × 2^(n-1)))`. Default 100. */
+  retryBaseDelayMs?: number;
+  /** Milliseconds any one wait lasts at most, a `Retry-After` included. Default 10 000. */
+  maxRetryDelayMs?: number;
 }
 
 /**
@@ -38,7 +38,7 @@ export interface GatewayRetryOptions {
  *
  * @example
  * ```ts
- * new AsyncFHIRGateway({ maxConnections: 50, keepaliveExpiry: 10, timeout: 15, events: false });
+ * new AsyncFHIRGateway({ maxConnections: 50, keepaliveExpiry: 10, timeoutSeconds: 15, events: false });
  * ```
  */
 export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
@@ -49,7 +49,7 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
   /** Seconds an idle socket is kept open. Default 5. */
   keepaliveExpiry?: number;
   /** Seconds a request may take (waiting for a socket and a token included). Default 30; a source's connection-string `timeout` wins. */
-  timeout?: number;
+  timeoutSeconds?: number;
   /** Bytes of one FHIR answer buffered at most. Default 10 MiB. */
   maxResponseBytes?: number;
   /** Where events go. Default: the process-wide `localHandler`. */
@@ -93,16 +93,16 @@ export interface GatewayOptions {
  *
  * @example
  * ```ts
- * GATEWAY_DEFAULTS.timeout; // 30
+ * GATEWAY_DEFAULTS.timeoutSeconds; // 30
  * ```
  */
 export const GATEWAY_DEFAULTS = Object.freeze({
   ...POOL_DEFAULTS,
-  timeout: 30,
+  timeoutSeconds: 30,
   maxResponseBytes: 10 * 1024 * 1024,
   maxRetries: RETRY_DEFAULTS.maxRetries,
-  retryBaseDelay: RETRY_DEFAULTS.retryBaseDelayMs / 1000,
-  maxRetryDelay: RETRY_DEFAULTS.maxRetryDelayMs / 1000,
+  retryBaseDelayMs: RETRY_DEFAULTS.retryBaseDelayMs,
+  maxRetryDelayMs: RETRY_DEFAULTS.maxRetryDelayMs,
 });
 
 /**
@@ -111,7 +111,7 @@ export const GATEWAY_DEFAULTS = Object.freeze({
  *
  * @example
  * ```ts
- * const checked = checkGatewayOptions({ timeout: 10, events: false });
+ * const checked = checkGatewayOptions({ timeoutSeconds: 10, events: false });
  * ```
  */
 export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOptions {
@@ -128,26 +128,12 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
       maxKeepaliveConnections: options.maxKeepaliveConnections,
       keepaliveExpiry: options.keepaliveExpiry,
     },
-    timeoutMs: numberOption(options.timeout, 'options.timeout', GATEWAY_DEFAULTS.timeout, POSITIVE) * 1000,
-    maxResponseBytes: numberOption(options.maxResponseBytes, 'options.maxResponseBytes', GATEWAY_DEFAULTS.maxResponseBytes, POSITIVE),
+    timeoutMs: numberOption(options.timeoutSeconds, 'options.timeoutSeconds', GATEWAY_DEFAULTS.timeoutSeconds, { above: 0, unit: 'seconds' }) * 1000,
+    maxResponseBytes: numberOption(options.maxResponseBytes, 'options.maxResponseBytes', GATEWAY_DEFAULTS.maxResponseBytes, { above: 0 }),
     dispatcher,
     events,
     tokenStore: options.tokenStore,
     fhirVersion: checkFHIRVersion(options.fhirVersion),
-    retry: checkGatewayRetry(options),
-  });
-}
-
-const SECONDS = Object.freeze({ min: 0, unit: 'seconds' });
-const POSITIVE = Object.freeze({ above: 0 });
-
-/** The retry policy in milliseconds, checked once by the transport's own check (which names the option). */
-function checkGatewayRetry(options: GatewayRetryOptions): RetryPolicy {
-  return checkRetryOptions({
-    retryBaseDelayMs: numberOption(options.retryBaseDelay, 'options.retryBaseDelay', GATEWAY_DEFAULTS.retryBaseDelay, SECONDS) * 1000,
-    maxRetryDelayMs: numberOption(options.maxRetryDelay, 'options.maxRetryDelay', GATEWAY_DEFAULTS.maxRetryDelay, SECONDS) * 1000,
-    ...(options.retry === undefined ? {} : { retry: options.retry }),
-    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-    ...(options.retryOn === undefined ? {} : { retryOn: options.retryOn }),
+    retry: checkRetryOptions(options),
   });
 }

@@ -155,7 +155,7 @@ export class WorkerCalls {
    *
    * @example
    * ```ts
-   * calls.bulkWait({ deadline: 600 }); // 695_000 with the default 30 s time-out
+   * calls.bulkWait({ deadlineSeconds: 600 }); // 695_000 with the default 30 s time-out
    * ```
    */
   bulkWait(options: BulkExportBaseOptions): number {
