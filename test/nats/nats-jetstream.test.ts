@@ -76,7 +76,6 @@ test('JetStream mode: an event no stream acknowledges within retryForMs is dropp
   const status = d.status() as JetStreamCounts;
   assert.equal(status.sent, 0);
   assert.equal(status.dropped, 3);
-  assert.ok(status.retried >= 3, `retried ${status.retried}`);
   assert.deepEqual(logged.map((l) => l.reason), ['not delivered within retryForMs (300 ms)']);
   await d.close();
 });
