@@ -3,6 +3,7 @@
  * one authenticated read, and print a table of what works.
  * @module
  */
+import { printable } from '../lib/printable.js';
 import type { CliIO, Command, OptionValues } from './command.js';
 import { UsageError } from './command.js';
 import { isResourceType, RESOURCE_TYPES, type ResourceType } from '../fhir/index.js';
@@ -33,7 +34,8 @@ export const CHECK_COMMAND: Command = {
   details: [
     'Steps per source: TOKEN (when it has auth), METADATA (GET [base]/metadata, often public), READ (a search with the',
     'token: what proves the credentials; a 401 or 403 fails the source with the server\'s words).',
-    'Exit code: 0 when every source gave a token (if it has auth), a CapabilityStatement and a Bundle, 1 otherwise.',
+    'Exit code: 0 when every source gave a token (if it has auth), a CapabilityStatement and a Bundle, 1 when one did',
+    'not or the config file is wrong, 2 a mistake on the command line (an unknown option, a value that does not fit).',
     '',
     ...CONFIG_HELP,
   ],
@@ -46,7 +48,7 @@ async function check(values: OptionValues, io: CliIO): Promise<number> {
   const seconds = values.timeout === undefined ? 10 : optionalPositive(Number(values.timeout), '--timeout')!;
   const readType = readTypeOf(values['read-type']);
   const rows = await Promise.all([...config.sources].map(([name, cs]) => checkOneSource(name, cs, { timeoutMs: seconds * 1000, readType })));
-  io.stdout.write(values.json === true ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
+  io.stdout.write(values.json === true ? `${printable(JSON.stringify(rows, null, 2), { multiline: true })}\n` : table(rows));
   return rows.every(works) ? 0 : 1;
 }
 
@@ -64,7 +66,8 @@ function works(row: SourceCheck): boolean {
 
 function cell(step: StepResult | undefined): string {
   if (step === undefined) return '-';
-  return `${step.ok ? 'ok' : 'FAILED'}: ${step.detail}`;
+  // The detail may quote the server (an OAuth error_description, an OperationOutcome).
+  return `${step.ok ? 'ok' : 'FAILED'}: ${printable(step.detail)}`;
 }
 
 /** A plain-text table, one row per source, columns padded. */

@@ -5,8 +5,12 @@
  */
 import { binaryHeaders, type CloudEvent } from './cloud-event.js';
 import type { DeliveryCounts, DeliveryVerdict } from './delivery-queue.js';
+import { request } from '../http/request.js';
 import { numberOption } from '../lib/options.js';
 import { QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
+
+/** Bytes of a sink's answer read at most: the answer is only looked at for its status. */
+const SINK_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * The content mode: one JSON event per request, one event with `ce-` headers, or a JSON array of events.
@@ -62,7 +66,7 @@ function checkUrl(url: unknown): string {
   if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`${OWNER}: options.url must be an absolute http(s) URL`);
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${OWNER}: options.url must be an absolute http(s) URL`);
-  // fetch refuses such a URL on every request: nothing would ever be delivered. The message never repeats the URL.
+  // Every request to such a URL would fail: nothing would ever be delivered. The message never repeats the URL.
   if (parsed.username !== '' || parsed.password !== '') {
     throw invalidValue('options.url must not hold credentials (user:password@); send them in options.headers, e.g. { authorization: \'Basic …\' }');
   }
@@ -147,17 +151,10 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
         : this.#mode === 'binary'
           ? [binaryHeaders(first), JSON.stringify(first.data)]
           : [{ 'content-type': STRUCTURED }, JSON.stringify(first)];
-    // The URL and headers were checked when the dispatcher was made, so the request can always be
-    // built: a throw here is the network's (retried). A redirect comes back as an answer and drops
-    // the event: the sink's URL is the user's to fix.
-    const response = await fetch(this.#url, {
-      method: 'POST',
-      headers: { ...this.#headers, ...headers },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(this.#timeoutMs),
-    });
-    await response.body?.cancel();
-    return verdictOf(response.status);
+    // Sent like every outbound request, through src/http; the queue does the retrying, so one try each.
+    // The URL and headers were checked when the dispatcher was made: a rejection is the network's
+    // (retried). A redirect is never followed: it is an answer that will not change (dropped).
+    const { status } = await request(this.#url, { method: 'POST', headers: { ...this.#headers, ...headers }, body, timeoutMs: this.#timeoutMs, retry: false, maxResponseBytes: SINK_ANSWER_BYTES });
+    return verdictOf(status);
   }
 }

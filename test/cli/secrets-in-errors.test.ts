@@ -73,16 +73,17 @@ test('a secret the shell inserted unencoded, whose & splits the query: check, se
   const dir = tempDir(t);
   const cs = withSecret(sb, RAW);
   writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { ehr: cs } }));
-  const runs: Array<[string, string[]]> = [
-    ['check --source', ['check', '--source', `ehr=${cs}`]],
-    ['serve --source', ['serve', '--source', `ehr=${cs}`, '--port', '0']],
-    ['serve --config', ['serve', '--config', 'fhirgate.json', '--port', '0']],
-    ['export <connection-string>', ['export', cs, '--out', join(dir, 'x')]],
-    ['export --config', ['export', '--config', 'fhirgate.json', '--out', join(dir, 'y')]],
+  // On the command line (--source, the argument) a mistake is exit 2; in the config file, exit 1.
+  const runs: Array<[string, string[], number]> = [
+    ['check --source', ['check', '--source', `ehr=${cs}`], 2],
+    ['serve --source', ['serve', '--source', `ehr=${cs}`, '--port', '0'], 2],
+    ['serve --config', ['serve', '--config', 'fhirgate.json', '--port', '0'], 1],
+    ['export <connection-string>', ['export', cs, '--out', join(dir, 'x')], 2],
+    ['export --config', ['export', '--config', 'fhirgate.json', '--out', join(dir, 'y')], 1],
   ];
-  for (const [what, args] of runs) {
+  for (const [what, args, code] of runs) {
     const run = await runCli(t, args, {}, dir);
-    assert.equal(run.code, 1, `${what}: ${run.stderr}`);
+    assert.equal(run.code, code, `${what}: ${run.stderr}`);
     assert.match(run.stderr, /an unknown parameter at position 3 of the query; allowed: client_id, /, what);
     assert.match(run.stderr, /must be percent-encoded/, `${what}: says how to fix it`);
     assertNoSecret(run, what);

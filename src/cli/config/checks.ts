@@ -131,16 +131,16 @@ export function optionalBoolean(value: unknown, path: string): boolean | undefin
 }
 
 /**
- * A whole number of milliseconds, 0 or more, or `undefined`.
+ * A whole number of milliseconds, `min` (default 0) or more, or `undefined`.
  *
  * @example
  * ```ts
  * const drain = optionalMilliseconds(raw.readinessDrainMs, 'readinessDrainMs'); // 5000
  * ```
  */
-export function optionalMilliseconds(value: unknown, path: string): number | undefined {
+export function optionalMilliseconds(value: unknown, path: string, min = 0): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw configError(path, 'must be a whole number of milliseconds, 0 or more');
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw configError(path, `must be a whole number of milliseconds, ${min} or more`);
   return value;
 }
 

@@ -33,5 +33,9 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  workers            "auto" (one per core) or a count: serve with that many worker processes (--workers wins)',
   '  metrics            true: serve GET /metrics in the Prometheus text format (behind the API keys when set)',
   '  readinessDrainMs   ms /health/ready answers 503 after SIGTERM before the listener closes (default 0)',
+  '  shutdownGraceMs    ms requests in flight get to finish at shutdown before they are aborted (default 10000)',
+  '  stopTimeoutMs      ms a shutdown may take in all; then a worker is killed, one process exits 1 (default 30000)',
+  '  headersTimeoutMs   ms a client has to send the request headers (default 15000)',
+  '  requestTimeoutMs   ms a client has to send the whole request (default 60000)',
   'Relative module paths are resolved against the config file\'s folder.',
 ]);
