@@ -14,9 +14,10 @@ import { GatewayEngine } from './core/engine.js';
 import { gatewayMountable } from './http-face/mountable.js';
 import { HandlerRegistry } from './http-face/registry.js';
 import type { SearchParams } from './core/search-params.js';
+import type { SourceSettings } from './core/source-settings.js';
 import { modifyCall } from './modify.js';
 import type { ModifyFn, ModifyHandle } from './modify.js';
-import { checkGatewayOptions } from './core/options.js';
+import { checkGatewayOptions, isChecked } from './core/options.js';
 import type { AsyncFHIRGatewayOptions, GatewayOptions } from './core/options.js';
 import { checkPagingOptions } from './core/paging.js';
 import type { PageOptions, SearchAllOptions } from './core/paging.js';
@@ -37,6 +38,22 @@ import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './core
  * await gw.modify('Patient', '123', 'epic', (p) => { p.active = true; });
  * ```
  */
+/** Each gateway's engine, for the sync gateway's worker (see {@link addCheckedSource}). */
+const engines = new WeakMap<AsyncFHIRGateway, GatewayEngine>();
+
+/**
+ * Adds a source whose connection string and key options were parsed on another thread (the sync
+ * gateway's calling thread): they are not parsed again.
+ *
+ * @example
+ * ```ts
+ * addCheckedSource(gateway, 'epic', settings);
+ * ```
+ */
+export function addCheckedSource(gw: AsyncFHIRGateway, name: string, settings: SourceSettings): void {
+  engines.get(gw)!.addSettings(name, settings);
+}
+
 export class AsyncFHIRGateway implements AsyncDisposable {
   readonly #options: GatewayOptions;
   readonly #handlers = new HandlerRegistry();
@@ -67,9 +84,11 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   readonly aggregate: HandlerRegistry['aggregate'] = this.#handlers.aggregate.bind(this.#handlers);
 
   constructor(options: AsyncFHIRGatewayOptions = {}) {
-    const checked = checkGatewayOptions(options);
+    // Options a thread checked already (the sync gateway's worker) are not parsed again.
+    const checked = isChecked(options) ? options : checkGatewayOptions(options);
     this.#options = checked;
     this.#engine = new GatewayEngine(checked);
+    engines.set(this, this.#engine);
   }
 
   /**
