@@ -9,12 +9,12 @@ import { MOUNT } from '../mount/index.js';
 import type { Mountable } from '../mount/index.js';
 import type { CallOptions, CreateOptions } from './core/call-options.js';
 import { bulkExport, bulkExportAll } from './bulk/index.js';
-import type { BulkExportAllOptions, BulkExportOptions, BulkHost, BulkItem } from './bulk/index.js';
+import type { BulkExportAllOptions, BulkExportOptions, BulkItem } from './bulk/index.js';
+import { bulkHostOf, engines } from './engine-hand-offs.js';
 import { GatewayEngine } from './core/engine.js';
 import { gatewayMountable } from './http-face/mountable.js';
 import { HandlerRegistry } from './http-face/registry.js';
 import type { SearchParams } from './core/search-params.js';
-import type { SourceSettings } from './core/source-settings.js';
 import { modifyCall } from './modify.js';
 import type { ModifyFn, ModifyHandle } from './modify.js';
 import { checkGatewayOptions, isChecked } from './core/options.js';
@@ -38,22 +38,6 @@ import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './core
  * await gw.modify('Patient', '123', 'epic', (p) => { p.active = true; });
  * ```
  */
-/** Each gateway's engine, for the sync gateway's worker (see {@link addCheckedSource}). */
-const engines = new WeakMap<AsyncFHIRGateway, GatewayEngine>();
-
-/**
- * Adds a source whose connection string and key options were parsed on another thread (the sync
- * gateway's calling thread): they are not parsed again.
- *
- * @example
- * ```ts
- * addCheckedSource(gateway, 'epic', settings);
- * ```
- */
-export function addCheckedSource(gw: AsyncFHIRGateway, name: string, settings: SourceSettings): void {
-  engines.get(gw)!.addSettings(name, settings);
-}
-
 export class AsyncFHIRGateway implements AsyncDisposable {
   readonly #options: GatewayOptions;
   readonly #handlers = new HandlerRegistry();
@@ -328,7 +312,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExport(source?: string, options?: BulkExportOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExport(this.#bulkHost(), source, options);
+    return bulkExport(bulkHostOf(this.#engine), source, options);
   }
 
   /**
@@ -341,7 +325,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExportAll(sources?: readonly string[], options?: BulkExportAllOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExportAll(this.#bulkHost(), sources ?? this.sourceNames, options);
+    return bulkExportAll(bulkHostOf(this.#engine), sources ?? this.sourceNames, options);
   }
 
   /**
@@ -402,22 +386,4 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     });
   }
 
-  /**
-   * What a Bulk Data export needs of the gateway: each request is a call in flight (so `close()` waits
-   * for it), a source is refused once closed (`ERR_CLOSED`), an event's payload is built only when
-   * someone listens, and a line is at most `maxResponseBytes`.
-   */
-  #bulkHost(): BulkHost {
-    const engine = this.#engine;
-    return {
-      source: (name) => engine.openSource(name),
-      call: (src, call) => engine.send(src, call),
-      closed: () => engine.closed,
-      emit: (name, payload) => {
-        if (engine.events.wants(name)) engine.events.emit(name, payload());
-      },
-      maxLineBytes: engine.maxResponseBytes,
-      maxConnections: engine.poolStatus().limits.maxConnections,
-    };
-  }
 }

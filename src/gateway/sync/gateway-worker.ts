@@ -6,7 +6,8 @@
  * @module
  */
 import { workerData } from 'node:worker_threads';
-import { AsyncFHIRGateway, addCheckedSource } from '../async-gateway.js';
+import { AsyncFHIRGateway } from '../async-gateway.js';
+import { addCheckedSource } from '../engine-hand-offs.js';
 import type { AsyncFHIRGatewayOptions } from '../core/options.js';
 import { checkedElsewhere } from '../core/options.js';
 import type { SourceSettings } from '../core/source-settings.js';
