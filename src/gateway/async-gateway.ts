@@ -5,28 +5,21 @@
  */
 import type { EventDispatcher } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
-import { MOUNT } from '../mount/index.js';
-import type { Mountable } from '../mount/index.js';
+import { MOUNT, type Mountable } from '../mount/index.js';
 import type { CallOptions, CreateOptions } from './core/call-options.js';
-import { bulkExport, bulkExportAll } from './bulk/index.js';
-import type { BulkExportAllOptions, BulkExportOptions, BulkItem } from './bulk/index.js';
+import { bulkExport, bulkExportAll, type BulkExportAllOptions, type BulkExportOptions, type BulkItem } from './bulk/index.js';
 import { bulkHostOf, engines } from './engine-hand-offs.js';
 import { GatewayEngine } from './core/engine.js';
 import { gatewayMountable } from './http-face/mountable.js';
 import type { FHIRExchangeRequest, FHIRExchangeResponse } from './core/exchange.js';
 import { HandlerRegistry } from './http-face/registry.js';
 import type { SearchParams } from './core/search-params.js';
-import { modifyCall } from './modify.js';
-import type { ModifyFn, ModifyHandle } from './modify.js';
-import { checkGatewayOptions, isChecked } from './core/options.js';
-import type { AsyncFHIRGatewayOptions, GatewayOptions } from './core/options.js';
-import { checkPagingOptions } from './core/paging.js';
-import type { PageOptions, SearchAllOptions } from './core/paging.js';
-import { poolStatusBody } from './core/pool-status.js';
-import type { PoolStatus } from './core/pool-status.js';
+import { modifyCall, type ModifyFn, type ModifyHandle } from './modify.js';
+import { checkGatewayOptions, isChecked, type AsyncFHIRGatewayOptions, type GatewayOptions } from './core/options.js';
+import { checkPagingOptions, type PageOptions, type SearchAllOptions } from './core/paging.js';
+import { poolStatusBody, type PoolStatus } from './core/pool-status.js';
 import { searchMatches, searchPages } from './search-pages.js';
-import { rotateSourceKey, sourcesJWKS } from './core/source-keys.js';
-import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './core/source-keys.js';
+import { rotateSourceKey, sourcesJWKS, type JWKSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './core/source-keys.js';
 
 /**
  * A Promise-based client of many FHIR servers ("sources"), sharing one keep-alive pool.
@@ -70,10 +63,8 @@ export class AsyncFHIRGateway implements AsyncDisposable {
 
   constructor(options: AsyncFHIRGatewayOptions = {}) {
     // Options a thread checked already (the sync gateway's worker) are not parsed again.
-    const checked = isChecked(options) ? options : checkGatewayOptions(options);
-    this.#options = checked;
-    this.#engine = new GatewayEngine(checked);
-    engines.set(this, this.#engine);
+    this.#options = isChecked(options) ? options : checkGatewayOptions(options);
+    engines.set(this, (this.#engine = new GatewayEngine(this.#options)));
   }
 
   /**
