@@ -88,6 +88,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_BULK_FILE: upstream('a Bulk Data output file was cut short or has a line that is not a FHIR resource'),
   ERR_CLUSTER: info('cluster workers kept dying, or a new worker failed before it listened'),
   ERR_CONFIG: info('a fhirgate config file or command-line setting is invalid (the message names its path)'),
+  ERR_PAGE_TOKEN: info('a page token is malformed, tampered with, expired or belongs to another caller', 400),
 } as const satisfies Record<`ERR_${string}`, ErrorCodeInfo>);
 
 /** The union of every error code fhirgate uses. */

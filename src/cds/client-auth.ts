@@ -9,7 +9,7 @@ import { FhirgateError } from '../errors.js';
 import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
 import type { JWTHeader } from '../lib/jwt/types.js';
 import { CDS_DEFAULTS } from './defaults.js';
-import { JWKSCache } from './jwks-cache.js';
+import { JWKSCache } from '../http/jwks-cache.js';
 import { numberOption } from '../lib/options.js';
 import { checkStore } from '../lib/key-value-store.js';
 import { ReplayCache, type ReplayVerdict } from './replay-cache.js';

@@ -72,7 +72,7 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const host = (values.host as string | undefined) ?? file.host ?? '127.0.0.1';
   const workers = optionalWorkers(values.workers, '--workers') ?? file.workers;
   const publicUrl = optionalPublicUrl(values['public-url'], '--public-url') ?? file.publicUrl;
-  const config: FhirgateConfig = { ...file, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
+  const config: FhirgateConfig = { ...file, host, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
   const logger = createJSONLogger({ level: logLevelOf(io, config), stdout: io.stdout, stderr: io.stderr });
   const where = { port, host, prefix, logger };
   return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, workers, where, io);

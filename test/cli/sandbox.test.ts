@@ -65,9 +65,16 @@ test('fhirgate sandbox: the printed export line exports, the printed serve line 
 
   const served = startBin(t, [...argsOf(banner, 'serve'), '--port', '0']);
   const serving = (await waitServing(served)) as unknown as { gateway: string; serves: unknown };
-  assert.deepEqual(serving.serves, [{ path: '/fhir', component: 'AsyncFHIRGateway', sources: ['sandbox'] }]);
+  assert.deepEqual(serving.serves, [
+    { path: '/fhir', component: 'AsyncFHIRGateway', sources: ['sandbox'] },
+    { path: '/fhir/sandbox', component: 'FHIRFacade', sources: ['sandbox'] },
+    { path: '/fhir/all', component: 'FHIRFacade', sources: ['sandbox'] },
+  ]);
   assert.equal((serving as unknown as { apiKeys: string }).apiKeys, 'off');
   assert.equal((await fetch(`${serving.gateway}/metadata`)).status, 200);
+  const viaFacade = await fetch(`${serving.gateway}/sandbox/Patient?_count=1`);
+  assert.equal(viaFacade.status, 200, 'sandbox + serve: a working FHIR facade in two commands, the token held by the gateway');
+  assert.equal(((await viaFacade.json()) as { resourceType: string }).resourceType, 'Bundle');
   served.child.kill('SIGTERM');
   assert.equal(await served.exited, 0);
 });
@@ -114,12 +121,16 @@ test('serve says at start-up what it serves: each component under its prefix, so
   assert.equal(serving.apiKeys, 'required');
   assert.deepEqual(serving.serves, [
     { path: '/api/fhir', component: 'AsyncFHIRGateway', sources: ['ehr', 'lab'] },
+    { path: '/api/fhir/ehr', component: 'FHIRFacade', sources: ['ehr'] },
+    { path: '/api/fhir/lab', component: 'FHIRFacade', sources: ['lab'] },
+    { path: '/api/fhir/all', component: 'FHIRFacade', sources: ['ehr', 'lab'] },
     { path: '/cds', component: 'CDSHooksService' },
     { path: '/nr', component: 'NoteReaderService' },
   ]);
   assert.deepEqual(serving.host, ['/', '/docs', '/openapi.json', '/health', '/health/ready', '/gateway/status', '/metrics']);
   // Every path said is served: each component answers under its prefix, each host route answers.
-  const probes = [`${serving.serves[0]!.path}/metadata`, `${serving.serves[1]!.path}/cds-services`, `${serving.serves[2]!.path}/?wsdl`, ...serving.host.filter((p) => p !== '/health/ready')];
+  const at = (component: string) => serving.serves.find((x) => x.component === component)!.path;
+  const probes = [`${at('AsyncFHIRGateway')}/metadata`, `${at('CDSHooksService')}/cds-services`, `${at('NoteReaderService')}/?wsdl`, ...serving.host.filter((p) => p !== '/health/ready')];
   for (const path of probes) assert.equal((await fetch(`${serving.url}${path}`, { headers: { 'x-api-key': 'Xq9-api-key' } })).status, 200, path);
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0);

@@ -3,6 +3,9 @@
  * @module
  */
 
+import type { FHIRFacadeOptions } from '../../facade/index.js';
+import type { FacadeConfig } from './facade-config.js';
+
 /**
  * A CDS Hooks or NoteReader mount: where it is served and the module that registers its handlers.
  *
@@ -106,4 +109,8 @@ export interface FhirgateConfig {
   readonly trustProxy: boolean | undefined;
   /** With `trustProxy`, the host names (or `host:port`) a proxy may name. */
   readonly allowedHosts: readonly string[] | undefined;
+  /** Who may call the FHIR facade (`{prefix}/{source}`, the federated base), and what each may do. */
+  readonly callers: FHIRFacadeOptions['callers'];
+  /** The facade: on by default, its federated name, limits, audit sink and page tokens. */
+  readonly facade: FacadeConfig;
 }

@@ -23,6 +23,7 @@ import {
 } from './checks.js';
 import type { CDSMountConfig, CorsConfig, FhirgateConfig, GatewayConfig, ServiceMountConfig } from './config-types.js';
 import { expandEnv, literalText } from './expand-env.js';
+import { checkCallers, checkFacade } from './facade-config.js';
 import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
 
 /**
@@ -73,6 +74,8 @@ const CHECKS: Checks = {
   publicUrl: optionalPublicUrl,
   trustProxy: optionalBoolean,
   allowedHosts: optionalAllowedHosts,
+  callers: checkCallers,
+  facade: checkFacade,
 };
 
 /**
