@@ -135,7 +135,7 @@ async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { 
   return 0;
 }
 
-/** Says what is served: where, which components under which prefixes, which sources by name (never a secret). */
+/** Says what is served: where, which components under which prefixes, which sources by name, whether API keys are asked for (never a key or a secret). */
 function logServing(logger: Logger, config: FhirgateConfig, host: string, port: number, prefix: string, extra: Record<string, unknown>): void {
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   logger.info('serving', {
@@ -145,6 +145,7 @@ function logServing(logger: Logger, config: FhirgateConfig, host: string, port: 
     sources: [...config.sources.keys()],
     serves: servedPrefixes(config),
     host: hostPaths(config),
+    apiKeys: (config.apiKeys?.length ?? 0) > 0 ? 'required' : 'off',
     ...extra,
   });
 }
