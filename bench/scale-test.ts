@@ -60,7 +60,7 @@ counted once as answered (by status), **reset**, **closed without an answer**, *
 another error, or **refused** (nothing listening: the request never reached a server). *Failed* is every
 one of these but refusals. Replica cases: three host processes (\`bench/servers/scale-replica.ts\`,
 \`readinessDrainMs\` ${drainMs}) behind Debian's HAProxy (round robin, \`option httpchk GET /health/ready\`
-every 100 ms, down after 2 failures, up after 2 passes, \`retries 3\`, \`option redispatch 1\`, \`retry-on
+every 100 ms with 2 s to answer, down after 2 failures, up after 2 passes, \`retries 3\`, \`option redispatch 1\`, \`retry-on
 conn-failure empty-response response-timeout\`, and \`http-request disable-l7-retry unless METH_GET ||
 METH_HEAD || METH_OPTIONS\`: only safe methods are sent twice), ${seconds} s of load each; r1 gets the signal
 a third of the way in and is back halfway. Cluster cases: \`bench/servers/scale-cluster.ts\`
