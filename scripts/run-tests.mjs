@@ -1,6 +1,7 @@
 // Runs every test/**/*.test.ts with Node's own test runner, TypeScript loaded through tsx.
 // Node 20's `--test` takes no globs, so the files are listed here. Extra arguments are passed on as
 // file filters: `node scripts/run-tests.mjs gateway` runs only the files whose path contains "gateway".
+// Every test file's process preloads scripts/fail-on-warning.mjs: a process warning fails the run.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-timeout=120000', '--test-reporter=spec', ...files],
+  ['--import', 'tsx', '--import', './scripts/fail-on-warning.mjs', '--test', '--test-timeout=120000', '--test-reporter=spec', ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -16,7 +16,6 @@ export {
   AsyncFHIRGateway,
   FHIRGateway,
   GATEWAY_DEFAULTS,
-  ModifyHandle,
   aggregateSources,
   SOURCE_TAG_SYSTEM,
   createEntry,
@@ -35,6 +34,7 @@ export {
   type FHIRGatewayOptions,
   type CallOptions,
   type ModifyFn,
+  type ModifyHandle,
   type PoolStatus,
   type SourcePoolStatus,
   type TransformHandler,
@@ -68,6 +68,10 @@ export {
   type CORSOptions,
   type CustomHandler,
   type CustomRouteOptions,
+  type QueryParameterSpec,
+  type JSONLoggerOptions,
+  type LogLevel,
+  type Readiness,
   type RouteContext,
   type Reply,
 } from './host/index.js';
@@ -76,6 +80,7 @@ export {
   LocalEventDispatcher,
   localHandler,
   CloudEventsDispatcher,
+  type LocalEventDispatcherOptions,
   type CloudEventsDispatcherOptions,
   type CloudEventsMode,
   type CloudEvent,
@@ -88,15 +93,19 @@ export {
 } from './events/index.js';
 export { MemoryStore, type KeyValueStore } from './lib/key-value-store.js';
 export type { Logger } from './mount/index.js';
+export type { HandlerModuleContext, HandlerSetup } from './cli/handler-module.js';
 export * from './errors.js';
 export {
   RESOURCE_TYPES,
   isResourceType,
   isFHIRId,
   operationOutcome,
-  outcomeMessage,
   searchsetBundle,
+  type SearchsetBundleOptions,
+  type IssueSeverity,
+  type IssueType,
   type ResourceType,
+  type R4OnlyResourceType,
   type ResourceOf,
   type Resource,
   type Bundle,

@@ -22,7 +22,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   version: [],
   fhir: [],
   lib: [],
-  events: ['lib'],
+  events: ['lib', 'http'],
   http: ['lib'],
   auth: ['http', 'lib'],
   mount: ['fhir'],
@@ -40,8 +40,11 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'lib'],
 };
 
-/** Arrows allowed for `import type` only: the contract names the event dispatcher a component is given. */
-const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { mount: ['events'] };
+/**
+ * Arrows allowed for `import type` only: the contract names the event dispatcher a component is given;
+ * the main entry names the shape of a `fhirgate serve` handler module, which the command line defines.
+ */
+const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { mount: ['events'], index: ['cli'] };
 
 interface Arrow {
   readonly file: string;

@@ -5,8 +5,12 @@
  */
 import { binaryHeaders, type CloudEvent } from './cloud-event.js';
 import type { DeliveryVerdict } from './delivery-queue.js';
+import { request } from '../http/request.js';
 import { numberOption } from '../lib/options.js';
 import { QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
+
+/** Bytes of a sink's answer read at most: the answer is only looked at for its status. */
+const SINK_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * The content mode: one JSON event per request, one event with `ce-` headers, or a JSON array of events.
@@ -113,15 +117,10 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
         : this.#mode === 'binary'
           ? [binaryHeaders(first), JSON.stringify(first.data)]
           : [{ 'content-type': STRUCTURED }, JSON.stringify(first)];
-    const response = await fetch(this.#url, {
-      method: 'POST',
-      headers: { ...this.#headers, ...headers },
-      body,
-      redirect: 'error',
-      signal: AbortSignal.timeout(this.#timeoutMs),
-    });
-    await response.body?.cancel();
-    if (response.ok) return 'sent';
-    return response.status === 408 || response.status === 429 || response.status >= 500 ? 'retry' : 'drop';
+    // Sent like every outbound request, through src/http; the queue does the retrying, so one try each.
+    const { status } = await request(this.#url, { method: 'POST', headers: { ...this.#headers, ...headers }, body, timeoutMs: this.#timeoutMs, retry: false, maxResponseBytes: SINK_ANSWER_BYTES });
+    if (status >= 200 && status <= 299) return 'sent';
+    // A redirect is never followed; it is retried, as it was when it failed the request.
+    return status < 400 || status === 408 || status === 429 || status >= 500 ? 'retry' : 'drop';
   }
 }

@@ -12,7 +12,7 @@ export type { BundleKind } from './core/request-bundle.js';
 export type { CallOptions, CreateOptions } from './core/call-options.js';
 export { FHIRGateway, type SyncPagingOptions } from './sync-gateway.js';
 export type { FHIRGatewayOptions } from './sync/options.js';
-export { type ModifyFn, ModifyHandle } from './modify.js';
+export type { ModifyFn, ModifyHandle } from './modify.js';
 export type { PageOptions, SearchAllOptions } from './core/paging.js';
 export type { PoolStatus, SourcePoolStatus } from './core/pool-status.js';
 export type { SearchParamValue, SearchParams } from './core/search-params.js';

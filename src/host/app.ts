@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
-import { localHandler } from '../events/index.js';
+import { localHandler } from '../events/local-handler.js';
 import type { EventDispatcher } from '../events/types.js';
 import { MOUNT } from '../mount/index.js';
 import type { HTTPMethod, Mountable, MountableComponent, PublicError, Route, RouteReply } from '../mount/index.js';
@@ -31,6 +31,7 @@ import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
 import { createPipeline } from './pipeline.js';
 import type { Endpoint } from './pipeline.js';
 import { TrieRouter } from './router.js';
+import { VERSION } from '../version.js';
 import { InFlight, stopServers, trackSockets } from './shutdown.js';
 import type { Served } from './shutdown.js';
 
@@ -108,7 +109,7 @@ export class ServiceAPI {
     this.enableEvents = resolved.enableEvents;
     this.dispatcher = resolved.dispatcher ?? localHandler;
     const view = {
-      info: () => ({ name: resolved.title, version: resolved.version, description: resolved.description, gateways: [...this.#gateways.keys()], services: [...this.#services.keys()] }),
+      info: () => ({ name: resolved.title, version: resolved.version, fhirgate_version: VERSION, description: resolved.description, gateways: [...this.#gateways.keys()], services: [...this.#services.keys()] }),
       serving: () => this.#closed === undefined,
       readiness: () => (this.#closed !== undefined ? 'draining' : this.#ready ? 'ready' : 'starting'),
       status: () => this.#status(),

@@ -2,6 +2,7 @@
  * Structured logging: one JSON object a line, through the replaceable {@link Logger} of `src/mount.ts`.
  * @module
  */
+import { printable } from '../lib/printable.js';
 import type { Logger } from '../mount/index.js';
 
 /** Log levels, least severe first. */
@@ -10,6 +11,9 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 function ignore(): void {}
+
+/** A raw DEL or C1 control, or a C0 control as JSON escapes it (`\u001b`; line breaks and tabs are `\n`, `\t`). */
+const CONTROL_IN_JSON = /[\x7f-\x9f]|\\u00[01][0-9a-f]/;
 
 /** Options of {@link createJSONLogger}. */
 export interface JSONLoggerOptions {
@@ -38,7 +42,12 @@ export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
   const out = options.stdout ?? process.stdout;
   const err = options.stderr ?? process.stderr;
   const write = (lvl: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, msg: message, ...fields });
+    const record = { time: new Date().toISOString(), level: lvl, msg: message, ...fields };
+    let line = JSON.stringify(record);
+    // Upstream text may carry control characters: JSON leaves DEL and C1 ones as they are and escapes C0
+    // ones (ESC included) only for a reader such as `jq -r` to restore. A line with any is written again,
+    // each string made printable; the usual line costs one search.
+    if (CONTROL_IN_JSON.test(line)) line = JSON.stringify(record, (_key, value: unknown) => (typeof value === 'string' ? printable(value, { multiline: true }) : value));
     (lvl === 'warn' || lvl === 'error' ? err : out).write(`${line}\n`);
   };
   // A level below the minimum gets a function that does nothing: no check, no line built.

@@ -6,10 +6,10 @@
  * written line by line as the client reads them.
  * @module
  */
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { isFHIRId } from '../fhir/index.js';
+import { drained } from '../lib/drained.js';
 import { exportJobs, startJob, type ExportJob, type ExportLevel } from './bulk-jobs.js';
 import type { SandboxRoute, SandboxContext } from './context.js';
 import { sendJSON, sendOutcome } from './reply.js';
@@ -99,7 +99,7 @@ async function sendFile(ctx: SandboxContext, res: ServerResponse, id: string, na
   res.writeHead(200, { 'content-type': 'application/fhir+ndjson' });
   for (const resource of resources) {
     if (res.destroyed) return;
-    if (!res.write(`${JSON.stringify(resource)}\n`)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(`${JSON.stringify(resource)}\n`)) await drained(res);
   }
   res.end();
 }

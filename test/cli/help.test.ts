@@ -10,7 +10,7 @@ test('fhirgate --help lists every command and exits 0', async (t) => {
   for (const command of COMMANDS) assert.match(stdout, new RegExp(`^  ${command.name}\\s+${command.summary.slice(0, 20)}`, 'm'));
 });
 
-test('fhirgate <command> --help documents every option of that command, and the config settings', async (t) => {
+test('fhirgate <command> --help documents every option of that command, and the config settings where it reads the file', async (t) => {
   for (const command of COMMANDS) {
     const { code, stdout } = await runCli(t, [command.name, '--help']);
     assert.equal(code, 0, command.name);
@@ -19,6 +19,7 @@ test('fhirgate <command> --help documents every option of that command, and the 
       assert.ok(stdout.includes(`--${name}`), `${command.name} --help names --${name}`);
       assert.ok(stdout.includes(spec.description), `${command.name} --help describes --${name}`);
     }
+    if (!('config' in command.options)) continue; // sandbox reads no config file
     for (const setting of ['sources', 'gateway.path', 'cds.module', 'notereader.module', 'apiKeys', 'cors', 'port']) assert.ok(stdout.includes(setting), setting);
   }
   assert.equal((await runCli(t, ['help', 'serve'])).stdout, (await runCli(t, ['serve', '-h'])).stdout);

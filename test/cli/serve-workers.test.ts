@@ -99,7 +99,7 @@ test('bad workers, metrics, readinessDrainMs and time-out settings exit 1 naming
     assert.match(stderr, message);
   }
   const flag = await runCli(t, ['serve', '--source', 'a=fhir://localhost:1/fhir/', '--workers', '2x']);
-  assert.equal(flag.code, 1);
+  assert.equal(flag.code, 2);
   assert.match(flag.stderr, /fhirgate serve: --workers: must be "auto" or an integer from 1 to 1024/);
 });
 

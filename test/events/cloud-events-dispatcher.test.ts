@@ -22,6 +22,7 @@ test('structured mode: one application/cloudevents+json POST per event with ever
   assert.equal(sink.requests.length, 2);
   const events = sink.requests.map((r) => {
     assert.equal(r.headers['content-type'], 'application/cloudevents+json; charset=utf-8');
+    assert.match(String(r.headers['user-agent']), /^fhirgate\//, 'sent through src/http, like every outbound request');
     return JSON.parse(r.body);
   });
   events.sort((a, b) => a.type.localeCompare(b.type));

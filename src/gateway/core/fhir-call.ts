@@ -6,7 +6,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { FHIRHTTPError, FhirgateError } from '../../errors.js';
-import { outcomeMessage } from '../../fhir/index.js';
+import { outcomeMessage } from '../../fhir/outcome-message.js';
 import { checkHeaders } from '../../http/request-options.js';
 import type { AgentPool } from '../../http/agent-pool.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../../http/request-options.js';
