@@ -78,15 +78,19 @@ async function parseMs(body: Buffer): Promise<number> {
   return (used.user + used.system) / 1000;
 }
 
+/** POSTs `body`; a host that answers early and closes may reset the socket under the rest of the body. */
 function post(port: number, body: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
+    let answered: { status: number; text: string } | undefined;
     const req = http.request({ port, host: '127.0.0.1', path: '/notereader/', method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', 'content-length': body.length } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => { if (text.length < 4096) text += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('end', () => resolve((answered = { status: res.statusCode ?? 0, text })));
     });
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (answered === undefined) resolve({ status: 0, text: `<faultstring>connection ${err.code ?? err.message}</faultstring>` });
+    });
     req.end(body);
   });
 }
