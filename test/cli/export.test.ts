@@ -11,7 +11,7 @@ import { bulkServer, ndjson, OUTCOME } from '../gateway/bulk/fault-server.js';
 import { runCli, startCli, tempDir } from './run-cli.js';
 
 async function sandbox(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
-  const sb = await startSandbox({ exportPolls: 1, exportRetryAfterSeconds: 0, ...options });
+  const sb = await startSandbox({ exportPolls: 0, exportRetryAfterSeconds: 0, ...options });
   t.after(() => sb.close());
   return sb;
 }

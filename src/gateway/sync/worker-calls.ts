@@ -50,6 +50,7 @@ export class WorkerCalls {
       workerData: options.worker,
       name: 'FHIRGateway',
       onExtra: (events) => emit(events as CollectedEvent[]),
+      answerErrorCode: 'ERR_FHIR_RESPONSE',
     });
   }
 
