@@ -9,5 +9,5 @@ export { type Reply, reply } from './reply.js';
 export type { OpenAPIExamples, OperationExample } from './openapi-examples.js';
 export type { RouteContext } from './request-context.js';
 export type { ServiceAPIOptions } from './options.js';
-export { createJSONLogger } from './logger.js';
+export { createJSONLogger, createLogger, type LogFormat, type LoggerOptions } from './logger.js';
 export { getAllGateways, getApp, getGateway } from './inject.js';
