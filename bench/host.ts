@@ -2,6 +2,8 @@
  * Workload 4: the transform endpoint (handler returns a cached resource) on fhirgate's host against a
  * bare node:http server, Fastify 5 and Express 5 doing the same, at 16 and 256 connections. Each server
  * runs in its own process on one core; autocannon runs in its own process on the other.
+ * `host-features` runs fhirgate's host and a Fastify 5 app with the same per-request features on;
+ * `e2e-transform` has each server read from a fixed-response upstream (on the client's core) first.
  * Run alone: `node --import tsx bench/host.ts`.
  */
 import { spawnSync } from 'node:child_process';
@@ -17,12 +19,27 @@ export interface HostFigures {
   contenders: Record<string, { rps: Summary; p99: Summary; errors: number }>;
 }
 
-const SERVERS = {
+/** Contender name → server script under bench/servers/. */
+export type Servers = Record<string, string>;
+
+export const HOST_SERVERS: Servers = {
   'fhirgate host': 'host-fhirgate.ts',
   'bare node:http': 'host-bare.ts',
   'Fastify 5': 'host-fastify.ts',
   'Express 5': 'host-express.ts',
-} as const;
+};
+
+/** Both with a request id, the security header, an access-log line at `info` to a file and a request counter. */
+export const FEATURE_SERVERS: Servers = {
+  'fhirgate host': 'host-fhirgate-features.ts',
+  'Fastify 5, same features': 'host-fastify-features.ts',
+};
+
+/** Both read the Patient from the upstream and add an extension, features on. */
+export const E2E_SERVERS: Servers = {
+  'fhirgate host + gateway': 'e2e-fhirgate.ts',
+  'Fastify 5 + undici Pool': 'e2e-fastify-undici.ts',
+};
 
 function load(port: number, connections: number, seconds: number): { rps: number; p99: number; errors: number } {
   const core = coreFor('client');
@@ -33,30 +50,41 @@ function load(port: number, connections: number, seconds: number): { rps: number
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
 
-export async function benchHost(seconds = Number(process.env.BENCH_SECONDS ?? 3)): Promise<HostFigures[]> {
+/**
+ * Each server of `servers` in turn (alternated run by run) under autocannon at each connection count;
+ * with `upstream`, that script runs first on the client's core and every server gets its port.
+ */
+export async function benchHost(servers: Servers = HOST_SERVERS, connectionCounts = [16, 256], upstream?: string, seconds = Number(process.env.BENCH_SECONDS ?? 3)): Promise<HostFigures[]> {
+  const up = upstream === undefined ? undefined : await startPeer(new URL(`./servers/${upstream}`, import.meta.url), [], {}, [], 'client');
   const figures: HostFigures[] = [];
-  for (const connections of [16, 256]) {
-    const runs = new Map<string, Array<{ rps: number; p99: number; errors: number }>>();
-    for (let run = 0; run < RUNS; run++) {
-      const names = Object.keys(SERVERS) as Array<keyof typeof SERVERS>;
-      for (const name of run % 2 === 0 ? names : names.reverse()) {
-        const peer = await startPeer(new URL(`./servers/${SERVERS[name]}`, import.meta.url));
-        try {
-          load(peer.port, connections, 1); // warm-up
-          const r = load(peer.port, connections, seconds);
-          runs.set(name, [...(runs.get(name) ?? []), r]);
-        } finally {
-          await peer.stop();
-        }
-      }
-    }
-    const entry: HostFigures = { connections, contenders: {} };
-    for (const [name, rs] of runs) {
-      entry.contenders[name] = { rps: summarize(rs.map((r) => r.rps)), p99: summarize(rs.map((r) => r.p99)), errors: rs.reduce((n, r) => n + r.errors, 0) };
-    }
-    figures.push(entry);
+  try {
+    for (const connections of connectionCounts) figures.push(await atConnections(servers, connections, up === undefined ? [] : [String(up.port)], seconds));
+  } finally {
+    await up?.stop();
   }
   return figures;
+}
+
+async function atConnections(servers: Servers, connections: number, args: string[], seconds: number): Promise<HostFigures> {
+  const runs = new Map<string, Array<{ rps: number; p99: number; errors: number }>>();
+  for (let run = 0; run < RUNS; run++) {
+    const names = Object.keys(servers);
+    for (const name of run % 2 === 0 ? names : names.reverse()) {
+      const peer = await startPeer(new URL(`./servers/${servers[name]}`, import.meta.url), args);
+      try {
+        load(peer.port, connections, 1); // warm-up
+        const r = load(peer.port, connections, seconds);
+        runs.set(name, [...(runs.get(name) ?? []), r]);
+      } finally {
+        await peer.stop();
+      }
+    }
+  }
+  const entry: HostFigures = { connections, contenders: {} };
+  for (const [name, rs] of runs) {
+    entry.contenders[name] = { rps: summarize(rs.map((r) => r.rps)), p99: summarize(rs.map((r) => r.p99)), errors: rs.reduce((n, r) => n + r.errors, 0) };
+  }
+  return entry;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,13 +1,13 @@
 /**
  * `npm run bench [-- name ...]`: the workloads side by side (all of them, or only those named:
- * gateway-read, sync-latency, token-burst, host, notereader, cold-start, memory, soak), a table of
- * ratios on the terminal, each workload's figures (median of the runs, with min and max) written to its
- * own section of bench/RESULTS.md, and every contender's median/min/max and ratio to its baseline merged
+ * gateway-read, sync-latency, token-burst, host, host-features, e2e-transform, notereader, cold-start,
+ * memory, soak), a table of ratios on the terminal, each workload's figures (median of the runs, with
+ * min and max) written to its own section of bench/RESULTS.md, and every contender's median/min/max and ratio to its baseline merged
  * into bench/results.json. `BENCH_RUNS` (default 5) and `BENCH_SECONDS` change the run count and length.
  */
 import { benchColdStart } from './cold-start.js';
 import { benchGatewayRead } from './gateway-read.js';
-import { benchHost } from './host.js';
+import { benchHost, E2E_SERVERS, FEATURE_SERVERS, type HostFigures } from './host.js';
 import { benchMemory } from './memory.js';
 import { benchNoteReader } from './notereader.js';
 import { caseOf, machine, writeResultsJson, writeSection, type CaseJson, type WorkloadJson } from './lib/report.js';
@@ -23,6 +23,22 @@ interface Outcome {
 }
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+
+/** A host-style table per connection count: every contender against `baseline` and `other`, with the target of `other` / `baseline` when given. */
+function hostOutcome(title: string, figures: HostFigures[], baseline: string, other: string, target?: number): Outcome {
+  const md: string[] = [];
+  const cases: CaseJson[] = [];
+  for (const f of figures) {
+    const base = f.contenders[baseline]!.rps.median;
+    const second = f.contenders[other]!.rps.median;
+    md.push(`### ${f.connections} connections\n`, `| server | req/s | vs ${baseline} | vs ${other} | p99 ms | errors |`, '|---|---|---|---|---|---|');
+    for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, base)} | ${ratio(c.rps.median, second)} | ${fmt(c.p99)} | ${c.errors} |`);
+    if (target !== undefined) md.push('', `${other} / ${baseline}: ${ratio(second, base)} (target ≥ ${target.toFixed(2)}×)`);
+    md.push('');
+    cases.push(caseOf(`${f.connections} connections`, 'req/s', 'higher', baseline, Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
+  }
+  return { title, markdown: md.join('\n'), cases };
+}
 const one = (x: number) => summarize([x]);
 
 const WORKLOADS: Record<string, () => Promise<Outcome>> = {
@@ -57,18 +73,14 @@ const WORKLOADS: Record<string, () => Promise<Outcome>> = {
       cases: [caseOf(`${t.calls} reads on a cold cache`, 'token requests', 'lower', 'target', { target: one(1), 'AsyncFHIRGateway': one(t.tokenRequests) })],
     };
   },
-  host: async () => {
-    const md: string[] = [];
-    const cases: CaseJson[] = [];
-    for (const f of await benchHost()) {
-      const bare = f.contenders['bare node:http']!.rps.median;
-      const fastify = f.contenders['Fastify 5']!.rps.median;
-      md.push(`### ${f.connections} connections\n`, '| server | req/s | vs bare node:http | vs Fastify 5 | p99 ms | errors |', '|---|---|---|---|---|---|');
-      for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, bare)} | ${ratio(c.rps.median, fastify)} | ${fmt(c.p99)} | ${c.errors} |`);
-      md.push('');
-      cases.push(caseOf(`${f.connections} connections`, 'req/s', 'higher', 'bare node:http', Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
-    }
-    return { title: 'Host: transform endpoint (autocannon in its own process)', markdown: md.join('\n'), cases };
+  host: async () => hostOutcome('Host: transform endpoint (autocannon in its own process)', await benchHost(), 'bare node:http', 'Fastify 5'),
+  'host-features': async () => {
+    const figures = await benchHost(FEATURE_SERVERS);
+    return hostOutcome('Host with the same features on: fhirgate vs Fastify 5 (request id, security header, access log at info to a file, request counter)', figures, 'Fastify 5, same features', 'fhirgate host', 1.15);
+  },
+  'e2e-transform': async () => {
+    const figures = await benchHost(E2E_SERVERS, [16, 256], 'fixed-fhir.ts');
+    return hostOutcome('End to end: transform reading a fixed-response upstream and adding an extension, fhirgate vs Fastify 5 + undici Pool (features on)', figures, 'Fastify 5 + undici Pool', 'fhirgate host + gateway', 1.0);
   },
   notereader: async () => {
     const nr = await benchNoteReader();

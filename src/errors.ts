@@ -18,49 +18,77 @@
  * @module
  */
 
-/** What each code means, in one line. The keys are the union {@link ErrorCode}. */
+/**
+ * What one error code means and how fhirgate answers it over HTTP: the one record every table of codes
+ * derives from ({@link HTTP_STATUS_BY_CODE}, {@link httpStatusOf}, the gateway handlers' replies).
+ */
+export interface ErrorCodeInfo {
+  /** What the code means, in one line. */
+  readonly meaning: string;
+  /** The HTTP status fhirgate answers with for this code when the error carries no 4xx/5xx status of its own (500 for a failure of fhirgate or of user code). */
+  readonly status: number;
+  /** True for failures of an upstream server, or of reaching one: a `status` such an error carries is the upstream's, never the answer's. */
+  readonly upstream: boolean;
+}
+
+const info = (meaning: string, status = 500, upstream = false): ErrorCodeInfo => Object.freeze({ meaning, status, upstream });
+const upstream = (meaning: string, status = 502): ErrorCodeInfo => info(meaning, status, true);
+
+/**
+ * One record per error code: its meaning, its HTTP status and whether it is an upstream failure. The
+ * keys are the union {@link ErrorCode}.
+ *
+ * @example
+ * ```ts
+ * import { ERROR_CODES } from 'fhirgate/errors';
+ * ERROR_CODES.ERR_TIMEOUT; // { meaning: 'an operation took longer than its time-out', status: 504, upstream: true }
+ * ```
+ */
 export const ERROR_CODES = Object.freeze({
-  ERR_CONNECTION_STRING: 'a fhir:// connection string is malformed or its parameters do not fit together',
-  ERR_AUTH_TOKEN: 'the OAuth 2.0 token endpoint refused or failed to answer a token request',
-  ERR_AUTH_KEY: 'a private key for a JWT assertion could not be read, parsed or used',
-  ERR_FHIR_HTTP: 'a FHIR server answered with a non-2xx status',
-  ERR_FHIR_RESPONSE: 'a FHIR server answered 2xx with a body that is not the expected JSON resource',
-  ERR_RESPONSE_TOO_LARGE: 'an upstream answer was larger than the configured limit',
-  ERR_UNKNOWN_SOURCE: 'no source is registered under that name',
-  ERR_NO_SOURCES: 'the gateway has no sources registered',
-  ERR_INVALID_RESOURCE: 'a resource is missing a required field or is not a FHIR resource',
-  ERR_INVALID_RESOURCE_TYPE: 'not an R4B resource type name',
-  ERR_INVALID_ID: 'not a FHIR id ([A-Za-z0-9-.]{1,64})',
-  ERR_INVALID_SEARCH: 'search parameters that cannot be sent',
-  ERR_TIMEOUT: 'an operation took longer than its time-out',
-  ERR_ABORTED: 'an operation was aborted through its AbortSignal',
-  ERR_NETWORK: 'a connection was refused, reset or closed before a complete answer',
-  ERR_CROSS_ORIGIN: 'a URL points to another origin than the source it came from',
-  ERR_CLOSED: 'the object was closed',
-  ERR_CONFLICT: 'an update kept losing to concurrent updates (HTTP 412)',
-  ERR_DEADLOCK: 'a synchronous call would block the thread that must answer it',
-  ERR_PAGINATION: 'a search result cannot be paged further (repeated or foreign next link)',
-  ERR_DUPLICATE_NAME: 'a name that must be unique is already taken',
-  ERR_NOT_FOUND: 'nothing is registered for that route, type or id',
-  ERR_HANDLER: 'a user handler threw or returned something unusable',
-  ERR_BAD_REQUEST: 'an incoming request is malformed',
-  ERR_BODY_TOO_LARGE: 'an incoming request body is larger than the limit',
-  ERR_UNSUPPORTED_MEDIA_TYPE: 'an incoming request has the wrong Content-Type',
-  ERR_UNAUTHORIZED: 'an incoming request lacks valid credentials',
-  ERR_JWT: 'a JSON Web Token is malformed, badly signed, expired or otherwise not acceptable',
-  ERR_CDS_REQUEST: 'a CDS Hooks request body is invalid',
-  ERR_CDS_CARD: 'a CDS Hooks handler returned an invalid card or response',
-  ERR_CDS_PREFETCH: 'prefetch data a CDS service needs could not be obtained',
-  ERR_SOAP_CLIENT: 'a SOAP request is malformed (SOAP Client fault)',
-  ERR_SOAP_SERVER: 'a SOAP handler failed (SOAP Server fault)',
-  ERR_CDA: 'a CDA document is malformed or lacks what was asked of it',
-  ERR_DISCOVERY: "a source's SMART configuration could not be read or does not fit how the gateway authenticates",
-  ERR_BULK_RESPONSE: 'a Bulk Data server answered a kick-off or status request, or sent a manifest, that the Bulk Data IG does not allow',
-  ERR_BULK_FAILED: 'a Bulk Data export job failed on the server (its status request answered an error)',
-  ERR_BULK_FILE: 'a Bulk Data output file was cut short or has a line that is not a FHIR resource',
-  ERR_CLUSTER: 'cluster workers kept dying, or a new worker failed before it listened',
-  ERR_CONFIG: 'a fhirgate config file or command-line setting is invalid (the message names its path)',
-} as const);
+  ERR_CONNECTION_STRING: info('a fhir:// connection string is malformed or its parameters do not fit together'),
+  ERR_AUTH_TOKEN: upstream('the OAuth 2.0 token endpoint refused or failed to answer a token request'),
+  ERR_AUTH_KEY: info('a private key for a JWT assertion could not be read, parsed or used'),
+  ERR_FHIR_HTTP: upstream('a FHIR server answered with a non-2xx status (an upstream 404 or 410 passes through, any other is a 502)'),
+  ERR_FHIR_RESPONSE: upstream('a FHIR server answered 2xx with a body that is not the expected JSON resource'),
+  ERR_RESPONSE_TOO_LARGE: upstream('an upstream answer was larger than the configured limit'),
+  ERR_UNKNOWN_SOURCE: info('no source is registered under that name'),
+  ERR_NO_SOURCES: info('the gateway has no sources registered'),
+  ERR_INVALID_RESOURCE: info('a resource is missing a required field or is not a FHIR resource'),
+  ERR_INVALID_RESOURCE_TYPE: info('not an R4B resource type name'),
+  ERR_INVALID_ID: info('not a FHIR id ([A-Za-z0-9-.]{1,64})'),
+  ERR_INVALID_SEARCH: info('search parameters that cannot be sent'),
+  ERR_TIMEOUT: upstream('an operation took longer than its time-out', 504),
+  ERR_ABORTED: info('an operation was aborted through its AbortSignal'),
+  ERR_NETWORK: upstream('a connection was refused, reset or closed before a complete answer'),
+  ERR_CROSS_ORIGIN: upstream('a URL points to another origin than the source it came from'),
+  ERR_CLOSED: info('the object was closed', 503),
+  ERR_CONFLICT: info('an update kept losing to concurrent updates (HTTP 412)'),
+  ERR_DEADLOCK: info('a synchronous call would block the thread that must answer it'),
+  ERR_PAGINATION: upstream('a search result cannot be paged further (repeated or foreign next link)'),
+  ERR_DUPLICATE_NAME: info('a name that must be unique (a source, a mounted component, a CDS service id, a SOAP operation) is already taken'),
+  ERR_DUPLICATE_ROUTE: info('a route with that method and path is already registered'),
+  ERR_UNKNOWN_DEPENDENCY: info('a custom route injects a gateway that is not registered'),
+  ERR_NOT_FOUND: info('nothing is registered for that path, type or id', 404),
+  ERR_METHOD_NOT_ALLOWED: info('the path exists but does not answer that HTTP method (the Allow header lists those it does)', 405),
+  ERR_HANDLER: info('a user handler threw or returned something unusable'),
+  ERR_BAD_REQUEST: info('an incoming request is malformed', 400),
+  ERR_BODY_TOO_LARGE: info('an incoming request body is larger than the limit', 413),
+  ERR_UNSUPPORTED_MEDIA_TYPE: info('an incoming request has the wrong Content-Type', 415),
+  ERR_UNAUTHORIZED: info('an incoming request lacks valid credentials', 401),
+  ERR_JWT: info('a JSON Web Token is malformed, badly signed, expired or otherwise not acceptable'),
+  ERR_CDS_REQUEST: info('a CDS Hooks request body is invalid', 400),
+  ERR_CDS_CARD: info('a CDS Hooks handler returned an invalid card or response'),
+  ERR_CDS_PREFETCH: info('prefetch data a CDS service needs could not be obtained', 412),
+  ERR_SOAP_CLIENT: info('a SOAP request is malformed (SOAP Client fault; SOAP 1.1 answers every fault with 500)'),
+  ERR_SOAP_SERVER: info('a SOAP handler failed (SOAP Server fault)'),
+  ERR_CDA: info('a CDA document is malformed or lacks what was asked of it'),
+  ERR_DISCOVERY: upstream("a source's SMART configuration could not be read or does not fit how the gateway authenticates"),
+  ERR_BULK_RESPONSE: upstream('a Bulk Data server answered a kick-off or status request, or sent a manifest, that the Bulk Data IG does not allow'),
+  ERR_BULK_FAILED: upstream('a Bulk Data export job failed on the server (its status request answered an error)'),
+  ERR_BULK_FILE: upstream('a Bulk Data output file was cut short or has a line that is not a FHIR resource'),
+  ERR_CLUSTER: info('cluster workers kept dying, or a new worker failed before it listened'),
+  ERR_CONFIG: info('a fhirgate config file or command-line setting is invalid (the message names its path)'),
+} as const satisfies Record<`ERR_${string}`, ErrorCodeInfo>);
 
 /** The union of every error code fhirgate uses. */
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -178,46 +206,29 @@ export function isFhirgateError(value: unknown, code?: ErrorCode): value is Fhir
 }
 
 /**
- * The one table from error codes to the HTTP status fhirgate answers with. Codes of upstream failures
- * (a network error, a token endpoint's refusal, an unusable answer, a time-out) map to 502/504 whatever
- * the upstream status they carry; see {@link httpStatusOf} for the whole rule.
+ * Every code's HTTP status, read from {@link ERROR_CODES}. Codes of upstream failures (a network error, a
+ * token endpoint's refusal, an unusable answer, a time-out) map to 502/504 whatever the upstream status
+ * they carry; see {@link httpStatusOf} for the whole rule.
  *
  * @example
  * ```ts
+ * import { HTTP_STATUS_BY_CODE } from 'fhirgate/errors';
  * HTTP_STATUS_BY_CODE.ERR_BODY_TOO_LARGE; // 413
  * ```
  */
-export const HTTP_STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = Object.freeze({
-  ERR_BAD_REQUEST: 400,
-  ERR_UNAUTHORIZED: 401,
-  ERR_NOT_FOUND: 404,
-  ERR_BODY_TOO_LARGE: 413,
-  ERR_UNSUPPORTED_MEDIA_TYPE: 415,
-  ERR_NETWORK: 502,
-  ERR_FHIR_RESPONSE: 502,
-  ERR_RESPONSE_TOO_LARGE: 502,
-  ERR_CROSS_ORIGIN: 502,
-  ERR_PAGINATION: 502,
-  ERR_AUTH_TOKEN: 502,
-  ERR_DISCOVERY: 502,
-  ERR_BULK_RESPONSE: 502,
-  ERR_BULK_FAILED: 502,
-  ERR_BULK_FILE: 502,
-  ERR_CLOSED: 503,
-  ERR_TIMEOUT: 504,
-});
-
-/** Codes whose `status`, when they carry one, is an upstream server's and not the status to answer. */
-const UPSTREAM_FAILURES: ReadonlySet<string> = new Set(['ERR_NETWORK', 'ERR_FHIR_RESPONSE', 'ERR_RESPONSE_TOO_LARGE', 'ERR_CROSS_ORIGIN', 'ERR_PAGINATION', 'ERR_AUTH_TOKEN', 'ERR_DISCOVERY', 'ERR_BULK_RESPONSE', 'ERR_BULK_FAILED', 'ERR_BULK_FILE', 'ERR_TIMEOUT']);
+export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze(
+  Object.fromEntries(Object.entries(ERROR_CODES).map(([code, { status }]) => [code, status])) as Record<ErrorCode, number>,
+);
 
 /**
  * The HTTP status to answer for an error: for `ERR_FHIR_HTTP` an upstream 404 or 410 passes through
- * and any other upstream status is a 502; an upstream failure is its code's status in
- * {@link HTTP_STATUS_BY_CODE}; else the error's own `status` when it is 400–599; else its code's status
- * in the table; else (any other error) 500.
+ * and any other upstream status is a 502; an upstream failure ({@link ErrorCodeInfo.upstream}) is its
+ * code's status; else the error's own `status` when it is 400–599; else its code's status; else (an
+ * error that is not fhirgate's) 500.
  *
  * @example
  * ```ts
+ * import { FHIRHTTPError, FhirgateError, httpStatusOf } from 'fhirgate/errors';
  * httpStatusOf(new FhirgateError('ERR_BODY_TOO_LARGE', 'too big')); // 413
  * httpStatusOf(new FHIRHTTPError('read Patient/1 failed: 404 Not Found', { status: 404 })); // 404
  * httpStatusOf(new Error('boom')); // 500
@@ -227,19 +238,6 @@ export function httpStatusOf(error: unknown): number {
   if (!isFhirgateError(error)) return 500;
   const { code, status } = error;
   if (code === 'ERR_FHIR_HTTP') return status === 404 || status === 410 ? status : 502;
-  if (!UPSTREAM_FAILURES.has(code) && typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) return status;
-  return HTTP_STATUS_BY_CODE[code] ?? 500;
+  if (!ERROR_CODES[code].upstream && typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) return status;
+  return ERROR_CODES[code].status;
 }
-
-/**
- * @deprecated Renamed {@link FHIRHTTPError} (one acronym style: all capitals); this alias goes in the next release.
- * @example
- * ```ts
- * FHIRHTTPError === FHIRHttpError; // true: the old name is the new one
- * ```
- */
-export const FHIRHttpError = FHIRHTTPError;
-/** @deprecated Renamed {@link FHIRHTTPError}. */
-export type FHIRHttpError = FHIRHTTPError;
-/** @deprecated Renamed {@link FHIRHTTPErrorOptions}. */
-export type FHIRHttpErrorOptions = FHIRHTTPErrorOptions;

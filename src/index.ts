@@ -111,4 +111,3 @@ export {
   type Extension,
   type HumanName,
 } from './fhir/index.js';
-export * from './deprecated-names.js';

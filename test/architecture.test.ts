@@ -36,9 +36,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   nats: ['host', 'events', 'lib'],
   // The command line uses the public entries of everything.
   cli: ['index', 'gateway', 'host', 'cds', 'soap', 'sandbox', 'mount', 'events', 'fhir', 'auth', 'http', 'lib', 'cluster', 'redis', 'nats'],
-  // The package entries: the main one and its deprecated names.
-  index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'lib', 'deprecated-names'],
-  'deprecated-names': ['fhir', 'host'],
+  // The main package entry.
+  index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'lib'],
 };
 
 /** Arrows allowed for `import type` only: the contract names the event dispatcher a component is given. */
@@ -65,20 +64,24 @@ function* sourceFiles(dir: string): Generator<string> {
   }
 }
 
+/** The relative imports of `file` (static, `import type`, `export ... from`, dynamic `import()`), as paths under `src`. */
+function* relativeImports(src: string, file: string): Generator<{ target: string; typeOnly: boolean }> {
+  const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+  for (const m of readFileSync(file, 'utf8').matchAll(pattern)) {
+    const spec = m[3] ?? m[4]!;
+    if (spec.startsWith('.')) yield { target: relative(src, resolve(dirname(file), spec)), typeOnly: m[2] !== undefined };
+  }
+}
+
 /** Every relative import between two rooms of `src`: static, `import type`, `export ... from` and dynamic `import()`. */
 function arrows(src: string): Arrow[] {
   const found: Arrow[] = [];
   for (const file of sourceFiles(src)) {
-    const text = readFileSync(file, 'utf8');
-    const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
-    for (const m of text.matchAll(pattern)) {
-      const spec = m[3] ?? m[4]!;
-      if (!spec.startsWith('.')) continue;
-      const target = relative(src, resolve(dirname(file), spec));
+    for (const { target, typeOnly } of relativeImports(src, file)) {
       if (target.startsWith('..')) continue;
       const from = roomOf(relative(src, file));
       const to = roomOf(target);
-      if (from !== to) found.push({ file: relative(src, file), from, to, typeOnly: m[2] !== undefined });
+      if (from !== to) found.push({ file: relative(src, file), from, to, typeOnly });
     }
   }
   return found;
@@ -110,6 +113,72 @@ test('nothing in the core imports the separate entries (sandbox, cli, cluster, r
   const separate = ['sandbox', 'cli', 'cluster', 'redis', 'nats'];
   const core = Object.keys(MAY_IMPORT).filter((room) => !separate.includes(room) && room !== 'index');
   for (const room of core) assert.deepEqual(MAY_IMPORT[room]!.filter((to) => separate.includes(to)), [], room);
+});
+
+/**
+ * The gateway's own rooms (DESIGN.md): `core/` is the engine and imports none of the others; the HTTP face
+ * needs the core's types only; bulk runs on the core; the facade (the files at the room's top) builds
+ * the hand-offs to bulk and the face, and the sync bridge runs the async facade in its worker.
+ */
+const GATEWAY_MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  'gateway/core': [],
+  'gateway/http-face': [],
+  'gateway/bulk': ['gateway/core'],
+  'gateway/sync': ['gateway', 'gateway/core', 'gateway/bulk'],
+  gateway: ['gateway/core', 'gateway/http-face', 'gateway/bulk', 'gateway/sync'],
+};
+
+/** Arrows inside the gateway allowed for `import type` only. */
+const GATEWAY_TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { 'gateway/http-face': ['gateway/core'] };
+
+/** The gateway sub-room of a path under `src/gateway`: its first folder, or `gateway` for the facade's files. */
+function gatewayRoomOf(pathUnderSrc: string): string {
+  const [, first, ...rest] = pathUnderSrc.split('/');
+  return rest.length === 0 ? 'gateway' : `gateway/${first}`;
+}
+
+/** Every relative import between two gateway sub-rooms of `src`, as `file: from -> to` lines the table does not allow. */
+function gatewayViolations(src: string): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles(join(src, 'gateway'))) {
+    for (const { target, typeOnly } of relativeImports(src, file)) {
+      if (!target.startsWith('gateway/')) continue;
+      const path = relative(src, file);
+      const from = gatewayRoomOf(path);
+      const to = gatewayRoomOf(target);
+      if (from === to || GATEWAY_MAY_IMPORT[from]?.includes(to)) continue;
+      if (typeOnly && GATEWAY_TYPE_ONLY[from]?.includes(to)) continue;
+      found.push(`${path}: ${from} -> ${to}`);
+    }
+  }
+  return found;
+}
+
+test('inside the gateway: core imports none of bulk, sync, the HTTP face and the facade; the face imports core types only', () => {
+  const rooms = new Set([...sourceFiles(join(root, 'src', 'gateway'))].map((f) => gatewayRoomOf(relative(join(root, 'src'), f))));
+  assert.deepEqual([...rooms].filter((room) => !(room in GATEWAY_MAY_IMPORT)), [], 'every gateway sub-room is in the table');
+  assert.deepEqual(gatewayViolations(join(root, 'src')), []);
+});
+
+test('negative control: a gateway sub-room import against the direction fails the check', (t) => {
+  const src = mkdtempSync(join(tmpdir(), 'fhirgate-arch-gw-'));
+  t.after(() => rmSync(src, { recursive: true, force: true }));
+  for (const room of ['core', 'http-face', 'bulk']) mkdirSync(join(src, 'gateway', room), { recursive: true });
+  writeFileSync(join(src, 'gateway', 'core', 'engine.ts'), "import { bulkExport } from '../bulk/export.js';\nexport const x = bulkExport;\n");
+  writeFileSync(join(src, 'gateway', 'core', 'events.ts'), 'export class GatewayEvents {}\n');
+  writeFileSync(join(src, 'gateway', 'bulk', 'export.ts'), "import type { GatewayEvents } from '../core/events.js';\nexport const bulkExport = 1;\n");
+  writeFileSync(join(src, 'gateway', 'http-face', 'face.ts'), [
+    "import type { GatewayEvents } from '../core/events.js';",
+    "import { GatewayEvents as Runtime } from '../core/events.js';",
+    "import { AsyncFHIRGateway } from '../async-gateway.js';",
+    '',
+  ].join('\n'));
+  writeFileSync(join(src, 'gateway', 'async-gateway.ts'), "import { x } from './core/engine.js';\nexport const AsyncFHIRGateway = x;\n");
+  assert.deepEqual(gatewayViolations(src).sort(), [
+    'gateway/core/engine.ts: gateway/core -> gateway/bulk',
+    'gateway/http-face/face.ts: gateway/http-face -> gateway',
+    'gateway/http-face/face.ts: gateway/http-face -> gateway/core',
+  ]);
 });
 
 test('negative control: an import against the direction fails the check', (t) => {

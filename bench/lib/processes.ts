@@ -28,11 +28,11 @@ export interface Peer {
 }
 
 /**
- * Starts `node [...nodeFlags] --import tsx <script> ...args` pinned to the server core; resolves once it
- * listens.
+ * Starts `node [...nodeFlags] --import tsx <script> ...args` pinned to the server core (or the client's,
+ * for an upstream that must not share the measured server's core); resolves once it listens.
  */
-export function startPeer(script: URL, args: string[] = [], env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<Peer> {
-  const core = coreFor('server');
+export function startPeer(script: URL, args: string[] = [], env: Record<string, string> = {}, nodeFlags: string[] = [], role: 'server' | 'client' = 'server'): Promise<Peer> {
+  const core = coreFor(role);
   const nodeArgs = [...nodeFlags, '--import', 'tsx', fileURLToPath(script), ...args];
   const [cmd, argv] = core === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(core), process.execPath, ...nodeArgs]];
   const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });

@@ -1,6 +1,9 @@
 /** The cached resource every host benchmark server answers with, and the port announcement. */
 import type { Server } from 'node:http';
 
+/** The extension the end-to-end transform handlers add to the Patient they read. */
+export const SUMMARY_EXTENSION = { url: 'https://fhirgate.dev/StructureDefinition/summary', valueString: 'female, born 1980' };
+
 export const cachedPatient = {
   resourceType: 'Patient' as const,
   id: 'bench-1',
@@ -8,7 +11,7 @@ export const cachedPatient = {
   name: [{ use: 'official' as const, family: 'Benchmark', given: ['Bea', 'Q'] }],
   gender: 'female' as const,
   birthDate: '1980-04-12',
-  extension: [{ url: 'https://fhirgate.dev/StructureDefinition/summary', valueString: 'female, born 1980' }],
+  extension: [SUMMARY_EXTENSION],
 };
 
 /**

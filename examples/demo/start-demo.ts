@@ -71,9 +71,9 @@ export interface Demo {
  */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const { port = 8000, host = '127.0.0.1', logger = createJSONLogger({ stderr: process.stdout }) } = options;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('startDemo: option "port" must be an integer from 0 to 65535');
-  if (typeof host !== 'string' || host === '') throw new TypeError('startDemo: option "host" must be a non-empty string');
-  if (typeof logger !== 'object' || logger === null || typeof logger.info !== 'function') throw new TypeError('startDemo: option "logger" must be a Logger (debug, info, warn, error)');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('startDemo: options.port must be an integer from 0 to 65535');
+  if (typeof host !== 'string' || host === '') throw new TypeError('startDemo: options.host must be a non-empty string');
+  if (typeof logger !== 'object' || logger === null || typeof logger.info !== 'function') throw new TypeError('startDemo: options.logger must be a Logger (debug, info, warn, error)');
   const sources = await startSources();
   const gw = new AsyncFHIRGateway();
   const app = createServiceAPI({

@@ -1,7 +1,8 @@
 /**
  * Checks a discovered token endpoint against how the source authenticates: the URL must take
- * credentials (https; http only on loopback or with `allow_http=true`), the server must list the
- * client authentication method, and the assertion key must sign an algorithm it lists.
+ * credentials (https; http only on loopback or with `allow_http=true`), a client secret goes only to an
+ * origin the user named (the FHIR server's, or `token_origin`), the server must list the client
+ * authentication method, and the assertion key must sign an algorithm it lists.
  * @module
  */
 import { FhirgateError } from '../errors.js';
@@ -34,16 +35,34 @@ export interface TokenEndpoint {
 }
 
 /**
- * Accepts `found` for a source that authenticates with `method` (and, for `private_key_jwt`, signs
- * with `keys`), or throws `ERR_DISCOVERY` naming the document and the reason. A server that lists no
- * methods or no algorithms is not second-guessed.
+ * How the source will use a discovered endpoint: its authentication method, whether plain http may
+ * reach a non-loopback host, its assertion keys, and the origins a client secret may be sent to.
  *
  * @example
  * ```ts
- * const endpoint = checkDiscovered(found, { method: 'private_key_jwt', allowHttp: false, keys: ring });
+ * const use: EndpointUse = { method: 'client_secret_basic', allowHttp: false, keys: undefined, secretOrigins: ['https://fhir.example.org'] };
  * ```
  */
-export function checkDiscovered(found: SmartConfiguration, use: { method: TokenAuthMethod; allowHttp: boolean; keys: KeyRing | undefined }): TokenEndpoint {
+export interface EndpointUse {
+  readonly method: TokenAuthMethod;
+  readonly allowHttp: boolean;
+  readonly keys: KeyRing | undefined;
+  /** The FHIR server's origin, then `token_origin` if set: a discovered document cannot send a secret elsewhere. */
+  readonly secretOrigins: readonly string[];
+}
+
+/**
+ * Accepts `found` for a source that authenticates as `use` says, or throws `ERR_DISCOVERY` naming the
+ * document and the reason. A client secret is never sent to an origin outside `use.secretOrigins` (a
+ * signed assertion may go: it names its audience). A server that lists no methods or no algorithms is
+ * not second-guessed.
+ *
+ * @example
+ * ```ts
+ * const endpoint = checkDiscovered(found, { method: 'private_key_jwt', allowHttp: false, keys: ring, secretOrigins: [] });
+ * ```
+ */
+export function checkDiscovered(found: SmartConfiguration, use: EndpointUse): TokenEndpoint {
   const where = `the token_endpoint from ${found.documentUrl}`;
   let url: URL;
   try {
@@ -51,8 +70,15 @@ export function checkDiscovered(found: SmartConfiguration, use: { method: TokenA
   } catch {
     return fail(`${where} is not an absolute URL`);
   }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`${where} is not an http(s) URL (its scheme is ${JSON.stringify(url.protocol.slice(0, 32))})`);
   if (url.username !== '' || url.password !== '') fail(`${where} holds user information`);
-  if (!isAllowedEndpoint(url, use.allowHttp)) fail(`${where} (${url.origin}${url.pathname}) is not https (http only for loopback hosts or with allow_http=true)`);
+  if (!isAllowedEndpoint(url, use.allowHttp)) fail(`${where} (${url.origin}${url.pathname.slice(0, 200)}) is not https (http only for loopback hosts or with allow_http=true)`);
+  if (use.method !== 'private_key_jwt' && !use.secretOrigins.includes(url.origin)) {
+    fail(
+      `${where} is on ${url.origin}, not on ${use.secretOrigins.join(' or ')}: a client secret is sent only to an origin the connection string names. ` +
+        `If that server is your token endpoint, add token_origin=${encodeURIComponent(url.origin)} (or give token_url)`,
+    );
+  }
   const methods = found.authMethods;
   if (methods !== undefined && !methods.includes(use.method)) {
     const hint = use.method === 'client_secret_basic' && methods.includes('client_secret_post') ? '; add auth_method=client_secret_post' : '';

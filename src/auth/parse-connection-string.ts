@@ -3,6 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
+import { nearestName } from '../lib/nearest-name.js';
 import type { ClientSecretMethod, SourceAuth, SourceConfig } from './source-config.js';
 
 /** Every parameter a connection string may hold: the seven of the spec, then fhirgate's additions. */
@@ -21,6 +22,7 @@ const PARAMETERS = [
   'auth_method',
   'timeout',
   'allow_http',
+  'token_origin',
 ] as const;
 
 type Parameter = (typeof PARAMETERS)[number];
@@ -88,27 +90,36 @@ export function parseConnectionString(connectionString: string): SourceConfig {
 
 function readParams(query: string): Params {
   const params: Params = {};
-  for (const piece of query.split('&')) {
-    if (piece === '') continue;
+  query.split('&').forEach((piece, index) => {
+    if (piece === '') return;
     const eq = piece.indexOf('=');
     const rawName = eq === -1 ? piece : piece.slice(0, eq);
-    let name: string;
-    let value: string;
-    try {
-      name = decodeURIComponent(rawName);
-      value = decodeURIComponent(eq === -1 ? '' : piece.slice(eq + 1));
-    } catch {
-      fail(`parameter ${JSON.stringify(rawName.slice(0, 40))} has a malformed %-escape`);
-    }
-    if (!(PARAMETERS as readonly string[]).includes(name)) {
-      fail(`unknown parameter ${JSON.stringify(name.slice(0, 40))}; allowed: ${PARAMETERS.join(', ')}`);
-    }
+    const name = decoded(rawName);
+    // Text after the "?" may be the tail of a secret that held "&": it is quoted only when it is a known name or a near miss of one.
+    if (name === undefined || !(PARAMETERS as readonly string[]).includes(name)) fail(unknownParameter(name, index + 1));
     const key = name as Parameter;
+    const value = decoded(eq === -1 ? '' : piece.slice(eq + 1));
+    if (value === undefined) fail(`the value of ${key} has a malformed %-escape (write a literal % as %25)`);
     if (params[key] !== undefined) fail(`parameter ${key} is given twice`);
     if (value === '') fail(`parameter ${key} is empty`);
     params[key] = value;
-  }
+  });
   return params;
+}
+
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Names the parameter only when it is an obvious typo of a known one; anything else may be a secret's tail. */
+function unknownParameter(name: string | undefined, position: number): string {
+  const near = name === undefined ? undefined : nearestName(name, PARAMETERS);
+  const which = near === undefined ? `an unknown parameter at position ${position} of the query` : `unknown parameter ${JSON.stringify(name)} (did you mean ${near}?)`;
+  return `${which}; allowed: ${PARAMETERS.join(', ')}. A value that holds & or % must be percent-encoded (\${VAR} in a config file or --source is encoded for you)`;
 }
 
 function readAuth(params: Params, allowHttp: boolean): SourceAuth {
@@ -117,7 +128,7 @@ function readAuth(params: Params, allowHttp: boolean): SourceAuth {
   if (secret !== undefined && keyPath !== undefined) fail('give client_secret or client_secret_path, not both');
   if (keyPath !== undefined && !jwt) fail('client_secret_path needs use_jwt_assertion=true');
   if (jwt && keyPath === undefined) fail('use_jwt_assertion=true needs client_secret_path (the private key file)');
-  const oauthOnly = ['client_secret', 'client_secret_path', 'scope', 'audience', 'key_id', 'jku', 'next_key_path', 'next_key_id', 'auth_method', 'use_jwt_assertion'] as const;
+  const oauthOnly = ['client_secret', 'client_secret_path', 'scope', 'audience', 'key_id', 'jku', 'next_key_path', 'next_key_id', 'auth_method', 'use_jwt_assertion', 'token_origin'] as const;
   if (clientId === undefined && tokenUrl === undefined) {
     const stray = oauthOnly.find((p) => params[p] !== undefined);
     if (stray !== undefined) fail(`${stray} needs client_id`);
@@ -125,7 +136,14 @@ function readAuth(params: Params, allowHttp: boolean): SourceAuth {
   }
   if (clientId === undefined) fail('client_id is missing (token_url is set)');
   // Without token_url the token endpoint is discovered from the source's SMART configuration.
-  const common = { clientId, tokenUrl: tokenUrl === undefined ? undefined : readTokenUrl(tokenUrl, allowHttp), scope: params.scope ?? DEFAULT_SCOPE, audience: params.audience };
+  if (tokenUrl !== undefined && params.token_origin !== undefined) fail('token_origin is for a discovered token endpoint: with token_url, leave it out');
+  const common = {
+    clientId,
+    tokenUrl: tokenUrl === undefined ? undefined : readTokenUrl(tokenUrl, allowHttp),
+    tokenOrigin: readTokenOrigin(params.token_origin, allowHttp),
+    scope: params.scope ?? DEFAULT_SCOPE,
+    audience: params.audience,
+  };
   if (params.next_key_id !== undefined && params.next_key_path === undefined) fail('next_key_id needs next_key_path');
   if (jwt) {
     if (params.auth_method !== undefined) fail('auth_method applies to client_secret only');
@@ -143,6 +161,15 @@ function readTokenUrl(value: string, allowHttp: boolean): string {
   const url = absolute(value, 'token_url');
   if (isAllowedEndpoint(url, allowHttp)) return url.href;
   return fail('token_url must be https (http only for loopback hosts or with allow_http=true)');
+}
+
+/** `token_origin=https://auth.example.org[:port]`: an origin only (no path, query or fragment). */
+function readTokenOrigin(value: string | undefined, allowHttp: boolean): string | undefined {
+  if (value === undefined) return undefined;
+  const url = absolute(value, 'token_origin');
+  if (!isAllowedEndpoint(url, allowHttp)) fail('token_origin must be https (http only for loopback hosts or with allow_http=true)');
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') fail('token_origin must be an origin only, such as https://auth.example.org (no path)');
+  return url.origin;
 }
 
 /**

@@ -21,6 +21,11 @@ interface OAuthCommon {
    * then discovers it from the source's `.well-known/smart-configuration` (see `discoverSmart`).
    */
   readonly tokenUrl: string | undefined;
+  /**
+   * `token_origin`: one more origin (besides the FHIR server's own) that a discovered token endpoint
+   * may be on when the source sends a client secret; `undefined`: the FHIR server's origin only.
+   */
+  readonly tokenOrigin: string | undefined;
   readonly scope: string;
   /** Sent as the `audience` form parameter when set. */
   readonly audience: string | undefined;

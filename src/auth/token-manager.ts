@@ -101,7 +101,7 @@ export class TokenManager {
     this.#now = options.now ?? Date.now;
     this.#discovery = options.discovery;
     if (auth.tokenUrl !== undefined) this.#endpoint = { url: auth.tokenUrl, signingAlgs: undefined };
-    else if (this.#discovery === undefined) throw new TypeError('TokenManager: option "discovery" is needed when the connection string has no token_url');
+    else if (this.#discovery === undefined) throw new TypeError('TokenManager: options.discovery is needed when the connection string has no token_url');
     // Replicas share a token when they use the same credentials against the same server.
     const { clientId, tokenUrl, scope, audience } = auth;
     const where = tokenUrl ?? this.#discovery!.baseUrl;
@@ -202,7 +202,8 @@ export class TokenManager {
     const { baseUrl, allowHttp } = this.#discovery!;
     const found = await discoverSmart(baseUrl, this.#send, { timeoutMs: this.#timeoutMs });
     const method = this.#auth.kind === 'jwt_assertion' ? 'private_key_jwt' : this.#auth.method;
-    return checkDiscovered(found, { method, allowHttp, keys: this.#keys });
+    const secretOrigins = [new URL(baseUrl).origin, ...(this.#auth.tokenOrigin === undefined ? [] : [this.#auth.tokenOrigin])];
+    return checkDiscovered(found, { method, allowHttp, keys: this.#keys, secretOrigins });
   }
 
   #credentials(endpoint: TokenEndpoint): Credentials {

@@ -8,7 +8,7 @@ import { isFhirgateError } from '../errors.js';
 import { json, type Logger, type RouteReply, type RouteRequest } from '../mount/index.js';
 import type { EventPayload } from '../events/types.js';
 import { logUserCodeFailure } from '../lib/user-code-failure.js';
-import { CDSError, errorReply } from './cds-error.js';
+import { CDSError, cdsErrorReply } from './cds-error.js';
 import type { ClientAuth } from './client-auth.js';
 import { validateFeedback } from './feedback.js';
 import { fillPrefetch, type PrefetchOptions } from './prefetch.js';
@@ -91,11 +91,11 @@ function failure(err: unknown, log: Logger, serviceId: string | undefined): Rout
   if (isFhirgateError(err, 'ERR_ABORTED')) throw err;
   if (err instanceof CDSError) {
     if (err.code === 'ERR_CDS_CARD') log.error('CDS service returned an invalid response', { service_id: serviceId, field: err.field });
-    return errorReply(err, err.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+    return cdsErrorReply(err, err.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
   }
   const cause = err instanceof HandlerFailure ? err.cause : err;
   logUserCodeFailure(log, 'error', 'CDS service handler failed', { service_id: serviceId, error: cause instanceof Error ? cause.message : String(cause) }, cause);
-  return errorReply(new CDSError('ERR_HANDLER', 'the CDS service failed to process the request', 500));
+  return cdsErrorReply(new CDSError('ERR_HANDLER', 'the CDS service failed to process the request', 500));
 }
 
 /**

@@ -30,10 +30,10 @@ export class CDSError extends FhirgateError {
  *
  * @example
  * ```ts
- * return errorReply(new CDSError('ERR_NOT_FOUND', 'no CDS service "x"', 404));
+ * return cdsErrorReply(new CDSError('ERR_NOT_FOUND', 'no CDS service "x"', 404));
  * ```
  */
-export function errorReply(err: CDSError, headers: Record<string, string> = {}): RouteReply {
+export function cdsErrorReply(err: CDSError, headers: Record<string, string> = {}): RouteReply {
   const error = err.field === undefined
     ? { code: err.code, message: err.message }
     : { code: err.code, message: err.message, field: err.field };

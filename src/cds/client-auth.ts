@@ -89,7 +89,7 @@ export class ClientAuth {
       timeoutMs: this.#settings.jwksTimeoutMs,
     });
     this.#replays = new ReplayCache(this.#settings.replayCacheSize);
-    if (options.replayStore !== undefined) checkStore(options.replayStore, 'auth.replayStore');
+    if (options.replayStore !== undefined) checkStore(options.replayStore, 'options.auth.replayStore');
     this.#sharedReplays = options.replayStore === undefined ? undefined : new StoreReplayCheck(options.replayStore);
   }
 

@@ -17,4 +17,3 @@ export type {
   CDSHooksServiceOptions, CDSLink, CDSResponse, CDSServiceDefinition, CDSSource, CDSSuggestion, ClientAuthOptions,
   Coding, FHIRAuthorization, JSONObject, TrustedIssuer,
 } from './types.js';
-export type * from './deprecated-names.js';

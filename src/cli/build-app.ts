@@ -39,7 +39,7 @@ export interface BuiltApp {
 export async function buildApp(config: FhirgateConfig, options: { logger: Logger }): Promise<BuiltApp> {
   const gateway = new AsyncFHIRGateway({
     ...(config.gateway.fhirVersion === undefined ? {} : { fhirVersion: config.gateway.fhirVersion }),
-    ...(config.gateway.timeout === undefined ? {} : { timeout: config.gateway.timeout }),
+    ...(config.gateway.timeoutSeconds === undefined ? {} : { timeoutSeconds: config.gateway.timeoutSeconds }),
   });
   const app = createServiceAPI({
     ...(config.title === undefined ? { title: 'fhirgate' } : { title: config.title }),

@@ -1,11 +1,13 @@
 /**
- * `fhirgate check`: for every configured source, fetch a token and read the CapabilityStatement, and
- * print a table of what works.
+ * `fhirgate check`: for every configured source, fetch a token, read the CapabilityStatement and make
+ * one authenticated read, and print a table of what works.
  * @module
  */
 import type { CliIO, Command, OptionValues } from './command.js';
 import { UsageError } from './command.js';
-import { optionalPositive } from './config/checks.js';
+import { isResourceType, RESOURCE_TYPES, type ResourceType } from '../fhir/index.js';
+import { nearestName } from '../lib/nearest-name.js';
+import { configError, optionalPositive } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
 import { settingsOf, SOURCE_OPTIONS } from './settings.js';
 import { checkOneSource, type SourceCheck, type StepResult } from './source-check.js';
@@ -20,14 +22,21 @@ import { checkOneSource, type SourceCheck, type StepResult } from './source-chec
  */
 export const CHECK_COMMAND: Command = {
   name: 'check',
-  summary: 'Fetch a token from and read the CapabilityStatement of every source; print what works',
-  usage: 'fhirgate check (--config <file> | --source <name=fhir://…>…) [--json] [--timeout <seconds>]',
+  summary: 'Fetch a token from every source, read its CapabilityStatement and one resource with the token; print what works',
+  usage: 'fhirgate check (--config <file> | --source <name=fhir://…>…) [--read-type <Type>] [--json] [--timeout <seconds>]',
   options: {
     ...SOURCE_OPTIONS,
+    'read-type': { type: 'string', value: 'Type', description: 'The resource type of the authenticated read, GET [base]/<Type>?_count=1&_elements=id. Default Patient' },
     json: { type: 'boolean', description: 'Print the results as JSON instead of a table' },
     timeout: { type: 'string', value: 'seconds', description: 'Time allowed per source and step (a connection string\'s timeout wins). Default 10' },
   },
-  details: ['Exit code: 0 when every source gave a token (if it has auth) and a CapabilityStatement, 1 otherwise.', '', ...CONFIG_HELP],
+  details: [
+    'Steps per source: TOKEN (when it has auth), METADATA (GET [base]/metadata, often public), READ (a search with the',
+    'token: what proves the credentials; a 401 or 403 fails the source with the server\'s words).',
+    'Exit code: 0 when every source gave a token (if it has auth), a CapabilityStatement and a Bundle, 1 otherwise.',
+    '',
+    ...CONFIG_HELP,
+  ],
   run: check,
 };
 
@@ -35,13 +44,22 @@ async function check(values: OptionValues, io: CliIO): Promise<number> {
   const config = await settingsOf(values, io);
   if (config.sources.size === 0) throw new UsageError('check needs at least one source: --config with "sources", or --source name=fhir://…');
   const seconds = values.timeout === undefined ? 10 : optionalPositive(Number(values.timeout), '--timeout')!;
-  const rows = await Promise.all([...config.sources].map(([name, cs]) => checkOneSource(name, cs, { timeoutMs: seconds * 1000 })));
+  const readType = readTypeOf(values['read-type']);
+  const rows = await Promise.all([...config.sources].map(([name, cs]) => checkOneSource(name, cs, { timeoutMs: seconds * 1000, readType })));
   io.stdout.write(values.json === true ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
   return rows.every(works) ? 0 : 1;
 }
 
+/** `--read-type`: a resource type, named in the error only when it is a near miss of one. */
+function readTypeOf(value: unknown): ResourceType {
+  if (value === undefined) return 'Patient';
+  if (isResourceType(value)) return value;
+  const near = nearestName(String(value), RESOURCE_TYPES);
+  throw configError('--read-type', near === undefined ? 'is not a FHIR R4 resource type' : `${JSON.stringify(value)} is not a FHIR R4 resource type (did you mean ${near}?)`);
+}
+
 function works(row: SourceCheck): boolean {
-  return (row.token?.ok ?? true) && row.metadata.ok;
+  return (row.token?.ok ?? true) && row.metadata.ok && row.read.ok;
 }
 
 function cell(step: StepResult | undefined): string {
@@ -52,8 +70,8 @@ function cell(step: StepResult | undefined): string {
 /** A plain-text table, one row per source, columns padded. */
 function table(rows: readonly SourceCheck[]): string {
   const lines = [
-    ['SOURCE', 'BASE URL', 'AUTH', 'TOKEN', 'METADATA'],
-    ...rows.map((r) => [r.source, r.base, r.auth, cell(r.token), cell(r.metadata)]),
+    ['SOURCE', 'BASE URL', 'AUTH', 'TOKEN', 'METADATA', 'READ'],
+    ...rows.map((r) => [r.source, r.base, r.auth, cell(r.token), cell(r.metadata), cell(r.read)]),
   ];
   const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
   const text = lines.map((l) => l.map((c, i) => (i === l.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');

@@ -6,7 +6,8 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { FhirgateError, isFhirgateError } from '../errors.js';
 import { LocalEventDispatcher } from '../events/index.js';
-import { isResourceType, type ResourceType } from '../fhir/index.js';
+import { isResourceType, RESOURCE_TYPES, type ResourceType } from '../fhir/index.js';
+import { nearestName } from '../lib/nearest-name.js';
 import { checkBulkOptions } from '../gateway/bulk/index.js';
 import { AsyncFHIRGateway, type BulkItem, type BulkLevel } from '../gateway/index.js';
 import { addSources } from './build-app.js';
@@ -55,18 +56,18 @@ export const EXPORT_COMMAND: Command = {
     '                  --type Patient,Observation --since 2024-01-01 --out ./export/',
     '  fhirgate export --config fhirgate.json --source-name ehr --level group:diabetes-cohort --out ./cohort/',
     '',
-    'With --config, export reads "sources" and "gateway.timeout"; the other settings are for serve.',
+    'With --config, export reads "sources" and "gateway.timeoutSeconds"; the other settings are for serve.',
     ...CONFIG_HELP,
   ],
   run: runExport,
 };
 
 async function runExport(values: OptionValues, io: CliIO): Promise<number> {
-  const { name, connectionString, timeout } = await exportSource(values, io);
+  const { name, connectionString, timeoutSeconds } = await exportSource(values, io);
   const options = exportOptions(values);
   const out = resolve(io.cwd, (values.out as string | undefined) ?? 'export');
   await prepareFolder(out);
-  const gateway = new AsyncFHIRGateway(timeout === undefined ? {} : { timeout });
+  const gateway = new AsyncFHIRGateway(timeoutSeconds === undefined ? {} : { timeoutSeconds });
   const files = new NDJSONFiles(out);
   const progress = new ExportProgress(io.stderr);
   try {
@@ -100,17 +101,21 @@ async function runExport(values: OptionValues, io: CliIO): Promise<number> {
 }
 
 /** `--type`, `--since`, `--level` and `--deadline`, checked as `bulkExport` checks them, each error naming its option. */
-function exportOptions(values: OptionValues): { types: ResourceType[]; since?: string; level: BulkLevel; deadline?: number } {
+function exportOptions(values: OptionValues): { types: ResourceType[]; since?: string; level: BulkLevel; deadlineSeconds?: number } {
   const types = ((values.type as string[] | undefined) ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
-  const unknown = types.find((t) => !isResourceType(t));
-  if (unknown !== undefined) throw configError('--type', `${JSON.stringify(unknown.slice(0, 64))} is not a FHIR R4 resource type`);
+  const unknown = types.findIndex((t) => !isResourceType(t));
+  if (unknown !== -1) {
+    // Named only when it is a near miss of a type: an argument may hold anything.
+    const near = nearestName(types[unknown]!, RESOURCE_TYPES);
+    throw configError('--type', near === undefined ? `the type at position ${unknown + 1} is not a FHIR R4 resource type` : `${JSON.stringify(types[unknown])} is not a FHIR R4 resource type (did you mean ${near}?)`);
+  }
   const since = values.since as string | undefined;
   if (since !== undefined) check(() => checkBulkOptions({ since }), '--since', 'must be a FHIR date or instant such as 2024-01-01 or 2024-01-01T00:00:00Z');
   const text = (values.level as string | undefined) ?? 'system';
   const level: BulkLevel = text === 'system' || text === 'patient' ? text : { group: text.startsWith('group:') ? text.slice(6) : '' };
   check(() => checkBulkOptions({ level }), '--level', 'must be system, patient or group:<id> (a FHIR id: letters, digits, - and ., up to 64)');
   const deadline = values.deadline === undefined ? undefined : optionalPositive(Number(values.deadline), '--deadline');
-  return { types: types as ResourceType[], level, ...(since === undefined ? {} : { since }), ...(deadline === undefined ? {} : { deadline }) };
+  return { types: types as ResourceType[], level, ...(since === undefined ? {} : { since }), ...(deadline === undefined ? {} : { deadlineSeconds: deadline }) };
 }
 
 function check(run: () => unknown, option: string, problem: string): void {

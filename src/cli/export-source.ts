@@ -3,15 +3,17 @@
  * `--source`, or one source of the config file picked with `--source-name`.
  * @module
  */
+import { nearestName } from '../lib/nearest-name.js';
 import type { CliIO, OptionValues } from './command.js';
 import { UsageError } from './command.js';
 import { configError } from './config/checks.js';
+import { expandEnv } from './config/expand-env.js';
 import { checkSource, checkSourceName } from './config/validate-config.js';
 import { settingsOf } from './settings.js';
 
 /**
  * The source to export from, checked: its name, its connection string, and the config file's
- * `gateway.timeout` (seconds) when a file was given.
+ * `gateway.timeoutSeconds` when a file was given.
  *
  * @example
  * ```ts
@@ -22,7 +24,7 @@ import { settingsOf } from './settings.js';
 export interface ExportSource {
   readonly name: string;
   readonly connectionString: string;
-  readonly timeout: number | undefined;
+  readonly timeoutSeconds: number | undefined;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function exportSource(values: OptionValues, io: CliIO): Promise<Exp
     if (values.config !== undefined || values.source !== undefined || picked !== undefined) {
       throw new UsageError('give either a <connection-string> or --source / --config, not both');
     }
-    return { name: 'source', connectionString: checkSource(argument, '<connection-string>'), timeout: undefined };
+    return { name: 'source', connectionString: checkSource(expandEnv(argument, '<connection-string>', io.env), '<connection-string>'), timeoutSeconds: undefined };
   }
   const config = await settingsOf(values, io);
   const names = [...config.sources.keys()];
@@ -50,9 +52,12 @@ export async function exportSource(values: OptionValues, io: CliIO): Promise<Exp
   let name = names[0]!;
   if (picked !== undefined) {
     name = checkSourceName(picked, '--source-name');
-    if (!config.sources.has(name)) throw configError('--source-name', `no source is named ${JSON.stringify(name)}; sources: ${names.join(', ')}`);
+    if (!config.sources.has(name)) {
+      const near = nearestName(name, names);
+      throw configError('--source-name', `${near === undefined ? 'no source has that name' : `no source is named ${JSON.stringify(name)} (did you mean ${near}?)`}; sources: ${names.join(', ')}`);
+    }
   } else if (names.length > 1) {
     throw new UsageError(`there are ${names.length} sources (${names.join(', ')}); pick one with --source-name`);
   }
-  return { name, connectionString: config.sources.get(name)!, timeout: config.gateway.timeout };
+  return { name, connectionString: config.sources.get(name)!, timeoutSeconds: config.gateway.timeoutSeconds };
 }

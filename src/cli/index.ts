@@ -1,5 +1,5 @@
 /**
- * The `fhirgate` command line: `serve`, `check`, `export`, and the config file they read.
+ * The `fhirgate` command line: `serve`, `check`, `export`, `sandbox`, and the config file they read.
  * @module
  */
 export { main, COMMANDS } from './main.js';

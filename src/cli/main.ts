@@ -1,16 +1,18 @@
 /**
- * The `fhirgate` program: picks the command, parses its options with `node:util` `parseArgs`, prints
- * help, and turns errors into a message and an exit code (never a stack trace).
+ * The `fhirgate` program: picks the command, parses its options (see `parseOptions`), prints help, and
+ * turns errors into a message and an exit code (never a stack trace, never an argument quoted).
  * @module
  */
-import { parseArgs } from 'node:util';
 import { isFhirgateError } from '../errors.js';
+import { nearestName } from '../lib/nearest-name.js';
 import { VERSION } from '../version.js';
 import { CHECK_COMMAND } from './check-command.js';
-import type { CliIO, Command, OptionValues } from './command.js';
+import type { CliIO, Command } from './command.js';
 import { UsageError } from './command.js';
 import { EXPORT_COMMAND } from './export-command.js';
-import { commandHelp, HELP_OPTION, programHelp } from './help.js';
+import { commandHelp, programHelp } from './help.js';
+import { parseOptions } from './parse-options.js';
+import { SANDBOX_COMMAND } from './sandbox-command.js';
 import { SERVE_COMMAND } from './serve-command.js';
 
 /**
@@ -18,10 +20,10 @@ import { SERVE_COMMAND } from './serve-command.js';
  *
  * @example
  * ```ts
- * COMMANDS.map((c) => c.name); // ['serve', 'check', 'export']
+ * COMMANDS.map((c) => c.name); // ['serve', 'check', 'export', 'sandbox']
  * ```
  */
-export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND, EXPORT_COMMAND]);
+export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND, EXPORT_COMMAND, SANDBOX_COMMAND]);
 
 /**
  * Runs `fhirgate` with `argv` (without the node and script paths) and resolves to the exit code: 0 done,
@@ -49,11 +51,14 @@ export async function main(argv: readonly string[], io: CliIO, commands: readonl
   }
   const command = commands.find((c) => c.name === first);
   if (command === undefined) {
-    io.stderr.write(`fhirgate: unknown command ${JSON.stringify(first.slice(0, 40))}; commands: ${commands.map((c) => c.name).join(', ')}. See fhirgate --help\n`);
+    // The word is quoted only when it is a near miss of a command: it may be a connection string pasted first.
+    const near = nearestName(first, commands.map((c) => c.name));
+    const what = near === undefined ? 'the first argument is not a command' : `unknown command ${JSON.stringify(first)} (did you mean ${near}?)`;
+    io.stderr.write(`fhirgate: ${what}; commands: ${commands.map((c) => c.name).join(', ')}. See fhirgate --help\n`);
     return 2;
   }
   try {
-    const values = parse(command, rest);
+    const values = parseOptions(command, rest);
     if (values.help === true) {
       io.stdout.write(commandHelp(command));
       return 0;
@@ -61,19 +66,6 @@ export async function main(argv: readonly string[], io: CliIO, commands: readonl
     return await command.run(values, io);
   } catch (error) {
     return report(command, error, io);
-  }
-}
-
-function parse(command: Command, args: readonly string[]): OptionValues {
-  try {
-    const { values, positionals } = parseArgs({ args: [...args], options: { ...command.options, help: HELP_OPTION }, strict: true, allowPositionals: command.argument !== undefined });
-    if (positionals.length > 1) throw new UsageError(`takes one <${command.argument!.name}>, got ${positionals.length} arguments`);
-    return (positionals.length === 0 ? values : { ...values, [command.argument!.name]: positionals[0] }) as OptionValues;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    // parseArgs names the option, never the value; its codes are ERR_PARSE_ARGS_*.
-    const message = error instanceof Error ? error.message.split('\n')[0]! : 'bad arguments';
-    throw new UsageError(message);
   }
 }
 

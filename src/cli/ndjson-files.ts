@@ -7,6 +7,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { drained } from '../lib/drained.js';
 
 /**
  * What one file holds so far.
@@ -102,17 +103,4 @@ export class NDJSONFiles {
       if (file.error !== undefined) throw file.error;
     }));
   }
-}
-
-/** Resolves on the stream's next `drain` or `error` (the caller checks which). */
-function drained(stream: WriteStream): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      stream.off('drain', done);
-      stream.off('error', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('error', done);
-  });
 }

@@ -13,7 +13,9 @@ import { configError, optionalWorkers } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { optionalPublicUrl } from './config/public-address.js';
-import { logFormatOf, logLevelOf, portOf, prefixOf, settingsOf, SOURCE_OPTIONS } from './settings.js';
+import { servedPrefixes, hostPaths } from './served-paths.js';
+import { apiKeysOf, logFormatOf, logLevelOf, portOf, prefixOf, settingsOf, SOURCE_OPTIONS } from './settings.js';
+import { untilStopped } from './until-stopped.js';
 
 /**
  * The `serve` command: builds the app, listens, and runs until SIGINT/SIGTERM, then closes cleanly
@@ -50,9 +52,12 @@ export const SERVE_COMMAND: Command = {
     '',
     'Examples:',
     '  fhirgate serve --config fhirgate.json',
-    '  fhirgate serve --source "ehr=fhir://ehr.example.org/r4/?client_id=app&client_secret=$EHR_SECRET&token_url=https://ehr.example.org/token" \\',
+    '  fhirgate serve --source \'ehr=fhir://ehr.example.org/r4/?client_id=app&client_secret=${EHR_SECRET}&token_url=https://ehr.example.org/token\' \\',
     '                 --source lab=fhir://localhost:8080/fhir/ --port 8000',
     '  fhirgate serve --config fhirgate.json --workers auto --metrics --host 0.0.0.0',
+    '',
+    'In single quotes, ${EHR_SECRET} is expanded by fhirgate, percent-encoded (any secret works) and never shown by ps.',
+    'At start-up the "serving" line says what is served: each component under its prefix, sources by name.',
     '',
     ...CONFIG_HELP,
   ],
@@ -67,7 +72,7 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const host = (values.host as string | undefined) ?? file.host ?? '127.0.0.1';
   const workers = optionalWorkers(values.workers, '--workers') ?? file.workers;
   const publicUrl = optionalPublicUrl(values['public-url'], '--public-url') ?? file.publicUrl;
-  const config: FhirgateConfig = { ...file, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl };
+  const config: FhirgateConfig = { ...file, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
   const logger = createLogger({ level: logLevelOf(io, config), format: logFormatOf(io, config), stdout: io.stdout, stderr: io.stderr });
   const where = { port, host, prefix, logger };
   return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, workers, where, io);
@@ -93,7 +98,7 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }:
     throw error;
   }
   logServing(logger, config, host, (server.address() as AddressInfo).port, prefix, {});
-  await stopped(io.signal);
+  await untilStopped(io.signal);
   await app.close();
   logger.info('stopped', {});
   return 0;
@@ -107,21 +112,22 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }:
 async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { port, host, prefix, logger }: Where, io: CliIO): Promise<number> {
   const role = await serveCluster(async () => (await buildApp(config, { logger })).app, { workers, port, host, logger });
   if (role.role === 'primary') logServing(logger, config, host, role.port, prefix, { workers: role.workers.map((w) => w.pid) });
-  await stopped(io.signal);
+  await untilStopped(io.signal);
   if (role.role === 'primary') await role.close();
   return 0;
 }
 
+/** Says what is served: where, which components under which prefixes, which sources by name (never a secret). */
 function logServing(logger: Logger, config: FhirgateConfig, host: string, port: number, prefix: string, extra: Record<string, unknown>): void {
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  logger.info('serving', { gateway: `${origin}${prefix}`, docs: `${origin}/docs`, sources: [...config.sources.keys()], ...extra });
-}
-
-/** Resolves once the process is asked to stop (never without a signal). */
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal === undefined) return;
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
+  logger.info('serving', {
+    url: origin,
+    gateway: `${origin}${prefix}`,
+    docs: `${origin}/docs`,
+    sources: [...config.sources.keys()],
+    serves: servedPrefixes(config),
+    host: hostPaths(config),
+    ...extra,
   });
 }
+

@@ -9,6 +9,7 @@ import type { FhirgateConfig } from './config/config-types.js';
 import { loadConfig } from './config/load-config.js';
 import { checkSource, checkSourceName, validateConfig } from './config/validate-config.js';
 import { configError, optionalPort, optionalPrefix } from './config/checks.js';
+import { expandEnv } from './config/expand-env.js';
 
 /**
  * The options `serve` and `check` share: where the sources come from.
@@ -24,7 +25,7 @@ export const SOURCE_OPTIONS: Readonly<Record<string, OptionSpec>> = Object.freez
     type: 'string',
     multiple: true,
     value: 'name=fhir://…',
-    description: 'A source: a name and its connection string; added to (or replacing) the config file\'s',
+    description: 'A source: a name and its connection string; added to (or replacing) the config file\'s. Write secrets as \'${VAR}\' in single quotes: fhirgate expands and percent-encodes them',
   },
 });
 
@@ -56,7 +57,7 @@ export async function settingsOf(values: OptionValues, io: CliIO): Promise<Fhirg
     const at = flag.indexOf('=');
     if (at <= 0) throw new UsageError('--source takes name=fhir://… (a name, "=", a connection string)');
     const name = checkSourceName(flag.slice(0, at), '--source');
-    sources.set(name, checkSource(flag.slice(at + 1), `--source ${name}`));
+    sources.set(name, checkSource(expandEnv(flag.slice(at + 1), `--source ${name}`, io.env), `--source ${name}`));
   }
   return Object.freeze({ ...base, sources });
 }
@@ -116,3 +117,16 @@ export function logLevelOf(io: CliIO, config: FhirgateConfig): NonNullable<Fhirg
   return env as NonNullable<FhirgateConfig['logLevel']>;
 }
 
+
+/**
+ * The API keys: the file's `apiKeys`, else `FHIRGATE_API_KEYS` (comma-separated, blanks dropped), else
+ * none (the check is off). The command reads the environment; `createServiceAPI` never does.
+ *
+ * @example
+ * ```ts
+ * apiKeysOf(io, config); // ['k1', 'k2'] with FHIRGATE_API_KEYS="k1, k2" and no apiKeys in the file
+ * ```
+ */
+export function apiKeysOf(io: CliIO, config: FhirgateConfig): readonly string[] {
+  return config.apiKeys ?? (io.env.FHIRGATE_API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
+}

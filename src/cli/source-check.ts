@@ -1,12 +1,17 @@
 /**
- * What `fhirgate check` does for one source: fetch a token (when the source has auth) and read its
- * CapabilityStatement (`GET [base]/metadata`), the same way the gateway would.
+ * What `fhirgate check` does for one source: fetch a token (when the source has auth), read its
+ * CapabilityStatement (`GET [base]/metadata`, which servers leave public) and make one authenticated
+ * read (`GET [base]/<Type>?_count=1&_elements=id`), the same way the gateway would. The read is what
+ * proves the credentials: a 401 or 403 there fails the source with the server's words.
  * @module
  */
 import { parseConnectionString } from '../auth/index.js';
 import { TokenManager } from '../auth/token-manager.js';
 import { isFhirgateError } from '../errors.js';
+import type { ResourceType } from '../fhir/index.js';
 import { request } from '../http/request.js';
+import type { HTTPResponse } from '../http/request-options.js';
+import { SecretRedactor } from '../lib/redact-secrets.js';
 
 /**
  * One step's outcome: `ok` with what was learned, or not, with why (never a secret or a token).
@@ -26,7 +31,7 @@ export interface StepResult {
  *
  * @example
  * ```ts
- * const row: SourceCheck = { source: 'ehr', base: 'https://ehr.example.org/r4', auth: 'client secret', token: { ok: true, detail: 'ok' }, metadata: { ok: true, detail: 'FHIR 4.0.1' } };
+ * const row: SourceCheck = { source: 'ehr', base: 'https://ehr.example.org/r4', auth: 'client secret', token: { ok: true, detail: 'ok' }, metadata: { ok: true, detail: 'FHIR 4.0.1' }, read: { ok: true, detail: 'Patient search answered' } };
  * ```
  */
 export interface SourceCheck {
@@ -37,6 +42,23 @@ export interface SourceCheck {
   /** `undefined` for a source without auth. */
   readonly token: StepResult | undefined;
   readonly metadata: StepResult;
+  /** The authenticated read of one resource id (`[base]/<Type>?_count=1&_elements=id`). */
+  readonly read: StepResult;
+}
+
+/**
+ * Options of {@link checkOneSource}.
+ *
+ * @example
+ * ```ts
+ * const options: CheckOptions = { timeoutMs: 10_000, readType: 'Patient' };
+ * ```
+ */
+export interface CheckOptions {
+  /** Time allowed per step, in milliseconds (a connection string's `timeout` wins). */
+  readonly timeoutMs: number;
+  /** The resource type of the authenticated read. */
+  readonly readType: ResourceType;
 }
 
 /**
@@ -44,10 +66,10 @@ export interface SourceCheck {
  *
  * @example
  * ```ts
- * const row = await checkOneSource('ehr', 'fhir://localhost:8080/fhir/', { timeoutMs: 10_000 });
+ * const row = await checkOneSource('ehr', 'fhir://localhost:8080/fhir/', { timeoutMs: 10_000, readType: 'Patient' });
  * ```
  */
-export async function checkOneSource(source: string, connectionString: string, options: { timeoutMs: number }): Promise<SourceCheck> {
+export async function checkOneSource(source: string, connectionString: string, options: CheckOptions): Promise<SourceCheck> {
   const config = parseConnectionString(connectionString);
   const auth = config.auth === undefined ? 'none' : config.auth.kind === 'client_secret' ? 'client secret' : 'JWT assertion';
   const base = { source, base: config.baseUrl, auth };
@@ -59,32 +81,87 @@ export async function checkOneSource(source: string, connectionString: string, o
       const tokens = new TokenManager(config.auth, { send: (url, o) => request(url, o), timeoutMs, discovery });
       token = await tokens.token(AbortSignal.timeout(timeoutMs));
     } catch (error) {
-      return { ...base, token: failed(error), metadata: { ok: false, detail: 'not tried (no token)' } };
+      const notTried = { ok: false, detail: 'not tried (no token)' };
+      return { ...base, token: failed(error), metadata: notTried, read: notTried };
     }
   }
   const tokenStep = token === undefined ? undefined : { ok: true, detail: 'Bearer token received' };
-  return { ...base, token: tokenStep, metadata: await readMetadata(config.baseUrl, token, timeoutMs) };
+  const redact = new SecretRedactor({ secrets: [token, config.auth?.kind === 'client_secret' ? config.auth.clientSecret : undefined] });
+  const [metadata, read] = await Promise.all([
+    readMetadata(config.baseUrl, token, timeoutMs, redact),
+    readOne(config.baseUrl, options.readType, token, timeoutMs, redact),
+  ]);
+  return { ...base, token: tokenStep, metadata, read };
 }
 
-async function readMetadata(baseUrl: string, token: string | undefined, timeoutMs: number): Promise<StepResult> {
+async function get(url: string, token: string | undefined, timeoutMs: number): Promise<HTTPResponse> {
+  const headers: Record<string, string> = { accept: 'application/fhir+json' };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  return request(url, { headers, timeoutMs, retry: false });
+}
+
+async function readMetadata(baseUrl: string, token: string | undefined, timeoutMs: number, redact: SecretRedactor): Promise<StepResult> {
   try {
-    const headers: Record<string, string> = { accept: 'application/fhir+json' };
-    if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    const res = await request(`${baseUrl}/metadata`, { headers, timeoutMs, retry: false });
-    if (res.status !== 200) return { ok: false, detail: `HTTP ${res.status}` };
+    const res = await get(`${baseUrl}/metadata`, token, timeoutMs);
+    if (res.status !== 200) return refused(res, redact);
     const body = JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
     if (body.resourceType !== 'CapabilityStatement') return { ok: false, detail: 'the answer is not a CapabilityStatement' };
     const software = (body.software as { name?: unknown } | undefined)?.name;
     const version = typeof body.fhirVersion === 'string' ? `FHIR ${body.fhirVersion}` : 'no fhirVersion';
-    return { ok: true, detail: typeof software === 'string' ? `${version}, ${software.slice(0, 60)}` : version };
+    return { ok: true, detail: typeof software === 'string' ? `${version}, ${printable(redact.text(software), 60)}` : version };
   } catch (error) {
     return failed(error);
   }
 }
 
+/** One search with the token: what a gateway call needs, and what a public /metadata does not prove. */
+async function readOne(baseUrl: string, type: ResourceType, token: string | undefined, timeoutMs: number, redact: SecretRedactor): Promise<StepResult> {
+  try {
+    const res = await get(`${baseUrl}/${type}?_count=1&_elements=id`, token, timeoutMs);
+    if (res.status !== 200) return refused(res, redact);
+    const body = JSON.parse(res.body.toString('utf8')) as { resourceType?: unknown; total?: unknown; entry?: unknown };
+    if (body.resourceType !== 'Bundle') return { ok: false, detail: `the answer to GET ${type} is not a Bundle` };
+    const total = typeof body.total === 'number' ? `, total ${body.total}` : '';
+    return { ok: true, detail: `${type} search answered${total}` };
+  } catch (error) {
+    return failed(error);
+  }
+}
+
+/** A non-200 answer: its status and the server's own words, without a credential or a control character. */
+function refused(res: HTTPResponse, redact: SecretRedactor): StepResult {
+  const words = serverWords(res);
+  const why = res.status === 401 || res.status === 403 ? ' (the credentials were refused)' : '';
+  return { ok: false, detail: `HTTP ${res.status}${why}${words === '' ? '' : `: ${printable(redact.text(words), 200)}`}` };
+}
+
+/** What a server said about a refusal: OperationOutcome diagnostics, an OAuth error, WWW-Authenticate, or a short text body. */
+function serverWords(res: HTTPResponse): string {
+  const text = res.body.subarray(0, 64 * 1024).toString('utf8');
+  try {
+    const body = JSON.parse(text) as { resourceType?: unknown; issue?: unknown; error?: unknown; error_description?: unknown };
+    if (body.resourceType === 'OperationOutcome' && Array.isArray(body.issue)) {
+      const said = (body.issue as { diagnostics?: unknown; details?: { text?: unknown } }[]).map((i) => i?.diagnostics ?? i?.details?.text).filter((w) => typeof w === 'string');
+      if (said.length > 0) return said.join('; ');
+    }
+    const oauth = [body.error, body.error_description].filter((w) => typeof w === 'string');
+    if (oauth.length > 0) return oauth.join(': ');
+  } catch {
+    if (/^text\/plain\b/i.test(String(res.headers['content-type'] ?? '')) && text.trim() !== '') return text;
+  }
+  const challenge = res.headers['www-authenticate'];
+  return typeof challenge === 'string' ? challenge : '';
+}
+
+/** One line of at most `max` characters with no control character (C0, DEL, C1, bidi controls): upstream text reaches a terminal. */
+function printable(text: string, max: number): string {
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
 /** A failure as one line: the error's code and message (fhirgate's messages never hold a secret). */
 function failed(error: unknown): StepResult {
-  if (isFhirgateError(error)) return { ok: false, detail: `${error.code}: ${error.message.split('\n')[0]!.slice(0, 160)}` };
+  if (isFhirgateError(error)) return { ok: false, detail: `${error.code}: ${printable(error.message.split('\n')[0]!, 160)}` };
   if (error instanceof SyntaxError) return { ok: false, detail: 'the answer is not JSON' };
   return { ok: false, detail: error instanceof Error ? error.name : 'failed' };
 }

@@ -5,10 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { createLogger } from '../host/index.js';
 import { isLogger } from '../host/options.js';
-import type { ServiceAPIOptions } from '../host/options.js';
-
-/** The logger interface of the host (`debug`, `info`, `warn`, `error`, each `(message, fields?)`). */
-export type Logger = NonNullable<ServiceAPIOptions['logger']>;
+import type { Logger } from '../host/options.js';
 
 /** Options of `serveCluster`. */
 export interface ClusterOptions {

@@ -7,7 +7,8 @@ import type { Server } from 'node:http';
 import type { ServiceAPI } from '../host/index.js';
 import { isClusterMessage, PORT_VARIABLE } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
-import type { Logger, ResolvedClusterOptions } from './options.js';
+import type { Logger } from '../host/options.js';
+import type { ResolvedClusterOptions } from './options.js';
 
 /** What `serveCluster` resolves to in a worker. */
 export interface ClusterWorker {

@@ -39,7 +39,7 @@ export type DeliveryCounts = {
  *
  * @example
  * ```ts
- * const settings: DeliverySettings = { maxQueue: 10_000, concurrency: 4, batchSize: 1, retryBaseMs: 100, retryMaxMs: 2000 };
+ * const settings: DeliverySettings = { maxQueue: 10_000, concurrency: 4, batchSize: 1, retryBaseDelayMs: 100, maxRetryDelayMs: 2000 };
  * ```
  */
 export interface DeliverySettings {
@@ -49,9 +49,9 @@ export interface DeliverySettings {
   readonly concurrency: number;
   /** Events handed to one delivery at most. */
   readonly batchSize: number;
-  /** Back-off before retry n: random in [d/2, d] with d = min(retryMaxMs, retryBaseMs × 2^(n-1)). */
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
+  /** Back-off before retry n: random in [d/2, d] with d = min(maxRetryDelayMs, retryBaseDelayMs × 2^(n-1)). */
+  readonly retryBaseDelayMs: number;
+  readonly maxRetryDelayMs: number;
 }
 
 /**
@@ -174,8 +174,8 @@ export class DeliveryQueue<T> {
         return;
       }
       this.#counts.retried += batch.length;
-      const { retryBaseMs, retryMaxMs } = this.#settings;
-      const ceiling = Math.min(retryMaxMs, retryBaseMs * 2 ** (attempt - 1));
+      const { retryBaseDelayMs, maxRetryDelayMs } = this.#settings;
+      const ceiling = Math.min(maxRetryDelayMs, retryBaseDelayMs * 2 ** (attempt - 1));
       try {
         await sleep(ceiling / 2 + Math.random() * (ceiling / 2), undefined, { signal: this.#closing.signal });
       } catch {

@@ -71,7 +71,7 @@ export class LocalEventDispatcher implements EventDispatcher {
       throw new TypeError('LocalEventDispatcher: options must be an object');
     }
     const { logger = logToStderr } = options;
-    if (typeof logger !== 'function') throw new TypeError('LocalEventDispatcher: option "logger" must be a function');
+    if (typeof logger !== 'function') throw new TypeError('LocalEventDispatcher: options.logger must be a function');
     this.#logger = logger;
   }
 

@@ -31,26 +31,14 @@ export interface QueuedDispatcherOptions {
  *
  * @example
  * ```ts
- * super('MyDispatcher', options, { concurrency: 1, batchSize: 100, retryBaseMs: 100, retryMaxMs: 2000 } satisfies QueueShape);
+ * super('MyDispatcher', options, { concurrency: 1, batchSize: 100, retryBaseDelayMs: 100, maxRetryDelayMs: 2000 } satisfies QueueShape);
  * ```
  */
 export interface QueueShape {
   readonly concurrency: number;
   readonly batchSize: number;
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
-}
-
-/**
- * Validates an integer option: `TypeError` when it is not a number, `RangeError` below `min`.
- *
- * @example
- * ```ts
- * const maxQueue = integerOption(options.maxQueue, 'CloudEventsDispatcher', 'maxQueue', 10_000, 1);
- * ```
- */
-export function integerOption(value: unknown, owner: string, name: string, fallback: number, min: number): number {
-  return numberOption(value, `${owner}: option "${name}"`, fallback, { integer: true, min });
+  readonly retryBaseDelayMs: number;
+  readonly maxRetryDelayMs: number;
 }
 
 /**
@@ -73,10 +61,10 @@ export abstract class QueuedDispatcher implements EventDispatcher {
 
   protected constructor(owner: string, options: QueuedDispatcherOptions, shape: QueueShape) {
     if (typeof options !== 'object' || options === null) throw new TypeError(`${owner}: options must be an object`);
-    if (typeof options.source !== 'string' || options.source === '') throw new TypeError(`${owner}: option "source" must be a non-empty string (a URI-reference)`);
+    if (typeof options.source !== 'string' || options.source === '') throw new TypeError(`${owner}: options.source must be a non-empty string (a URI-reference)`);
     this.#source = options.source;
-    const maxQueue = integerOption(options.maxQueue, owner, 'maxQueue', 10_000, 1);
-    this.#drainTimeoutMs = integerOption(options.drainTimeoutMs, owner, 'drainTimeoutMs', 5000, 0);
+    const maxQueue = numberOption(options.maxQueue, `${owner}: options.maxQueue`, 10_000, { integer: true, min: 1 });
+    this.#drainTimeoutMs = numberOption(options.drainTimeoutMs, `${owner}: options.drainTimeoutMs`, 5000, { integer: true, min: 0 });
     this.#queue = new DeliveryQueue<CloudEvent>({ maxQueue, ...shape }, (batch) => this.deliver(batch));
   }
 

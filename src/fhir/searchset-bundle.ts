@@ -24,15 +24,15 @@ function checkOptions(options: SearchsetBundleOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('searchsetBundle: options must be an object');
   const { total, links, baseUrl } = options;
   if (total !== undefined && (typeof total !== 'number' || !Number.isSafeInteger(total) || total < 0)) {
-    throw new RangeError('searchsetBundle: option "total" must be a non-negative integer');
+    throw new RangeError('searchsetBundle: options.total must be a non-negative integer');
   }
-  if (links !== undefined && !Array.isArray(links)) throw new TypeError('searchsetBundle: option "links" must be an array');
+  if (links !== undefined && !Array.isArray(links)) throw new TypeError('searchsetBundle: options.links must be an array');
   links?.forEach((l, i) => {
     if (typeof l?.relation !== 'string' || typeof l.url !== 'string') {
-      throw new TypeError(`searchsetBundle: option "links[${i}]" must be { relation: string, url: string }`);
+      throw new TypeError(`searchsetBundle: options.links[${i}] must be { relation: string, url: string }`);
     }
   });
-  if (baseUrl !== undefined && typeof baseUrl !== 'string') throw new TypeError('searchsetBundle: option "baseUrl" must be a string');
+  if (baseUrl !== undefined && typeof baseUrl !== 'string') throw new TypeError('searchsetBundle: options.baseUrl must be a string');
 }
 
 /**

@@ -7,25 +7,24 @@ import type { EventDispatcher } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
 import { MOUNT } from '../mount/index.js';
 import type { Mountable } from '../mount/index.js';
-import type { CallOptions, CreateOptions } from './call-options.js';
+import type { CallOptions, CreateOptions } from './core/call-options.js';
 import { bulkExport, bulkExportAll } from './bulk/index.js';
-import type { BulkExportAllOptions, BulkExportOptions, BulkItem } from './bulk/index.js';
-import { GatewayCalls } from './gateway-calls.js';
-import { GatewayEvents, gatewayFace } from './gateway-face.js';
-import { HandlerRegistry } from './handlers/registry.js';
-import type { SearchParams } from './handlers/search-source.js';
-import { ifNoneExistHeader } from './if-none-exist.js';
+import type { BulkExportAllOptions, BulkExportOptions, BulkHost, BulkItem } from './bulk/index.js';
+import { GatewayEngine } from './core/engine.js';
+import { gatewayMountable } from './http-face/mountable.js';
+import { HandlerRegistry } from './http-face/registry.js';
+import type { SearchParams } from './core/search-params.js';
 import { modifyCall } from './modify.js';
 import type { ModifyFn, ModifyHandle } from './modify.js';
-import { checkGatewayOptions } from './options.js';
-import type { AsyncFHIRGatewayOptions, GatewayOptions } from './options.js';
-import { checkPagingOptions } from './paging.js';
-import type { PageOptions, SearchAllOptions } from './paging.js';
-import { poolStatusBody } from './pool-status.js';
-import type { PoolStatus } from './pool-status.js';
+import { checkGatewayOptions } from './core/options.js';
+import type { AsyncFHIRGatewayOptions, GatewayOptions } from './core/options.js';
+import { checkPagingOptions } from './core/paging.js';
+import type { PageOptions, SearchAllOptions } from './core/paging.js';
+import { poolStatusBody } from './core/pool-status.js';
+import type { PoolStatus } from './core/pool-status.js';
 import { searchMatches, searchPages } from './search-pages.js';
-import { rotateSourceKey, sourcesJWKS } from './source-keys.js';
-import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './source-keys.js';
+import { rotateSourceKey, sourcesJWKS } from './core/source-keys.js';
+import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './core/source-keys.js';
 
 /**
  * A Promise-based client of many FHIR servers ("sources"), sharing one keep-alive pool.
@@ -40,10 +39,9 @@ import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './sour
  */
 export class AsyncFHIRGateway implements AsyncDisposable {
   readonly #options: GatewayOptions;
-  readonly #events: GatewayEvents;
   readonly #handlers = new HandlerRegistry();
-  /** The pool, the sources, the FHIR operations and the calls in flight. */
-  readonly #calls: GatewayCalls;
+  /** The pool, the sources, the events, the calls in flight and the FHIR operations. */
+  readonly #engine: GatewayEngine;
 
   /**
    * Registers the transform handler of a resource type (`gw.transform('Patient', fn)`), or returns a
@@ -70,9 +68,8 @@ export class AsyncFHIRGateway implements AsyncDisposable {
 
   constructor(options: AsyncFHIRGatewayOptions = {}) {
     const checked = checkGatewayOptions(options);
-    this.#events = new GatewayEvents(checked);
     this.#options = checked;
-    this.#calls = new GatewayCalls(checked, this.#events);
+    this.#engine = new GatewayEngine(checked);
   }
 
   /**
@@ -87,7 +84,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   addSource(name: string, connectionString: string, options?: SourceOptions): void {
-    this.#calls.addSource(name, connectionString, options);
+    this.#engine.addSource(name, connectionString, options);
   }
 
   /**
@@ -99,7 +96,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   get sourceNames(): string[] {
-    return this.#calls.sources.names;
+    return this.#engine.sources.names;
   }
 
   /**
@@ -114,8 +111,8 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   rotateKey(source?: string, options?: RotateKeyOptions): RotatedKey {
-    this.#calls.assertOpen();
-    return rotateSourceKey(this.#calls.sources.get(source), options);
+    this.#engine.assertOpen();
+    return rotateSourceKey(this.#engine.sources.get(source), options);
   }
 
   /**
@@ -129,7 +126,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   jwks(): JWKSet {
-    return sourcesJWKS(this.#calls.sources.all());
+    return sourcesJWKS(this.#engine.sources.all());
   }
 
   /**
@@ -141,7 +138,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   sourceBaseUrl(name?: string): string {
-    return this.#calls.sources.get(name).baseUrl;
+    return this.#engine.sources.get(name).baseUrl;
   }
 
   /**
@@ -157,8 +154,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   create<R extends Resource>(resource: R, source?: string, options?: CreateOptions): Promise<ResourceOf<R['resourceType']>> {
-    const condition = options?.ifNoneExist === undefined ? undefined : ifNoneExistHeader(options.ifNoneExist);
-    return this.#calls.run(options, (scope) => this.#calls.ops.create(resource, source, condition, scope)) as unknown as Promise<ResourceOf<R['resourceType']>>;
+    return this.#engine.create(resource, source, options) as unknown as Promise<ResourceOf<R['resourceType']>>;
   }
 
   /**
@@ -170,7 +166,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   read<T extends ResourceType>(type: T, id: string, source?: string, options?: CallOptions): Promise<ResourceOf<T>> {
-    return this.#calls.run(options, (scope) => this.#calls.ops.read(type, id, source, scope, false)) as unknown as Promise<ResourceOf<T>>;
+    return this.#engine.read(type, id, source, options) as unknown as Promise<ResourceOf<T>>;
   }
 
   /**
@@ -183,7 +179,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   update<R extends Resource>(resource: R, source?: string, options?: CallOptions): Promise<ResourceOf<R['resourceType']>> {
-    return this.#calls.run(options, async (scope) => (await this.#calls.ops.update(resource, source, scope, undefined)) as unknown as ResourceOf<R['resourceType']>);
+    return this.#engine.update(resource, source, options) as unknown as Promise<ResourceOf<R['resourceType']>>;
   }
 
   /**
@@ -196,7 +192,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   delete(type: ResourceType, id: string, source?: string, options?: CallOptions): Promise<boolean> {
-    return this.#calls.run(options, (scope) => this.#calls.ops.delete(type, id, source, scope));
+    return this.#engine.delete(type, id, source, options);
   }
 
   /**
@@ -209,7 +205,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   search<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: CallOptions): Promise<Bundle<ResourceOf<T>>> {
-    return this.#calls.run(options, (scope) => this.#calls.ops.search(type, params, source, scope)) as Promise<Bundle<ResourceOf<T>>>;
+    return this.#engine.search(type, params, source, options) as Promise<Bundle<ResourceOf<T>>>;
   }
 
   /**
@@ -227,7 +223,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: PageOptions): AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined> {
-    return searchPages(this.#calls, type, params, source, checkPagingOptions(options)) as AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined>;
+    return searchPages(this.#engine, type, params, source, checkPagingOptions(options)) as AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined>;
   }
 
   /**
@@ -244,7 +240,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    */
   searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SearchAllOptions): AsyncGenerator<ResourceOf<T>, void, undefined> {
     const limits = checkPagingOptions(options);
-    return searchMatches(searchPages(this.#calls, type, params, source, limits), limits.maxResources) as AsyncGenerator<ResourceOf<T>, void, undefined>;
+    return searchMatches(searchPages(this.#engine, type, params, source, limits), limits.maxResources) as AsyncGenerator<ResourceOf<T>, void, undefined>;
   }
 
   /**
@@ -262,7 +258,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   transaction(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
-    return this.#calls.run(options, (scope) => this.#calls.ops.postBundle('transaction', bundle, source, scope));
+    return this.#engine.postBundle('transaction', bundle, source, options);
   }
 
   /**
@@ -278,7 +274,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   batch(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
-    return this.#calls.run(options, (scope) => this.#calls.ops.postBundle('batch', bundle, source, scope));
+    return this.#engine.postBundle('batch', bundle, source, options);
   }
 
   /** Reads, calls `fn`, saves with `If-Match`; nothing is saved if `fn` throws. Retries a 412 up to 3 tries. */
@@ -295,7 +291,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   modify<T extends ResourceType>(type: T, id: string, source?: string, fnOrOptions?: ModifyFn<ResourceOf<T>> | CallOptions, options?: CallOptions): Promise<unknown> {
-    return modifyCall<ResourceOf<T>>(this.#calls, type, id, source, fnOrOptions, options);
+    return modifyCall<ResourceOf<T>>(this.#engine, type, id, source, fnOrOptions, options);
   }
 
   /**
@@ -313,7 +309,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExport(source?: string, options?: BulkExportOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExport(this.#calls.bulkHost(), source, options);
+    return bulkExport(this.#bulkHost(), source, options);
   }
 
   /**
@@ -326,7 +322,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExportAll(sources?: readonly string[], options?: BulkExportAllOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExportAll(this.#calls.bulkHost(), sources ?? this.sourceNames, options);
+    return bulkExportAll(this.#bulkHost(), sources ?? this.sourceNames, options);
   }
 
   /**
@@ -339,7 +335,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   getPoolStatus(): PoolStatus {
-    return this.#calls.poolStatus();
+    return this.#engine.poolStatus();
   }
 
   /**
@@ -352,7 +348,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   close(): Promise<void> {
-    return this.#calls.close();
+    return this.#engine.close();
   }
 
   /** Same as {@link close}. */
@@ -370,18 +366,39 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   useEvents(dispatcher: EventDispatcher | null): void {
-    this.#events.use(dispatcher);
+    this.#engine.events.use(dispatcher);
   }
 
-  /** The gateway's face for `createServiceAPI().registerGateway()`, composed from its handlers and events. */
+  /** The gateway's face for `createServiceAPI().registerGateway()`: its handlers, its events and its facts. */
   [MOUNT](): Mountable {
-    return gatewayFace(this.#handlers, this.#events, {
+    return gatewayMountable({
       className: 'AsyncFHIRGateway',
       fhirVersion: this.#options.fhirVersion,
+      registry: this.#handlers,
+      events: this.#engine.events,
       sourceNames: () => this.sourceNames,
       poolStatus: () => poolStatusBody(this.getPoolStatus()),
       jwks: () => this.jwks().keys,
       close: () => this.close(),
     });
+  }
+
+  /**
+   * What a Bulk Data export needs of the gateway: each request is a call in flight (so `close()` waits
+   * for it), a source is refused once closed (`ERR_CLOSED`), an event's payload is built only when
+   * someone listens, and a line is at most `maxResponseBytes`.
+   */
+  #bulkHost(): BulkHost {
+    const engine = this.#engine;
+    return {
+      source: (name) => engine.openSource(name),
+      call: (src, call) => engine.send(src, call),
+      closed: () => engine.closed,
+      emit: (name, payload) => {
+        if (engine.events.wants(name)) engine.events.emit(name, payload());
+      },
+      maxLineBytes: engine.maxResponseBytes,
+      maxConnections: engine.poolStatus().limits.maxConnections,
+    };
   }
 }

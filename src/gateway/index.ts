@@ -4,18 +4,18 @@
  * batch entries.
  * @module
  */
-export type { AggregateHandler, TransformHandler } from './handlers/registry.js';
-export { type AggregateSourcesOptions, SOURCE_TAG_SYSTEM, aggregateSources } from './handlers/aggregate-sources.js';
+export type { AggregateHandler, TransformHandler } from './http-face/registry.js';
+export { type AggregateSourcesOptions, SOURCE_TAG_SYSTEM, aggregateSources } from './aggregate-sources.js';
 export { AsyncFHIRGateway } from './async-gateway.js';
-export { type AsyncFHIRGatewayOptions, GATEWAY_DEFAULTS, type GatewayRetryOptions } from './options.js';
-export type { BundleKind } from './request-bundle.js';
-export type { CallOptions, CreateOptions } from './call-options.js';
+export { type AsyncFHIRGatewayOptions, GATEWAY_DEFAULTS, type GatewayRetryOptions } from './core/options.js';
+export type { BundleKind } from './core/request-bundle.js';
+export type { CallOptions, CreateOptions } from './core/call-options.js';
 export { FHIRGateway, type SyncPagingOptions } from './sync-gateway.js';
 export type { FHIRGatewayOptions } from './sync/options.js';
 export { type ModifyFn, ModifyHandle } from './modify.js';
-export type { PageOptions, SearchAllOptions } from './paging.js';
-export type { PoolStatus, SourcePoolStatus } from './pool-status.js';
-export type { SearchParamValue, SearchParams } from './handlers/search-source.js';
-export { createEntry, deleteEntry, readEntry, requestBundle, searchEntry, updateEntry } from './bundle-entries.js';
-export type { SourceOptions, RotateKeyOptions, RotatedKey, JWKSet } from './source-keys.js';
+export type { PageOptions, SearchAllOptions } from './core/paging.js';
+export type { PoolStatus, SourcePoolStatus } from './core/pool-status.js';
+export type { SearchParamValue, SearchParams } from './core/search-params.js';
+export { createEntry, deleteEntry, readEntry, requestBundle, searchEntry, updateEntry } from './core/bundle-entries.js';
+export type { SourceOptions, RotateKeyOptions, RotatedKey, JWKSet } from './core/source-keys.js';
 export type { BulkExportAllOptions, BulkExportBaseOptions, BulkExportOptions, BulkItem, BulkLevel } from './bulk/index.js';

@@ -5,8 +5,8 @@
  */
 import { isFhirgateError } from '../errors.js';
 import type { ResourceType } from '../fhir/index.js';
-import type { CallOptions } from './call-options.js';
-import type { GatewayCalls } from './gateway-calls.js';
+import type { CallOptions } from './core/call-options.js';
+import type { GatewayEngine } from './core/engine.js';
 
 /**
  * Changes a resource in place, or returns the new version. May be async.
@@ -108,28 +108,27 @@ export async function modifyWithRetries<R, T>(read: () => Promise<R>, save: (rea
 }
 
 /**
- * `AsyncFHIRGateway.modify` on the gateway's calls: with a function, one public call that reads, runs it and saves
+ * `AsyncFHIRGateway.modify` on the gateway's engine: with a function, one public call that reads, runs it and saves
  * ({@link modifyWithRetries}); else one call that reads and returns a {@link ModifyHandle} whose save
  * is a second call.
  *
  * @example
  * ```ts
- * await modifyCall(calls, 'Patient', '123', 'epic', (p) => { p.active = true; }, undefined);
+ * await modifyCall(engine, 'Patient', '123', 'epic', (p) => { p.active = true; }, undefined);
  * ```
  */
-export function modifyCall<R>(calls: GatewayCalls, type: ResourceType, id: string, source: string | undefined, fnOrOptions: ModifyFn<R> | CallOptions | undefined, options: CallOptions | undefined): Promise<unknown> {
-  const { ops } = calls;
+export function modifyCall<R>(engine: GatewayEngine, type: ResourceType, id: string, source: string | undefined, fnOrOptions: ModifyFn<R> | CallOptions | undefined, options: CallOptions | undefined): Promise<unknown> {
   if (typeof fnOrOptions !== 'function') {
-    return calls.run(fnOrOptions, async (scope) => {
-      const read = await ops.read(type, id, source, scope);
-      const save = (r: R): Promise<R> => calls.run(fnOrOptions, (s) => ops.save(read, r, source, s)) as Promise<R>;
+    return engine.run(fnOrOptions, async (scope) => {
+      const read = await engine.readVersioned(type, id, source, scope);
+      const save = (r: R): Promise<R> => engine.run(fnOrOptions, (s) => engine.save(read, r, source, s)) as Promise<R>;
       return new ModifyHandle(read.resource as unknown as R, save);
     });
   }
-  return calls.run(options, (scope) =>
+  return engine.run(options, (scope) =>
     modifyWithRetries(
-      () => ops.read(type, id, source, scope),
-      async (read) => ops.save(read, (await fnOrOptions(read.resource as unknown as R)) ?? read.resource, source, scope),
+      () => engine.readVersioned(type, id, source, scope),
+      async (read) => engine.save(read, (await fnOrOptions(read.resource as unknown as R)) ?? read.resource, source, scope),
     ),
   );
 }

@@ -4,12 +4,12 @@
  * @module
  */
 import type { Bundle, Resource, ResourceType } from '../fhir/index.js';
-import type { GatewayCalls } from './gateway-calls.js';
-import { searchUrl } from './fhir-operations.js';
-import type { SearchParams } from './handlers/search-source.js';
-import { matchingResources, nextPageUrl } from './paging.js';
-import type { PagingLimits } from './paging.js';
-import { checkType } from './resource-path.js';
+import type { GatewayEngine } from './core/engine.js';
+import { searchUrl } from './core/search-params.js';
+import type { SearchParams } from './core/search-params.js';
+import { matchingResources, nextPageUrl } from './core/paging.js';
+import type { PagingLimits } from './core/paging.js';
+import { checkType } from './core/resource-path.js';
 
 /**
  * The pages of a search: the first page, then each `next` link (on the source's origin only, never
@@ -17,18 +17,17 @@ import { checkType } from './resource-path.js';
  *
  * @example
  * ```ts
- * for await (const page of searchPages(calls, 'Patient', {}, 'epic', checkPagingOptions({ maxPages: 3 }))) use(page);
+ * for await (const page of searchPages(engine, 'Patient', {}, 'epic', checkPagingOptions({ maxPages: 3 }))) use(page);
  * ```
  */
-export async function* searchPages(calls: GatewayCalls, type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): AsyncGenerator<Bundle> {
+export async function* searchPages(engine: GatewayEngine, type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): AsyncGenerator<Bundle> {
   const t = checkType(type);
-  const src = calls.sources.get(source);
+  const src = engine.sources.get(source);
   let url = searchUrl(src, t, params);
   const seen = new Set([url.href]);
   const options = limits.signal === undefined ? {} : { signal: limits.signal };
   for (let page = 1; ; page++) {
-    const at = url;
-    const bundle = await calls.run(options, (scope) => calls.ops.searchPage(src, t, at, { page }, scope));
+    const bundle = await engine.searchPage(src, t, url, page, options);
     yield bundle;
     const next = page < limits.maxPages ? nextPageUrl(bundle, src, seen, t) : undefined;
     if (next === undefined) return;
@@ -42,7 +41,7 @@ export async function* searchPages(calls: GatewayCalls, type: ResourceType, para
  *
  * @example
  * ```ts
- * for await (const patient of searchMatches(searchPages(calls, 'Patient', {}, 'epic', limits), limits.maxResources)) use(patient);
+ * for await (const patient of searchMatches(searchPages(engine, 'Patient', {}, 'epic', limits), limits.maxResources)) use(patient);
  * ```
  */
 export async function* searchMatches(pages: AsyncIterable<Bundle>, maxResources: number): AsyncGenerator<Resource> {

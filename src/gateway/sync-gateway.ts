@@ -6,13 +6,14 @@ import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.j
 import { MOUNT } from '../mount/index.js';
 import type { Mountable } from '../mount/index.js';
 import type { EventDispatcher } from '../events/types.js';
-import { GatewayEvents, gatewayFace } from './gateway-face.js';
-import { HandlerRegistry } from './handlers/registry.js';
-import type { SearchParams } from './handlers/search-source.js';
-import { ifNoneExistHeader } from './if-none-exist.js';
-import { checkPagingOptions } from './paging.js';
+import { GatewayEvents } from './core/gateway-events.js';
+import { gatewayMountable } from './http-face/mountable.js';
+import { HandlerRegistry } from './http-face/registry.js';
+import type { SearchParams } from './core/search-params.js';
+import { ifNoneExistHeader } from './core/if-none-exist.js';
+import { checkPagingOptions } from './core/paging.js';
 import type { BulkExportAllOptions, BulkExportBaseOptions, BulkItem } from './bulk/index.js';
-import { keyOptionArgs, type JWKSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './source-keys.js';
+import { keyOptionArgs, type JWKSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './core/source-keys.js';
 import type { CollectedEvent } from './sync/collecting-dispatcher.js';
 import { checkSyncOptions } from './sync/options.js';
 import type { FHIRGatewayOptions, SyncGatewayOptions, SyncPagingOptions } from './sync/options.js';
@@ -263,7 +264,7 @@ export class FHIRGateway implements Disposable {
 
   /**
    * A Bulk Data export like `AsyncFHIRGateway.bulkExport`, as a sync iterator: each step is one
-   * blocking call that waits at most the export's `deadline` plus three request time-outs (the first
+   * blocking call that waits at most the export's `deadlineSeconds` plus three request time-outs (the first
    * step waits for the server to finish the job). No `signal`: leave the loop to cancel (the job is
    * deleted on the server).
    *
@@ -364,9 +365,11 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   [MOUNT](): Mountable {
-    return gatewayFace(this.#handlers, this.#events, {
+    return gatewayMountable({
       className: 'FHIRGateway',
       fhirVersion: this.#options.fhirVersion,
+      registry: this.#handlers,
+      events: this.#events,
       sourceNames: () => this.sourceNames,
       poolStatus: () => null,
       jwks: () => this.jwks().keys,

@@ -9,16 +9,17 @@ import type { IncomingHttpHeaders } from 'node:http';
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
 /**
- * The keys from an `apiKeys` option, or from the `FHIRGATE_API_KEYS` environment variable
- * (comma-separated, blanks dropped) when the option is `undefined`. An empty result turns checks off.
+ * The keys of the `apiKeys` option, checked and copied; none when it is not given (the check is off).
+ * The library reads no environment: `fhirgate serve` reads `FHIRGATE_API_KEYS` and passes the keys here.
  *
  * @example
  * ```ts
- * resolveAPIKeys(undefined, { FHIRGATE_API_KEYS: 'k1, k2' }); // ['k1', 'k2']
+ * checkAPIKeys(['k1', 'k2']); // ['k1', 'k2']
+ * checkAPIKeys(undefined);    // []
  * ```
  */
-export function resolveAPIKeys(option: readonly string[] | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
-  if (option === undefined) return (env['FHIRGATE_API_KEYS'] ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
+export function checkAPIKeys(option: readonly string[] | undefined): string[] {
+  if (option === undefined) return [];
   if (!Array.isArray(option) || option.some((k) => typeof k !== 'string' || k.trim() === '')) {
     throw new TypeError('options.apiKeys must be an array of non-empty strings');
   }

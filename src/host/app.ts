@@ -125,7 +125,10 @@ export class ServiceAPI {
     });
   }
 
-  /** Mounts a gateway (default prefix `/fhir`). Throws `ERR_DUPLICATE_NAME` for a second one of a name. */
+  /**
+   * Mounts a gateway (default prefix `/fhir`). Throws `ERR_DUPLICATE_NAME` for a second one of a name,
+   * `ERR_DUPLICATE_ROUTE` when one of its routes is already taken.
+   */
   registerGateway(gateway: MountableComponent, options: MountOptions = {}): this {
     return this.#mount({ kind: 'gateway', register: 'registerGateway', registry: this.#gateways }, gateway, options);
   }
@@ -135,7 +138,7 @@ export class ServiceAPI {
     return this.#mount({ kind: 'service', register: 'registerService', registry: this.#services }, service, options);
   }
 
-  /** Adds a custom route; `:name` segments become `ctx.params.name`. */
+  /** Adds a custom route; `:name` segments become `ctx.params.name`. Throws `ERR_DUPLICATE_ROUTE` when the method and path are taken. */
   route(method: HTTPMethod, path: string, handler: CustomHandler<Deps<Record<string, never>>>): this;
   route<I extends InjectMap>(method: HTTPMethod, path: string, options: CustomRouteOptions<I>, handler: CustomHandler<Deps<I>>): this;
   route(method: HTTPMethod, path: string, ...rest: [CustomHandler<Deps<InjectMap>>] | [CustomRouteOptions, CustomHandler<Deps<InjectMap>>]): this {
@@ -174,7 +177,7 @@ export class ServiceAPI {
   }
 
   /**
-   * Starts an HTTP server on `host:port` (port 0 picks a free one). Rejects with `ERR_NOT_FOUND` when a
+   * Starts an HTTP server on `host:port` (port 0 picks a free one). Rejects with `ERR_UNKNOWN_DEPENDENCY` when a
    * custom route injects a gateway name that is not registered.
    */
   listen(port: number, host = '127.0.0.1'): Promise<Server> {
@@ -309,7 +312,7 @@ export class ServiceAPI {
       for (const [key, token] of Object.entries(endpoint.inject ?? {})) {
         if (token.gateway === undefined || this.#gateways.has(token.gateway)) continue;
         const known = [...this.#gateways.keys()].join(', ') || 'none';
-        throw new FhirgateError('ERR_NOT_FOUND', `route ${endpoint.method} ${endpoint.path} injects "${key}" from gateway "${token.gateway}", which is not registered (registered: ${known})`);
+        throw new FhirgateError('ERR_UNKNOWN_DEPENDENCY', `route ${endpoint.method} ${endpoint.path} injects "${key}" from gateway "${token.gateway}", which is not registered (registered: ${known})`);
       }
     }
   }

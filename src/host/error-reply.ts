@@ -37,10 +37,10 @@ export function describeError(error: unknown, requestId: string): PublicError {
  *
  * @example
  * ```ts
- * errorReply({ status: 404, code: 'ERR_NOT_FOUND', message: 'no route' }, gatewayFace.errorReply, log); // OperationOutcome, 404
+ * replyToPublicError({ status: 404, code: 'ERR_NOT_FOUND', message: 'no route' }, gatewayFace.errorReply, log); // OperationOutcome, 404
  * ```
  */
-export function errorReply(error: PublicError, own: ((error: PublicError) => RouteReply) | undefined, log: Logger): RouteReply {
+export function replyToPublicError(error: PublicError, own: ((error: PublicError) => RouteReply) | undefined, log: Logger): RouteReply {
   if (own === undefined) return jsonErrorReply(error);
   try {
     return own(error);

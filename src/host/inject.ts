@@ -2,7 +2,7 @@
  * Dependency tokens for custom routes: `getGateway(name)`, `getAllGateways()`, `getApp()`. A route lists
  * them under `inject`; the host resolves them for every request into `ctx.deps`.
  *
- * When a name cannot resolve: `app.listen()` rejects with `ERR_NOT_FOUND` naming the route and the
+ * When a name cannot resolve: `app.listen()` rejects with `ERR_UNKNOWN_DEPENDENCY` naming the route and the
  * gateway (so a typo fails at start-up); if the app is served through `app.handler` without `listen()`,
  * the request answers 500 and the log line `dependency not resolvable` names the route and the gateway.
  * @module
@@ -43,7 +43,7 @@ export function getGateway<G = any>(name: string | (abstract new (...args: never
     gateway: key,
     [RESOLVE]: (app) => {
       const gateway = app.gateways.get(key);
-      if (gateway === undefined) throw new FhirgateError('ERR_NOT_FOUND', `no gateway is registered as "${key}"`);
+      if (gateway === undefined) throw new FhirgateError('ERR_UNKNOWN_DEPENDENCY', `no gateway is registered as "${key}"`);
       return gateway as G;
     },
   };

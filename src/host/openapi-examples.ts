@@ -47,9 +47,9 @@ const KEY = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)$/;
  */
 export function checkOpenAPIExamples(value: unknown): OpenAPIExamples {
   if (value === undefined) return Object.freeze({});
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('option "openapiExamples" must be an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('options.openapiExamples must be an object');
   for (const [key, example] of Object.entries(value)) {
-    const where = `option "openapiExamples[${JSON.stringify(key.slice(0, 80))}]"`;
+    const where = `options.openapiExamples[${JSON.stringify(key.slice(0, 80))}]`;
     if (!KEY.test(key)) throw new TypeError(`${where}: the key must be "<METHOD> /path", such as "GET /fhir/transform/Patient/{id}"`);
     if (typeof example !== 'object' || example === null || Array.isArray(example)) throw new TypeError(`${where} must be an object`);
     const extra = Object.keys(example).find((k) => !['parameters', 'body', 'response'].includes(k));

@@ -5,13 +5,16 @@
 import { checkOpenAPIExamples, type OpenAPIExamples } from './openapi-examples.js';
 import type { EventDispatcher } from '../events/types.js';
 import type { Logger } from '../mount/index.js';
-import { resolveAPIKeys } from './api-keys.js';
+import { checkAPIKeys } from './api-keys.js';
 import { CORSPolicy } from './cors.js';
 import type { CORSOptions } from './cors.js';
 import { createLogger } from './logger.js';
 import { booleanOption, numberOption, stringOption } from '../lib/options.js';
 import { checkPublicUrl } from '../lib/public-url.js';
 import { checkAllowedHosts } from './public-origin.js';
+
+/** The contract's logger, the type of the `logger` option (`serveCluster` takes the same). */
+export type { Logger };
 
 /** Options of `createServiceAPI`. */
 export interface ServiceAPIOptions {
@@ -26,8 +29,9 @@ export interface ServiceAPIOptions {
   /** Where components emit. Default the process-wide `localHandler`. */
   dispatcher?: EventDispatcher;
   /**
-   * Keys callers must present (`Authorization: Bearer <key>` or `X-API-Key: <key>`). When `undefined`,
-   * read from `FHIRGATE_API_KEYS` (comma-separated); an empty list turns the check off.
+   * Keys callers must present (`Authorization: Bearer <key>` or `X-API-Key: <key>`). Default none: an
+   * absent or empty list turns the check off. (The library reads no environment variable; `fhirgate
+   * serve` takes `FHIRGATE_API_KEYS` when its config file sets no `apiKeys`.)
    */
   apiKeys?: readonly string[];
   /** Paths answered without an API key (exact, trailing slash ignored). Default `/health`, `/health/ready`, `/docs`, `/openapi.json`. */
@@ -149,7 +153,7 @@ function isDispatcher(value: unknown): value is EventDispatcher {
  * resolveOptions({ bodyLimit: -1 });             // RangeError: options.bodyLimit must be an integer >= 1
  * ```
  */
-export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedOptions {
+export function resolveOptions(options: ServiceAPIOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('createServiceAPI options must be an object');
   if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('options.logger must have debug, info, warn and error methods');
   if (options.dispatcher !== undefined && !isDispatcher(options.dispatcher)) throw new TypeError('options.dispatcher must implement emit, register and drain');
@@ -166,7 +170,7 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     version: stringOption(options.version, 'options.version', DEFAULTS.version),
     enableEvents: booleanOption(options.enableEvents, 'options.enableEvents', DEFAULTS.enableEvents),
     dispatcher: options.dispatcher,
-    apiKeys: Object.freeze(resolveAPIKeys(options.apiKeys, env)),
+    apiKeys: Object.freeze(checkAPIKeys(options.apiKeys)),
     publicPaths: Object.freeze([...publicPaths]),
     cors: options.cors === undefined ? undefined : new CORSPolicy(options.cors),
     bodyLimit: numberOption(options.bodyLimit, 'options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1 }),
@@ -176,7 +180,7 @@ export function resolveOptions(options: ServiceAPIOptions = {}, env: NodeJS.Proc
     requestTimeoutMs,
     trustProxy: booleanOption(options.trustProxy, 'options.trustProxy', DEFAULTS.trustProxy),
     allowedHosts: checkAllowedHosts(options.allowedHosts),
-    publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
+    publicUrl: checkPublicUrl(options.publicUrl, 'options.publicUrl'),
     jwksMaxAgeSeconds: numberOption(options.jwksMaxAgeSeconds, 'options.jwksMaxAgeSeconds', DEFAULTS.jwksMaxAgeSeconds, { integer: true, min: 0 }),
     readinessDrainMs: numberOption(options.readinessDrainMs, 'options.readinessDrainMs', DEFAULTS.readinessDrainMs, { integer: true, min: 0 }),
     metrics: booleanOption(options.metrics, 'options.metrics', DEFAULTS.metrics),

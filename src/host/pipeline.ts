@@ -9,7 +9,7 @@ import { FhirgateError, isFhirgateError } from '../errors.js';
 import type { HTTPMethod, OpenAPIOperation, PublicError, RouteReply } from '../mount/index.js';
 import type { APIKeyCheck } from './api-keys.js';
 import { logUserCodeFailure } from '../lib/user-code-failure.js';
-import { describeError, errorReply } from './error-reply.js';
+import { describeError, replyToPublicError } from './error-reply.js';
 import type { ResolvedOptions } from './options.js';
 import { HostRequest } from './request-context.js';
 import { pickRequestId } from './request-id.js';
@@ -135,7 +135,7 @@ export function createPipeline(state: PipelineState): (req: IncomingMessage, res
 }
 
 /** One request on its way through the pipeline. */
-interface Exchange {
+interface InboundExchange {
   readonly state: PipelineState;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
@@ -163,7 +163,7 @@ function handle(state: PipelineState, publicPaths: ReadonlySet<string>, req: Inc
   const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
   const base: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
   if (options.cors !== undefined) Object.assign(base, options.cors.headersFor(req.headers.origin));
-  const x: Exchange = { state, req, res, requestId, method, rawPath, base, started, endpoint: undefined, route: null, request: undefined };
+  const x: InboundExchange = { state, req, res, requestId, method, rawPath, base, started, endpoint: undefined, route: null, request: undefined };
   state.inFlight.enter();
   let answer: RouteReply | PromiseLike<RouteReply>;
   try {
@@ -176,7 +176,7 @@ function handle(state: PipelineState, publicPaths: ReadonlySet<string>, req: Inc
 }
 
 /** Preflight, routing, the API key, then the endpoint; throws what is answered as an error. */
-function dispatch(x: Exchange, publicPaths: ReadonlySet<string>, rawQuery: string): RouteReply | PromiseLike<RouteReply> {
+function dispatch(x: InboundExchange, publicPaths: ReadonlySet<string>, rawQuery: string): RouteReply | PromiseLike<RouteReply> {
   const { state, req, method, rawPath, base } = x;
   const { options } = state;
   if (state.closing()) base['connection'] = 'close';
@@ -191,7 +191,7 @@ function dispatch(x: Exchange, publicPaths: ReadonlySet<string>, rawQuery: strin
   if (match.kind === 'not-found') throw new FhirgateError('ERR_NOT_FOUND', `no route for ${method} ${rawPath}`, { status: 404 });
   if (match.kind === 'method-not-allowed') {
     base['allow'] = match.allow.join(', ');
-    throw new FhirgateError('ERR_NOT_FOUND', `${method} is not allowed here; allowed: ${match.allow.join(', ')}`, { status: 405 });
+    throw new FhirgateError('ERR_METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${match.allow.join(', ')}`, { status: 405 });
   }
   x.route = match.pattern;
   const endpoint = (x.endpoint = match.handler);
@@ -200,7 +200,7 @@ function dispatch(x: Exchange, publicPaths: ReadonlySet<string>, rawQuery: strin
 }
 
 /** Settles the unread body (drains it or closes the connection), then sends `reply`. */
-function answerWith(x: Exchange, reply: RouteReply): void {
+function answerWith(x: InboundExchange, reply: RouteReply): void {
   Object.assign(x.base, settleBody(x.req, x.request?.bodyLimit ?? x.state.options.bodyLimit));
   send(x.res, reply, x.method === 'HEAD', x.base);
 }
@@ -210,7 +210,7 @@ function answerWith(x: Exchange, reply: RouteReply): void {
  * line. Every answer, early ones included, first settles the unread body (drains it or closes the
  * connection). A client that went away is a client event, logged once by the access line.
  */
-function finish(x: Exchange, ok: boolean, value: unknown): void {
+function finish(x: InboundExchange, ok: boolean, value: unknown): void {
   const { state, req, res, requestId, method, rawPath, base } = x;
   const { options } = state;
   let clientGone = false;
@@ -231,7 +231,7 @@ function finish(x: Exchange, ok: boolean, value: unknown): void {
     if (described.status >= 500) logUserCodeFailure(options.logger, 'error', 'request failed', { request_id: requestId, route: x.route, status: described.status, ...errorFields(value) }, value);
     if (described.status === 413) base['connection'] = 'close';
     const own = x.endpoint === undefined ? state.errorReplyAt(rawPath) : x.endpoint.errorReply;
-    answerWith(x, errorReply(described, own, options.logger));
+    answerWith(x, replyToPublicError(described, own, options.logger));
   } catch {
     res.destroy();
   } finally {

@@ -65,7 +65,7 @@ export function publicOrigin(req: IncomingMessage, policy: OriginPolicy): string
 export function checkAllowedHosts(value: unknown): ReadonlySet<string> {
   if (value === undefined) return new Set();
   if (!Array.isArray(value) || value.some((h) => typeof h !== 'string' || !SANE_HOST.test(h))) {
-    throw new TypeError('option "allowedHosts" must be an array of host names or host:port values');
+    throw new TypeError('options.allowedHosts must be an array of host names or host:port values');
   }
   return new Set(value.map((h: string) => h.toLowerCase()));
 }

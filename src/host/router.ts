@@ -27,7 +27,7 @@ export type RouteMatch<H> =
  * ```
  */
 export interface Router<H> {
-  /** Adds a route. Throws `ERR_DUPLICATE_NAME` when the method and path are already taken. */
+  /** Adds a route. Throws `ERR_DUPLICATE_ROUTE` when the method and path are already taken. */
   add(method: string, path: string, handler: H): void;
   /** Matches a raw (still percent-encoded) path without its query. Throws `ERR_BAD_REQUEST` on a bad escape. */
   match(method: string, rawPath: string): RouteMatch<H>;
@@ -114,7 +114,7 @@ export class TrieRouter<H> implements Router<H> {
       }
     }
     const upper = method.toUpperCase();
-    if (node.leaves.has(upper)) throw new FhirgateError('ERR_DUPLICATE_NAME', `route ${upper} ${path} is already registered`);
+    if (node.leaves.has(upper)) throw new FhirgateError('ERR_DUPLICATE_ROUTE', `route ${upper} ${path} is already registered`);
     node.leaves.set(upper, { handler, names, pattern: path === '' ? '/' : path });
   }
 

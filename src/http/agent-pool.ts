@@ -26,22 +26,27 @@ interface Origin {
   /** The key of this origin's socket lists in the agent (`agent.getName()`), known once a socket was made. */
   name: string | undefined;
   inFlight: number;
-  /** Live (not cancelled) waiters of this origin in the queue. */
+  /** This origin's FIFO queue from `head` on; cancelled waiters stay in it until a pump passes them. */
+  readonly waiters: Waiter[];
+  head: number;
+  /** Live (not cancelled) waiters in `waiters`. */
   queued: number;
   retired: boolean;
 }
 
 interface Waiter {
-  readonly origin: Origin;
+  /** The order of arrival over all origins: a socket that any origin may open goes to the oldest waiter. */
+  readonly seq: number;
   readonly start: () => void;
-  /** Set when the wait ended early (abort or time-out); a pump drops it from the queue. */
+  /** Set when the wait ended early (abort or time-out); a pump drops it from its origin's queue. */
   cancelled: boolean;
 }
 
 /**
  * A keep-alive pool shared by many origins. `maxConnections` caps the sockets of all origins
- * together (requests beyond it wait in one FIFO queue; when a socket is needed for a waiting request
- * and another origin holds an idle one, that idle socket is closed to make room);
+ * together (requests beyond it wait in a FIFO queue per origin: a socket freed by an origin goes to that
+ * origin's next waiter, a new socket to the oldest waiter of any origin; when a socket is needed for a
+ * waiting request and another origin holds an idle one, that idle socket is closed to make room);
  * `maxKeepaliveConnections` idle sockets are kept per origin for `keepaliveExpiry` seconds. Counts are
  * read from the agents' own socket lists, so a failed or aborted request cannot leak a slot.
  *
@@ -56,11 +61,12 @@ export class AgentPool {
   readonly #limits: Readonly<Required<AgentPoolOptions>>;
   readonly #origins = new Map<string, Origin>();
   readonly #retired = new Set<Origin>();
-  /** The FIFO queue from `#head` on; cancelled waiters stay in it until a pump passes them. */
-  readonly #queue: Waiter[] = [];
-  #head = 0;
-  /** Live waiters in the queue. */
+  /** Origins with live waiters: what a pump looks at, instead of every waiter or every socket. */
+  readonly #waitingOrigins = new Set<Origin>();
+  /** Live waiters of all origins. */
   #waiting = 0;
+  /** The next waiter's place in the order of arrival. */
+  #seq = 0;
   #pumping = false;
   #pumpAgain = false;
   /** Requests sent and not settled yet (queued ones included). */
@@ -79,7 +85,8 @@ export class AgentPool {
   }
 
   /**
-   * Sends a request through the pool; same contract as `request()` (the agent is the pool's), retries
+   * Checks `options` (`checkRequestOptions()`: `TypeError`/`RangeError` naming the option), then sends the
+   * request through the pool; same contract as `request()` (the agent is the pool's), retries
    * included. The time-out covers the waits for a socket and between retries too. A request that
    * fails on a stale idle socket is sent once more after the origin's idle sockets are closed.
    *
@@ -90,7 +97,7 @@ export class AgentPool {
    */
   request(url: string | URL, options: Omit<HTTPRequestOptions, 'agent'> = {}): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    return this.send(toHTTPUrl(url), checkRequestOptions(options));
+    return this.sendChecked(toHTTPUrl(url), checkRequestOptions(options));
   }
 
   /**
@@ -101,10 +108,10 @@ export class AgentPool {
    * @example
    * ```ts
    * const checked = checkRequestOptions({ headers: { accept: 'application/fhir+json' } });
-   * const res = await pool.send(new URL('https://fhir.example.org/r4/Patient/1'), checked);
+   * const res = await pool.sendChecked(new URL('https://fhir.example.org/r4/Patient/1'), checked);
    * ```
    */
-  send(target: HTTPTarget, options: CheckedRequestOptions): Promise<HTTPResponse> {
+  sendChecked(target: HTTPTarget, options: CheckedRequestOptions): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const origin = this.#origin(target);
     const deadline = new Deadline(options.signal, options.timeoutMs);
@@ -193,7 +200,7 @@ export class AgentPool {
       scheduling: 'lifo',
     });
     expireIdleSockets(agent, this.#limits.keepaliveExpiry * 1000);
-    const origin: Origin = { origin: target.origin, agent, name: undefined, inFlight: 0, queued: 0, retired: false };
+    const origin: Origin = { origin: target.origin, agent, name: undefined, inFlight: 0, waiters: [], head: 0, queued: 0, retired: false };
     const create = agent.createConnection.bind(agent);
     agent.createConnection = ((opts: http.ClientRequestArgs, callback: unknown) => {
       origin.name ??= agent.getName(opts);
@@ -214,22 +221,24 @@ export class AgentPool {
     if (--this.#pending === 0) this.#drained?.();
   }
 
-  /** One try: at once when nobody waits and a socket is free or may be opened, else after a wait in the FIFO queue. */
+  /**
+   * One try: at once when no request of this origin waits and either one of its idle sockets is free or
+   * nobody waits at all and a socket may be opened; else after a wait in the origin's queue.
+   */
   #send(origin: Origin, target: HTTPTarget, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener): void {
-    if (this.#waiting === 0 && !this.#pumping && this.#canStart(origin)) return startExchange(target, options, deadline, listener, origin.agent);
+    if (!this.#pumping && origin.queued === 0 && this.#canStart(origin)) return startExchange(target, options, deadline, listener, origin.agent);
     if (deadline.over()) return listener.tryDone(deadline.error(`waiting for a connection to ${target.origin}`), undefined);
     const onEnd: EndListener = {
       handleEvent: () => {
         if (waiter.cancelled) return;
         waiter.cancelled = true;
-        origin.queued--;
-        if (--this.#waiting === 0 && !this.#pumping) this.#clearQueue();
+        this.#unqueue(origin);
         deadline.disarm(timer, onEnd);
         listener.tryDone(deadline.error(`waiting for a connection to ${target.origin}`), undefined);
       },
     };
     const waiter: Waiter = {
-      origin,
+      seq: this.#seq++,
       cancelled: false,
       start: () => {
         deadline.disarm(timer, onEnd);
@@ -241,14 +250,14 @@ export class AgentPool {
       },
     };
     const timer = deadline.arm(onEnd);
-    this.#queue.push(waiter);
+    origin.waiters.push(waiter);
+    if (origin.queued++ === 0) this.#waitingOrigins.add(origin);
     this.#waiting++;
-    origin.queued++;
     this.#pump();
   }
 
   #canStart(origin: Origin): boolean {
-    return idleSockets(origin.agent, origin.name) > 0 || this.#totalSockets() < this.#limits.maxConnections;
+    return idleSockets(origin.agent, origin.name) > 0 || (this.#waiting === 0 && this.#totalSockets() < this.#limits.maxConnections);
   }
 
   #allOrigins(): Origin[] {
@@ -262,9 +271,43 @@ export class AgentPool {
     return total;
   }
 
-  #clearQueue(): void {
-    this.#queue.length = 0;
-    this.#head = 0;
+  /** A waiter of `origin` left its queue (started or cancelled). */
+  #unqueue(origin: Origin): void {
+    this.#waiting--;
+    if (--origin.queued > 0) return;
+    this.#waitingOrigins.delete(origin);
+    if (!this.#pumping) {
+      origin.waiters.length = 0;
+      origin.head = 0;
+    }
+  }
+
+  /** Takes the first live waiter off `origin`'s queue (the caller knows there is one). */
+  #next(origin: Origin): Waiter {
+    const queue = origin.waiters;
+    let waiter = queue[origin.head++]!;
+    while (waiter.cancelled) waiter = queue[origin.head++]!;
+    if (origin.head * 2 > queue.length) {
+      queue.splice(0, origin.head);
+      origin.head = 0;
+    }
+    this.#unqueue(origin);
+    return waiter;
+  }
+
+  /** The oldest live waiter's origin, dropping the cancelled waiters at the heads of the queues on the way. */
+  #oldest(): Origin | undefined {
+    let oldest: Origin | undefined;
+    let seq = Infinity;
+    for (const o of this.#waitingOrigins) {
+      while (o.waiters[o.head]!.cancelled) o.head++;
+      const head = o.waiters[o.head]!.seq;
+      if (head < seq) {
+        seq = head;
+        oldest = o;
+      }
+    }
+    return oldest;
   }
 
   /** Starts the waiters that can start. Re-entrant calls (a try that fails at once and is retried) only ask for one more pass. */
@@ -282,68 +325,40 @@ export class AgentPool {
       } while (this.#pumpAgain && this.#waiting > 0);
     } finally {
       this.#pumping = false;
-      if (this.#waiting === 0) this.#clearQueue();
+      for (const o of this.#allOrigins()) {
+        if (o.queued === 0 && o.waiters.length > 0) {
+          o.waiters.length = 0;
+          o.head = 0;
+        }
+      }
     }
   };
 
   /**
-   * One pass over the queue, in order. The sockets are counted once; a waiter whose origin has an idle
-   * socket takes it (Node's agent hands a free socket to a new request synchronously, so the origin's
-   * idle count goes down by one), any other opens a socket while the total is under the cap. The pass
-   * stops as soon as the pool is full and no waiting origin has an idle socket left.
+   * One pass: every waiting origin with an idle socket hands it to its next waiter (Node's agent gives
+   * a free socket to a new request synchronously, so the idle count goes down by one); then, while the
+   * total is under the cap, the oldest waiter of any origin opens a socket. The work is per waiting
+   * origin and per started request, never per queued request or per socket: with 1,000 requests
+   * waiting on one origin, a freed socket starts one of them and touches nothing else.
    */
   #startWaiters(): void {
+    for (const origin of this.#waitingOrigins) {
+      for (let free = idleSockets(origin.agent, origin.name); free > 0 && origin.queued > 0; free--) this.#next(origin).start();
+    }
+    if (this.#waiting === 0) return;
     const max = this.#limits.maxConnections;
     let total = this.#totalSockets();
-    const idle = new Map<Origin, number>();
-    let spare = 0;
-    for (const o of this.#allOrigins()) {
-      const n = o.queued > 0 ? idleSockets(o.agent, o.name) : 0;
-      if (n > 0) idle.set(o, n);
-      spare += n;
-    }
-    const queue = this.#queue;
-    const held: Waiter[] = [];
-    let i = this.#head;
-    for (; i < queue.length && (total < max || spare > 0); i++) {
-      const waiter = queue[i]!;
-      if (waiter.cancelled) continue;
-      const origin = waiter.origin;
-      const free = idle.get(origin) ?? 0;
-      if (free > 0) {
-        idle.set(origin, free - 1);
-        spare--;
-      } else if (total < max) {
-        total++;
-      } else {
-        held.push(waiter);
-        continue;
-      }
-      this.#waiting--;
-      if (--origin.queued === 0 && free > 1) {
-        // Nobody else waits for this origin: its other idle sockets are no use to this pass.
-        idle.delete(origin);
-        spare -= free - 1;
-      }
-      waiter.start();
-    }
-    // The waiters before `i` are done with, except the held ones: they go back, in order, just before `i`.
-    for (let k = held.length - 1; k >= 0; k--) queue[--i] = held[k]!;
-    this.#head = i;
-    if (i * 2 > queue.length) {
-      queue.splice(0, i);
-      this.#head = 0;
-    }
-    if (this.#waiting > 0 && total >= max) this.#evictIdle(this.#waiting);
+    for (; total < max && this.#waiting > 0; total++) this.#next(this.#oldest()!).start();
+    if (this.#waiting > 0) this.#evictIdle(this.#waiting);
   }
 
   /** Closes idle sockets of origins nobody waits for, so that waiting requests get room. */
   #evictIdle(needed: number): void {
-    const origins = this.#allOrigins();
+    const origins = this.#allOrigins().filter((o) => o.queued === 0 && countSockets(o.agent.freeSockets) > 0);
+    if (origins.length === 0) return;
     let room = needed;
-    for (const o of origins) room -= countDestroyed(o.agent.sockets) + countDestroyed(o.agent.freeSockets);
+    for (const o of this.#allOrigins()) room -= countDestroyed(o.agent.sockets) + countDestroyed(o.agent.freeSockets);
     for (const o of origins) {
-      if (o.queued > 0) continue;
       for (const name in o.agent.freeSockets) {
         for (const s of o.agent.freeSockets[name] ?? []) {
           if (room <= 0) return;

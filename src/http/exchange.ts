@@ -26,15 +26,15 @@ const failures = new WeakMap<Error, TryFailure>();
  *
  * @example
  * ```ts
- * if (failureOf(err).failure === 'stale') startExchange(url, options, deadline, listener);
+ * if (tryFailureOf(err).failure === 'stale') startExchange(url, options, deadline, listener);
  * ```
  */
-export function failureOf(err: unknown): { readonly failure: TryFailure } {
+export function tryFailureOf(err: unknown): { readonly failure: TryFailure } {
   return { failure: (err instanceof Error && failures.get(err)) || 'other' };
 }
 
 /**
- * Where one try reports its end: an error (`ERR_*`, with {@link failureOf} telling how it failed) or
+ * Where one try reports its end: an error (`ERR_*`, with {@link tryFailureOf} telling how it failed) or
  * an answer. An object rather than a callback, so that a try needs no closure.
  *
  * @example
@@ -60,14 +60,14 @@ export interface TryListener {
  */
 export function startExchange(target: HTTPTarget, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener, agent: Agent | undefined = options.agent): void {
   if (deadline.over()) listener.tryDone(deadline.error(describe(options, target)), undefined);
-  else new Exchange(target, options, deadline, listener).start(agent);
+  else new OutboundExchange(target, options, deadline, listener).start(agent);
 }
 
 /**
  * The state of one exchange. Its handlers are methods; it is its own abort and time-out listener, and
  * the listeners handed to Node are small anonymous arrows: one request creates no named closure.
  */
-class Exchange implements EndListener {
+class OutboundExchange implements EndListener {
   readonly #target: HTTPTarget;
   readonly #options: CheckedRequestOptions;
   readonly #deadline: Deadline;

@@ -6,7 +6,7 @@ import type http from 'node:http';
 import type { Readable } from 'node:stream';
 import { checkRetryOptions } from './retry-policy.js';
 import type { RetryOptions, RetryPolicy } from './retry-policy.js';
-import { numberOption } from '../lib/options.js';
+import { numberOption, signalOption } from '../lib/options.js';
 
 /**
  * Options of `request()`. The retry options are those of {@link RetryOptions}: idempotent requests are
@@ -108,7 +108,7 @@ export function checkRequestOptions(options: HTTPRequestOptions): CheckedRequest
   if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) {
     throw new TypeError('options.body must be a string or a Uint8Array');
   }
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
+  signalOption(options.signal, 'options.signal');
   return {
     method: method.toUpperCase(),
     headers,

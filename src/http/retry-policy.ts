@@ -39,8 +39,8 @@ export interface RetryOptions {
 export interface RetryPolicy {
   readonly maxRetries: number;
   readonly retryOn: ReadonlySet<number>;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
+  readonly retryBaseDelayMs: number;
+  readonly maxRetryDelayMs: number;
 }
 
 /**
@@ -77,22 +77,22 @@ export function checkRetryOptions(options: RetryOptions, prefix = 'options.'): R
   return Object.freeze({
     maxRetries: retry ? maxRetries : 0,
     retryOn: new Set(retryOn),
-    baseDelayMs: numberOption(options.retryBaseDelayMs, `${prefix}retryBaseDelayMs`, RETRY_DEFAULTS.retryBaseDelayMs, MILLISECONDS),
-    maxDelayMs: numberOption(options.maxRetryDelayMs, `${prefix}maxRetryDelayMs`, RETRY_DEFAULTS.maxRetryDelayMs, MILLISECONDS),
+    retryBaseDelayMs: numberOption(options.retryBaseDelayMs, `${prefix}retryBaseDelayMs`, RETRY_DEFAULTS.retryBaseDelayMs, MILLISECONDS),
+    maxRetryDelayMs: numberOption(options.maxRetryDelayMs, `${prefix}maxRetryDelayMs`, RETRY_DEFAULTS.maxRetryDelayMs, MILLISECONDS),
   });
 }
 
 /**
  * The backoff before retry number `retry` (1 for the first): full jitter, a uniformly random time in
- * `[0, min(maxDelayMs, baseDelayMs × 2^(retry-1)))`. `random` returns a number in `[0, 1)`.
+ * `[0, min(maxRetryDelayMs, retryBaseDelayMs × 2^(retry-1)))`. `random` returns a number in `[0, 1)`.
  *
  * @example
  * ```ts
- * backoffDelay(3, { baseDelayMs: 100, maxDelayMs: 10_000 }, () => 0.5); // 200
+ * backoffDelay(3, { retryBaseDelayMs: 100, maxRetryDelayMs: 10_000 }, () => 0.5); // 200
  * ```
  */
-export function backoffDelay(retry: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number = Math.random): number {
-  return random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+export function backoffDelay(retry: number, policy: Pick<RetryPolicy, 'retryBaseDelayMs' | 'maxRetryDelayMs'>, random: () => number = Math.random): number {
+  return random() * Math.min(policy.maxRetryDelayMs, policy.retryBaseDelayMs * 2 ** (retry - 1));
 }
 
 /**

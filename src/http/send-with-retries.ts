@@ -6,7 +6,7 @@
 import { isFhirgateError } from '../errors.js';
 import type { Deadline } from './deadline.js';
 import { publish, requestRetryChannel } from './diagnostics.js';
-import { failureOf } from './exchange.js';
+import { tryFailureOf } from './exchange.js';
 import type { TryListener } from './exchange.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -93,7 +93,7 @@ class Tries implements TryListener {
     const options = this.#options;
     const policy = options.retry;
     if (res !== undefined && !policy.retryOn.has(res.status)) return this.#finish(undefined, res);
-    const action = retryAction(options, res === undefined ? failureOf(error) : { status: res.status }, policy, this.#staleReplaced);
+    const action = retryAction(options, res === undefined ? tryFailureOf(error) : { status: res.status }, policy, this.#staleReplaced);
     if (action === 'none' || (action === 'backoff' && this.#retries >= policy.maxRetries)) return this.#finish(error, res);
     const fresh = action === 'fresh-socket';
     this.#staleReplaced ||= fresh;
@@ -127,5 +127,5 @@ class Tries implements TryListener {
 /** The wait before retry number `retry`: the answer's `Retry-After` (capped), else the backoff. */
 function waitBefore(res: HTTPResponse | undefined, retry: number, policy: RetryPolicy): number {
   const asked = res === undefined ? undefined : parseRetryAfter(res.headers['retry-after'], Date.now());
-  return asked === undefined ? backoffDelay(retry, policy) : Math.min(asked, policy.maxDelayMs);
+  return asked === undefined ? backoffDelay(retry, policy) : Math.min(asked, policy.maxRetryDelayMs);
 }

@@ -29,13 +29,13 @@ export interface KeyValueStore {
  *
  * @example
  * ```ts
- * checkStore(options.tokenStore, 'tokenStore');
+ * checkStore(options.tokenStore, 'options.tokenStore');
  * ```
  */
 export function checkStore(value: unknown, option: string): asserts value is KeyValueStore {
   const s = value as Partial<KeyValueStore> | null;
   if (typeof s !== 'object' || s === null || typeof s.get !== 'function' || typeof s.set !== 'function' || typeof s.setIfAbsent !== 'function') {
-    throw new TypeError(`option "${option}" must be a store with get, set and setIfAbsent`);
+    throw new TypeError(`${option} must be a store with get, set and setIfAbsent`);
   }
 }
 

@@ -1,9 +1,13 @@
 /**
  * The option validators every room uses, with one message format: `<name> must be <what>`, where
- * `<name>` is the option as the caller wrote it (`options.timeout`, `options.clients[0].clientId`,
+ * `<name>` is the option as the caller wrote it (`options.timeoutSeconds`, `options.clients[0].clientId`,
  * `startSandbox: options.port`). A value of the wrong type is a `TypeError`; a number of the right type
  * outside its range (or not whole where a whole number is asked for) is a `RangeError`. `undefined`
  * gives the default.
+ *
+ * Units, the one rule: the seed's pool options keep their names (`maxConnections`,
+ * `maxKeepaliveConnections`, `keepaliveExpiry` in seconds); every other time option says its unit in its
+ * name (`…Ms` or `…Seconds`), and the retry back-off is `retryBaseDelayMs` / `maxRetryDelayMs` everywhere.
  * @module
  */
 
@@ -104,4 +108,17 @@ export function stringOption(value: unknown, name: string, fallback: string, non
  */
 export function checkObject(value: unknown, name: string): asserts value is object {
   if (typeof value !== 'object' || value === null) throw new TypeError(`${name} must be an object`);
+}
+
+/**
+ * Checks a signal option: `undefined` stays `undefined`, else a `TypeError` unless it is an `AbortSignal`.
+ *
+ * @example
+ * ```ts
+ * const signal = signalOption(options.signal, 'options.signal');
+ * ```
+ */
+export function signalOption(value: unknown, name: string): AbortSignal | undefined {
+  if (value !== undefined && !(value instanceof AbortSignal)) throw new TypeError(`${name} must be an AbortSignal`);
+  return value;
 }

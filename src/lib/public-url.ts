@@ -9,14 +9,14 @@
  *
  * @example
  * ```ts
- * checkPublicUrl('https://api.example.org/', 'publicUrl'); // 'https://api.example.org'
+ * checkPublicUrl('https://api.example.org/', 'options.publicUrl'); // 'https://api.example.org'
  * ```
  */
 export function checkPublicUrl(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
   const url = typeof value === 'string' && !/[#?]/.test(value) && URL.canParse(value) ? new URL(value) : undefined;
   if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '') {
-    throw new TypeError(`option "${name}" must be an absolute http(s) URL without credentials, query or fragment`);
+    throw new TypeError(`${name} must be an absolute http(s) URL without credentials, query or fragment`);
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }

@@ -5,7 +5,8 @@
  */
 import type { CloudEvent } from '../events/cloud-event.js';
 import type { DeliveryVerdict } from '../events/delivery-queue.js';
-import { integerOption, QueuedDispatcher, type QueuedDispatcherOptions } from '../events/queued-dispatcher.js';
+import { QueuedDispatcher, type QueuedDispatcherOptions } from '../events/queued-dispatcher.js';
+import { numberOption } from '../lib/options.js';
 
 /**
  * The part of a `NatsConnection` (`nats` v2, from `connect()`) fhirgate uses: `publish(subject, data)`
@@ -45,7 +46,7 @@ class NatsDispatcher extends QueuedDispatcher {
 
   constructor(nc: NatsPublisher, options: NatsDispatcherOptions) {
     const o = (typeof options === 'object' && options !== null ? options : {}) as Partial<NatsDispatcherOptions>;
-    super(OWNER, options, { concurrency: 1, batchSize: integerOption(o.batchSize, OWNER, 'batchSize', 256, 1), retryBaseMs: 100, retryMaxMs: 2000 });
+    super(OWNER, options, { concurrency: 1, batchSize: numberOption(o.batchSize, `${OWNER}: options.batchSize`, 256, { integer: true, min: 1 }), retryBaseDelayMs: 100, maxRetryDelayMs: 2000 });
     this.#nc = nc;
   }
 

@@ -60,7 +60,7 @@ export function redisStore(client: RedisCommandClient, options: RedisStoreOption
   }
   if (typeof options !== 'object' || options === null) throw new TypeError('redisStore: options must be an object');
   const { keyPrefix = '' } = options;
-  if (typeof keyPrefix !== 'string') throw new TypeError('redisStore: option "keyPrefix" must be a string');
+  if (typeof keyPrefix !== 'string') throw new TypeError('redisStore: options.keyPrefix must be a string');
   return Object.freeze({
     async get(key: string): Promise<string | undefined> {
       const value = await client.sendCommand(['GET', keyPrefix + key]);

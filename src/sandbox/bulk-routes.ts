@@ -6,12 +6,12 @@
  * written line by line as the client reads them.
  * @module
  */
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { isFHIRId } from '../fhir/index.js';
+import { drained } from '../lib/drained.js';
 import { exportJobs, startJob, type ExportJob, type ExportLevel } from './bulk-jobs.js';
-import type { Route, SandboxContext } from './context.js';
+import type { SandboxRoute, SandboxContext } from './context.js';
 import { sendJSON, sendOutcome } from './reply.js';
 
 const STATUS = '$export-status';
@@ -26,9 +26,9 @@ const FILE = '$export-file';
  * bulkRoute('GET', ['Patient', '$export'])?.run(ctx, req, res, query);
  * ```
  */
-export function bulkRoute(method: string, rest: readonly string[]): Route | undefined {
+export function bulkRoute(method: string, rest: readonly string[]): SandboxRoute | undefined {
   const [first = '', second, third] = rest;
-  const kickoff = (level: ExportLevel): Route => (method === 'GET' ? { kind: 'other', public: false, run: (ctx, req, res, q) => kickOff(ctx, req, res, q, level) } : notAllowed('GET, HEAD'));
+  const kickoff = (level: ExportLevel): SandboxRoute => (method === 'GET' ? { kind: 'other', public: false, run: (ctx, req, res, q) => kickOff(ctx, req, res, q, level) } : notAllowed('GET, HEAD'));
   if (rest.length === 1 && first === '$export') return kickoff({ kind: 'system' });
   if (rest.length === 2 && first === 'Patient' && second === '$export') return kickoff({ kind: 'patient' });
   if (rest.length === 3 && first === 'Group' && third === '$export' && second !== undefined && isFHIRId(second)) return kickoff({ kind: 'group', id: second });
@@ -43,7 +43,7 @@ export function bulkRoute(method: string, rest: readonly string[]): Route | unde
   return undefined;
 }
 
-function notAllowed(allow: string): Route {
+function notAllowed(allow: string): SandboxRoute {
   return { kind: 'other', public: true, run: (_ctx, _req, res) => sendOutcome(res, 405, 'not-supported', 'method not allowed here', { allow }) };
 }
 
@@ -72,7 +72,7 @@ function status(ctx: SandboxContext, res: ServerResponse, id: string): void {
   if (job.pollsLeft > 0) {
     job.pollsLeft--;
     const done = ctx.options.exportPolls - job.pollsLeft;
-    res.writeHead(202, { 'retry-after': String(ctx.options.exportRetryAfter), 'x-progress': `in progress: step ${done} of ${ctx.options.exportPolls + 1}`, 'content-length': '0' });
+    res.writeHead(202, { 'retry-after': String(ctx.options.exportRetryAfterSeconds), 'x-progress': `in progress: step ${done} of ${ctx.options.exportPolls + 1}`, 'content-length': '0' });
     res.end();
     return;
   }
@@ -99,7 +99,7 @@ async function sendFile(ctx: SandboxContext, res: ServerResponse, id: string, na
   res.writeHead(200, { 'content-type': 'application/fhir+ndjson' });
   for (const resource of resources) {
     if (res.destroyed) return;
-    if (!res.write(`${JSON.stringify(resource)}\n`)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(`${JSON.stringify(resource)}\n`)) await drained(res);
   }
   res.end();
 }

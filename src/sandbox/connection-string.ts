@@ -41,7 +41,7 @@ export function buildConnectionString(
   options: ConnectionStringOptions = {},
 ): string {
   const { keyPath, scope, discover = false } = options;
-  if (typeof discover !== 'boolean') throw new TypeError('connectionString: option "discover" must be a boolean');
+  if (typeof discover !== 'boolean') throw new TypeError('connectionString: options.discover must be a boolean');
   if (keyPath !== undefined && (typeof keyPath !== 'string' || keyPath === '')) {
     throw new TypeError('connectionString: options.keyPath must be a non-empty string');
   }

@@ -36,10 +36,10 @@ export interface SandboxContext {
  *
  * @example
  * ```ts
- * const route: Route = { kind: 'read', public: false, run: (ctx, req, res) => sendJSON(res, 200, {}) };
+ * const route: SandboxRoute = { kind: 'read', public: false, run: (ctx, req, res) => sendJSON(res, 200, {}) };
  * ```
  */
-export interface Route {
+export interface SandboxRoute {
   readonly kind: RequestKind;
   /** True when no bearer token is needed (metadata, SMART configuration, token endpoint, errors). */
   readonly public: boolean;

@@ -10,7 +10,7 @@ import type { SandboxContext } from './context.js';
 import { runSearch } from './search.js';
 
 /** Search parameters that shape a page but select nothing. */
-const PAGING = new Set(['_count', '_sort', '_offset']);
+const PAGING = new Set(['_count', '_sort', '_offset', '_elements']);
 
 /** The resource a request addresses: `[type]`, `[type]/[id]` or `[type]/[id]/_history/[vid]`. */
 export interface Target {

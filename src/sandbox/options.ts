@@ -88,7 +88,7 @@ export interface SandboxOptions {
   /** Bulk Data export: status requests answered 202 ("in progress") before the manifest. Default 1. */
   exportPolls?: number;
   /** Bulk Data export: the `Retry-After` of those 202 answers, in seconds. Default 1. */
-  exportRetryAfter?: number;
+  exportRetryAfterSeconds?: number;
 }
 
 /** A registered client after validation. */
@@ -110,7 +110,7 @@ export interface ResolvedOptions {
   readonly tokenLifetimeSeconds: number;
   readonly bodyLimit: number;
   readonly exportPolls: number;
-  readonly exportRetryAfter: number;
+  readonly exportRetryAfterSeconds: number;
 }
 
 /**
@@ -128,7 +128,7 @@ export const DEFAULTS = Object.freeze({
   tokenLifetimeSeconds: 300,
   bodyLimit: 1024 * 1024,
   exportPolls: 1,
-  exportRetryAfter: 1,
+  exportRetryAfterSeconds: 1,
   client: Object.freeze({ clientId: 'fhirgate-demo', clientSecret: 'demo-secret' }),
 });
 
@@ -214,6 +214,6 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     tokenLifetimeSeconds: numberOption(options.tokenLifetimeSeconds, 'startSandbox: options.tokenLifetimeSeconds', DEFAULTS.tokenLifetimeSeconds, { integer: true, min: 1, max: 86400 * 365 }),
     bodyLimit: numberOption(options.bodyLimit, 'startSandbox: options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1, max: 2 ** 31 - 1 }),
     exportPolls: numberOption(options.exportPolls, 'startSandbox: options.exportPolls', DEFAULTS.exportPolls, { integer: true, min: 0, max: 1000 }),
-    exportRetryAfter: numberOption(options.exportRetryAfter, 'startSandbox: options.exportRetryAfter', DEFAULTS.exportRetryAfter, { integer: true, min: 0, max: 3600 }),
+    exportRetryAfterSeconds: numberOption(options.exportRetryAfterSeconds, 'startSandbox: options.exportRetryAfterSeconds', DEFAULTS.exportRetryAfterSeconds, { integer: true, min: 0, max: 3600 }),
   };
 }

@@ -9,7 +9,7 @@ import { FhirgateError } from '../errors.js';
 import { isFHIRId, isResourceType, type ResourceType } from '../fhir/index.js';
 import type { IssueType } from '../fhir/operation-outcome.js';
 import { capabilityStatement, smartConfiguration } from './capability.js';
-import type { Route } from './context.js';
+import type { SandboxRoute } from './context.js';
 import { postBundle } from './bundle.js';
 import { bulkRoute } from './bulk-routes.js';
 import { create, read, remove, search, update } from './fhir-routes.js';
@@ -22,16 +22,16 @@ export const FHIR_PATH = '/fhir/R4';
 /** The path of the token endpoint. */
 export const TOKEN_PATH = '/oauth2/token';
 
-const fail = (status: number, code: IssueType, message: string, headers: Record<string, string> = {}): Route => ({
+const fail = (status: number, code: IssueType, message: string, headers: Record<string, string> = {}): SandboxRoute => ({
   kind: 'other',
   public: true,
   run: (_ctx, _req, res) => sendOutcome(res, status, code, message, headers),
 });
 
-const notAllowed = (allow: string): Route => fail(405, 'not-supported', 'method not allowed here', { allow });
-const noEndpoint = (): Route => fail(404, 'not-found', 'no such FHIR endpoint');
+const notAllowed = (allow: string): SandboxRoute => fail(405, 'not-supported', 'method not allowed here', { allow });
+const noEndpoint = (): SandboxRoute => fail(404, 'not-found', 'no such FHIR endpoint');
 
-const tokenRoute: Route = {
+const tokenRoute: SandboxRoute = {
   kind: 'token',
   public: true,
   async run(ctx, req, res) {
@@ -52,13 +52,13 @@ function checkId(id: string): string {
   return id;
 }
 
-function typeRoute(method: string, type: ResourceType): Route {
+function typeRoute(method: string, type: ResourceType): SandboxRoute {
   if (method === 'GET') return { kind: 'search', public: false, run: (ctx, req, res, q) => search(ctx, req, res, type, q) };
   if (method === 'POST') return { kind: 'create', public: false, run: (ctx, req, res) => create(ctx, req, res, type) };
   return notAllowed('GET, HEAD, POST');
 }
 
-function instanceRoute(method: string, type: ResourceType, rawId: string): Route {
+function instanceRoute(method: string, type: ResourceType, rawId: string): SandboxRoute {
   if (rawId === '_search') {
     if (method !== 'POST') return notAllowed('POST');
     return { kind: 'search', public: false, run: (ctx, req, res, q) => search(ctx, req, res, type, q) };
@@ -72,7 +72,7 @@ function instanceRoute(method: string, type: ResourceType, rawId: string): Route
   }
 }
 
-function fhirRoute(method: string, rest: readonly string[]): Route {
+function fhirRoute(method: string, rest: readonly string[]): SandboxRoute {
   const [first = '', second, third, fourth] = rest;
   if (rest.length === 1 && first === 'metadata') {
     return method === 'GET' ? { kind: 'metadata', public: true, run: (ctx, _q, res) => sendJSON(res, 200, capabilityStatement(ctx)) } : notAllowed('GET, HEAD');
@@ -104,7 +104,7 @@ function fhirRoute(method: string, rest: readonly string[]): Route {
  * route.kind; // 'search'
  * ```
  */
-export function resolveRoute(method: string, rawUrl: string): { route: Route; query: URLSearchParams } {
+export function resolveRoute(method: string, rawUrl: string): { route: SandboxRoute; query: URLSearchParams } {
   const mark = rawUrl.indexOf('?');
   const rawPath = mark < 0 ? rawUrl : rawUrl.slice(0, mark);
   const rawQuery = mark < 0 ? '' : rawUrl.slice(mark + 1);

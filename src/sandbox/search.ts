@@ -1,6 +1,7 @@
 /**
  * Runs a FHIR search over the store: filters with every parameter (repeats AND, commas OR), sorts with
- * `_sort`, and cuts one page with `_count` and the sandbox's own paging parameter `_offset`.
+ * `_sort`, cuts one page with `_count` and the sandbox's own paging parameter `_offset`, and keeps only
+ * the `_elements` asked for.
  * @module
  */
 import type { Resource } from '../fhir/index.js';
@@ -28,6 +29,18 @@ export interface SearchPage {
 interface SortBy {
   readonly def: SearchParamDef;
   readonly descending: boolean;
+}
+
+/** The tag of a resource that lacks elements it has on the server (R4 search.html#elements). */
+const SUBSETTED = Object.freeze({ system: 'http://terminology.hl7.org/CodeSystem/v3-ObservationValue', code: 'SUBSETTED' });
+
+/** `_elements=a,b`: a copy with `resourceType`, `id`, `meta` (tagged SUBSETTED) and the named top-level elements only. */
+function keepElements(resource: Fields, elements: readonly string[]): Fields {
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(resource)) if (key === 'resourceType' || key === 'id' || key === 'meta' || elements.includes(key)) kept[key] = structuredClone(value);
+  const meta = (kept.meta ?? {}) as { tag?: unknown[] };
+  kept.meta = { ...meta, tag: [...(meta.tag ?? []), SUBSETTED] };
+  return kept;
 }
 
 function nonNegativeInteger(name: string, value: string, max: number): number {
@@ -79,7 +92,7 @@ function compare(a: Fields, b: Fields, sorts: readonly SortBy[]): number {
 
 /**
  * Runs a search of one resource type. Throws `ERR_INVALID_SEARCH` (status 400) for an unknown
- * parameter or modifier, a bad value, or a repeated `_count`/`_sort`/`_offset`. A `_count` over
+ * parameter or modifier, a bad value, or a repeated `_count`/`_sort`/`_offset`/`_elements`. A `_count` over
  * {@link MAX_PAGE_SIZE} is cut to it (the `self` link says so).
  *
  * @example
@@ -94,10 +107,10 @@ export function runSearch(store: ResourceStore, type: Resource['resourceType'], 
   const control = new Map<string, string>();
   const self = new URLSearchParams();
   for (const [key, value] of query) {
-    if (key === '_count' || key === '_sort' || key === '_offset') {
+    if (key === '_count' || key === '_sort' || key === '_offset' || key === '_elements') {
       if (control.has(key)) throw badSearch(`${key} may appear only once`);
       control.set(key, value);
-      if (key === '_sort') self.append(key, value);
+      if (key === '_sort' || key === '_elements') self.append(key, value);
       if (key === '_count') self.append(key, String(pageSize(value)));
       continue;
     }
@@ -112,6 +125,7 @@ export function runSearch(store: ResourceStore, type: Resource['resourceType'], 
   const count = pageSize(control.get('_count'));
   const offset = nonNegativeInteger('_offset', control.get('_offset') ?? '0', Number.MAX_SAFE_INTEGER);
   const sorts = control.has('_sort') ? parseSort(control.get('_sort') as string, defs) : [];
+  const elements = control.get('_elements')?.split(',').map((e) => e.trim()).filter((e) => e !== '');
   const matches = ([...store.list(type)] as unknown as Fields[]).filter((r) => predicates.every((p) => p(r)));
   if (sorts.length > 0) matches.sort((a, b) => compare(a, b, sorts));
   const withOffset = (n: number): URLSearchParams => {
@@ -121,7 +135,7 @@ export function runSearch(store: ResourceStore, type: Resource['resourceType'], 
   };
   return {
     total: matches.length,
-    resources: matches.slice(offset, offset + count).map((r) => structuredClone(r) as unknown as Resource),
+    resources: matches.slice(offset, offset + count).map((r) => (elements === undefined ? structuredClone(r) : keepElements(r, elements)) as unknown as Resource),
     self: withOffset(offset),
     next: count > 0 && offset + count < matches.length ? withOffset(offset + count) : undefined,
   };

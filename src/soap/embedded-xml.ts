@@ -4,6 +4,7 @@
  * @module
  */
 import { escapeXML } from './escape-xml.js';
+import { NamespaceScope } from './namespace-scope.js';
 import type { XMLTag } from './secure-parser.js';
 
 const XMLNS_URI = 'http://www.w3.org/2000/xmlns/';
@@ -21,53 +22,54 @@ const XML_URI = 'http://www.w3.org/XML/1998/namespace';
  * ```
  */
 export class EmbeddedXMLWriter {
-  readonly #parts: string[] = [];
-  readonly #scopes: Map<string, string>[] = [new Map([['', '']])];
+  /** The XML written so far: appended to, never joined (V8 keeps the pieces until the string is read). */
+  #xml = '';
+  readonly #scope = new NamespaceScope();
   readonly #names: string[] = [];
 
-  #bound(prefix: string): string | undefined {
-    for (let i = this.#scopes.length - 1; i >= 0; i -= 1) {
-      const uri = this.#scopes[i]!.get(prefix);
-      if (uri !== undefined) return uri;
-    }
-    return undefined;
+  constructor() {
+    this.#scope.declare('', '');
   }
 
   /** An element opens. */
   open(tag: XMLTag): void {
-    const scope = new Map<string, string>();
+    this.#scope.enter();
+    const { attributes } = tag;
     let attrs = '';
-    for (const attr of Object.values(tag.attributes)) {
-      if (attr.uri === XMLNS_URI) scope.set(attr.prefix === 'xmlns' ? attr.local : '', attr.value);
-      attrs += ` ${attr.name}="${escapeXML(attr.value)}"`;
+    for (const name in attributes) {
+      const attr = attributes[name]!;
+      if (attr.uri === XMLNS_URI) this.#scope.declare(attr.prefix === 'xmlns' ? attr.local : '', attr.value);
+      attrs += ` ${name}="${escapeXML(attr.value)}"`;
     }
-    this.#scopes.push(scope);
-    const needed: [string, string][] = [[tag.prefix, tag.uri]];
-    for (const attr of Object.values(tag.attributes)) {
-      if (attr.prefix !== '' && attr.uri !== XMLNS_URI && attr.uri !== XML_URI) needed.push([attr.prefix, attr.uri]);
-    }
-    for (const [prefix, uri] of needed) {
-      if (this.#bound(prefix) === uri) continue;
-      scope.set(prefix, uri);
-      attrs += prefix === '' ? ` xmlns="${escapeXML(uri)}"` : ` xmlns:${prefix}="${escapeXML(uri)}"`;
+    attrs += this.#need(tag.prefix, tag.uri);
+    for (const name in attributes) {
+      const attr = attributes[name]!;
+      if (attr.prefix !== '' && attr.uri !== XMLNS_URI && attr.uri !== XML_URI) attrs += this.#need(attr.prefix, attr.uri);
     }
     this.#names.push(tag.name);
-    this.#parts.push(`<${tag.name}${attrs}>`);
+    this.#xml += `<${tag.name}${attrs}>`;
+  }
+
+  /** The declaration `prefix` needs to mean `uri` in the element being opened, or `''` when it already does. */
+  #need(prefix: string, uri: string): string {
+    if (this.#scope.lookup(prefix) === uri) return '';
+    this.#scope.declare(prefix, uri);
+    return prefix === '' ? ` xmlns="${escapeXML(uri)}"` : ` xmlns:${prefix}="${escapeXML(uri)}"`;
   }
 
   /** The innermost open element closes. */
   close(): void {
-    this.#scopes.pop();
-    this.#parts.push(`</${this.#names.pop()!}>`);
+    this.#scope.leave();
+    this.#xml += `</${this.#names.pop()!}>`;
   }
 
   /** Character data. */
   text(text: string): void {
-    this.#parts.push(escapeXML(text));
+    this.#xml += escapeXML(text);
   }
 
   /** The fragment written so far, without surrounding white space. */
   toString(): string {
-    return this.#parts.join('').trim();
+    return this.#xml.trim();
   }
 }

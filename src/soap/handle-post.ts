@@ -75,8 +75,7 @@ function toResult(value: unknown): NoteReaderResult {
 async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> {
   const { options } = ctx;
   checkContentType(req.headers['content-type']);
-  const limits = { maxDepth: options.maxDepth, maxElements: options.maxElements };
-  const message = await readEnvelopeParts(req.chunks(options.bodyLimit), limits, options.understoodHeaders, DOCUMENT_READER);
+  const message = await readEnvelopeParts(req.chunks(options.bodyLimit), options, options.understoodHeaders, DOCUMENT_READER);
   const handler = message.namespace === options.namespace ? ctx.handlers.get(message.operation) : undefined;
   if (!handler) {
     const name = message.namespace === options.namespace ? message.operation : `{${message.namespace}}${message.operation}`;

@@ -24,4 +24,3 @@ export {
 } from './cda/to-fhir.js';
 export { patientReference } from './cda/fhir-values.js';
 export type * from './cda/types.js';
-export * from './deprecated-names.js';

@@ -6,6 +6,7 @@ import type { EventDispatcher } from '../events/types.js';
 import { checkPublicUrl } from '../lib/public-url.js';
 import type { NoteReaderServiceOptions } from './types.js';
 import { numberOption } from '../lib/options.js';
+import { ATTRIBUTE_LIMITS } from './secure-parser.js';
 
 /**
  * The defaults of every NoteReader option.
@@ -22,6 +23,7 @@ export const DEFAULTS = Object.freeze({
   bodyLimit: 10 * 1024 * 1024,
   maxDepth: 256,
   maxElements: 200_000,
+  ...ATTRIBUTE_LIMITS,
 });
 
 /** The options once checked, defaults filled in. */
@@ -32,6 +34,9 @@ export interface ResolvedOptions {
   readonly bodyLimit: number;
   readonly maxDepth: number;
   readonly maxElements: number;
+  readonly maxAttributes: number;
+  readonly maxNamespaceDeclarations: number;
+  readonly maxAttributeLength: number;
   /** `{namespace}localName` of the header entries the application understands. */
   readonly understoodHeaders: ReadonlySet<string>;
   readonly dispatcher: EventDispatcher | undefined;
@@ -90,8 +95,11 @@ export function resolveOptions(options: NoteReaderServiceOptions = {}): Resolved
     bodyLimit: numberOption(options.bodyLimit, 'options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1 }),
     maxDepth: numberOption(options.maxDepth, 'options.maxDepth', DEFAULTS.maxDepth, { integer: true, min: 1 }),
     maxElements: numberOption(options.maxElements, 'options.maxElements', DEFAULTS.maxElements, { integer: true, min: 1 }),
+    maxAttributes: numberOption(options.maxAttributes, 'options.maxAttributes', DEFAULTS.maxAttributes, { integer: true, min: 1 }),
+    maxNamespaceDeclarations: numberOption(options.maxNamespaceDeclarations, 'options.maxNamespaceDeclarations', DEFAULTS.maxNamespaceDeclarations, { integer: true, min: 1 }),
+    maxAttributeLength: numberOption(options.maxAttributeLength, 'options.maxAttributeLength', DEFAULTS.maxAttributeLength, { integer: true, min: 1 }),
     understoodHeaders: headerNames(options.understoodHeaders),
     dispatcher,
-    publicUrl: checkPublicUrl(options.publicUrl, 'publicUrl'),
+    publicUrl: checkPublicUrl(options.publicUrl, 'options.publicUrl'),
   });
 }

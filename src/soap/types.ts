@@ -60,6 +60,15 @@ export interface NoteReaderServiceOptions {
   /** The most elements accepted in a request. Default 200 000. */
   maxElements?: number;
   /**
+   * The most attributes accepted on one element of a request, namespace declarations included. Default 128
+   * (a CDA element carries about ten). More is a `soap:Client` fault.
+   */
+  maxAttributes?: number;
+  /** The most namespace declarations (`xmlns`, `xmlns:p`) accepted on one element. Default 32. */
+  maxNamespaceDeclarations?: number;
+  /** The longest attribute value accepted, in characters. Default 65 536. */
+  maxAttributeLength?: number;
+  /**
    * SOAP header entries the application takes responsibility for, as `{namespace}localName`
    * (`{http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd}Security` when a
    * proxy in front checks WS-Security). Any other entry for this node with `mustUnderstand="1"` is a

@@ -15,6 +15,7 @@ test('a client secret source: https base, decoded values, default scope and Basi
     kind: 'client_secret',
     clientId: 'app',
     tokenUrl: 'https://auth.example.org/token',
+    tokenOrigin: undefined,
     scope: DEFAULT_SCOPE,
     audience: undefined,
     clientSecret: SECRET,
@@ -40,6 +41,7 @@ test('a JWT assertion source with key_id and jku', () => {
     kind: 'jwt_assertion',
     clientId: 'app',
     tokenUrl: 'https://auth.example.org/token',
+    tokenOrigin: undefined,
     scope: DEFAULT_SCOPE,
     audience: undefined,
     keyPath: '/keys/k.pem',
@@ -56,6 +58,8 @@ test('without token_url the token endpoint is left to discovery; next_key_path a
   assert.equal(secret.auth?.kind === 'client_secret' && secret.auth.method, 'client_secret_post');
   const c = parseConnectionString('fhir://h.example.org/r4/?client_id=app&client_secret_path=/keys/k1.pem&use_jwt_assertion=true&next_key_path=/keys/k2.pem&next_key_id=k2');
   assert.equal(c.auth?.tokenUrl, undefined);
+  assert.equal(parseConnectionString('fhir://fhir.example.org/r4/?client_id=a&client_secret=x&token_origin=https://Auth.Example.org:443/').auth?.tokenOrigin, 'https://auth.example.org');
+  assert.equal(parseConnectionString('fhir://127.0.0.1:9/r4/?client_id=a&client_secret=x&token_origin=http://127.0.0.1:10').auth?.tokenOrigin, 'http://127.0.0.1:10');
   assert.equal(c.allowHttp, false);
   assert.deepEqual(c.auth?.kind === 'jwt_assertion' && [c.auth.keyPath, c.auth.nextKeyPath, c.auth.nextKeyId], ['/keys/k1.pem', '/keys/k2.pem', 'k2']);
   assert.equal(parseConnectionString('fhir://h.internal/r4/?client_id=a&client_secret=x&allow_http=true').allowHttp, true);
@@ -83,8 +87,10 @@ const errors: [string, string, RegExp][] = [
   ['a fragment', 'fhir://h.example.org/r4#x', /fragment/],
   ['user information', 'fhir://user:pw@h.example.org/r4', /user information/],
   ['a bad host', 'fhir://h ost/r4', /host or base path/],
-  ['an unknown parameter', 'fhir://h.example.org/?client_idd=a', /unknown parameter "client_idd"; allowed: client_id, token_url, client_secret, client_secret_path, scope, use_jwt_assertion, audience, key_id, jku, next_key_path, next_key_id, auth_method, timeout, allow_http/],
-  ['a malformed escape', 'fhir://h.example.org/?client_id=%E0%A4%A', /client_id.*malformed/],
+  ['an unknown parameter', 'fhir://h.example.org/?client_idd=a', /unknown parameter "client_idd" \(did you mean client_id\?\); allowed: client_id, token_url, client_secret, client_secret_path, scope, use_jwt_assertion, audience, key_id, jku, next_key_path, next_key_id, auth_method, timeout, allow_http, token_origin/],
+  ['a malformed escape', 'fhir://h.example.org/?client_id=%E0%A4%A', /the value of client_id has a malformed %-escape/],
+  ['a stranger parameter, by position only', 'fhir://h.example.org/?client_id=a&TopSecretTail123', /an unknown parameter at position 2 of the query; allowed:/],
+  ['a malformed escape in a name', 'fhir://h.example.org/?client_id=a&%zzsecret=1', /an unknown parameter at position 2 of the query/],
   ['a repeated parameter', `fhir://h.example.org/?client_id=a&client_id=b&${TOKEN}`, /client_id is given twice/],
   ['an empty value', `fhir://h.example.org/?client_id=&${TOKEN}`, /client_id is empty/],
   ['both secret and path', `fhir://h.example.org/?client_id=a&client_secret=x&client_secret_path=/k&use_jwt_assertion=true&${TOKEN}`, /client_secret or client_secret_path, not both/],
@@ -108,6 +114,10 @@ const errors: [string, string, RegExp][] = [
   ['key_id with a secret', `fhir://h.example.org/?client_id=a&client_secret=x&${TOKEN}&key_id=k`, /key_id needs use_jwt_assertion=true/],
   ['auth_method with an assertion', `fhir://h.example.org/?client_id=a&client_secret_path=/k&use_jwt_assertion=true&${TOKEN}&auth_method=client_secret_post`, /auth_method applies to client_secret only/],
   ['an unknown auth_method', `fhir://h.example.org/?client_id=a&client_secret=x&${TOKEN}&auth_method=private_key_jwt`, /auth_method must be one of client_secret_basic, client_secret_post/],
+  ['token_origin with token_url', `fhir://h.example.org/?client_id=a&client_secret=x&${TOKEN}&token_origin=https://auth.example.org`, /token_origin is for a discovered token endpoint: with token_url, leave it out/],
+  ['token_origin with a path', 'fhir://h.example.org/?client_id=a&client_secret=x&token_origin=https://auth.example.org/oauth', /token_origin must be an origin only/],
+  ['token_origin over http', 'fhir://h.example.org/?client_id=a&client_secret=x&token_origin=http://auth.example.org', /token_origin must be https/],
+  ['token_origin on a public source', 'fhir://h.example.org/?token_origin=https://auth.example.org', /token_origin needs client_id/],
   ['a bad timeout', 'fhir://h.example.org/?timeout=-1', /timeout must be a positive number of seconds/],
   ['a zero timeout', 'fhir://h.example.org/?timeout=0', /timeout must be a positive/],
 ];
@@ -132,6 +142,10 @@ test('no error message quotes the secret', () => {
     `fhir://h.example.org/?client_id=a&client_secret=${secret}&${TOKEN}&key_id=${secret}`,
     `fhir://h.example.org/?client_id=a&client_secret=${secret}&${TOKEN}&bogus=${secret}`,
     `fhir://a:${secret}@h.example.org/`,
+    // a secret that held & and was not encoded: its tail arrives as a parameter name
+    `fhir://h.example.org/?client_id=a&client_secret=abc&${secret}&${TOKEN}`,
+    `fhir://h.example.org/?client_id=a&client_secret=abc&${secret}=x&${TOKEN}`,
+    `fhir://h.example.org/?client_id=a&client_secret=abc&%${secret}&${TOKEN}`,
   ];
   for (const cs of bad) {
     const err = (() => {

@@ -200,7 +200,7 @@ test('an unreachable server: ERR_DISCOVERY naming the URL and the transport erro
   assert.match(err.message, /reading http:\/\/127\.0\.0\.1:\d+\/r4\/\.well-known\/smart-configuration failed: ERR_NETWORK/);
   assert.ok(!err.message.includes(SECRET));
   const auth = parseConnectionString(cs).auth as ClientSecretAuth;
-  assert.throws(() => new TokenManager(auth, { send: (url, o) => request(url, o), timeoutMs: 1000 }), /TypeError: TokenManager: option "discovery" is needed/);
+  assert.throws(() => new TokenManager(auth, { send: (url, o) => request(url, o), timeoutMs: 1000 }), /TypeError: TokenManager: options\.discovery is needed/);
 });
 
 test('rotateKey refuses a next key that signs no algorithm the discovered endpoint accepts, and changes nothing', async (t) => {
@@ -216,4 +216,51 @@ test('rotateKey refuses a next key that signs no algorithm the discovered endpoi
   assert.throws(() => gw.rotateKey('s'), { code: 'ERR_AUTH_KEY', message: /the next key ".+" signs no algorithm the token endpoint accepts/ });
   assert.equal(JSON.stringify(gw.jwks()), before);
   assert.equal(decodeJWT(fault.forms[0]?.get('client_assertion') ?? '').header.alg, 'ES384');
+});
+
+/** A token endpoint on an origin of its own (another port): records what it is sent. */
+async function foreignTokenServer(t: TestContext): Promise<TestServer> {
+  return startServer(t, (_req, res) => sendJSON({ access_token: 'foreign-tok', token_type: 'Bearer', expires_in: 300 })(res));
+}
+
+test('a discovered token endpoint on another origin receives no client secret (basic or post) unless token_origin names that origin', async (t) => {
+  const foreign = await foreignTokenServer(t);
+  const elsewhere = (res: ServerResponse): void => sendJSON({ token_endpoint: `${foreign.url}/token`, token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'] })(res);
+  for (const extra of ['', '&auth_method=client_secret_post']) {
+    const err = await discoveryError(t, { forms: [], smart: elsewhere }, (srv) => secretSource(srv, extra));
+    assert.match(err.message, new RegExp(`token_endpoint from http://127\\.0\\.0\\.1:\\d+/r4/\\.well-known/smart-configuration is on ${foreign.url}, not on http://127\\.0\\.0\\.1:\\d+: a client secret is sent only to an origin the connection string names`));
+    assert.match(err.message, new RegExp(`add token_origin=${encodeURIComponent(foreign.url).replace(/\./g, '\\.')}`));
+  }
+  assert.equal(foreign.seen.length, 0, 'the foreign origin received nothing');
+
+  const fault: Fault = { forms: [], smart: elsewhere };
+  const srv = await faultServer(t, fault);
+  const { gw } = gateway(t);
+  gw.addSource('allowed', secretSource(srv, `&token_origin=${encodeURIComponent(foreign.url)}`));
+  assert.equal((await gw.read('Patient', 'p1', 'allowed')).id, 'p1');
+  assert.equal(foreign.seen.length, 1, 'named with token_origin, the endpoint gets the token request');
+  const basic = Buffer.from((foreign.seen[0]?.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString('utf8');
+  assert.deepEqual(basic.split(':').map((part) => decodeURIComponent(part.replace(/\+/g, ' '))), ['app', SECRET]);
+});
+
+test('a JWT assertion may go to a discovered token endpoint on another origin: it is bound to that audience', async (t) => {
+  const [rsa] = writeTestKeys(t);
+  const foreign = await foreignTokenServer(t);
+  const fault: Fault = { forms: [], smart: (res) => sendJSON({ token_endpoint: `${foreign.url}/token` })(res) };
+  const srv = await faultServer(t, fault);
+  const { gw } = gateway(t);
+  gw.addSource('jwt', `fhir://${srv.url.slice('http://'.length)}/r4/?client_id=app&client_secret_path=${encodeURIComponent(rsa!.path)}&use_jwt_assertion=true`);
+  assert.equal((await gw.read('Patient', 'p1', 'jwt')).id, 'p1');
+  assert.equal(foreign.seen.length, 1);
+  const assertion = new URLSearchParams(foreign.seen[0]!.body).get('client_assertion') ?? '';
+  assert.equal(decodeJWT(assertion).payload.aud, `${foreign.url}/token`);
+  assert.equal(foreign.seen[0]?.headers.authorization, undefined);
+});
+
+test('a token_endpoint that is not http(s) (javascript:, data:) is refused naming its scheme', async (t) => {
+  for (const [endpoint, scheme] of [['javascript:alert(1)', 'javascript:'], ['data:text/plain,x', 'data:']] as const) {
+    const err = await discoveryError(t, { forms: [], smart: (res) => sendJSON({ token_endpoint: endpoint })(res) });
+    assert.match(err.message, new RegExp(`token_endpoint from .* is not an http\\(s\\) URL \\(its scheme is "${scheme}"\\)$`));
+    assert.doesNotMatch(err.message, /null/);
+  }
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { parseConnectionString } from '../../src/auth/index.js';
 import { validateConfig } from '../../src/cli/index.js';
 import { runCli, runMain, tempDir } from './run-cli.js';
 
@@ -27,6 +28,7 @@ const CASES: Array<{ name: string; config: unknown; env?: Record<string, string>
   { name: 'a port out of range', config: { sources: { a: GOOD }, port: 70000 }, message: /port: must be an integer from 0 to 65535/ },
   { name: 'a cds mount without a module', config: { sources: { a: GOOD }, cds: { path: '/cds' } }, message: /cds\.module: is required/ },
   { name: 'a cors without origins', config: { sources: { a: GOOD }, cors: { credentials: true } }, message: /cors\.origins: is required/ },
+  { name: 'the old gateway.timeout key', config: { sources: { a: GOOD }, gateway: { timeout: 30 } }, message: /gateway\.timeout: is now gateway\.timeoutSeconds/ },
   { name: 'an API key that is not a string', config: { sources: { a: GOOD }, apiKeys: [SECRET, 42] }, message: /apiKeys\[1\]: must be a non-empty string/ },
   { name: 'a bad fhirVersion', config: { sources: { a: GOOD }, gateway: { fhirVersion: 'R4' } }, message: /gateway\.fhirVersion: must be a FHIR version code/ },
   { name: 'a bad source name', config: { sources: { 'e h r': GOOD } }, message: /sources: a source name is/ },
@@ -82,7 +84,7 @@ test('--source mistakes and a serve without sources are usage errors (exit 2) na
   assert.match(port.stderr, /--port: must be an integer from 0 to 65535/);
 });
 
-test('validateConfig expands ${VAR} in every string, keeps $${ literal, and resolves module paths against the file\'s folder', () => {
+test('validateConfig expands ${VAR} in every string but title and description, keeps $${ literal, and resolves module paths against the file\'s folder', () => {
   const config = validateConfig(
     { $schema: 'x', sources: { ehr: 'fhir://${HOST}/fhir/' }, title: 'cost $${PRICE}', gateway: { module: 'h/m.mjs' }, port: '${P}' },
     { dir: '/srv/app', env: { HOST: 'localhost:8080', P: '9000' } },
@@ -92,5 +94,33 @@ test('validateConfig expands ${VAR} in every string, keeps $${ literal, and reso
   assert.equal(config.gateway.module, '/srv/app/h/m.mjs');
   assert.equal(config.port, 9000);
   assert.throws(() => validateConfig([], { dir: '/', env: {} }), { code: 'ERR_CONFIG', message: '(the file): must be an object' });
-  assert.throws(() => validateConfig({ title: '${a-b}' }, { dir: '/', env: {} }), { code: 'ERR_CONFIG', message: /^title: a \$\{…\} reference must hold a variable name/ });
+  assert.throws(() => validateConfig({ sources: { a: 'fhir://${a-b}/' } }, { dir: '/', env: {} }), { code: 'ERR_CONFIG', message: /^sources\.a: a \$\{…\} reference must hold a variable name/ });
+});
+
+test('title and description, shown without an API key, never expand a variable: a reference is ERR_CONFIG naming the setting', () => {
+  const env = { EHR_SECRET: 's3cr3t-Value-9876' };
+  for (const key of ['title', 'description']) {
+    assert.throws(() => validateConfig({ [key]: 'Gateway ${EHR_SECRET}' }, { dir: '/', env }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_CONFIG');
+      assert.match(err.message, new RegExp(`^${key}: \\$\\{…\\} is not expanded here \\(it is shown at / and /docs without an API key\\)`));
+      assert.ok(!err.message.includes(env.EHR_SECRET));
+      return true;
+    });
+  }
+  assert.equal(validateConfig({ description: 'costs $${PRICE}' }, { dir: '/', env }).description, 'costs ${PRICE}');
+});
+
+test('${VAR} after the ? of a fhir:// connection string is percent-encoded, so any secret arrives as written; before the ? it is inserted as is', () => {
+  const env = { SECRET: 'a&b=c%41 d+e#f', WHOLE: 'fhir://h.example.org/r4/?client_id=x&client_secret=y%26z&token_url=https://h.example.org/t', HOST: 'h.example.org' };
+  const config = validateConfig(
+    { sources: { one: 'fhir://${HOST}/r4/?client_id=app&client_secret=${SECRET}&token_url=https://h.example.org/t', whole: '${WHOLE}' }, host: 'not-a-connection-string?${SECRET}' },
+    { dir: '/', env },
+  );
+  const one = parseConnectionString(config.sources.get('one')!);
+  assert.equal(one.auth?.kind === 'client_secret' && one.auth.clientSecret, env.SECRET);
+  assert.equal(one.baseUrl, 'https://h.example.org/r4');
+  assert.equal(config.sources.get('whole'), env.WHOLE);
+  assert.equal(config.host, `not-a-connection-string?${env.SECRET}`);
+  const whole = parseConnectionString(config.sources.get('whole')!);
+  assert.equal(whole.auth?.kind === 'client_secret' && whole.auth.clientSecret, 'y&z');
 });

@@ -11,7 +11,7 @@ import { bulkServer, ndjson, OUTCOME } from '../gateway/bulk/fault-server.js';
 import { runCli, runMain, startCli, tempDir } from './run-cli.js';
 
 async function sandbox(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
-  const sb = await startSandbox({ exportPolls: 1, exportRetryAfter: 0, ...options });
+  const sb = await startSandbox({ exportPolls: 1, exportRetryAfterSeconds: 0, ...options });
   t.after(() => sb.close());
   return sb;
 }
@@ -115,7 +115,7 @@ test('error files go to OperationOutcome.error.ndjson; a file cut mid-line fails
 });
 
 test('SIGINT while the server prepares the export cancels it: the job is deleted, exit 130, no file', async (t) => {
-  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfter: 1 });
+  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfterSeconds: 1 });
   const out = join(tempDir(t), 'export');
   const run = startCli(t, ['export', sb.connectionString(), '--out', out]);
   // Kick-off and a first status request (both GET) mean the job exists on the server.
@@ -134,7 +134,8 @@ test('bad input: a bad connection string, type, level, since, a used folder, no 
     [['export', secretString], 1, /^fhirgate export: <connection-string>: .*token_url/],
     [['export', 'http://not-fhir'], 1, /^fhirgate export: <connection-string>: /],
     [['export', '--source', `ehr=${secretString}`], 1, /^fhirgate export: --source ehr: .*token_url/],
-    [['export', 'fhir://localhost:1/fhir/', '--type', 'Patient,Pateint'], 1, /^fhirgate export: --type: "Pateint" is not a FHIR R4 resource type/],
+    [['export', 'fhir://localhost:1/fhir/', '--type', 'Patient,Pateint'], 1, /^fhirgate export: --type: "Pateint" is not a FHIR R4 resource type \(did you mean Patient\?\)/],
+    [['export', 'fhir://localhost:1/fhir/', '--type', 'Patient,very-secret-value'], 1, /^fhirgate export: --type: the type at position 2 is not a FHIR R4 resource type/],
     [['export', 'fhir://localhost:1/fhir/', '--level', 'group:'], 1, /^fhirgate export: --level: must be system, patient or group:<id>/],
     [['export', 'fhir://localhost:1/fhir/', '--level', 'everything'], 1, /^fhirgate export: --level: /],
     [['export', 'fhir://localhost:1/fhir/', '--since', 'yesterday'], 1, /^fhirgate export: --since: must be a FHIR date or instant/],
@@ -142,7 +143,7 @@ test('bad input: a bad connection string, type, level, since, a used folder, no 
     [['export'], 2, /export needs a source/],
     [['export', 'fhir://localhost:1/fhir/', 'fhir://localhost:2/fhir/'], 2, /takes one <connection-string>, got 2 arguments/],
     [['export', 'fhir://localhost:1/fhir/', '--source', 'a=fhir://localhost:1/fhir/'], 2, /not both/],
-    [['export', '--source', 'a=fhir://localhost:1/fhir/', '--source-name', 'b'], 1, /--source-name: no source is named "b"; sources: a/],
+    [['export', '--source', 'a=fhir://localhost:1/fhir/', '--source-name', 'b'], 1, /--source-name: no source has that name; sources: a/],
   ];
   for (const [args, code, message] of cases) {
     const result = await runMain([...args, '--out', join(dir, 'out')], {}, dir);

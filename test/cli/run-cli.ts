@@ -62,9 +62,17 @@ export async function runMain(args: readonly string[], env: Record<string, strin
   return { code, stdout, stderr };
 }
 
-/** Runs the CLI to its end. */
-export async function runCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = startCli(t, args, env, cwd);
+/** The installed command, `bin/fhirgate.js` (in a clone it runs the sources through tsx). */
+export const BIN = join(ROOT, 'bin', 'fhirgate.js');
+
+/** Starts `bin/fhirgate.js` itself, the command a user runs, with `args`, in the environment `startCli` gives. */
+export function startBin(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
+  return startNode(t, [BIN, ...args], env, cwd);
+}
+
+/** Runs the CLI to its end (`bin/fhirgate.js` itself with `{ bin: true }`). */
+export async function runCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT, how: { bin?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = (how.bin === true ? startBin : startCli)(t, args, env, cwd);
   const code = await run.exited;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }

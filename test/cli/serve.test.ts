@@ -39,6 +39,17 @@ test('serve --source a=… --source b=… --port 0 answers HTTP over both source
   assert.equal(run.stderr(), '');
 });
 
+test('serve takes its API keys from FHIRGATE_API_KEYS when the config sets none', async (t) => {
+  const a = await sandbox(t, 'a');
+  const run = startCli(t, ['serve', '--source', `a=${a.connectionString()}`, '--port', '0'], { FHIRGATE_API_KEYS: ' env-key-1 , ,env-key-2' });
+  const serving = await waitServing(run);
+  assert.equal((await fetch(`${serving.gateway}/status`)).status, 401, 'the API key is required');
+  assert.equal((await fetch(`${serving.gateway}/status`, { headers: { 'x-api-key': 'env-key-2' } })).status, 200);
+  assert.equal((await fetch(`${serving.gateway}/status`, { headers: { authorization: 'Bearer env-key-1' } })).status, 200);
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
 test('serve --config: ${ENV} secrets, PORT, a gateway handler module, a CDS module, a NoteReader module and API keys', async (t) => {
   const ehr = await sandbox(t, 'a');
   const dir = tempDir(t);

@@ -136,7 +136,7 @@ test('toCurl quotes every word, so the command parses back to the same request; 
 });
 
 test('startDemo refuses bad options before starting anything', async () => {
-  await assert.rejects(startDemo({ port: 70000 }), { name: 'RangeError', message: /option "port"/ });
-  await assert.rejects(startDemo({ host: '' }), { name: 'TypeError', message: /option "host"/ });
-  await assert.rejects(startDemo({ logger: 'yes' as never }), { name: 'TypeError', message: /option "logger"/ });
+  await assert.rejects(startDemo({ port: 70000 }), { name: 'RangeError', message: /options\.port/ });
+  await assert.rejects(startDemo({ host: '' }), { name: 'TypeError', message: /options\.host/ });
+  await assert.rejects(startDemo({ logger: 'yes' as never }), { name: 'TypeError', message: /options\.logger/ });
 });

@@ -15,7 +15,7 @@ test('one table maps codes to HTTP statuses; an error that is not fhirgate\'s is
 
 test("an error's own 4xx/5xx status wins, except an upstream failure's, which is the upstream's and not ours", () => {
   assert.equal(httpStatusOf(new FhirgateError('ERR_BAD_REQUEST', 'teapot', { status: 418 })), 418);
-  assert.equal(httpStatusOf(new FhirgateError('ERR_NOT_FOUND', 'not allowed', { status: 405 })), 405);
+  assert.equal(httpStatusOf(new FhirgateError('ERR_NOT_FOUND', 'gone', { status: 410 })), 410);
   assert.equal(httpStatusOf(new FhirgateError('ERR_NOT_FOUND', 'odd status', { status: 299 })), 404);
   assert.equal(httpStatusOf(new AuthTokenError('token endpoint said 500', { status: 500 })), 502);
   assert.equal(httpStatusOf(new FhirgateError('ERR_FHIR_RESPONSE', 'not JSON', { status: 200 })), 502);

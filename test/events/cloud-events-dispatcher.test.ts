@@ -73,7 +73,7 @@ test('batch mode: application/cloudevents-batch+json arrays of at most batchSize
 
 test('a sink that is down for 2 s loses nothing that fits in the queue, and nothing arrives twice', async (t) => {
   const sink = await startEventSink(t);
-  const d = dispatcher(t, { url: sink.url, source: 'urn:x', retryBaseMs: 20, retryMaxMs: 200 });
+  const d = dispatcher(t, { url: sink.url, source: 'urn:x', retryBaseDelayMs: 20, maxRetryDelayMs: 200 });
   await sink.down();
   for (let i = 0; i < 500; i++) d.emit('fhir.patient.read', { resource_id: `p${i}` });
   await sleep(2000);
@@ -92,7 +92,7 @@ test('a sink that is down for 2 s loses nothing that fits in the queue, and noth
 test('a full queue drops what does not fit (counted), never blocks emit; close() drops the rest', async (t) => {
   const sink = await startEventSink(t);
   await sink.down();
-  const d = new CloudEventsDispatcher({ url: sink.url, source: 'urn:x', maxQueue: 10, concurrency: 1, retryBaseMs: 1000, drainTimeoutMs: 0 });
+  const d = new CloudEventsDispatcher({ url: sink.url, source: 'urn:x', maxQueue: 10, concurrency: 1, retryBaseDelayMs: 1000, drainTimeoutMs: 0 });
   for (let i = 0; i < 25; i++) d.emit('fhir.patient.read', { resource_id: `p${i}` });
   // One event is being delivered, ten wait, fourteen were dropped at emit.
   assert.deepEqual(d.status(), { sent: 0, retried: 0, dropped: 14, queued: 11 });
@@ -107,7 +107,7 @@ test('a full queue drops what does not fit (counted), never blocks emit; close()
 
 test('a 503 is retried until the sink takes the event; a 400 drops it', async (t) => {
   const sink = await startEventSink(t);
-  const d = dispatcher(t, { url: sink.url, source: 'urn:x', concurrency: 1, retryBaseMs: 5, retryMaxMs: 20 });
+  const d = dispatcher(t, { url: sink.url, source: 'urn:x', concurrency: 1, retryBaseDelayMs: 5, maxRetryDelayMs: 20 });
   sink.status = 503;
   d.emit('a.b', { n: 1 });
   while (d.status().retried < 2) await sleep(5);
@@ -123,16 +123,16 @@ test('a 503 is retried until the sink takes the event; a 400 drops it', async (t
 test('bad options are TypeError / RangeError naming the option', () => {
   const ok = { url: 'http://127.0.0.1:1/e', source: 'urn:x' };
   assert.throws(() => new CloudEventsDispatcher(undefined as never), { name: 'TypeError' });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, url: 'ftp://x/e' }), { name: 'TypeError', message: /"url"/ });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, url: 'not a url' }), { name: 'TypeError', message: /"url"/ });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, source: '' }), { name: 'TypeError', message: /"source"/ });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, mode: 'xml' as never }), { name: 'TypeError', message: /"mode"/ });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, maxQueue: 0 }), { name: 'RangeError', message: /"maxQueue"/ });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, concurrency: 1.5 }), { name: 'RangeError', message: /"concurrency"/ });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, mode: 'batch', batchSize: '5' as never }), { name: 'TypeError', message: /"batchSize"/ });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, retryBaseMs: 500, retryMaxMs: 100 }), { name: 'RangeError', message: /"retryMaxMs"/ });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, headers: { a: 1 } as never }), { name: 'TypeError', message: /"headers"/ });
-  assert.throws(() => new CloudEventsDispatcher({ ...ok, timeoutMs: 0 }), { name: 'RangeError', message: /"timeoutMs"/ });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, url: 'ftp://x/e' }), { name: 'TypeError', message: /options\.url / });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, url: 'not a url' }), { name: 'TypeError', message: /options\.url / });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, source: '' }), { name: 'TypeError', message: /options\.source / });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, mode: 'xml' as never }), { name: 'TypeError', message: /options\.mode / });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, maxQueue: 0 }), { name: 'RangeError', message: /options\.maxQueue / });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, concurrency: 1.5 }), { name: 'RangeError', message: /options\.concurrency / });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, mode: 'batch', batchSize: '5' as never }), { name: 'TypeError', message: /options\.batchSize / });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, retryBaseDelayMs: 500, maxRetryDelayMs: 100 }), { name: 'RangeError', message: /options\.maxRetryDelayMs / });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, headers: { a: 1 } as never }), { name: 'TypeError', message: /options\.headers / });
+  assert.throws(() => new CloudEventsDispatcher({ ...ok, timeoutMs: 0 }), { name: 'RangeError', message: /options\.timeoutMs / });
 });
 
 test('local handlers registered on the dispatcher still run', async (t) => {

@@ -231,6 +231,6 @@ test('misuse throws at once, naming what is wrong', () => {
   assert.throws(() => events.register('**'), { name: 'TypeError', message: /"pattern"/ });
   assert.throws(() => events.register('a', 'nope' as never), { name: 'TypeError', message: /"handler"/ });
   assert.throws(() => events.register('a')(null as never), { name: 'TypeError', message: /"handler"/ });
-  assert.throws(() => new LocalEventDispatcher({ logger: 'stderr' as never }), { name: 'TypeError', message: /"logger"/ });
+  assert.throws(() => new LocalEventDispatcher({ logger: 'stderr' as never }), { name: 'TypeError', message: /options\.logger/ });
   assert.throws(() => new LocalEventDispatcher(null as never), { name: 'TypeError', message: /options/ });
 });

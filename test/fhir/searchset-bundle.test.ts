@@ -46,10 +46,10 @@ test('searchsetBundle rejects bad arguments, naming them', () => {
   assert.throws(() => searchsetBundle([{ id: 'x' } as never]), { name: 'TypeError', message: /"resources\[0\]"/ });
   assert.throws(() => searchsetBundle([], null as never), { name: 'TypeError', message: /options/ });
   for (const total of [-1, 1.5, Number.NaN, '3']) {
-    assert.throws(() => searchsetBundle([], { total: total as never }), { name: 'RangeError', message: /"total"/ });
+    assert.throws(() => searchsetBundle([], { total: total as never }), { name: 'RangeError', message: /options\.total/ });
   }
-  assert.throws(() => searchsetBundle([], { links: {} as never }), { name: 'TypeError', message: /"links"/ });
-  assert.throws(() => searchsetBundle([], { links: [{ relation: 'self' }] as never }), { name: 'TypeError', message: /"links\[0\]"/ });
-  assert.throws(() => searchsetBundle([], { links: [null] as never }), { name: 'TypeError', message: /"links\[0\]"/ });
-  assert.throws(() => searchsetBundle([], { baseUrl: 1 as never }), { name: 'TypeError', message: /"baseUrl"/ });
+  assert.throws(() => searchsetBundle([], { links: {} as never }), { name: 'TypeError', message: /options\.links/ });
+  assert.throws(() => searchsetBundle([], { links: [{ relation: 'self' }] as never }), { name: 'TypeError', message: /options\.links\[0\]/ });
+  assert.throws(() => searchsetBundle([], { links: [null] as never }), { name: 'TypeError', message: /options\.links\[0\]/ });
+  assert.throws(() => searchsetBundle([], { baseUrl: 1 as never }), { name: 'TypeError', message: /options\.baseUrl/ });
 });

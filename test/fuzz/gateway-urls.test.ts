@@ -4,8 +4,8 @@
  * `URIError`); an id that `checkId` accepts always lands as one path segment under `[base]/[type]/`.
  */
 import assert from 'node:assert/strict';
-import { checkId, resourceUrl, sourceBase } from '../../src/gateway/resource-path.js';
-import { searchQuery } from '../../src/gateway/search-params.js';
+import { checkId, resourceUrl, sourceBase } from '../../src/gateway/core/resource-path.js';
+import { searchQuery } from '../../src/gateway/core/search-params.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 

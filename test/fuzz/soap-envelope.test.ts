@@ -1,7 +1,8 @@
 /**
  * Fuzz: the SOAP envelope reader and the NoteReader POST route on mutated versions of the fixture
  * request (byte flips, truncation, DOCTYPE and entities, deep nesting, random bytes, invalid UTF-8,
- * invalid base64, other namespaces). Only coded SOAP client errors (`ERR_SOAP_CLIENT`: Client or
+ * invalid base64, other namespaces), and hostile shapes around the attribute limits (attributes and
+ * namespace declarations per element, attribute value length, prefixed deep nesting). Only coded SOAP client errors (`ERR_SOAP_CLIENT`: Client or
  * VersionMismatch faults) or success; never a Server fault for what a client sent.
  */
 import assert from 'node:assert/strict';
@@ -67,6 +68,37 @@ fuzz('readEnvelope reads mutated envelopes or rejects with ERR_SOAP_CLIENT', { s
     const outcome = await settle(['ERR_SOAP_CLIENT'], () => readEnvelope(stream(parts), LIMITS));
     if (outcome.ok) assert.ok(outcome.value.operation.length > 0);
     else assert.match(outcome.error.message, /\S/);
+  },
+});
+
+/** One element with `attributes` attributes, `declarations` of them `xmlns:p` ones, the first value `length` long, nested `depth` deep. */
+interface Shape {
+  attributes: number;
+  declarations: number;
+  length: number;
+  depth: number;
+}
+
+function shapeXml({ attributes, declarations, length, depth }: Shape, rng: Random): string {
+  const names = Array.from({ length: attributes }, (_, i) => (i < declarations ? `xmlns:p${i}` : `${rng.chance(0.3) && declarations > 0 ? 'p0:' : ''}a${i}`));
+  const attrs = names.map((name, i) => `${name}="${i === 0 ? 'v'.repeat(length) || 'urn:d' : rng.pick(['1', 'urn:x', '&amp;', '&#65;'])}"`).join(' ');
+  return `${'<p:n xmlns:p="urn:p">'.repeat(depth)}<e ${attrs}/>${'</p:n>'.repeat(depth)}`;
+}
+
+fuzz('readEnvelope refuses an element over an attribute limit, at that limit, and reads one within them', { seed: 0xa775, iterations: 300 }, {
+  generate: (rng) => {
+    const attributes = rng.int(160);
+    const shape = { attributes, declarations: Math.min(attributes, rng.int(45)), length: rng.chance(0.1) ? 65_500 + rng.int(80) : rng.int(40), depth: rng.int(LIMITS.maxDepth - 5) };
+    return { shape, parts: rng.pieces(Buffer.from(FIXTURE.toString('utf8').replace('dGVzdGluZw==', shapeXml(shape, rng)))) };
+  },
+  async check({ shape, parts }) {
+    const outcome = await settle(['ERR_SOAP_CLIENT'], () => readEnvelope(stream(parts), LIMITS));
+    // The first attribute carries the long value, the declarations come next: the first limit met is named.
+    const expected = shape.attributes > 0 && shape.length > 65_536 ? /attribute value longer than 65536/
+      : shape.declarations > 32 ? /more than 32 namespace declarations/
+        : shape.attributes > 128 ? /more than 128 attributes/ : undefined;
+    if (expected === undefined) assert.ok(outcome.ok, `refused within the limits: ${outcome.ok ? '' : outcome.error.message}`);
+    else assert.match(outcome.ok ? 'read' : outcome.error.message, expected);
   },
 });
 

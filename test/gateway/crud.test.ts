@@ -228,8 +228,8 @@ test('a local dispatcher gets the events it has handlers for, with their counts;
 
 test('bad gateway options throw TypeError or RangeError naming the option', () => {
   assert.throws(() => new AsyncFHIRGateway({ maxConnections: -1 }), { name: 'RangeError', message: /maxConnections/ });
-  assert.throws(() => new AsyncFHIRGateway({ timeout: 0 }), { name: 'RangeError', message: /timeout/ });
-  assert.throws(() => new AsyncFHIRGateway({ timeout: 'x' as unknown as number }), { name: 'TypeError', message: /timeout/ });
+  assert.throws(() => new AsyncFHIRGateway({ timeoutSeconds: 0 }), { name: 'RangeError', message: /options\.timeoutSeconds/ });
+  assert.throws(() => new AsyncFHIRGateway({ timeoutSeconds: 'x' as unknown as number }), { name: 'TypeError', message: /options\.timeoutSeconds/ });
   assert.throws(() => new AsyncFHIRGateway({ maxResponseBytes: -5 }), /maxResponseBytes/);
   assert.throws(() => new AsyncFHIRGateway({ events: 'no' as unknown as boolean }), /options\.events/);
   assert.throws(() => new AsyncFHIRGateway({ dispatcher: {} as never }), /options\.dispatcher/);

@@ -98,11 +98,11 @@ test('option misuse of addSource and rotateKey throws TypeError naming the optio
   const [k1, k2] = threeKeys(t);
   const { gw } = gateway(t);
   const keySource = `fhir://fhir.example.org/r4/?client_id=app&client_secret_path=${encodeURIComponent(k1!.path)}&use_jwt_assertion=true`;
-  assert.throws(() => gw.addSource('a', keySource, { nextKeyPath: 42 as never }), /TypeError: addSource: option "nextKeyPath" must be a non-empty string/);
-  assert.throws(() => gw.addSource('a', keySource, { nextKeyId: 'x' }), /option "nextKeyId" needs "nextKeyPath"/);
+  assert.throws(() => gw.addSource('a', keySource, { nextKeyPath: 42 as never }), /TypeError: addSource: options\.nextKeyPath must be a non-empty string/);
+  assert.throws(() => gw.addSource('a', keySource, { nextKeyId: 'x' }), /options\.nextKeyId needs options\.nextKeyPath/);
   assert.throws(() => gw.addSource('a', keySource, null as never), /addSource: options must be an object/);
   assert.throws(() => gw.addSource('a', 'fhir://h.example.org/?client_id=a&client_secret=b', { nextKeyPath: k2!.path }), /needs a JWT assertion source/);
   assert.throws(() => gw.addSource('a', `${keySource}&next_key_path=${encodeURIComponent(k2!.path)}`, { nextKeyPath: k2!.path }), /not both/);
   gw.addSource('a', keySource, { nextKeyPath: k2!.path });
-  assert.throws(() => gw.rotateKey('a', { nextKeyPath: '' }), /TypeError: rotateKey: option "nextKeyPath" must be a non-empty string/);
+  assert.throws(() => gw.rotateKey('a', { nextKeyPath: '' }), /TypeError: rotateKey: options\.nextKeyPath must be a non-empty string/);
 });

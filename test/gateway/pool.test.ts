@@ -34,7 +34,7 @@ test('idle sockets are closed after keepaliveExpiry', async (t) => {
 
 test('abort and time-out: ERR_ABORTED, ERR_TIMEOUT from the option and from the connection string', async (t) => {
   const s = await sandbox(t);
-  const { gw } = gateway(t, { timeout: 0.2 });
+  const { gw } = gateway(t, { timeoutSeconds: 0.2 });
   gw.addSource('s', s.connectionString());
   gw.addSource('slow-ok', `${s.connectionString()}&timeout=120`);
   await gw.read('Patient', 'a-patient-1');

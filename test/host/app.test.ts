@@ -75,7 +75,7 @@ test('registration is checked: kind, component shape, path, and route conflicts 
   assert.throws(() => app.registerGateway(new FakeGateway(), { path: '/a/:b' }), TypeError);
   assert.throws(() => app.registerGateway(new FakeGateway(), { name: '' }), TypeError);
   app.get('/fhir/status', () => 'mine');
-  assert.throws(() => app.registerGateway(new FakeGateway({ routes: [echoRoute('/status')] })), { code: 'ERR_DUPLICATE_NAME' });
+  assert.throws(() => app.registerGateway(new FakeGateway({ routes: [echoRoute('/status')] })), { code: 'ERR_DUPLICATE_ROUTE' });
   assert.equal(app.gateways.size, 0);
 });
 

@@ -44,7 +44,7 @@ test("a mounted component answers its own errors: the host asks its errorReply u
   assert.match(missing.text, /^ERR_NOT_FOUND: no route for GET \/plain\/nothing$/);
   const wrongMethod = await call(base, '/plain/ok', { method: 'DELETE' });
   assert.equal(wrongMethod.status, 405);
-  assert.match(wrongMethod.text, /^ERR_NOT_FOUND: DELETE is not allowed here/);
+  assert.match(wrongMethod.text, /^ERR_METHOD_NOT_ALLOWED: DELETE is not allowed here/);
   // Outside the prefix, the host's JSON error body.
   const outside = await call(base, '/plainly');
   assert.equal(outside.status, 404);

@@ -34,10 +34,10 @@ test('injects a gateway by class, by name, all gateways and the app, resolved pe
   assert.equal(seen?.app, app);
 });
 
-test('listen() rejects with ERR_NOT_FOUND when an injected gateway is not registered', async () => {
+test('listen() rejects with ERR_UNKNOWN_DEPENDENCY when an injected gateway is not registered', async () => {
   const app = createServiceAPI({ logger: captureLogger(), apiKeys: [] });
   app.get('/x', { inject: { fhir: getGateway('AsyncFHIRGateway') } }, () => 'never');
-  await assert.rejects(app.listen(0), (err: FhirgateError) => err.code === 'ERR_NOT_FOUND' && /GET \/x/.test(err.message) && /AsyncFHIRGateway/.test(err.message));
+  await assert.rejects(app.listen(0), (err: FhirgateError) => err.code === 'ERR_UNKNOWN_DEPENDENCY' && /GET \/x/.test(err.message) && /AsyncFHIRGateway/.test(err.message));
   await app.close();
 });
 
@@ -70,7 +70,7 @@ test('route options and tokens are validated at once', () => {
   assert.throws(() => app.get('/x', { query: { q: null as never } }, () => 1), TypeError);
   assert.throws(() => getGateway(''), TypeError);
   app.get('/dup', () => 1);
-  assert.throws(() => app.get('/dup/', () => 2), { code: 'ERR_DUPLICATE_NAME' });
+  assert.throws(() => app.get('/dup/', () => 2), { code: 'ERR_DUPLICATE_ROUTE' });
 });
 
 test('ctx.query is a null-prototype object, repeated keys give arrays; ctx has headers, url, requestId, method', async (t) => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EventDispatcher } from '../../src/events/types.js';
-import { outcomeErrorReply } from '../../src/gateway/handlers/fhir-reply.js';
+import { outcomeErrorReply } from '../../src/gateway/http-face/fhir-reply.js';
 import { MOUNT } from '../../src/mount/index.js';
 import type { Mountable, OpenAPIPaths, Route } from '../../src/mount/index.js';
 

@@ -29,5 +29,5 @@ test('openapiExamples that are not keyed "<METHOD> /path" or hold unknown fields
   assert.throws(() => createServiceAPI({ openapiExamples: { '/x': {} } as never }), { name: 'TypeError', message: /openapiExamples\["\/x"\]\]?.*"<METHOD> \/path"/ });
   assert.throws(() => createServiceAPI({ openapiExamples: { 'GET /x': { params: {} } } as never }), { name: 'TypeError', message: /unknown field "params"/ });
   assert.throws(() => createServiceAPI({ openapiExamples: { 'GET /x': { parameters: [] } } as never }), { name: 'TypeError', message: /parameters must be an object/ });
-  assert.throws(() => createServiceAPI({ openapiExamples: [] as never }), { name: 'TypeError', message: /option "openapiExamples" must be an object/ });
+  assert.throws(() => createServiceAPI({ openapiExamples: [] as never }), { name: 'TypeError', message: /options\.openapiExamples must be an object/ });
 });

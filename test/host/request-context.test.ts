@@ -105,9 +105,9 @@ test('URLs come from the listening address by default, from publicUrl when set, 
 
 test('publicUrl and allowedHosts are checked once, naming the option', () => {
   for (const publicUrl of ['ftp://x', 'https://u:p@x', 'https://x/?q', 'https://x/#f', 'not a url', 42]) {
-    assert.throws(() => createServiceAPI({ publicUrl: publicUrl as string }), { name: 'TypeError', message: /"publicUrl"/ }, String(publicUrl));
+    assert.throws(() => createServiceAPI({ publicUrl: publicUrl as string }), { name: 'TypeError', message: /options\.publicUrl / }, String(publicUrl));
   }
   for (const allowedHosts of [['a b'], 'x', [1], ['x/y']]) {
-    assert.throws(() => createServiceAPI({ allowedHosts: allowedHosts as string[] }), { name: 'TypeError', message: /"allowedHosts"/ }, String(allowedHosts));
+    assert.throws(() => createServiceAPI({ allowedHosts: allowedHosts as string[] }), { name: 'TypeError', message: /options\.allowedHosts / }, String(allowedHosts));
   }
 });

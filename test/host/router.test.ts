@@ -69,7 +69,7 @@ test('tells not-found from method-not-allowed, listing HEAD with GET', () => {
 test('refuses a duplicate route and bad parameter names', () => {
   const router = new TrieRouter<string>();
   router.add('GET', '/a/:id', 'one');
-  assert.throws(() => router.add('get', '/a/:other/', 'two'), { code: 'ERR_DUPLICATE_NAME' });
+  assert.throws(() => router.add('get', '/a/:other/', 'two'), { code: 'ERR_DUPLICATE_ROUTE' });
   assert.throws(() => router.add('GET', '/b/:1x', 'bad'), TypeError);
   assert.throws(() => router.add('GET', '/b/:x/:x', 'twice'), TypeError);
 });
@@ -91,7 +91,7 @@ test('over HTTP: 404, 405 with Allow, HEAD without a body, 400 on a bad escape',
   const notAllowed = await call(base, '/items/1', { method: 'PUT' });
   assert.equal(notAllowed.status, 405);
   assert.equal(notAllowed.headers['allow'], 'DELETE, GET, HEAD');
-  assert.equal(notAllowed.json().error.code, 'ERR_NOT_FOUND');
+  assert.equal(notAllowed.json().error.code, 'ERR_METHOD_NOT_ALLOWED');
 
   const missing = await call(base, '/nothing/here');
   assert.equal(missing.status, 404);

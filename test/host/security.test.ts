@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
 import { json } from '../../src/mount/index.js';
-import { captureLogger } from '../support/logger.js';
 import { startApp } from '../support/serve.js';
 import { call, FakeGateway } from './helpers.js';
 
@@ -52,19 +51,16 @@ test('the public path list is configurable', async (t) => {
   assert.equal((await call(base, '/health')).status, 401);
 });
 
-test('keys come from FHIRGATE_API_KEYS when the option is not given', async (t) => {
+test('createServiceAPI reads no environment: FHIRGATE_API_KEYS alone turns no check on, the apiKeys option does', async (t) => {
   const before = process.env['FHIRGATE_API_KEYS'];
-  process.env['FHIRGATE_API_KEYS'] = ` env-key-1 , ,env-key-2`;
+  process.env['FHIRGATE_API_KEYS'] = 'env-key-1,env-key-2';
   t.after(() => (before === undefined ? delete process.env['FHIRGATE_API_KEYS'] : (process.env['FHIRGATE_API_KEYS'] = before)));
-  const app = createServiceAPI({ logger: captureLogger() });
-  delete process.env['FHIRGATE_API_KEYS'];
-  app.get('/p', () => 1);
-  const server = await app.listen(0);
-  t.after(() => app.close());
-  const address = server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  const open = await startApp(t, {}, (a) => a.get('/p', () => 1));
+  assert.equal((await call(open.base, '/p')).status, 200, 'no apiKeys option: no check, whatever the environment holds');
+  const { base } = await startApp(t, { apiKeys: ['opt-key-1', 'opt-key-2'] }, (a) => a.get('/p', () => 1));
   assert.equal((await call(base, '/p')).status, 401);
-  assert.equal((await call(base, '/p', { headers: { 'x-api-key': 'env-key-2' } })).status, 200);
+  assert.equal((await call(base, '/p', { headers: { 'x-api-key': 'env-key-2' } })).status, 401);
+  assert.equal((await call(base, '/p', { headers: { 'x-api-key': 'opt-key-2' } })).status, 200);
   const doc = (await call(base, '/openapi.json')).json();
   assert.deepEqual(doc.security, [{ bearerKey: [] }, { headerKey: [] }]);
   assert.deepEqual(doc.paths['/health'].get.security, []);

@@ -36,6 +36,24 @@ test('5,000 requests queued behind maxConnections: 4 all complete, FIFO, and the
   assert.deepEqual(pool.status().totals, { active: 0, idle: pool.status().totals.idle, queued: 0 });
 });
 
+test('waiters of several origins get new sockets in the order they came, whichever origin they wait for', async (t) => {
+  const order: string[] = [];
+  const handler = (name: string) => (req: { url?: string }, res: { end: (b: string) => void }) => {
+    order.push(`${name}${req.url}`);
+    setImmediate(() => res.end(name));
+  };
+  const a = await startServer(t, handler('a'));
+  const b = await startServer(t, handler('b'));
+  // One socket, never kept: every request after the first waits for a socket to close, then opens one.
+  const pool = new AgentPool({ maxConnections: 1, maxKeepaliveConnections: 0 });
+  t.after(() => pool.close());
+  const sent = ['a/0', 'b/1', 'a/2', 'a/3', 'b/4', 'a/5', 'b/6', 'b/7'];
+  const answers = await Promise.all(sent.map((p) => pool.request(`${(p[0] === 'a' ? a : b).url}${p.slice(1)}`)));
+  assert.ok(answers.every((r) => r.status === 200));
+  assert.deepEqual(order, sent);
+  assert.equal(pool.status().totals.queued, 0);
+});
+
 test('queued requests that time out or are aborted leave the queue; the others still run in order', async (t) => {
   const release: (() => void)[] = [];
   const srv = await startServer(t, (req, res) => {

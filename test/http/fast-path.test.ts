@@ -7,12 +7,12 @@ import { declaredLength } from '../../src/http/buffered-response.js';
 import { Deadline, timeoutError } from '../../src/http/deadline.js';
 import { startServer, until } from './test-server.js';
 
-test('pool.send takes checked options as they are: headers, default User-Agent, Content-Length, body', async (t) => {
+test('pool.sendChecked takes checked options as they are: headers, default User-Agent, Content-Length, body', async (t) => {
   const srv = await startServer(t, (_req, res) => res.writeHead(201, { etag: 'W/"3"' }).end('made'));
   const pool = new AgentPool();
   t.after(() => pool.close());
   const checked = checkRequestOptions({ method: 'POST', headers: { 'X-One': '1' }, body: 'héllo' });
-  const res = await pool.send(new URL(`${srv.url}/p?q=1`), checked);
+  const res = await pool.sendChecked(new URL(`${srv.url}/p?q=1`), checked);
   assert.equal(res.status, 201);
   assert.equal(res.body.toString(), 'made');
   assert.equal(res.headers.etag, 'W/"3"');
@@ -23,7 +23,7 @@ test('pool.send takes checked options as they are: headers, default User-Agent, 
   assert.match(String(seen.headers['user-agent']), /^fhirgate\//);
   assert.equal(seen.headers['content-length'], String(Buffer.byteLength('héllo')));
   assert.equal(seen.body, 'héllo');
-  await pool.send(new URL(srv.url), checkRequestOptions({ headers: { 'User-Agent': 'mine/1' } }));
+  await pool.sendChecked(new URL(srv.url), checkRequestOptions({ headers: { 'User-Agent': 'mine/1' } }));
   assert.equal(srv.seen[1]!.headers['user-agent'], 'mine/1');
 });
 
@@ -128,8 +128,8 @@ test('checkHeaders lower-cases names and refuses bad names and values', () => {
   assert.throws(() => checkHeaders(null as never), { name: 'TypeError', message: /options\.headers/ });
 });
 
-test('pool.send after close rejects with ERR_CLOSED', async () => {
+test('pool.sendChecked after close rejects with ERR_CLOSED', async () => {
   const pool = new AgentPool();
   await pool.close();
-  await assert.rejects(pool.send(new URL('http://127.0.0.1:1/'), checkRequestOptions({})), { code: 'ERR_CLOSED' });
+  await assert.rejects(pool.sendChecked(new URL('http://127.0.0.1:1/'), checkRequestOptions({})), { code: 'ERR_CLOSED' });
 });

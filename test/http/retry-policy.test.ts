@@ -16,7 +16,7 @@ function seeded(seed: number): () => number {
 }
 
 test('full jitter: retry n waits in [0, min(cap, base × 2^(n-1)))', () => {
-  const policy = { baseDelayMs: 100, maxDelayMs: 1000 };
+  const policy = { retryBaseDelayMs: 100, maxRetryDelayMs: 1000 };
   const random = seeded(42);
   for (let retry = 1; retry <= 8; retry++) {
     const ceiling = Math.min(1000, 100 * 2 ** (retry - 1));
@@ -28,7 +28,7 @@ test('full jitter: retry n waits in [0, min(cap, base × 2^(n-1)))', () => {
   assert.equal(backoffDelay(1, policy, () => 0), 0);
   assert.equal(backoffDelay(3, policy, () => 0.5), 200);
   assert.equal(backoffDelay(30, policy, () => 0.5), 500);
-  const defaults = { baseDelayMs: RETRY_DEFAULTS.retryBaseDelayMs, maxDelayMs: RETRY_DEFAULTS.maxRetryDelayMs };
+  const defaults = { retryBaseDelayMs: RETRY_DEFAULTS.retryBaseDelayMs, maxRetryDelayMs: RETRY_DEFAULTS.maxRetryDelayMs };
   for (let i = 0; i < 100; i++) assert.ok(backoffDelay(2, defaults) < 200, 'Math.random by default');
 });
 
@@ -79,8 +79,8 @@ test('retry options: defaults, retry: false is no retry, misuse names the option
   const policy = checkRetryOptions({});
   assert.equal(policy.maxRetries, 2);
   assert.deepEqual([...policy.retryOn], [429, 502, 503, 504]);
-  assert.equal(policy.baseDelayMs, 100);
-  assert.equal(policy.maxDelayMs, 10_000);
+  assert.equal(policy.retryBaseDelayMs, 100);
+  assert.equal(policy.maxRetryDelayMs, 10_000);
   assert.equal(checkRetryOptions({ retry: false, maxRetries: 5 }).maxRetries, 0);
   assert.equal(checkRetryOptions({ maxRetries: 0 }).maxRetries, 0);
   const retryOn = [503];

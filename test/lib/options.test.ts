@@ -34,8 +34,8 @@ test('boolean, string and object checks say what the option must be', () => {
 
 test('every room names a bad option in the same format: "options.<name> must be ..."', async () => {
   const format = (name: string) => new RegExp(`^(startSandbox: )?options\\.${name} must be `);
-  assert.throws(() => new AsyncFHIRGateway({ timeout: 0 }), { name: 'RangeError', message: format('timeout') });
-  assert.throws(() => new AsyncFHIRGateway({ retryBaseDelay: -1 }), { name: 'RangeError', message: format('retryBaseDelay') });
+  assert.throws(() => new AsyncFHIRGateway({ timeoutSeconds: 0 }), { name: 'RangeError', message: format('timeoutSeconds') });
+  assert.throws(() => new AsyncFHIRGateway({ retryBaseDelayMs: -1 }), { name: 'RangeError', message: format('retryBaseDelayMs') });
   assert.throws(() => createServiceAPI({ bodyLimit: 0 }), { name: 'RangeError', message: format('bodyLimit') });
   assert.throws(() => createServiceAPI({ trustProxy: 'yes' as never }), { name: 'TypeError', message: format('trustProxy') });
   assert.throws(() => new NoteReaderService({ maxElements: 0 }), { name: 'RangeError', message: format('maxElements') });

@@ -62,7 +62,7 @@ test('natsDispatcher: bad arguments are TypeError / RangeError naming what is wr
   const nc = { publish() {}, flush: async () => {} };
   assert.throws(() => natsDispatcher(null as never, { source: 'urn:x' }), { name: 'TypeError', message: /"nc"/ });
   assert.throws(() => natsDispatcher({ publish() {} } as never, { source: 'urn:x' }), { name: 'TypeError', message: /flush/ });
-  assert.throws(() => natsDispatcher(nc, {} as never), { name: 'TypeError', message: /"source"/ });
-  assert.throws(() => natsDispatcher(nc, { source: 'urn:x', batchSize: 0 }), { name: 'RangeError', message: /"batchSize"/ });
-  assert.throws(() => natsDispatcher(nc, { source: 'urn:x', maxQueue: -1 }), { name: 'RangeError', message: /"maxQueue"/ });
+  assert.throws(() => natsDispatcher(nc, {} as never), { name: 'TypeError', message: /options\.source / });
+  assert.throws(() => natsDispatcher(nc, { source: 'urn:x', batchSize: 0 }), { name: 'RangeError', message: /options\.batchSize / });
+  assert.throws(() => natsDispatcher(nc, { source: 'urn:x', maxQueue: -1 }), { name: 'RangeError', message: /options\.maxQueue / });
 });

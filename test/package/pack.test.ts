@@ -1,69 +1,148 @@
+// The package as a user gets it: what the tarball holds and weighs, the bin, and a scratch consumer that
+// installs the tarball, compiles against every entry under the strictest settings with the library checks
+// on (no saxes or other foreign type may leak into a public .d.ts), and loads every entry at run time from
+// ES modules and from CommonJS (`require`, Node >= 20.19).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { exportedNames } from '../support/exported-names.js';
+import { installInConsumer, packFreshBuild, ROOT, run, TSC, type PackedPackage } from '../support/packed-package.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+/** The packed tarball stays under this many bytes (issue 25: it was 1.14 MB, 53% of it source maps). */
+const MAX_PACKED_BYTES = 700_000;
 
-interface PackedFile {
-  path: string;
+interface PackageJSON {
+  version: string;
+  bin: Record<string, string>;
+  exports: Record<string, string | { types: string; default: string }>;
+  repository: { url: string };
+  homepage: string;
+  bugs: { url: string };
+  keywords: string[];
 }
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as PackageJSON;
 
-/** A fresh build of the package in a temporary copy (the repository's own dist/ is left alone), then its `npm pack --dry-run --json` file list. */
-function packFreshCopy(): { dir: string; files: string[]; pkg: { bin: Record<string, string> } } {
-  const dir = mkdtempSync(join(tmpdir(), 'fhirgate-pack-test-'));
-  for (const name of ['package.json', 'README.md', 'docs', 'LICENSE', 'CHANGELOG.md', 'bin']) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
-  const build = spawnSync(process.execPath, [TSC, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], { encoding: 'utf8' });
-  assert.equal(build.status, 0, build.stdout + build.stderr);
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const pack = spawnSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, encoding: 'utf8' });
-  assert.equal(pack.status, 0, pack.stderr);
-  const [info] = JSON.parse(pack.stdout) as Array<{ files: PackedFile[] }>;
-  return { dir, files: info!.files.map((f) => f.path), pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin: Record<string, string> } };
-}
+/** Every entry of the exports map (`fhirgate`, `fhirgate/soap`, ...) with the source file behind it. */
+const ENTRIES = Object.entries(pkg.exports)
+  .filter((e): e is [string, { types: string; default: string }] => typeof e[1] === 'object')
+  .map(([subpath, target]) => ({ specifier: subpath === '.' ? 'fhirgate' : `fhirgate/${subpath.slice(2)}`, source: join(ROOT, target.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts')) }));
 
-let packed: ReturnType<typeof packFreshCopy>;
+let packed: PackedPackage;
+let consumer: ReturnType<typeof installInConsumer>;
 before(() => {
-  packed = packFreshCopy();
+  packed = packFreshBuild();
+  consumer = installInConsumer(packed.tarball);
 });
-after(() => rmSync(packed.dir, { recursive: true, force: true }));
+after(() => {
+  consumer?.remove();
+  packed?.remove();
+});
 
-test('the packed tarball: every source map resolves (sources inline, equal to src/), the bin, the changelog and the docs pages are in, no TypeScript sources', () => {
-  const { dir, files, pkg } = packed;
+test('the tarball: the bin, the docs and the changelog are in; no TypeScript sources, no source maps; under 700 kB', (t) => {
+  const files = packed.info.files.map((f) => f.path);
   const bin = pkg.bin.fhirgate?.replace(/^\.\//, '');
   assert.equal(bin, 'bin/fhirgate.js');
-  for (const name of [bin, 'README.md', 'docs/gateway.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'dist/index.js', 'dist/cli/index.js', 'dist/cli/index.d.ts']) {
+  for (const name of [bin, 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'docs/errors.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/index.js']) {
     assert.ok(files.includes(name), `${name} is packed`);
   }
   assert.deepEqual(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), [], 'no .ts sources are shipped');
+  // No map: one with its sources inline doubled the package, one without them points at files not shipped.
+  assert.deepEqual(files.filter((f) => f.endsWith('.map')), []);
+  const pointing = files.filter((f) => f.endsWith('.js') && readFileSync(join(packed.dir, f), 'utf8').includes('//# sourceMappingURL='));
+  assert.deepEqual(pointing, []);
+  t.diagnostic(`npm pack: ${packed.info.size} bytes packed, ${packed.info.unpackedSize} unpacked, ${files.length} files`);
+  assert.ok(packed.info.size < MAX_PACKED_BYTES, `${packed.info.size} bytes packed`);
+});
 
-  const maps = files.filter((f) => f.endsWith('.js.map'));
-  assert.ok(maps.length > 100, `${maps.length} maps`);
-  for (const mapPath of maps) {
-    const map = JSON.parse(readFileSync(join(dir, mapPath), 'utf8')) as { file: string; sources: string[]; sourcesContent?: Array<string | null> };
-    assert.ok(files.includes(join(dirname(mapPath), map.file)), `${mapPath}: its file is packed`);
-    assert.equal(map.sourcesContent?.length, map.sources.length, `${mapPath}: sourcesContent for every source`);
-    map.sources.forEach((source, i) => {
-      // The source path, resolved from where the map was built, names the real file; its content is inline.
-      const original = resolve(dir, dirname(mapPath), source);
-      assert.ok(original.startsWith(join(ROOT, 'src')), `${mapPath}: ${source} is under src/`);
-      assert.equal(map.sourcesContent?.[i], readFileSync(original, 'utf8'), `${mapPath}: the inline source is ${source}`);
-    });
-  }
+test('package.json says where the project lives, and what it is about', () => {
+  assert.match(pkg.repository.url, /^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
+  const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+  assert.equal(pkg.homepage, `${repo}#readme`);
+  assert.equal(pkg.bugs.url, `${repo}/issues`);
+  assert.ok(pkg.keywords.includes('fhir') && pkg.keywords.length >= 5);
 });
 
 test('the packed bin runs from the built dist/ with plain node (no TypeScript loader)', () => {
-  const { dir } = packed;
-  const help = spawnSync(process.execPath, [join(dir, 'bin', 'fhirgate.js'), '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const bin = join(consumer.dir, 'node_modules', 'fhirgate', 'bin', 'fhirgate.js');
+  const help = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
   assert.equal(help.status, 0, help.stderr);
   assert.match(help.stdout, /^Usage: fhirgate <command>/);
-  const version = spawnSync(process.execPath, [join(dir, 'bin', 'fhirgate.js'), '--version'], { encoding: 'utf8' });
-  assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
-  const bad = spawnSync(process.execPath, [join(dir, 'bin', 'fhirgate.js'), 'serve', '--source', 'ehr=fhir://h.example.org/?client_id=a&client_secret=s&token_url=http://h.example.org/token'], { encoding: 'utf8' });
-  assert.equal(bad.status, 1);
+  const version = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
+  assert.equal(version.stdout.trim(), pkg.version);
+  const bad = spawnSync(process.execPath, [bin, 'serve', '--source', 'ehr=fhir://h.example.org/?client_id=a&client_secret=s&token_url=http://h.example.org/token'], { encoding: 'utf8' });
+  assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /^fhirgate serve: --source ehr: token_url must be https/);
+});
+
+test('a strict TypeScript consumer (nodenext, exactOptionalPropertyTypes, skipLibCheck off) compiles against every entry, from ESM and CommonJS', (t) => {
+  // Every exported name of every entry, imported by name: a name the .d.ts files lost fails here.
+  const imports = ENTRIES.map(({ specifier, source }, i) => {
+    const names = [...exportedNames(source)].map(([name, { typeOnly }]) => `${typeOnly ? 'type ' : ''}${name} as e${i}_${name}`);
+    return `import { ${names.join(', ')} } from '${specifier}';`;
+  });
+  writeFileSync(join(consumer.dir, 'every-entry.ts'), `${imports.join('\n')}
+import { AsyncFHIRGateway, createServiceAPI, isFhirgateError, type Patient } from 'fhirgate';
+import { NoteReaderService, readCDA } from 'fhirgate/soap';
+
+const gw = new AsyncFHIRGateway({ maxConnections: 10 });
+gw.addSource('ehr', 'fhir://localhost:8080/fhir/');
+try {
+  const patient: Patient = await gw.read('Patient', '123', 'ehr');
+  console.log(patient.birthDate);
+} catch (err) {
+  if (isFhirgateError(err, 'ERR_NETWORK')) console.log(err.code);
+} finally {
+  await gw.close();
+}
+const nr = new NoteReaderService();
+nr.method('ProcessDocument', ({ document }) => ({ document, error: readCDA(document).problems.length === 0 ? 'no problems' : '' }));
+createServiceAPI().registerGateway(gw).registerService(nr);
+`);
+  writeFileSync(join(consumer.dir, 'require.cts'), `import fhirgate = require('fhirgate');
+import errors = require('fhirgate/errors');
+const gw: fhirgate.AsyncFHIRGateway = new fhirgate.AsyncFHIRGateway();
+export const code: errors.ErrorCode = 'ERR_TIMEOUT';
+export const closing: Promise<void> = gw.close();
+`);
+  writeFileSync(join(consumer.dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      skipLibCheck: false,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      noEmit: true,
+      types: ['node'],
+      typeRoots: [join(ROOT, 'node_modules', '@types')],
+    },
+    files: ['every-entry.ts', 'require.cts'],
+  }));
+  const compile = spawnSync(process.execPath, [TSC, '-p', consumer.dir], { encoding: 'utf8' });
+  t.diagnostic(`tsc --strict --exactOptionalPropertyTypes --skipLibCheck false (nodenext), ${ENTRIES.length} entries: exit ${compile.status}${compile.stdout.trim() === '' ? '' : `\n${compile.stdout}`}`);
+  assert.equal(compile.status, 0, compile.stdout + compile.stderr);
+
+  // The check can fail: a use of the API that does not fit its types is refused.
+  writeFileSync(join(consumer.dir, 'bad.ts'), "import { AsyncFHIRGateway } from 'fhirgate';\nconst n: number = await new AsyncFHIRGateway().read('Patient', '1');\nexport { n };\n");
+  const bad = spawnSync(process.execPath, [TSC, '-p', consumer.dir, '--noEmit'], { encoding: 'utf8' });
+  const badConfig = JSON.parse(readFileSync(join(consumer.dir, 'tsconfig.json'), 'utf8')) as { files: string[] };
+  badConfig.files = ['bad.ts'];
+  writeFileSync(join(consumer.dir, 'tsconfig.bad.json'), JSON.stringify(badConfig));
+  const refused = spawnSync(process.execPath, [TSC, '-p', join(consumer.dir, 'tsconfig.bad.json')], { encoding: 'utf8' });
+  assert.equal(bad.status, 0, 'bad.ts is not in the first project');
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stdout, /Patient/);
+});
+
+test('every entry loads at run time from the installed package with the names of its sources; require() works from CommonJS', async () => {
+  const script = `const out = {}; for (const s of ${JSON.stringify(ENTRIES.map((e) => e.specifier))}) out[s] = Object.keys(await import(s)).sort(); console.log(JSON.stringify(out));`;
+  const loaded = JSON.parse(run(process.execPath, ['--input-type=module', '-e', script], consumer.dir).stdout) as Record<string, string[]>;
+  for (const { specifier, source } of ENTRIES) {
+    const values = [...exportedNames(source)].filter(([, { typeOnly }]) => !typeOnly).map(([name]) => name).sort();
+    assert.deepEqual(loaded[specifier], values, specifier);
+  }
+  const cjs = run(process.execPath, ['--input-type=commonjs', '-e', "const f = require('fhirgate'); const e = require('fhirgate/errors'); console.log(typeof f.AsyncFHIRGateway, f.FHIRHTTPError === e.FHIRHTTPError)"], consumer.dir);
+  assert.equal(cjs.stdout.trim(), 'function true');
 });

@@ -68,10 +68,10 @@ test('redisStore: bad arguments are TypeError / RangeError naming what is wrong'
   assert.throws(() => redisStore(fake, { keyPrefix: 1 as never }), { name: 'TypeError', message: /keyPrefix/ });
   await assert.rejects(redisStore(fake).set('k', 'v', 0), { name: 'RangeError', message: /ttlMs/ });
   await assert.rejects(redisStore(fake).setIfAbsent('k', 'v', 1.5), { name: 'RangeError', message: /ttlMs/ });
-  assert.throws(() => new AsyncFHIRGateway({ tokenStore: {} as never }), { name: 'TypeError', message: /"tokenStore"/ });
+  assert.throws(() => new AsyncFHIRGateway({ tokenStore: {} as never }), { name: 'TypeError', message: /options\.tokenStore/ });
   assert.throws(() => new CDSHooksService({ auth: { issuers: [{ issuer: 'x', jwksUrls: ['https://x.example/jwks'] }], replayStore: { get() {} } as never } }), {
     name: 'TypeError',
-    message: /"auth.replayStore"/,
+    message: /options\.auth\.replayStore/,
   });
   void t;
 });

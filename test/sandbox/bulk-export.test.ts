@@ -2,12 +2,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sandbox as testSandbox } from '../support/sandbox.js';
+import type { Resource } from '../../src/fhir/index.js';
 import { fhirFor } from './helpers.js';
 
 const KICKOFF = { accept: 'application/fhir+json', prefer: 'respond-async' };
 
 test('kick-off answers 202 with Content-Location; the status answers 202 with Retry-After and X-Progress, then the manifest', async (t) => {
-  const { sandbox, fhir } = await fhirFor(t, { open: false, exportPolls: 2, exportRetryAfter: 3 });
+  const { sandbox, fhir } = await fhirFor(t, { open: false, exportPolls: 2, exportRetryAfterSeconds: 3 });
   const kick = await fhir('/$export?_type=Patient,Condition', { headers: KICKOFF });
   assert.equal(kick.status, 202);
   const statusUrl = kick.headers.get('content-location') ?? '';
@@ -72,5 +73,25 @@ test('an open sandbox says its files need no token; export options out of range 
   assert.equal(manifest.requiresAccessToken, false, 'an open sandbox needs no token for its files');
   assert.ok(manifest.output.length > 0);
   await assert.rejects(testSandbox(t, { exportPolls: -1 }), { name: 'RangeError', message: /exportPolls/ });
-  await assert.rejects(testSandbox(t, { exportRetryAfter: 1.5 }), { name: 'RangeError', message: /exportRetryAfter/ });
+  await assert.rejects(testSandbox(t, { exportRetryAfterSeconds: 1.5 }), { name: 'RangeError', message: /exportRetryAfterSeconds/ });
+});
+
+test('streaming a 20 MB export file to a client leaves no listener behind: no MaxListenersExceededWarning', async (t) => {
+  // Each resource is 10 KiB: the answer's buffer fills at almost every line, and each wait for 'drain'
+  // used to leave a 'close' listener on the answer (1,250 on this file).
+  const note = 'x'.repeat(10 * 1024);
+  const seed = Array.from({ length: 2000 }, (_, i) => ({ resourceType: 'Observation', id: `obs-${i}`, status: 'final', code: { text: 'n' }, note: [{ text: note }] }));
+  const { fhir } = await fhirFor(t, { open: true, exportPolls: 0, seed: seed as Resource[] });
+  const warnings: string[] = [];
+  const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+  process.on('warning', onWarning);
+  t.after(() => process.off('warning', onWarning));
+  const kick = await fhir('/$export?_type=Observation', { headers: KICKOFF });
+  const manifest = await fhir.json(kick.headers.get('content-location') ?? '');
+  const file = manifest.body.output[0] as { url: string; count: number };
+  assert.equal(file.count, 2000);
+  const text = await (await fhir(file.url)).text();
+  assert.equal(text.split('\n').length - 1, 2000);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(warnings, []);
 });

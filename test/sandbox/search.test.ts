@@ -205,3 +205,18 @@ test('the general parameters _format (JSON) and _pretty select nothing, as on an
     await expectCount(fhir, `/Patient?${query}&family=Chalmers`, 1);
   }
 });
+
+test('_elements keeps resourceType, id, meta and the named elements, tags the copy SUBSETTED, and stays in the self link', async (t) => {
+  const { sandbox, fhir } = await fhirFor(t);
+  const res = await fhir.json('/Patient?_count=1&_elements=id');
+  assert.equal(res.status, 200);
+  const [patient] = res.body.entry.map((e: { resource: Record<string, unknown> }) => e.resource);
+  assert.deepEqual(Object.keys(patient).sort(), ['id', 'meta', 'resourceType']);
+  assert.ok(patient.meta.tag.some((tag: { code: string }) => tag.code === 'SUBSETTED'));
+  assert.equal(res.body.link[0].url, `${sandbox.fhirBase}/Patient?_count=1&_elements=id`);
+  const named = await fhir.json('/Patient?_count=1&_elements=gender,birthDate');
+  assert.deepEqual(Object.keys(named.body.entry[0].resource).sort(), ['birthDate', 'gender', 'id', 'meta', 'resourceType']);
+  const whole = await fhir.json('/Patient?_count=1');
+  assert.ok(Object.keys(whole.body.entry[0].resource).includes('name'), 'without _elements nothing is cut');
+  assert.equal((await fhir.json('/Patient?_elements=id&_elements=name')).status, 400);
+});

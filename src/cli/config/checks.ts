@@ -78,7 +78,7 @@ export function optionalPort(value: unknown, path: string): number | undefined {
  *
  * @example
  * ```ts
- * const timeout = optionalPositive(raw.timeout, 'gateway.timeout'); // seconds
+ * const timeoutSeconds = optionalPositive(raw.timeoutSeconds, 'gateway.timeoutSeconds');
  * ```
  */
 export function optionalPositive(value: unknown, path: string): number | undefined {

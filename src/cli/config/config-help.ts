@@ -12,11 +12,12 @@
  * ```
  */
 export const CONFIG_HELP: readonly string[] = Object.freeze([
-  'Config file (JSON; any string may hold ${ENV_VAR} references, $${ for a literal ${; unknown settings are errors):',
+  'Config file (JSON; any string but title and description may hold ${ENV_VAR} references, percent-encoded after the ? of',
+  'a fhir:// string; $${ for a literal ${; unknown settings are errors):',
   '  sources            {"<name>": "fhir://…"}: the FHIR servers, first one the default',
   '  gateway.path       path prefix of the gateway (default /fhir)',
   '  gateway.fhirVersion  what /metadata reports (default 4.0.1)',
-  '  gateway.timeout    seconds per upstream request (default 30)',
+  '  gateway.timeoutSeconds  seconds per upstream request (default 30)',
   '  gateway.module     module whose default export (gw, { gateway }) registers transform/aggregate handlers',
   '  cds.module, cds.path            CDS Hooks service: module whose default export (cds, { gateway }) adds hooks; path default /cds',
   '  cds.fhirServers    ["https://ehr.example.org/fhir", …]: the only FHIR servers CDS prefetch may read (default: public addresses only)',
@@ -27,7 +28,7 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  publicUrl          the URL callers reach this host at (WSDL soap:address, /fhir/metadata url, CDS aud); --public-url wins',
   '  trustProxy         true: take the public URL from Host / X-Forwarded-Host / X-Forwarded-Proto, for allowedHosts only (default false)',
   '  allowedHosts       ["fhir.example.org", "fhir.example.org:8443"]: the hosts a trusted proxy may name',
-  '  title, description shown at / and /docs',
+  '  title, description shown at / and /docs, without an API key (never ${VAR}-expanded)',
   '  logLevel           debug, info, warn or error (LOG_LEVEL wins)',
   '  logFormat          json or pretty (default: pretty on a terminal, json when piped; LOG_FORMAT wins)',
   '  workers            "auto" (one per core) or a count: serve with that many worker processes (--workers wins)',

@@ -36,7 +36,7 @@ export interface CDSMountConfig extends ServiceMountConfig {
  *
  * @example
  * ```ts
- * const gateway: GatewayConfig = { path: '/fhir', fhirVersion: '4.0.1', timeout: 30, module: undefined };
+ * const gateway: GatewayConfig = { path: '/fhir', fhirVersion: '4.0.1', timeoutSeconds: 30, module: undefined };
  * ```
  */
 export interface GatewayConfig {
@@ -45,7 +45,7 @@ export interface GatewayConfig {
   /** What `/metadata` reports. Default `4.0.1`. */
   readonly fhirVersion: string | undefined;
   /** Seconds a request to a source may take. Default 30. */
-  readonly timeout: number | undefined;
+  readonly timeoutSeconds: number | undefined;
   /** Absolute path of a module registering transform and aggregate handlers. */
   readonly module: string | undefined;
 }

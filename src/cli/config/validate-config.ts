@@ -7,7 +7,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseConnectionString } from '../../auth/index.js';
 import { isFhirgateError } from '../../errors.js';
-import { checkFHIRVersion } from '../../gateway/fhir-version.js';
+import { checkFHIRVersion } from '../../gateway/core/fhir-version.js';
 import {
   configError,
   object,
@@ -22,7 +22,7 @@ import {
   optionalWorkers,
 } from './checks.js';
 import type { CDSMountConfig, CorsConfig, FhirgateConfig, GatewayConfig, ServiceMountConfig } from './config-types.js';
-import { expandEnv } from './expand-env.js';
+import { expandEnv, literalText } from './expand-env.js';
 import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
 
 /**
@@ -134,7 +134,8 @@ function checkSources(value: unknown, path: string): ReadonlyMap<string, string>
 
 function checkGateway(value: unknown, path: string, ctx: ConfigContext): GatewayConfig {
   const record = value === undefined ? {} : object(value, path);
-  onlyKeys(record, ['path', 'fhirVersion', 'timeout', 'module'], path);
+  if (record.timeout !== undefined) throw configError(`${path}.timeout`, `is now ${path}.timeoutSeconds (time settings say their unit)`);
+  onlyKeys(record, ['path', 'fhirVersion', 'timeoutSeconds', 'module'], path);
   let fhirVersion: string | undefined;
   try {
     fhirVersion = record.fhirVersion === undefined ? undefined : checkFHIRVersion(record.fhirVersion);
@@ -144,7 +145,7 @@ function checkGateway(value: unknown, path: string, ctx: ConfigContext): Gateway
   return Object.freeze({
     path: optionalPrefix(record.path, `${path}.path`),
     fhirVersion,
-    timeout: optionalPositive(record.timeout, `${path}.timeout`),
+    timeoutSeconds: optionalPositive(record.timeoutSeconds, `${path}.timeoutSeconds`),
     module: optionalModule(record.module, `${path}.module`, ctx),
   });
 }
@@ -180,9 +181,12 @@ function optionalModule(value: unknown, path: string, ctx: ConfigContext): strin
   return isAbsolute(text) ? text : resolve(ctx.dir, text);
 }
 
-/** Expands `${…}` in every string of the document, keys excluded, with the path of each. */
+/** Shown at `/` and `/docs` to anyone, without an API key: never expanded, so no variable can be published. */
+const SHOWN_WITHOUT_KEY: ReadonlySet<string> = new Set(['title', 'description']);
+
+/** Expands `${…}` in every string of the document, keys and {@link SHOWN_WITHOUT_KEY} excluded, with the path of each. */
 function expandAll(value: unknown, path: string, env: ConfigContext['env']): unknown {
-  if (typeof value === 'string') return expandEnv(value, path === '' ? '(the file)' : path, env);
+  if (typeof value === 'string') return SHOWN_WITHOUT_KEY.has(path) ? literalText(value, path) : expandEnv(value, path === '' ? '(the file)' : path, env);
   if (Array.isArray(value)) return value.map((v, i) => expandAll(v, `${path}[${i}]`, env));
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandAll(v, path === '' ? k : `${path}.${k}`, env)]));

@@ -7,7 +7,7 @@ import { FhirgateError } from '../../errors.js';
 import type { HTTPResponse } from '../../http/request-options.js';
 import { parseRetryAfter } from '../../http/retry-after.js';
 import { abortError, pause } from '../../http/signals.js';
-import type { Source } from '../source-registry.js';
+import type { Source } from '../core/source-registry.js';
 import type { BulkSettings } from './options.js';
 import type { BulkHost } from './types.js';
 
@@ -56,7 +56,7 @@ export function exportPath({ level }: BulkSettings): string {
 
 /**
  * Polls the status URL until the manifest comes (200), and returns its parsed JSON. Waits as each
- * answer's `Retry-After` says (seconds or an HTTP-date), else `pollInterval`; each 202 is one
+ * answer's `Retry-After` says (seconds or an HTTP-date), else `pollIntervalSeconds`; each 202 is one
  * `fhir.bulk.progress` event with its `X-Progress`. A 429 is waited out; up to `maxPollErrors`
  * transient failures in a row are retried; any other error status is `ERR_BULK_FAILED` (the job
  * failed; the server's answer is the cause). Past the deadline: `ERR_TIMEOUT`.

@@ -3,7 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
-import type { Source } from '../source-registry.js';
+import type { Source } from '../core/source-registry.js';
 import type { BulkItem } from './types.js';
 
 /**

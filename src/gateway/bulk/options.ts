@@ -4,7 +4,7 @@
  */
 import { isResourceType } from '../../fhir/index.js';
 import type { ResourceType } from '../../fhir/index.js';
-import { numberOption } from '../../lib/options.js';
+import { numberOption, signalOption } from '../../lib/options.js';
 
 /**
  * Where a Bulk Data export starts: `'system'` (`[base]/$export`), `'patient'`
@@ -36,9 +36,9 @@ export interface BulkExportBaseOptions {
   /** `_typeFilter`: search queries such as `Observation?category=laboratory`, each sent as its own parameter. */
   typeFilter?: readonly string[];
   /** Seconds the server may take to finish the export (kick-off to manifest); then the job is deleted and the export fails with `ERR_TIMEOUT`. Default 3600; `Infinity` for none. */
-  deadline?: number;
+  deadlineSeconds?: number;
   /** Seconds between status requests when the server sends no `Retry-After`. Default 2. */
-  pollInterval?: number;
+  pollIntervalSeconds?: number;
   /** Status requests in a row that may fail transiently (5xx, or an OperationOutcome with a transient issue) before the export fails. Default 5. */
   maxPollErrors?: number;
   /** Origins other than the source's (`https://files.example.org`) whose output files may be downloaded; the access token goes there too when the manifest requires it. Default none: such a file is `ERR_CROSS_ORIGIN`. */
@@ -65,7 +65,7 @@ export interface BulkExportOptions extends BulkExportBaseOptions {
  *
  * @example
  * ```ts
- * const { deadlineMs, since } = checkBulkOptions({ deadline: 600, since: '2024-01-01' }); // 600000, '2024-01-01T00:00:00Z'
+ * const { deadlineMs, since } = checkBulkOptions({ deadlineSeconds: 600, since: '2024-01-01' }); // 600000, '2024-01-01T00:00:00Z'
  * ```
  */
 export interface BulkSettings {
@@ -87,10 +87,10 @@ export interface BulkSettings {
  *
  * @example
  * ```ts
- * BULK_DEFAULTS.deadline; // 3600 (seconds)
+ * BULK_DEFAULTS.deadlineSeconds; // 3600
  * ```
  */
-export const BULK_DEFAULTS = Object.freeze({ deadline: 3600, pollInterval: 2, maxPollErrors: 5 });
+export const BULK_DEFAULTS = Object.freeze({ deadlineSeconds: 3600, pollIntervalSeconds: 2, maxPollErrors: 5 });
 
 const DATE_OR_INSTANT = /^\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2}))?)?)?$/;
 const GROUP_ID = /^[A-Za-z0-9\-.]{1,64}$/;
@@ -116,14 +116,14 @@ export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings 
   }
   if (!Array.isArray(fileOrigins) || !fileOrigins.every(isOrigin)) throw new TypeError('options.fileOrigins must be an array of origins such as "https://files.example.org"');
   if (typeof deleteJob !== 'boolean') throw new TypeError('options.deleteJob must be a boolean');
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
+  signalOption(signal, 'options.signal');
   return Object.freeze({
     level: typeof level === 'string' ? level : Object.freeze({ group: level.group }),
     types: Object.freeze([...new Set(types)]),
     since: checkSince(options.since),
     typeFilter: Object.freeze([...typeFilter]),
-    deadlineMs: seconds(options.deadline, 'deadline', BULK_DEFAULTS.deadline, true) * 1000,
-    pollIntervalMs: seconds(options.pollInterval, 'pollInterval', BULK_DEFAULTS.pollInterval, false) * 1000,
+    deadlineMs: seconds(options.deadlineSeconds, 'deadlineSeconds', BULK_DEFAULTS.deadlineSeconds, true) * 1000,
+    pollIntervalMs: seconds(options.pollIntervalSeconds, 'pollIntervalSeconds', BULK_DEFAULTS.pollIntervalSeconds, false) * 1000,
     maxPollErrors: count(options.maxPollErrors, 'maxPollErrors', BULK_DEFAULTS.maxPollErrors),
     fileOrigins: Object.freeze(fileOrigins.map((o) => new URL(o).origin)),
     deleteJob,

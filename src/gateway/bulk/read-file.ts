@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { FhirgateError, isFhirgateError } from '../../errors.js';
 import type { Resource } from '../../fhir/index.js';
 import { abortError } from '../../http/signals.js';
-import type { Source } from '../source-registry.js';
+import type { Source } from '../core/source-registry.js';
 import type { BulkFile } from './manifest.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import type { BulkHost } from './types.js';

@@ -5,8 +5,8 @@
 import type { EventPayload } from '../../events/types.js';
 import type { Resource } from '../../fhir/generated/resources.js';
 import type { HTTPResponse } from '../../http/request-options.js';
-import type { FHIRCall } from '../fhir-call.js';
-import type { Source } from '../source-registry.js';
+import type { FHIRCall } from '../core/fhir-call.js';
+import type { Source } from '../core/source-registry.js';
 
 /**
  * One line of an export's files: a resource of an `output` file, an OperationOutcome of an `error`

@@ -4,7 +4,7 @@
  * cursor dropped unfinished is returned once its iterator is garbage-collected.
  * @module
  */
-import type { PagingLimits } from '../paging.js';
+import type { PagingLimits } from '../core/paging.js';
 import type { SyncPagingOptions } from './options.js';
 
 /**

@@ -4,7 +4,7 @@
  * @module
  */
 import type { EventDispatcher } from '../../events/types.js';
-import { checkGatewayOptions, type GatewayRetryOptions } from '../options.js';
+import { checkGatewayOptions, type GatewayRetryOptions } from '../core/options.js';
 import { numberOption } from '../../lib/options.js';
 
 /**
@@ -12,12 +12,12 @@ import { numberOption } from '../../lib/options.js';
  *
  * @example
  * ```ts
- * const gw = new FHIRGateway({ timeout: 10, dispatcher: new LocalEventDispatcher() });
+ * const gw = new FHIRGateway({ timeoutSeconds: 10, dispatcher: new LocalEventDispatcher() });
  * ```
  */
 export interface FHIRGatewayOptions extends GatewayRetryOptions {
   /** Seconds a request may take (a token fetch included). Default 30; a source's connection-string `timeout` wins. */
-  timeout?: number;
+  timeoutSeconds?: number;
   /** Bytes of one FHIR answer buffered at most. Default 10 MiB. */
   maxResponseBytes?: number;
   /** Where events go, on the calling thread. Default: the process-wide `localHandler`. */
@@ -54,12 +54,12 @@ export interface FHIRGatewayOptions extends GatewayRetryOptions {
  *
  * @example
  * ```ts
- * const data: GatewayWorkerData = { gateway: { timeout: 10 }, maxOpenCursors: 64 };
+ * const data: GatewayWorkerData = { gateway: { timeoutSeconds: 10 }, maxOpenCursors: 64 };
  * ```
  */
 export interface GatewayWorkerData {
   /** What the worker's `AsyncFHIRGateway` is built with. */
-  readonly gateway: Readonly<Pick<FHIRGatewayOptions, 'timeout' | 'maxResponseBytes' | keyof GatewayRetryOptions>>;
+  readonly gateway: Readonly<Pick<FHIRGatewayOptions, 'timeoutSeconds' | 'maxResponseBytes' | keyof GatewayRetryOptions>>;
   /** The cap on open iterators. */
   readonly maxOpenCursors: number;
 }
@@ -97,7 +97,7 @@ const POOL_OPTIONS = ['maxConnections', 'maxKeepaliveConnections', 'keepaliveExp
  *
  * @example
  * ```ts
- * const checked = checkSyncOptions({ timeout: 10, events: false });
+ * const checked = checkSyncOptions({ timeoutSeconds: 10, events: false });
  * ```
  */
 export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOptions {
@@ -109,8 +109,8 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
   }
   // What the worker's AsyncFHIRGateway needs, as plain data (it crosses the thread boundary); it
   // validates them again with the same checks.
-  const { timeout, maxResponseBytes, retry, maxRetries, retryOn, retryBaseDelay, maxRetryDelay } = options;
-  const gateway = { timeout, maxResponseBytes, retry, maxRetries, retryOn: retryOn && [...retryOn], retryBaseDelay, maxRetryDelay };
+  const { timeoutSeconds, maxResponseBytes, retry, maxRetries, retryOn, retryBaseDelayMs, maxRetryDelayMs } = options;
+  const gateway = { timeoutSeconds, maxResponseBytes, retry, maxRetries, retryOn: retryOn && [...retryOn], retryBaseDelayMs, maxRetryDelayMs };
   const { sameThreadOrigins = [] } = options;
   if (typeof (sameThreadOrigins as Partial<Iterable<string>> | null)?.[Symbol.iterator] !== 'function' || typeof sameThreadOrigins === 'string') {
     throw new TypeError('options.sameThreadOrigins must be an iterable of origins such as [sandbox.origin]');

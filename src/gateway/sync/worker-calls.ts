@@ -7,9 +7,9 @@
 import { SyncBridge, siblingModuleUrl } from '../../lib/worker-bridge/bridge.js';
 import { checkBulkOptions } from '../bulk/index.js';
 import type { BulkExportBaseOptions } from '../bulk/index.js';
-import { keyOptionArgs } from '../source-keys.js';
-import type { SourceOptions } from '../source-keys.js';
-import { sourceSettings } from '../source-settings.js';
+import { keyOptionArgs } from '../core/source-keys.js';
+import type { SourceOptions } from '../core/source-keys.js';
+import { sourceSettings } from '../core/source-settings.js';
 import type { CollectedEvent } from './collecting-dispatcher.js';
 import { refuseSameThreadServer } from './deadlock.js';
 import type { SyncGatewayOptions } from './options.js';
@@ -155,7 +155,7 @@ export class WorkerCalls {
    *
    * @example
    * ```ts
-   * calls.bulkWait({ deadline: 600 }); // 695_000 with the default 30 s time-out
+   * calls.bulkWait({ deadlineSeconds: 600 }); // 695_000 with the default 30 s time-out
    * ```
    */
   bulkWait(options: BulkExportBaseOptions): number {

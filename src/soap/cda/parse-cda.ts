@@ -3,20 +3,22 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import { ATTRIBUTE_LIMITS } from '../secure-parser.js';
 import type { XMLLimits } from '../secure-parser.js';
 import { parseXMLTree } from '../xml-tree.js';
 import type { XMLElement } from '../xml-tree.js';
 import { HL7_V3_NS } from './values.js';
 
 /**
- * The default limits for CDA documents: depth 256, 500 000 elements.
+ * The default limits for CDA documents: depth 256, 500 000 elements, and the parser's attribute limits
+ * (128 attributes and 32 namespace declarations per element, values up to 65 536 characters).
  *
  * @example
  * ```ts
  * readCDA(text, { ...CDA_LIMITS, maxElements: 50_000 });
  * ```
  */
-export const CDA_LIMITS: Readonly<XMLLimits> = Object.freeze({ maxDepth: 256, maxElements: 500_000 });
+export const CDA_LIMITS: Readonly<XMLLimits> = Object.freeze({ maxDepth: 256, maxElements: 500_000, ...ATTRIBUTE_LIMITS });
 
 /**
  * Parses a CDA document and checks that its root is `ClinicalDocument` in `urn:hl7-org:v3`. Throws

@@ -31,7 +31,7 @@ test('a status endpoint that answers 202, 429, then 500, then the manifest: the 
   const { gw, events } = gateway(t);
   gw.addSource('f', srv.connectionString);
   // An hour between polls unless the server's Retry-After is honoured: a miss would hang the test.
-  const items = await collect(gw.bulkExport('f', { pollInterval: 3600 }));
+  const items = await collect(gw.bulkExport('f', { pollIntervalSeconds: 3600 }));
   assert.deepEqual(items.map((i) => [i.kind, i.type, i.resource.id, i.url]), [
     ['output', 'Patient', 'p1', `${srv.url}/files/Patient.ndjson`],
     ['output', 'Patient', 'p2', `${srv.url}/files/Patient.ndjson`],

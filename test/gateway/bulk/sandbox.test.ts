@@ -16,7 +16,7 @@ const countBy = (items: readonly BulkItem[], key: (i: BulkItem) => string): Reco
   items.reduce<Record<string, number>>((acc, i) => ({ ...acc, [key(i)]: (acc[key(i)] ?? 0) + 1 }), {});
 
 test('a system export yields every resource of the asked types with its type, source and file, as a search finds them', async (t) => {
-  const sb = await sandbox(t, { exportPolls: 2, exportRetryAfter: 0 });
+  const sb = await sandbox(t, { exportPolls: 2, exportRetryAfterSeconds: 0 });
   const { gw, events } = gateway(t);
   gw.addSource('sb', sb.connectionString());
   const items = await collect(gw.bulkExport('sb', { types: ['Patient', 'Condition'] }));
@@ -75,7 +75,7 @@ test('patient and group level export only the patients asked for, and _since onl
 });
 
 test('aborting while the job runs rejects ERR_ABORTED and cancels the job with DELETE', async (t) => {
-  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfter: 1 });
+  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfterSeconds: 1 });
   const { gw } = gateway(t);
   gw.addSource('sb', sb.connectionString());
   const controller = new AbortController();
@@ -90,16 +90,16 @@ test('aborting while the job runs rejects ERR_ABORTED and cancels the job with D
 });
 
 test('a job that would outlive the deadline fails ERR_TIMEOUT without waiting, and is deleted', async (t) => {
-  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfter: 60 });
+  const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfterSeconds: 60 });
   const { gw } = gateway(t);
   gw.addSource('sb', sb.connectionString());
-  await assert.rejects(gw.bulkExport('sb', { deadline: 30 }).next(), { code: 'ERR_TIMEOUT', message: /did not finish within its deadline of 30 s/ });
+  await assert.rejects(gw.bulkExport('sb', { deadlineSeconds: 30 }).next(), { code: 'ERR_TIMEOUT', message: /did not finish within its deadline of 30 s/ });
   assert.equal(sb.stats.requests.byMethod.DELETE, 1);
 });
 
 test('bulkExportAll runs two sources at once and tags every resource with its source', async (t) => {
-  const a = await sandbox(t, { seed: 'a', exportRetryAfter: 0 });
-  const b = await sandbox(t, { seed: 'b', exportRetryAfter: 0 });
+  const a = await sandbox(t, { seed: 'a', exportRetryAfterSeconds: 0 });
+  const b = await sandbox(t, { seed: 'b', exportRetryAfterSeconds: 0 });
   const { gw } = gateway(t);
   gw.addSource('a', a.connectionString());
   gw.addSource('b', b.connectionString());
@@ -113,7 +113,7 @@ test('bulkExportAll runs two sources at once and tags every resource with its so
 });
 
 test('bulkExportAll runs the sources in parallel, at most `concurrency` at once', async (t) => {
-  const slow = await sandbox(t, { exportPolls: 1000, exportRetryAfter: 1 });
+  const slow = await sandbox(t, { exportPolls: 1000, exportRetryAfterSeconds: 1 });
   const fast = await sandbox(t, { exportPolls: 0 });
   const { gw } = gateway(t);
   gw.addSource('slow', slow.connectionString());
@@ -138,7 +138,7 @@ test('bulkExportAll runs the sources in parallel, at most `concurrency` at once'
 });
 
 test('bulkExportAll: one failing source stops the others, which are cancelled, and its error names it', async (t) => {
-  const slow = await sandbox(t, { exportPolls: 1000, exportRetryAfter: 1 });
+  const slow = await sandbox(t, { exportPolls: 1000, exportRetryAfterSeconds: 1 });
   // The other source refuses its kick-off, but only once the slow one's job is running.
   const bad = await startServer(t, (_req, res) => {
     void waitFor(() => (slow.stats.requests.byKind.other ?? 0) >= 2).then(() => {
@@ -168,8 +168,8 @@ test('bad options throw at once, naming the option; an unknown source or a refus
     [{ since: 'yesterday' }, /options\.since/],
     [{ typeFilter: ['category=lab'] }, /options\.typeFilter/],
     [{ fileOrigins: ['https://files.example.org/path'] }, /options\.fileOrigins/],
-    [{ deadline: -1 }, /options\.deadline/],
-    [{ pollInterval: Infinity }, /options\.pollInterval/],
+    [{ deadlineSeconds: -1 }, /options\.deadlineSeconds/],
+    [{ pollIntervalSeconds: Infinity }, /options\.pollIntervalSeconds/],
     [{ maxPollErrors: 1.5 }, /options\.maxPollErrors/],
     [{ deleteJob: 'no' }, /options\.deleteJob/],
     [{ signal: 'stop' }, /options\.signal/],

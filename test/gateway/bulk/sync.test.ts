@@ -7,7 +7,7 @@ import { FHIRGateway } from '../../../src/gateway/index.js';
 import { startRemoteSandbox } from '../sync/helpers.js';
 
 test('the sync gateway exports as a sync iterator, with the same items and events as the async one', async (t) => {
-  const sb = await startRemoteSandbox(t, { exportPolls: 1, exportRetryAfter: 0 });
+  const sb = await startRemoteSandbox(t, { exportPolls: 1, exportRetryAfterSeconds: 0 });
   const other = await startRemoteSandbox(t, { seed: 'b', exportPolls: 0 });
   const dispatcher = new LocalEventDispatcher();
   const events: EventPair[] = [];
@@ -43,5 +43,5 @@ test('the sync gateway checks export options at once and refuses a signal', () =
   using gw = new FHIRGateway();
   assert.throws(() => gw.bulkExport('x', { types: ['Nope' as 'Patient'] }), { name: 'TypeError', message: /options\.types/ });
   assert.throws(() => gw.bulkExport('x', { signal: AbortSignal.abort() } as never), { name: 'TypeError', message: /options\.signal: a blocking FHIRGateway call cannot be aborted/ });
-  assert.throws(() => gw.bulkExportAll(['x'], { deadline: -5 }), { name: 'RangeError', message: /options\.deadline/ });
+  assert.throws(() => gw.bulkExportAll(['x'], { deadlineSeconds: -5 }), { name: 'RangeError', message: /options\.deadlineSeconds/ });
 });

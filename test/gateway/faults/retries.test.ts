@@ -11,7 +11,7 @@ import { gateway } from '../fixtures.js';
 import { startRemoteSandbox } from '../sync/helpers.js';
 
 const patient = JSON.stringify({ resourceType: 'Patient', id: '1' });
-const fast = { retryBaseDelay: 0.001, maxRetryDelay: 0.01 };
+const fast = { retryBaseDelayMs: 1, maxRetryDelayMs: 10 };
 
 /** The retry messages published while the test runs. */
 function retryMessages(t: TestContext): Record<string, unknown>[] {
@@ -114,7 +114,7 @@ test('retry: false per call, or for the whole gateway, sends the request once', 
 
 test('an abort during a backoff wait rejects with ERR_ABORTED at once; nothing more is sent', async (t) => {
   const s = await sandbox(t);
-  const { gw } = gateway(t, { maxRetryDelay: 60, timeout: 120 });
+  const { gw } = gateway(t, { maxRetryDelayMs: 60_000, timeoutSeconds: 120 });
   gw.addSource('s', s.connectionString());
   const retries = retryMessages(t);
   s.faults.failNext(1, 503, { retryAfter: 30 });
@@ -131,7 +131,7 @@ test('an abort during a backoff wait rejects with ERR_ABORTED at once; nothing m
 
 test('a Retry-After longer than the time-out is not waited for: the 503 comes back at once', async (t) => {
   const s = await sandbox(t);
-  const { gw } = gateway(t, { maxRetryDelay: 60, timeout: 5 });
+  const { gw } = gateway(t, { maxRetryDelayMs: 60_000, timeoutSeconds: 5 });
   gw.addSource('s', s.connectionString());
   s.faults.failNext(1, 503, { retryAfter: 10 });
   await assert.rejects(gw.read('Patient', 'a-patient-1'), { code: 'ERR_FHIR_HTTP', status: 503 });
@@ -153,8 +153,8 @@ test('bad retry options throw TypeError or RangeError naming the option', () => 
   assert.throws(() => new AsyncFHIRGateway({ maxRetries: 0.5 }), { name: 'RangeError', message: /options\.maxRetries/ });
   assert.throws(() => new AsyncFHIRGateway({ retry: 1 as never }), { name: 'TypeError', message: /options\.retry/ });
   assert.throws(() => new AsyncFHIRGateway({ retryOn: [200] }), { name: 'TypeError', message: /options\.retryOn/ });
-  assert.throws(() => new AsyncFHIRGateway({ retryBaseDelay: -1 }), { name: 'RangeError', message: /options\.retryBaseDelay/ });
-  assert.throws(() => new AsyncFHIRGateway({ maxRetryDelay: 'x' as never }), { name: 'TypeError', message: /options\.maxRetryDelay/ });
+  assert.throws(() => new AsyncFHIRGateway({ retryBaseDelayMs: -1 }), { name: 'RangeError', message: /options\.retryBaseDelayMs/ });
+  assert.throws(() => new AsyncFHIRGateway({ maxRetryDelayMs: 'x' as never }), { name: 'TypeError', message: /options\.maxRetryDelayMs/ });
   const gw = new AsyncFHIRGateway({ events: false });
   assert.throws(() => gw.read('Patient', '1', undefined, { retry: 'no' as never }), { name: 'TypeError', message: /options\.retry/ });
   return gw.close();

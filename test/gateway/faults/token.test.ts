@@ -35,7 +35,7 @@ test('token endpoint down (connection refused): a clear ERR_AUTH_TOKEN; when it 
   const port = (tokenServer.address() as AddressInfo).port;
   await new Promise<void>((resolve) => tokenServer.close(() => resolve()));
   const fhir = await startServer(t, (_req, res) => res.end(JSON.stringify({ resourceType: 'Patient', id: '1' })));
-  const { gw } = gateway(t, { retryBaseDelay: 0.001, maxRetryDelay: 0.01 });
+  const { gw } = gateway(t, { retryBaseDelayMs: 1, maxRetryDelayMs: 10 });
   gw.addSource('s', `fhir://${fhir.url.slice(7)}/fhir?client_id=app&client_secret=s3cret&token_url=${encodeURIComponent(`http://127.0.0.1:${port}/token`)}`);
 
   await assert.rejects(gw.read('Patient', '1'), (err: Error & { code?: string }) => {

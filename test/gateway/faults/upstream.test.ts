@@ -68,7 +68,7 @@ test('an answer over maxResponseBytes: ERR_RESPONSE_TOO_LARGE, and the socket is
 
 test('an upstream that never answers: ERR_TIMEOUT after the configured time-out, not retried', async (t) => {
   const srv = await startServer(t, () => undefined);
-  const { gw } = gateway(t, { timeout: 0.3 });
+  const { gw } = gateway(t, { timeoutSeconds: 0.3 });
   gw.addSource('s', plain(srv));
   const started = Date.now();
   await assert.rejects(gw.read('Patient', '1'), { code: 'ERR_TIMEOUT', message: /timed out/ });
@@ -102,7 +102,7 @@ test('an unresolvable host: ERR_NETWORK naming the host, and no retry', async (t
   const listener = (m: unknown): void => void retried.push(m);
   diagnostics_channel.subscribe('fhirgate:request:retry', listener);
   t.after(() => diagnostics_channel.unsubscribe('fhirgate:request:retry', listener));
-  const { gw } = gateway(t, { timeout: 20 });
+  const { gw } = gateway(t, { timeoutSeconds: 20 });
   gw.addSource('nowhere', 'fhir://no-such-host.invalid/fhir/R4');
   await assert.rejects(gw.read('Patient', '1'), (err: Error & { code?: string }) => {
     assert.equal(err.code, 'ERR_NETWORK');

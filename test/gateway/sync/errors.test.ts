@@ -139,7 +139,7 @@ test('arguments that cannot cross to the worker are a TypeError, and the gateway
 });
 
 test('bad options throw at once, naming the option', () => {
-  assert.throws(() => new FHIRGateway({ timeout: -1 }), { name: 'RangeError', message: /options\.timeout/ });
+  assert.throws(() => new FHIRGateway({ timeoutSeconds: -1 }), { name: 'RangeError', message: /options\.timeoutSeconds/ });
   assert.throws(() => new FHIRGateway({ events: 'no' as unknown as boolean }), { name: 'TypeError', message: /options\.events/ });
   assert.throws(() => new FHIRGateway({ maxConnections: 4 } as never), { name: 'TypeError', message: /options\.maxConnections.*AsyncFHIRGateway/ });
   assert.throws(() => new FHIRGateway({ dispatcher: {} as never }), { name: 'TypeError', message: /options\.dispatcher/ });

@@ -31,7 +31,7 @@ test('FHIRGateway: refused with the current key, rotateKey switches to the next 
   const { base } = await startApp(t, {}, (app) => app.registerGateway(gw));
   const published = (await call(base, '/.well-known/jwks.json')).json();
   assert.deepEqual(published.keys.map((k: { kid: string }) => k.kid), [kid(1), kid(2)]);
-  assert.throws(() => gw.rotateKey('sb', { nextKeyPath: 7 as never }), /TypeError: rotateKey: option "nextKeyPath"/);
+  assert.throws(() => gw.rotateKey('sb', { nextKeyPath: 7 as never }), /TypeError: rotateKey: options\.nextKeyPath/);
   assert.throws(() => gw.addSource('x', 'fhir://127.0.0.1:9/?client_id=a&client_secret=b', { nextKeyPath: k1!.path }), /needs a JWT assertion source/);
   gw.close();
   assert.throws(() => gw.rotateKey('sb'), { code: 'ERR_CLOSED' });

@@ -76,7 +76,7 @@ test('a page that fails ends the sync iterator with the error', async (t) => {
 test('the sync gateway hands its retry options to the worker: retried by default, not with retry: false', async (t) => {
   const s = await startRemoteSandbox(t);
   const cs = await s.connectionString();
-  const retrying = new FHIRGateway({ retryBaseDelay: 0.01 });
+  const retrying = new FHIRGateway({ retryBaseDelayMs: 10 });
   const once = new FHIRGateway({ retry: false });
   t.after(() => { retrying.close(); once.close(); });
   retrying.addSource('s', cs);

@@ -1,0 +1,67 @@
+/**
+ * The options of one gateway call, and {@link callScope}, their one check.
+ * @module
+ */
+import { booleanOption, checkObject, signalOption } from '../../lib/options.js';
+import type { SearchParams } from './search-params.js';
+
+/**
+ * The last argument of every gateway call.
+ *
+ * @example
+ * ```ts
+ * await gw.read('Patient', '123', 'epic', { signal: AbortSignal.timeout(5_000), retry: false });
+ * ```
+ */
+export interface CallOptions {
+  /** Aborts the call (`ERR_ABORTED`; `ERR_TIMEOUT` when the reason is a `TimeoutError`). */
+  signal?: AbortSignal;
+  /** `false` sends each request of this call once, whatever the gateway's retry options. */
+  retry?: boolean;
+}
+
+/**
+ * Options of `create`.
+ *
+ * @example
+ * ```ts
+ * await gw.create(patient, 'epic', { ifNoneExist: { identifier: 'http://hospital.example/mrn|123' } });
+ * ```
+ */
+export interface CreateOptions extends CallOptions {
+  /**
+   * Makes the create conditional (`If-None-Exist`): the query part of a search (`identifier=sys|123`,
+   * no leading `?`) or search parameters. The server creates only when nothing matches; one match is
+   * returned as it is (200), several are `ERR_FHIR_HTTP` 412.
+   */
+  ifNoneExist?: string | SearchParams;
+}
+
+/**
+ * What one public gateway call hands down to every FHIR request it makes: its abort signal and its
+ * retry setting (`retry: false` sends each request once, whatever the gateway's retry options).
+ *
+ * @example
+ * ```ts
+ * const scope: CallScope = { signal: controller.signal, retry: false };
+ * await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', ...scope });
+ * ```
+ */
+export interface CallScope {
+  readonly signal: AbortSignal | undefined;
+  readonly retry: boolean;
+}
+
+/**
+ * Checks a call's options once (a `TypeError` naming the option) and gives the {@link CallScope} its
+ * FHIR requests carry.
+ *
+ * @example
+ * ```ts
+ * const scope = callScope({ signal, retry: false }); // { signal, retry: false }
+ * ```
+ */
+export function callScope(options: CallOptions | undefined): CallScope {
+  if (options !== undefined) checkObject(options, 'options');
+  return { signal: signalOption(options?.signal, 'options.signal'), retry: booleanOption(options?.retry, 'options.retry', true) };
+}

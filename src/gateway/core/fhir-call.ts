@@ -1,0 +1,140 @@
+/**
+ * One call to a source's FHIR server: the bearer token (own origin only), one retry after a 401, the
+ * gateway's retry options (and a call's `retry: false`, a field of the call), and the mapping of non-2xx answers to
+ * `FHIRHTTPError`.
+ * @module
+ */
+import { STATUS_CODES } from 'node:http';
+import { FHIRHTTPError, FhirgateError } from '../../errors.js';
+import { outcomeMessage } from '../../fhir/index.js';
+import { checkHeaders } from '../../http/request-options.js';
+import type { AgentPool } from '../../http/agent-pool.js';
+import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../../http/request-options.js';
+import type { RetryPolicy } from '../../http/retry-policy.js';
+import { SecretRedactor } from '../../lib/redact-secrets.js';
+import type { Source } from './source-registry.js';
+
+/**
+ * What to send, and what it is about (for error messages).
+ *
+ * @example
+ * ```ts
+ * const call: FHIRCall = { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal: undefined };
+ * ```
+ */
+export interface FHIRCall {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly url: HTTPTarget;
+  /** A JSON body; sent as `application/fhir+json`. */
+  readonly body?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The gateway operation (`read`, `search`, ...). */
+  readonly operation: string;
+  /** What it is about (`Patient/123`, `Patient`). */
+  readonly reference: string;
+  readonly signal: AbortSignal | undefined;
+  /** `false` sends the request once, whatever the gateway's retry options. Default `true`. */
+  readonly retry?: boolean;
+  /** Non-2xx statuses that are answers, not errors (delete's 404 and 410). */
+  readonly expected?: readonly number[];
+  /** Other origins than the source's this call may reach (bulk files on an origin the user allowed). */
+  readonly origins?: readonly string[];
+  /** True: no bearer token is sent (a bulk file whose manifest says `requiresAccessToken: false`). */
+  readonly anonymous?: boolean;
+  /** True: a 2xx body is left unread in `res.stream` (see `CheckedRequestOptions.stream`). */
+  readonly stream?: boolean;
+}
+
+/**
+ * The transport a call needs.
+ *
+ * @example
+ * ```ts
+ * const ctx: CallContext = { pool: new AgentPool(), maxResponseBytes: 10 * 1024 * 1024, retry: checkRetryOptions({ maxRetries: 2 }) };
+ * ```
+ */
+export interface CallContext {
+  readonly pool: AgentPool;
+  readonly maxResponseBytes: number;
+  /** The gateway's retry policy (for every source), checked once. */
+  readonly retry: RetryPolicy;
+}
+
+/**
+ * Sends `call` to `source`. A URL on another origin than the source's (or the call's own allowed
+ * `origins`) is `ERR_CROSS_ORIGIN`: the token never goes anywhere else. Idempotent requests are retried
+ * as `ctx.retry` says (not when the call says `retry: false`). A 401 drops the token and the
+ * call is sent once more with a new one. A non-2xx answer is `ERR_FHIR_HTTP` with the status of the
+ * last try and the server's OperationOutcome.
+ *
+ * @example
+ * ```ts
+ * const res = await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal });
+ * ```
+ */
+export async function callFHIR(ctx: CallContext, source: Source, call: FHIRCall): Promise<HTTPResponse> {
+  if (call.url.origin !== source.origin && call.origins?.includes(call.url.origin) !== true) {
+    throw new FhirgateError('ERR_CROSS_ORIGIN', `${call.operation} ${call.reference}: ${call.url.origin} is not the origin of source "${source.name}"`);
+  }
+  const headers: Record<string, string> = call.headers === undefined ? { accept: FHIR_JSON } : { accept: FHIR_JSON, ...checkHeaders(call.headers) };
+  if (call.body !== undefined) headers['content-type'] = FHIR_JSON_BODY;
+  const options: CheckedRequestOptions = {
+    method: call.method,
+    headers,
+    body: call.body,
+    signal: call.signal,
+    timeoutMs: source.timeoutMs,
+    maxResponseBytes: ctx.maxResponseBytes,
+    agent: undefined,
+    retry: call.retry === false ? { ...ctx.retry, maxRetries: 0 } : ctx.retry,
+    stream: call.stream === true,
+  };
+  const tokens = call.anonymous === true ? undefined : source.tokens;
+  try {
+    let token = tokens === undefined ? undefined : (tokens.current() ?? (await tokens.token(call.signal)));
+    source.requests++;
+    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+    let res = await ctx.pool.sendChecked(call.url, options);
+    if (res.status === 401 && token !== undefined && tokens !== undefined) {
+      tokens.invalidate(token);
+      token = await tokens.token(call.signal);
+      source.requests++;
+      res = await ctx.pool.sendChecked(call.url, withToken(options, token));
+    }
+    if ((res.status >= 200 && res.status <= 299) || call.expected?.includes(res.status)) return res;
+    throw httpError(res, call, new SecretRedactor({ secrets: [token] }));
+  } catch (err) {
+    source.errors++;
+    throw err;
+  }
+}
+
+const FHIR_JSON = 'application/fhir+json';
+const FHIR_JSON_BODY = 'application/fhir+json; charset=utf-8';
+
+/** `options` with the bearer token added to its headers. */
+function withToken(options: CheckedRequestOptions, token: string): CheckedRequestOptions {
+  return { ...options, headers: { ...options.headers, authorization: `Bearer ${token}` } };
+}
+
+/** The error for a non-2xx answer; the server's text, which may echo the bearer token, is redacted first. */
+function httpError(res: HTTPResponse, call: FHIRCall, redact: SecretRedactor): FHIRHTTPError {
+  const body = tryJSON(res.body);
+  const outcome = (body as { resourceType?: unknown } | undefined)?.resourceType === 'OperationOutcome' ? redact.json(body) : undefined;
+  const why = outcomeMessage(outcome);
+  const text = `${res.status} ${STATUS_CODES[res.status] ?? 'Unknown Status'}`;
+  return new FHIRHTTPError(`${call.operation} ${call.reference} failed: ${text}${why === undefined ? '' : `: ${why}`}`, {
+    status: res.status,
+    operationOutcome: outcome,
+    operation: call.operation,
+    reference: call.reference,
+  });
+}
+
+function tryJSON(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

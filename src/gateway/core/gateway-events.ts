@@ -1,0 +1,87 @@
+/**
+ * Where a gateway's events go: the event gate both gateway variants own (the engine's, and the sync
+ * gateway's on its calling thread), switched by the host when it mounts the gateway.
+ * @module
+ */
+import { LocalEventDispatcher, localHandler } from '../../events/index.js';
+import { emitSafely } from '../../events/emit-safely.js';
+import type { EventDispatcher, EventPayload } from '../../events/types.js';
+
+/**
+ * The event settings a gateway was built with (already validated).
+ *
+ * @example
+ * ```ts
+ * const settings: EventSettings = { events: true, dispatcher: undefined }; // the process-wide localHandler
+ * ```
+ */
+export interface EventSettings {
+  /** `false`: the gateway stays silent whatever `useEvents` is given. */
+  readonly events: boolean;
+  /** Where events go; `undefined` for the process-wide `localHandler`. */
+  readonly dispatcher: EventDispatcher | undefined;
+}
+
+/**
+ * Where a gateway's events go: its dispatcher, switched by the host when it mounts the gateway.
+ *
+ * @example
+ * ```ts
+ * const events = new GatewayEvents({ events: true, dispatcher: undefined });
+ * if (events.wants('fhir.patient.read')) events.emit('fhir.patient.read', { resource_id: '1' });
+ * ```
+ */
+export class GatewayEvents {
+  readonly #allowed: boolean;
+  #dispatcher: EventDispatcher | null;
+
+  constructor(settings: EventSettings) {
+    this.#allowed = settings.events;
+    this.#dispatcher = settings.events ? (settings.dispatcher ?? localHandler) : null;
+  }
+
+  /**
+   * Sets where events go; `null` turns them off. A gateway built with `events: false` stays silent.
+   *
+   * @example
+   * ```ts
+   * events.use(new LocalEventDispatcher());
+   * ```
+   */
+  use(dispatcher: EventDispatcher | null): void {
+    if (dispatcher !== null && typeof dispatcher?.emit !== 'function') throw new TypeError('dispatcher must be an EventDispatcher or null');
+    if (this.#allowed) this.#dispatcher = dispatcher;
+  }
+
+  /** True while events go somewhere. */
+  get enabled(): boolean {
+    return this.#dispatcher !== null;
+  }
+
+  /**
+   * False when an event named `eventName` would reach nobody: events are off, or the dispatcher is a
+   * `LocalEventDispatcher` with no handler matching it. An external dispatcher always gets the event.
+   * Lets a caller skip building the payload.
+   *
+   * @example
+   * ```ts
+   * if (events.wants(name)) events.emit(name, buildPayload());
+   * ```
+   */
+  wants(eventName: string): boolean {
+    const dispatcher = this.#dispatcher;
+    return dispatcher !== null && (!(dispatcher instanceof LocalEventDispatcher) || dispatcher.hasHandlers(eventName));
+  }
+
+  /**
+   * Sends an event through the current dispatcher; nothing when events are off. Never throws.
+   *
+   * @example
+   * ```ts
+   * events.emit('fhir.patient.read', { resource_type: 'Patient', resource_id: '1', source: 'epic' });
+   * ```
+   */
+  emit(eventName: string, payload: EventPayload): void {
+    emitSafely(this.#dispatcher, eventName, payload);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The `If-None-Exist` header of a conditional create (FHIR R4 http.html#ccreate): the query part of a
+ * search, checked before anything is sent.
+ * @module
+ */
+import type { SearchParams } from './search-params.js';
+import { searchQuery } from './search-params.js';
+
+/** `name=value` pairs joined by `&`, in visible ASCII, no `#`; the first character is not `?`. */
+const QUERY = /^[^?#&=\s][^#&=\s]*=[^#&\s]*(?:&[^#&=\s]+=[^#&\s]*)*$/;
+
+/**
+ * The header value for `options.ifNoneExist`: a query string as given (`identifier=sys|123`), or
+ * search parameters encoded like a search's. A string with a leading `?`, a `#`, a part without `=`,
+ * or characters outside visible ASCII (percent-encode them) is a `RangeError`; another type a
+ * `TypeError`.
+ *
+ * @example
+ * ```ts
+ * ifNoneExistHeader('identifier=http://hospital.example/mrn|123'); // as given
+ * ifNoneExistHeader({ identifier: 'sys|123', family: 'Müller' }); // 'identifier=sys%7C123&family=M%C3%BCller'
+ * ```
+ */
+export function ifNoneExistHeader(value: string | SearchParams): string {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const query = searchQuery(value);
+    if (query === '') throw new RangeError('options.ifNoneExist must hold at least one search parameter');
+    return query;
+  }
+  if (typeof value !== 'string') throw new TypeError('options.ifNoneExist must be a query string or search parameters');
+  if (!QUERY.test(value) || !/^[\x21-\x7e]+$/.test(value)) {
+    throw new RangeError('options.ifNoneExist must be the query part only ("identifier=sys|123"): name=value pairs joined by &, in visible ASCII (percent-encode the rest), without a leading "?" or a "#"');
+  }
+  return value;
+}

@@ -1,0 +1,139 @@
+/**
+ * The options of `AsyncFHIRGateway`, their defaults and their one-time validation.
+ * @module
+ */
+import type { EventDispatcher } from '../../events/types.js';
+import { checkRetryOptions, RETRY_DEFAULTS } from '../../http/retry-policy.js';
+import { POOL_DEFAULTS } from '../../http/pool-types.js';
+import type { RetryPolicy } from '../../http/retry-policy.js';
+import { booleanOption, numberOption } from '../../lib/options.js';
+import { checkStore, type KeyValueStore } from '../../lib/key-value-store.js';
+import { checkFHIRVersion } from './fhir-version.js';
+
+/**
+ * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.
+ * Idempotent requests (GET, PUT, DELETE, a create with `If-None-Exist`) are retried on 429, 502, 503,
+ * 504 and on refused or reset connections; a plain POST only when the connection was refused.
+ *
+ * @example
+ * ```ts
+ * new AsyncFHIRGateway({ maxRetries: 4, retryOn: [429, 503], maxRetryDelayMs: 5000 });
+ * ```
+ */
+export interface GatewayRetryOptions {
+  /** `false` sends every request once (a stale keep-alive socket is still replaced once). Default `true`. */
+  retry?: boolean;
+  /** Retries after the first try of one request. Default 2. */
+  maxRetries?: number;
+  /** Statuses that are retried. Default `[429, 502, 503, 504]`. */
+  retryOn?: readonly number[];
+  /** Milliseconds: the backoff before retry `n` is random in `[0, min(maxRetryDelayMs, retryBaseDelayMs × 2^(n-1)))`. Default 100. */
+  retryBaseDelayMs?: number;
+  /** Milliseconds any one wait lasts at most, a `Retry-After` included. Default 10 000. */
+  maxRetryDelayMs?: number;
+}
+
+/**
+ * Options of `new AsyncFHIRGateway(options)`.
+ *
+ * @example
+ * ```ts
+ * new AsyncFHIRGateway({ maxConnections: 50, keepaliveExpiry: 10, timeoutSeconds: 15, events: false });
+ * ```
+ */
+export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
+  /** Sockets open at once across all sources (busy and idle). Default 100. */
+  maxConnections?: number;
+  /** Idle keep-alive sockets kept per source origin. Default 20. */
+  maxKeepaliveConnections?: number;
+  /** Seconds an idle socket is kept open. Default 5. */
+  keepaliveExpiry?: number;
+  /** Seconds a request may take (waiting for a socket and a token included). Default 30; a source's connection-string `timeout` wins. */
+  timeoutSeconds?: number;
+  /** Bytes of one FHIR answer buffered at most. Default 10 MiB. */
+  maxResponseBytes?: number;
+  /** Where events go. Default: the process-wide `localHandler`. */
+  dispatcher?: EventDispatcher;
+  /** `false` turns events off. Default `true`. */
+  events?: boolean;
+  /**
+   * Where access tokens are cached, shared by replicas (e.g. `redisStore(client)` from `fhirgate/redis`):
+   * replicas then fetch one token per source between them. Holds tokens, never a secret or a key.
+   * Default: this process's memory.
+   */
+  tokenStore?: KeyValueStore;
+  /** The FHIR version reported to clients at `GET <prefix>/metadata` (`fhirVersion`). Default `4.0.1` (R4). */
+  fhirVersion?: string;
+}
+
+/**
+ * The options after validation.
+ *
+ * @example
+ * ```ts
+ * const { timeoutMs, events } = checkGatewayOptions({ timeout: 10 }); // 10000, true
+ * ```
+ */
+export interface GatewayOptions {
+  readonly pool: { maxConnections?: number; maxKeepaliveConnections?: number; keepaliveExpiry?: number };
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly dispatcher: EventDispatcher | undefined;
+  readonly events: boolean;
+  readonly tokenStore: KeyValueStore | undefined;
+  /** The FHIR version reported at `/metadata`. */
+  readonly fhirVersion: string;
+  /** The retry policy in the transport's terms (milliseconds), validated once for every call. */
+  readonly retry: RetryPolicy;
+}
+
+/**
+ * Defaults of the gateway: the pool's (100 / 20 / 5 s), a 30 s time-out, a 10 MiB answer limit, and
+ * 2 retries with a 0.1 s backoff base and waits of 10 s at most.
+ *
+ * @example
+ * ```ts
+ * GATEWAY_DEFAULTS.timeoutSeconds; // 30
+ * ```
+ */
+export const GATEWAY_DEFAULTS = Object.freeze({
+  ...POOL_DEFAULTS,
+  timeoutSeconds: 30,
+  maxResponseBytes: 10 * 1024 * 1024,
+  maxRetries: RETRY_DEFAULTS.maxRetries,
+  retryBaseDelayMs: RETRY_DEFAULTS.retryBaseDelayMs,
+  maxRetryDelayMs: RETRY_DEFAULTS.maxRetryDelayMs,
+});
+
+/**
+ * Validates and copies the options once: `TypeError`/`RangeError` naming the option. The pool limits
+ * are checked by the pool itself.
+ *
+ * @example
+ * ```ts
+ * const checked = checkGatewayOptions({ timeoutSeconds: 10, events: false });
+ * ```
+ */
+export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const { dispatcher } = options;
+  const events = booleanOption(options.events, 'options.events', true);
+  if (dispatcher !== undefined && (typeof dispatcher !== 'object' || dispatcher === null || typeof dispatcher.emit !== 'function')) {
+    throw new TypeError('options.dispatcher must be an EventDispatcher (an object with emit)');
+  }
+  if (options.tokenStore !== undefined) checkStore(options.tokenStore, 'options.tokenStore');
+  return Object.freeze({
+    pool: {
+      maxConnections: options.maxConnections,
+      maxKeepaliveConnections: options.maxKeepaliveConnections,
+      keepaliveExpiry: options.keepaliveExpiry,
+    },
+    timeoutMs: numberOption(options.timeoutSeconds, 'options.timeoutSeconds', GATEWAY_DEFAULTS.timeoutSeconds, { above: 0, unit: 'seconds' }) * 1000,
+    maxResponseBytes: numberOption(options.maxResponseBytes, 'options.maxResponseBytes', GATEWAY_DEFAULTS.maxResponseBytes, { above: 0 }),
+    dispatcher,
+    events,
+    tokenStore: options.tokenStore,
+    fhirVersion: checkFHIRVersion(options.fhirVersion),
+    retry: checkRetryOptions(options),
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * A source from `addSource`'s arguments: the settings both gateways read on the calling thread (the
+ * connection string checked, the next key of the options added, the time-out), and the `Source` the
+ * async gateway registers (with its token manager over the gateway's pool).
+ * @module
+ */
+import { parseConnectionString } from '../../auth/index.js';
+import type { SourceConfig } from '../../auth/index.js';
+import type { SourceAuth } from '../../auth/source-config.js';
+import { TokenManager } from '../../auth/token-manager.js';
+import type { AgentPool } from '../../http/agent-pool.js';
+import type { KeyValueStore } from '../../lib/key-value-store.js';
+import { sourceBase } from './resource-path.js';
+import { withNextKey } from './source-keys.js';
+import type { SourceOptions } from './source-keys.js';
+import type { Source } from './source-registry.js';
+
+/**
+ * What `addSource` learns from its arguments before anything is stored.
+ *
+ * @example
+ * ```ts
+ * const { config, timeoutMs } = sourceSettings('fhir://localhost:8080/fhir/', undefined, 30_000);
+ * ```
+ */
+export interface SourceSettings {
+  /** The parsed connection string. */
+  readonly config: SourceConfig;
+  /** Its auth, with the next key of `options.nextKeyPath` staged (`undefined` for a public server). */
+  readonly auth: SourceAuth;
+  /** Milliseconds a request to the source may take: the connection string's, else the gateway's. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * Checks the connection string (`ERR_CONNECTION_STRING`) and the key options (`TypeError` naming the
+ * option) of `addSource`; reads no file.
+ *
+ * @example
+ * ```ts
+ * const settings = sourceSettings(connectionString, { nextKeyPath: 'next.pem' }, this.#options.timeoutMs);
+ * ```
+ */
+export function sourceSettings(connectionString: string, options: SourceOptions | undefined, defaultTimeoutMs: number): SourceSettings {
+  const config = parseConnectionString(connectionString);
+  const auth = withNextKey(config.auth, options);
+  return { config, auth, timeoutMs: config.timeoutMs ?? defaultTimeoutMs };
+}
+
+/**
+ * A new source of the async gateway: its token manager (when it has auth) reads its key files now
+ * (`ERR_AUTH_KEY`), sends through `pool`, discovers the token endpoint when the connection string
+ * has no `token_url`, and shares tokens through `store` when given.
+ *
+ * @example
+ * ```ts
+ * registry.add(openSource('epic', sourceSettings(cs, undefined, 30_000), pool, undefined));
+ * ```
+ */
+export function openSource(name: string, settings: SourceSettings, pool: AgentPool, store: KeyValueStore | undefined): Source {
+  const { config, auth, timeoutMs } = settings;
+  const send = (url: string, o: Parameters<AgentPool['request']>[1]) => pool.request(url, o);
+  const discovery = { baseUrl: config.baseUrl, allowHttp: config.allowHttp };
+  const tokens = auth === undefined ? undefined : new TokenManager(auth, { send, timeoutMs, discovery, store });
+  return { name, baseUrl: config.baseUrl, base: sourceBase(config.baseUrl), origin: config.origin, timeoutMs, tokens, requests: 0, errors: 0 };
+}
