@@ -4,6 +4,7 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
+import { printable } from '../lib/printable.js';
 import type { CliIO } from './command.js';
 import type { NDJSONFileCount } from './ndjson-files.js';
 
@@ -39,9 +40,9 @@ export class ExportProgress {
     return (performance.now() - this.#started) / 1000;
   }
 
-  /** What the server says (`X-Progress`, or a step of the export): shown at once. */
+  /** What the server says (`X-Progress`, or a step of the export): shown at once, without control characters. */
   server(text: string): void {
-    this.#server = text;
+    this.#server = printable(text);
     this.#draw(true);
   }
 

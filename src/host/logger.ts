@@ -3,6 +3,7 @@
  * for machines and pipes, or one readable line a record for a person at a terminal.
  * @module
  */
+import { printable } from '../lib/printable.js';
 import type { Logger } from '../mount/index.js';
 import { prettyLine } from './pretty-line.js';
 
@@ -18,6 +19,9 @@ export interface LogStream {
   write(line: string): unknown;
   readonly isTTY?: boolean;
 }
+
+/** A raw DEL or C1 control, or a C0 control as JSON escapes it (`\u001b`; line breaks and tabs are `\n`, `\t`). */
+const CONTROL_IN_JSON = /[\x7f-\x9f]|\\u00[01][0-9a-f]/;
 
 /** Options of {@link createJSONLogger}. */
 export interface JSONLoggerOptions {
@@ -71,7 +75,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format ?? logFormatFor(out, process.env);
   if (format === 'json') return createJSONLogger(options);
   const color = options.color ?? (out.isTTY === true && (process.env['NO_COLOR'] ?? '') === '');
-  return leveled(options, (lvl, message, fields) => prettyLine(new Date(), lvl, message, fields, color));
+  // A terminal obeys control characters (ESC sequences move the cursor, rewrite lines): every string is made printable.
+  const safe = (fields: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? printable(v, { multiline: true }) : v]));
+  return leveled(options, (lvl, message, fields) => prettyLine(new Date(), lvl, printable(message), safe(fields), color));
 }
 
 /**
@@ -85,7 +92,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * ```
  */
 export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
-  return leveled(options, (lvl, message, fields) => `${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg: message, ...fields })}\n`);
+  return leveled(options, (lvl, message, fields) => {
+    const record = { time: new Date().toISOString(), level: lvl, msg: message, ...fields };
+    const line = JSON.stringify(record);
+    // Upstream text may carry control characters: JSON leaves DEL and C1 ones as they are and escapes C0
+    // ones (ESC included) only for a reader such as `jq -r` to restore. A line with any is written again,
+    // each string made printable; the usual line costs one search.
+    if (!CONTROL_IN_JSON.test(line)) return `${line}\n`;
+    return `${JSON.stringify(record, (_key, value: unknown) => (typeof value === 'string' ? printable(value, { multiline: true }) : value))}\n`;
+  });
 }
 
 /** The level filter and the two streams, shared by both formats; `line` turns a record into text. */

@@ -69,6 +69,20 @@ test('a handler that never reads a huge declared body still gets a 413 before re
   assert.equal(res.headers['connection'], 'close');
 });
 
+test('the default logger writes upstream text without control characters: no escape sequence, DEL or C1 reaches a terminal', () => {
+  const out: string[] = [];
+  const log = createJSONLogger({ stdout: { write: (l: string) => out.push(l) } });
+  log.info('upstream answered', { detail: 'throttled\x9b2J\x1b]0;owned\x07 \x7fnow', nested: { text: 'x\x85y' }, status: 429 });
+  log.info('plain', { detail: 'nothing to strip, "quoted" \\ and\nlines' });
+  assert.equal(out.length, 2);
+  for (const line of out) assert.doesNotMatch(line.slice(0, -1), /[\x00-\x1f\x7f-\x9f]|\\u00[01][0-9a-f]/, line);
+  const first = JSON.parse(out[0]!);
+  assert.equal(first.detail, 'throttled now');
+  assert.equal(first.nested.text, 'xy');
+  assert.equal(first.status, 429);
+  assert.equal(JSON.parse(out[1]!).detail, 'nothing to strip, "quoted" \\ and\nlines');
+});
+
 test('the default logger writes one JSON object a line, info to stdout and errors to stderr, above its level', () => {
   const out: string[] = [];
   const err: string[] = [];

@@ -2,7 +2,7 @@
  * The options of `bulkExport`/`bulkExportAll`, checked and copied once.
  * @module
  */
-import { isResourceType } from '../../fhir/index.js';
+import { isR4OrR4BResourceType, type R4OnlyResourceType } from '../../fhir/is-resource-type.js';
 import type { ResourceType } from '../../fhir/index.js';
 import { numberOption, signalOption } from '../../lib/options.js';
 
@@ -29,17 +29,20 @@ export type BulkLevel = 'system' | 'patient' | { readonly group: string };
 export interface BulkExportBaseOptions {
   /** Default `'system'`. */
   level?: BulkLevel;
-  /** `_type`: only these resource types. Default: every type the server exports. */
-  types?: readonly ResourceType[];
+  /**
+   * `_type`: only these resource types, R4's or R4B's (R4 servers export `EffectEvidenceSynthesis`,
+   * `MedicinalProduct`, ..., which R4B dropped). Default: every type the server exports.
+   */
+  types?: readonly (ResourceType | R4OnlyResourceType)[];
   /** `_since`: only resources changed after this instant (a `Date`, or a FHIR instant or date such as `2024-01-01`). */
   since?: Date | string;
   /** `_typeFilter`: search queries such as `Observation?category=laboratory`, each sent as its own parameter. */
   typeFilter?: readonly string[];
   /** Seconds the server may take to finish the export (kick-off to manifest); then the job is deleted and the export fails with `ERR_TIMEOUT`. Default 3600; `Infinity` for none. */
   deadlineSeconds?: number;
-  /** Seconds between status requests when the server sends no `Retry-After`. Default 2. */
+  /** Seconds between status requests: the shortest wait, made longer (never shorter) by a server's `Retry-After`. Default 2; at least 0.1. */
   pollIntervalSeconds?: number;
-  /** Status requests in a row that may fail transiently (5xx, or an OperationOutcome with a transient issue) before the export fails. Default 5. */
+  /** Status requests in a row that may be throttled (429) or fail transiently (5xx, or an OperationOutcome with a transient issue) before the export fails. Default 5. */
   maxPollErrors?: number;
   /** Origins other than the source's (`https://files.example.org`) whose output files may be downloaded; the access token goes there too when the manifest requires it. Default none: such a file is `ERR_CROSS_ORIGIN`. */
   fileOrigins?: readonly string[];
@@ -92,6 +95,9 @@ export interface BulkSettings {
  */
 export const BULK_DEFAULTS = Object.freeze({ deadlineSeconds: 3600, pollIntervalSeconds: 2, maxPollErrors: 5 });
 
+/** A status request at most every 100 ms, whatever the options say: a server answering at once must not turn polling into a loop. */
+const MIN_POLL_INTERVAL_SECONDS = 0.1;
+
 const DATE_OR_INSTANT = /^\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2}))?)?)?$/;
 const GROUP_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
@@ -110,7 +116,7 @@ export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings 
   if (level !== 'system' && level !== 'patient' && !(typeof level === 'object' && level !== null && typeof level.group === 'string' && GROUP_ID.test(level.group))) {
     throw new TypeError("options.level must be 'system', 'patient' or { group: <a FHIR id> }");
   }
-  if (!Array.isArray(types) || !types.every((t) => typeof t === 'string' && isResourceType(t))) throw new TypeError('options.types must be an array of resource type names');
+  if (!Array.isArray(types) || !types.every((t) => isR4OrR4BResourceType(t))) throw new TypeError('options.types must be an array of FHIR R4 or R4B resource type names');
   if (!Array.isArray(typeFilter) || !typeFilter.every((f) => typeof f === 'string' && /^[A-Z][A-Za-z]+\?./.test(f))) {
     throw new TypeError('options.typeFilter must be an array of queries such as "Observation?category=laboratory"');
   }
@@ -122,8 +128,8 @@ export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings 
     types: Object.freeze([...new Set(types)]),
     since: checkSince(options.since),
     typeFilter: Object.freeze([...typeFilter]),
-    deadlineMs: seconds(options.deadlineSeconds, 'deadlineSeconds', BULK_DEFAULTS.deadlineSeconds, true) * 1000,
-    pollIntervalMs: seconds(options.pollIntervalSeconds, 'pollIntervalSeconds', BULK_DEFAULTS.pollIntervalSeconds, false) * 1000,
+    deadlineMs: numberOption(options.deadlineSeconds, 'options.deadlineSeconds', BULK_DEFAULTS.deadlineSeconds, { min: 0, infinite: true, unit: 'seconds' }) * 1000,
+    pollIntervalMs: numberOption(options.pollIntervalSeconds, 'options.pollIntervalSeconds', BULK_DEFAULTS.pollIntervalSeconds, { min: MIN_POLL_INTERVAL_SECONDS, unit: 'seconds' }) * 1000,
     maxPollErrors: count(options.maxPollErrors, 'maxPollErrors', BULK_DEFAULTS.maxPollErrors),
     fileOrigins: Object.freeze(fileOrigins.map((o) => new URL(o).origin)),
     deleteJob,
@@ -146,10 +152,6 @@ function isOrigin(value: unknown): boolean {
   if (typeof value !== 'string' || !URL.canParse(value)) return false;
   const url = new URL(value);
   return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '');
-}
-
-function seconds(value: number | undefined, name: string, fallback: number, infinite: boolean): number {
-  return numberOption(value, `options.${name}`, fallback, { min: 0, infinite, unit: 'seconds' });
 }
 
 function count(value: number | undefined, name: string, fallback: number): number {
