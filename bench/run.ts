@@ -3,7 +3,8 @@
  * gateway-read, sync-latency, token-burst, host, facade, host-features, e2e-transform, notereader,
  * notereader-worst, cold-start, memory, soak), a table of ratios on the terminal, each workload's figures
  * (median of the runs, with min and max) written to its own section of bench/RESULTS.md, and every
- * contender's median/min/max and ratio to its baseline merged into bench/results.json. `BENCH_RUNS` (default 5) and `BENCH_SECONDS` change the run count and length.
+ * contender's median/min/max and ratio to its baseline merged into bench/results.json. `BENCH_RUNS`
+ * (default 5) and `BENCH_SECONDS` change the run count and length.
  */
 import { benchColdStart } from './cold-start.js';
 import { benchFacade } from './facade.js';

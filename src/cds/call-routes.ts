@@ -7,6 +7,7 @@
 import { isFhirgateError } from '../errors.js';
 import { json, type Logger, type RouteReply, type RouteRequest } from '../mount/index.js';
 import type { EventPayload } from '../events/types.js';
+import { logUserCodeFailure } from '../lib/user-code-failure.js';
 import { CDSError, cdsErrorReply } from './cds-error.js';
 import type { ClientAuth } from './client-auth.js';
 import { validateFeedback } from './feedback.js';
@@ -100,7 +101,7 @@ function failure(err: unknown, log: Logger, serviceId: string | undefined): Rout
     return cdsErrorReply(err, headers);
   }
   const cause = err instanceof HandlerFailure ? err.cause : err;
-  log.error('CDS service handler failed', { service_id: serviceId, error: cause instanceof Error ? cause.message : String(cause) });
+  logUserCodeFailure(log, 'error', 'CDS service handler failed', { service_id: serviceId, error: cause instanceof Error ? cause.message : String(cause) }, cause);
   return cdsErrorReply(new CDSError('ERR_HANDLER', 'the CDS service failed to process the request', 500));
 }
 
