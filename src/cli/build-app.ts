@@ -7,7 +7,7 @@ import { CDSHooksService } from '../cds/index.js';
 import { isFhirgateError } from '../errors.js';
 import { FHIRFacade } from '../facade/index.js';
 import { AsyncFHIRGateway } from '../gateway/index.js';
-import { createServiceAPI, type ServiceAPI } from '../host/index.js';
+import { createServiceAPI, type ServiceAPI, type ServiceAPIOptions } from '../host/index.js';
 import type { Logger } from '../mount/index.js';
 import { configError } from './config/checks.js';
 import { checkFacadeNames, facadeMode } from './config/facade-config.js';
@@ -43,13 +43,16 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(config.gateway.fhirVersion === undefined ? {} : { fhirVersion: config.gateway.fhirVersion }),
     ...(config.gateway.timeoutSeconds === undefined ? {} : { timeoutSeconds: config.gateway.timeoutSeconds }),
   });
-  const app = createServiceAPI({
+  const app = hostFor({
     ...(config.title === undefined ? { title: 'fhirgate' } : { title: config.title }),
     ...(config.description === undefined ? {} : { description: config.description }),
     ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
     ...(config.cors === undefined ? {} : { cors: { origins: config.cors.origins, ...(config.cors.credentials === undefined ? {} : { credentials: config.cors.credentials }) } }),
     ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
     ...(config.readinessDrainMs === undefined ? {} : { readinessDrainMs: config.readinessDrainMs }),
+    ...(config.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: config.shutdownGraceMs }),
+    ...(config.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: config.headersTimeoutMs }),
+    ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
     ...(config.allowedHosts === undefined ? {} : { allowedHosts: config.allowedHosts }),
@@ -78,6 +81,17 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     throw error;
   }
   return { app, gateway };
+}
+
+/** `createServiceAPI` whose option errors (a setting out of range together with a default) name the setting. */
+function hostFor(options: ServiceAPIOptions): ServiceAPI {
+  try {
+    return createServiceAPI(options);
+  } catch (error) {
+    const match = error instanceof RangeError ? /^options\.(\w+) (.*)$/.exec(error.message) : null;
+    if (match !== null) throw configError(match[1]!, match[2]!.replace(/options\./g, ''));
+    throw error;
+  }
 }
 
 /**
