@@ -28,7 +28,6 @@ const CASES: Array<{ name: string; config: unknown; env?: Record<string, string>
   { name: 'a port out of range', config: { sources: { a: GOOD }, port: 70000 }, message: /port: must be an integer from 0 to 65535/ },
   { name: 'a cds mount without a module', config: { sources: { a: GOOD }, cds: { path: '/cds' } }, message: /cds\.module: is required/ },
   { name: 'a cors without origins', config: { sources: { a: GOOD }, cors: { credentials: true } }, message: /cors\.origins: is required/ },
-  { name: 'the old gateway.timeout key', config: { sources: { a: GOOD }, gateway: { timeout: 30 } }, message: /gateway\.timeout: is now gateway\.timeoutSeconds/ },
   { name: 'an API key that is not a string', config: { sources: { a: GOOD }, apiKeys: [SECRET, 42] }, message: /apiKeys\[1\]: must be a non-empty string/ },
   { name: 'a bad fhirVersion', config: { sources: { a: GOOD }, gateway: { fhirVersion: 'R4' } }, message: /gateway\.fhirVersion: must be a FHIR version code/ },
   { name: 'a bad source name', config: { sources: { 'e h r': GOOD } }, message: /sources: a source name is/ },
@@ -126,4 +125,9 @@ test('${VAR} after the ? of a fhir:// connection string is percent-encoded, so a
   assert.equal(config.host, `not-a-connection-string?${env.SECRET}`);
   const whole = parseConnectionString(config.sources.get('whole')!);
   assert.equal(whole.auth?.kind === 'client_secret' && whole.auth.clientSecret, 'y&z');
+});
+
+test('the old gateway.timeout key is an error naming its new name, gateway.timeoutSeconds', () => {
+  assert.throws(() => validateConfig({ sources: { a: GOOD }, gateway: { timeout: 30 } }, { dir: '.', env: {} }), { code: 'ERR_CONFIG', message: /gateway\.timeout: is now gateway\.timeoutSeconds/ });
+  assert.equal(validateConfig({ sources: { a: GOOD }, gateway: { timeoutSeconds: 30 } }, { dir: '.', env: {} }).gateway.timeoutSeconds, 30);
 });
