@@ -62,6 +62,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_NETWORK: upstream('a connection was refused, reset or closed before a complete answer'),
   ERR_CROSS_ORIGIN: upstream('a URL points to another origin than the source it came from'),
   ERR_CLOSED: info('the object was closed', 503),
+  ERR_STORE_UNAVAILABLE: info('a shared store (e.g. Redis) failed or did not answer within its time-out', 503),
   ERR_CONFLICT: info('an update kept losing to concurrent updates (HTTP 412)'),
   ERR_DEADLOCK: info('a synchronous call would block the thread that must answer it'),
   ERR_PAGINATION: upstream('a search result cannot be paged further (repeated or foreign next link)'),

@@ -61,7 +61,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
     try {
       const state = ctx.tokens.open(token, caller.id);
       const page = state.pages.find((p) => p.source === source);
-      if (page?.link == null) throw new FhirgateError('ERR_PAGE_TOKEN', 'the page token is for another base');
+      if (typeof page?.link !== 'string' || page.link === '') throw new FhirgateError('ERR_PAGE_TOKEN', 'the page token is for another base');
       pageLink = page.link;
       interaction = { name: state.type === undefined ? 'search-system' : 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
     } catch (error) {

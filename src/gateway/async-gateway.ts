@@ -5,27 +5,21 @@
  */
 import type { EventDispatcher } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
-import { MOUNT } from '../mount/index.js';
-import type { Mountable } from '../mount/index.js';
+import { MOUNT, type Mountable } from '../mount/index.js';
 import type { CallOptions, CreateOptions } from './core/call-options.js';
-import { bulkExport, bulkExportAll } from './bulk/index.js';
-import type { BulkExportAllOptions, BulkExportOptions, BulkHost, BulkItem } from './bulk/index.js';
+import { bulkExport, bulkExportAll, type BulkExportAllOptions, type BulkExportOptions, type BulkItem } from './bulk/index.js';
+import { bulkHostOf, engines } from './engine-hand-offs.js';
 import { GatewayEngine } from './core/engine.js';
 import { gatewayMountable } from './http-face/mountable.js';
 import type { FHIRExchangeRequest, FHIRExchangeResponse } from './core/exchange.js';
 import { HandlerRegistry } from './http-face/registry.js';
 import type { SearchParams } from './core/search-params.js';
-import { modifyCall } from './modify.js';
-import type { ModifyFn, ModifyHandle } from './modify.js';
-import { checkGatewayOptions } from './core/options.js';
-import type { AsyncFHIRGatewayOptions, GatewayOptions } from './core/options.js';
-import { checkPagingOptions } from './core/paging.js';
-import type { PageOptions, SearchAllOptions } from './core/paging.js';
-import { poolStatusBody } from './core/pool-status.js';
-import type { PoolStatus } from './core/pool-status.js';
+import { modifyCall, type ModifyFn, type ModifyHandle } from './modify.js';
+import { checkGatewayOptions, isChecked, type AsyncFHIRGatewayOptions, type GatewayOptions } from './core/options.js';
+import { checkPagingOptions, type PageOptions, type SearchAllOptions } from './core/paging.js';
+import { poolStatusBody, type PoolStatus } from './core/pool-status.js';
 import { searchMatches, searchPages } from './search-pages.js';
-import { rotateSourceKey, sourcesJWKS } from './core/source-keys.js';
-import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './core/source-keys.js';
+import { rotateSourceKey, sourcesJWKS, type JWKSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './core/source-keys.js';
 
 /**
  * A Promise-based client of many FHIR servers ("sources"), sharing one keep-alive pool.
@@ -68,9 +62,9 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   readonly aggregate: HandlerRegistry['aggregate'] = this.#handlers.aggregate.bind(this.#handlers);
 
   constructor(options: AsyncFHIRGatewayOptions = {}) {
-    const checked = checkGatewayOptions(options);
-    this.#options = checked;
-    this.#engine = new GatewayEngine(checked);
+    // Options a thread checked already (the sync gateway's worker) are not parsed again.
+    this.#options = isChecked(options) ? options : checkGatewayOptions(options);
+    engines.set(this, (this.#engine = new GatewayEngine(this.#options)));
   }
 
   /**
@@ -328,7 +322,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExport(source?: string, options?: BulkExportOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExport(this.#bulkHost(), source, options);
+    return bulkExport(bulkHostOf(this.#engine), source, options);
   }
 
   /**
@@ -341,7 +335,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExportAll(sources?: readonly string[], options?: BulkExportAllOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExportAll(this.#bulkHost(), sources ?? this.sourceNames, options);
+    return bulkExportAll(bulkHostOf(this.#engine), sources ?? this.sourceNames, options);
   }
 
   /**
@@ -402,22 +396,4 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     });
   }
 
-  /**
-   * What a Bulk Data export needs of the gateway: each request is a call in flight (so `close()` waits
-   * for it), a source is refused once closed (`ERR_CLOSED`), an event's payload is built only when
-   * someone listens, and a line is at most `maxResponseBytes`.
-   */
-  #bulkHost(): BulkHost {
-    const engine = this.#engine;
-    return {
-      source: (name) => engine.openSource(name),
-      call: (src, call) => engine.send(src, call),
-      closed: () => engine.closed,
-      emit: (name, payload) => {
-        if (engine.events.wants(name)) engine.events.emit(name, payload());
-      },
-      maxLineBytes: engine.maxResponseBytes,
-      maxConnections: engine.poolStatus().limits.maxConnections,
-    };
-  }
 }

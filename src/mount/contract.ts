@@ -107,7 +107,14 @@ export interface OpenAPIOperation {
     description?: string;
     content: Record<string, { schema?: Record<string, unknown>; example?: unknown }>;
   };
-  responses: Record<string, { description: string; content?: Record<string, { schema?: Record<string, unknown>; example?: unknown }> }>;
+  responses: Record<string, OpenAPIResponse>;
+}
+
+/** An OpenAPI 3.1 response object (the parts fhirgate uses): its headers are shown by `/docs`. */
+export interface OpenAPIResponse {
+  description: string;
+  headers?: Record<string, { description?: string; schema?: Record<string, unknown> }>;
+  content?: Record<string, { schema?: Record<string, unknown>; example?: unknown }>;
 }
 
 /** OpenAPI path items keyed by path relative to the component's prefix, `{param}` style. */

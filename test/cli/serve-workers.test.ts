@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { parseExposition, seriesValue } from '../support/exposition.js';
+import { runMixedLoad } from '../support/load-client.js';
 import { runCli, startCli, tempDir, waitForLines, waitServing } from './run-cli.js';
 
 async function sandbox(t: { after(fn: () => Promise<void>): void }) {
@@ -102,24 +103,33 @@ test('bad workers, metrics, readinessDrainMs and time-out settings exit 1 naming
   assert.match(flag.stderr, /fhirgate serve: --workers: must be "auto" or an integer from 1 to 1024/);
 });
 
-test('serve --workers 2 --metrics: every scrape shows the whole cluster; totals equal the requests sent, also across a rolling restart', async (t) => {
+test('serve --workers 2 --metrics: every scrape under load shows the whole cluster; no counter goes down; totals equal the requests answered, also across a rolling restart', async (t) => {
   const sb = await sandbox(t);
   const run = startCli(t, ['serve', '--source', `a=${sb.connectionString()}`, '--port', '0', '--workers', '2', '--metrics']);
   const origin = new URL((await waitServing(run)).gateway).origin;
   const scrape = async () => parseExposition(await (await fetch(`${origin}/metrics`, { headers: { connection: 'close' } })).text());
   const root = (families: Awaited<ReturnType<typeof scrape>>) => seriesValue(families, 'fhirgate_http_requests_total', { route: '/', status: '200' });
-  let sent = 0;
-  for (let round = 0; round < 8; round += 1) {
-    // New connections: the primary hands them to the workers in turn.
-    const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`${origin}/`, { headers: { connection: 'close' } })));
-    sent += answers.filter((r) => r.status === 200).length;
-    assert.equal(root(await scrape()), sent, `round ${round}: the cluster's total, whichever worker answered the scrape`);
+  /** Every series of every fhirgate counter (and histogram count), by its name and labels. */
+  const counters = (families: Awaited<ReturnType<typeof scrape>>) =>
+    new Map([...families].filter(([name, f]) => name.startsWith('fhirgate_') && f.type !== 'gauge').flatMap(([, f]) => f.series.map((s) => [`${s.name}${JSON.stringify(s.labels)}`, s.value] as const)));
+  const stop = new AbortController();
+  const load = runMixedLoad(`${origin}/`, stop.signal);
+  let previous = new Map<string, number>();
+  for (let i = 0; i < 10; i += 1) {
+    const now = counters(await scrape());
+    for (const [series, value] of previous) assert.ok((now.get(series) ?? 0) >= value, `scrape ${i}: ${series} went from ${value} to ${now.get(series)}`);
+    previous = now;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  stop.abort();
+  const sent = (await load).reduce((n, [, counts]) => n + (counts.status['200'] ?? 0), 0);
+  assert.ok(sent > 0);
   const families = await scrape();
+  assert.equal(root(families), sent, 'the cluster\'s total is every answer the clients got, whichever worker answered the scrape');
   const workers = new Set(families.get('process_resident_memory_bytes')!.series.map((s) => s.labels['worker']));
   assert.deepEqual([...workers].sort(), (JSON.parse(run.stdout().split('\n').find((l) => l.includes('"msg":"serving"'))!) as { workers: number[] }).workers.map(String).sort(), 'one series per worker, labelled with its pid');
   assert.ok(families.get('fhirgate_pool_connections')!.series.every((s) => s.labels['worker'] !== undefined), 'gauges per worker');
-  assert.ok(seriesValue(families, 'fhirgate_http_requests_total', { route: '/metrics' }) >= 8, 'scrapes are counted too');
+  assert.ok(seriesValue(families, 'fhirgate_http_requests_total', { route: '/metrics' }) >= 10, 'scrapes are counted too');
   run.child.kill('SIGHUP');
   await waitForLines(run, 'rolling restart done', 1);
   assert.equal(root(await scrape()), sent, 'the retired workers\' counts stay in the total');

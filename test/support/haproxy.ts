@@ -46,8 +46,21 @@ export interface Haproxy {
   close(): Promise<void>;
 }
 
-/** The configuration: round robin, checks on `/health/ready` every 100 ms, down after 2 failures, up after 2 passes. */
-export function haproxyConfig(port: number, replicas: readonly Replica[], adminSocket: string): string {
+/** Choices of the configuration that the scale test varies. */
+export interface HaproxyOptions {
+  /** `timeout server`: how long an answer may take before `retry-on response-timeout` tries another server, in ms. Default 30 000. */
+  readonly serverTimeoutMs?: number;
+  /** Retry (`retry-on`) at all. Default true. */
+  readonly retries?: boolean;
+}
+
+/**
+ * The configuration: round robin, checks on `/health/ready` every 100 ms, down after 2 failures, up after
+ * 2 passes; a request whose connection failed, came back empty or timed out is retried on another server,
+ * for safe methods only (GET, HEAD, OPTIONS: fhirgate's POST routes, CDS Hooks calls and NoteReader, are
+ * not safe to send twice).
+ */
+export function haproxyConfig(port: number, replicas: readonly Replica[], adminSocket: string, options: HaproxyOptions = {}): string {
   return [
     'global',
     '  maxconn 4000',
@@ -56,12 +69,16 @@ export function haproxyConfig(port: number, replicas: readonly Replica[], adminS
     '  mode http',
     '  timeout connect 2s',
     '  timeout client 30s',
-    '  timeout server 30s',
+    `  timeout server ${options.serverTimeoutMs ?? 30_000}ms`,
+    // A check gets 2 s to be answered: on a loaded machine the default (the 100 ms interval) marks busy
+    // replicas down, and with all of them down HAProxy answers 503 itself.
+    '  timeout check 2s',
     '  retries 3',
     '  option redispatch 1',
-    '  retry-on conn-failure empty-response response-timeout',
+    ...(options.retries === false ? [] : ['  retry-on conn-failure empty-response response-timeout']),
     'frontend fe',
     `  bind 127.0.0.1:${port}`,
+    '  http-request disable-l7-retry unless METH_GET || METH_HEAD || METH_OPTIONS',
     '  default_backend replicas',
     'backend replicas',
     '  balance roundrobin',
@@ -121,12 +138,12 @@ function parseStats(csv: string): Record<string, ServerStat> {
  * await lb.close();
  * ```
  */
-export async function startHaproxy(bin: string, replicas: readonly Replica[]): Promise<Haproxy> {
+export async function startHaproxy(bin: string, replicas: readonly Replica[], options: HaproxyOptions = {}): Promise<Haproxy> {
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-haproxy-'));
   const adminSocket = join(dir, 'admin.sock');
   const port = await freePort();
   const config = join(dir, 'haproxy.cfg');
-  writeFileSync(config, haproxyConfig(port, replicas, adminSocket));
+  writeFileSync(config, haproxyConfig(port, replicas, adminSocket, options));
   const child: ChildProcess = spawn(bin, ['-db', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let errors = '';
   child.stderr!.setEncoding('utf8');

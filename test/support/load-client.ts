@@ -120,3 +120,19 @@ export async function runLoad(options: LoadOptions, until: AbortSignal): Promise
   await Promise.all(Array.from({ length: options.connections }, loop));
   return counts;
 }
+
+/**
+ * The mixed load of the cluster tests and `npm run scale-test`: 8 loops on keep-alive connections and 4
+ * opening a connection per request, each with its name and counts.
+ *
+ * @example
+ * ```ts
+ * for (const [name, counts] of await runMixedLoad(`${base}/`, stop.signal)) console.log(describeLoad(name, counts));
+ * ```
+ */
+export function runMixedLoad(url: string, until: AbortSignal): Promise<Array<readonly [string, LoadCounts]>> {
+  return Promise.all([
+    runLoad({ url, connections: 8, keepAlive: true }, until).then((c) => ['keep-alive (8)', c] as const),
+    runLoad({ url, connections: 4, keepAlive: false }, until).then((c) => ['new connection per request (4)', c] as const),
+  ]);
+}

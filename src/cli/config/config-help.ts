@@ -30,6 +30,7 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  allowedHosts       ["fhir.example.org", "fhir.example.org:8443"]: the hosts a trusted proxy may name',
   '  title, description shown at / and /docs, without an API key (never ${VAR}-expanded)',
   '  logLevel           debug, info, warn or error (LOG_LEVEL wins)',
+  '  logFormat          json or pretty (default: pretty on a terminal, json when piped; LOG_FORMAT wins)',
   '  workers            "auto" (one per core) or a count: serve with that many worker processes (--workers wins)',
   '  metrics            true: serve GET /metrics in the Prometheus text format (behind the API keys when set)',
   '  readinessDrainMs   ms /health/ready answers 503 after SIGTERM before the listener closes (default 0)',

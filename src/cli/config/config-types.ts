@@ -89,6 +89,8 @@ export interface FhirgateConfig {
   readonly apiKeys: readonly string[] | undefined;
   readonly cors: CorsConfig | undefined;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | undefined;
+  /** `json` lines or `pretty` lines for people; default pretty on a terminal, JSON otherwise (`LOG_FORMAT` wins). */
+  readonly logFormat: 'json' | 'pretty' | undefined;
   /** Worker processes of `serve` (`node:cluster`): `'auto'` (one per core) or a count; `undefined` serves in this process. */
   readonly workers: 'auto' | number | undefined;
   /** Serve `GET /metrics` (Prometheus text). Default false. */

@@ -35,6 +35,7 @@ import type { SourceOptions } from './source-keys.js';
 import { SourceRegistry } from './source-registry.js';
 import type { Source } from './source-registry.js';
 import { openSource, sourceSettings } from './source-settings.js';
+import type { SourceSettings } from './source-settings.js';
 
 /**
  * One gateway's pool, sources, events, calls in flight and FHIR operations.
@@ -87,11 +88,24 @@ export class GatewayEngine {
     return this.#inFlight.run(() => body(scope));
   }
 
-  /** Registers (or replaces) a source; replacing one retires its old origin's connections unless another source still uses it. */
+  /** Registers (or replaces) a source from its connection string and key options. */
   addSource(name: string, connectionString: string, options: SourceOptions | undefined): void {
     this.assertOpen();
-    if (typeof name !== 'string' || name === '' || name.length > 100) throw new TypeError('name must be a string of 1 to 100 characters');
-    const settings = sourceSettings(connectionString, options, this.#options.timeoutMs);
+    checkSourceName(name);
+    this.#add(name, sourceSettings(connectionString, options, this.#options.timeoutMs));
+  }
+
+  /**
+   * Registers (or replaces) a source from settings parsed already (by the sync gateway's calling thread);
+   * replacing one retires its old origin's connections unless another source still uses it.
+   */
+  addSettings(name: string, settings: SourceSettings): void {
+    this.assertOpen();
+    checkSourceName(name);
+    this.#add(name, settings);
+  }
+
+  #add(name: string, settings: SourceSettings): void {
     const old = this.sources.add(openSource(name, settings, this.#pool, this.#options.tokenStore));
     if (old !== undefined && !this.sources.all().some((s) => s.name !== name && s.origin === old.origin)) this.#pool.retire(old.origin);
   }
@@ -247,4 +261,8 @@ export class GatewayEngine {
     if (!this.events.wants(name)) return;
     this.events.emit(name, { resource_type: type, resource_id: id, source: source.name, operation, ...(typeof extra === 'function' ? extra() : extra) });
   }
+}
+
+function checkSourceName(name: unknown): void {
+  if (typeof name !== 'string' || name === '' || name.length > 100) throw new TypeError('name must be a string of 1 to 100 characters');
 }

@@ -11,7 +11,9 @@ import { checkHeaders } from '../../http/request-options.js';
 import type { AgentPool } from '../../http/agent-pool.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
+import { nestsDeeperThan } from '../../lib/json-depth.js';
 import { SecretRedactor } from '../../lib/redact-secrets.js';
+import { MAX_RESOURCE_DEPTH } from './read-back.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -131,9 +133,12 @@ function httpError(res: HTTPResponse, call: FHIRCall, redact: SecretRedactor): F
   });
 }
 
+/** The parsed body, or `undefined` when it is not JSON or nests too deep to carry as an OperationOutcome. */
 function tryJSON(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  if (nestsDeeperThan(text, MAX_RESOURCE_DEPTH)) return undefined;
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
