@@ -9,9 +9,10 @@
  * exits with code 1 and a hint. Ctrl-C or SIGTERM shuts down cleanly (exit code 0); a second Ctrl-C
  * exits at once (code 1), still removing the key file.
  *
- * After the banner, everything is one log: JSON lines on stdout (warnings and errors included), one
- * access line per request and one audit line per event at `info`. `LOG_LEVEL` (`debug`, `info`, `warn`,
- * `error`; default `info`) picks how much.
+ * After the banner, everything is one log on stdout (warnings and errors included): one readable line a
+ * record in a terminal, JSON lines when piped (`LOG_FORMAT=json` or `pretty` chooses), one access line per
+ * request and one audit line per event at `info`. `LOG_LEVEL` (`debug`, `info`, `warn`, `error`; default
+ * `info`) picks how much.
  *
  * @example
  * ```sh
@@ -21,7 +22,7 @@
  * ```
  * @module
  */
-import { createJSONLogger } from '../src/index.js';
+import { createLogger, type LogFormat } from '../src/index.js';
 import { banner } from './demo/banner.js';
 import { startDemo, type Demo } from './demo/start-demo.js';
 
@@ -49,10 +50,22 @@ function levelFromEnv(): LogLevel {
   return text as LogLevel;
 }
 
+/** `LOG_FORMAT` when set; else createLogger's default (readable lines on a terminal, JSON lines when piped). */
+function formatFromEnv(): LogFormat | undefined {
+  const text = process.env.LOG_FORMAT ?? '';
+  if (text === '') return undefined;
+  if (text !== 'json' && text !== 'pretty') {
+    console.error(`LOG_FORMAT must be json or pretty, not "${text.slice(0, 20)}"`);
+    process.exit(1);
+  }
+  return text;
+}
+
 async function main(): Promise<void> {
   const port = portFromEnv();
-  // One stream, one format: warnings and errors go to stdout too, as JSON lines like the rest.
-  const logger = createJSONLogger({ level: levelFromEnv(), stdout: process.stdout, stderr: process.stdout });
+  // One stream, one format: warnings and errors go to stdout too, like the rest.
+  const format = formatFromEnv();
+  const logger = createLogger({ level: levelFromEnv(), ...(format === undefined ? {} : { format }), stdout: process.stdout, stderr: process.stdout });
   let demo: Demo;
   try {
     demo = await startDemo({ port, logger });

@@ -19,7 +19,8 @@ const TAGS = ['demo records'];
  */
 export function registerRecordRoutes(app: ServiceAPI): void {
   const inject = { fhir: getGateway(AsyncFHIRGateway) };
-  app.post('/demo/:source/Patient', { inject, tags: TAGS, summary: 'Create a Patient at a source (the server assigns the id); answers 201 with it' }, async (ctx) => {
+  const created = { 201: { description: 'The created Patient', headers: { Location: 'where the new Patient is: /demo/<source>/Patient/<id>' } } };
+  app.post('/demo/:source/Patient', { inject, tags: TAGS, summary: 'Create a Patient at a source (the server assigns the id); answers 201 with it', responses: created }, async (ctx) => {
     const problem = unknownSource(ctx.deps.fhir, ctx.params.source) ?? patientProblem(await ctx.json());
     if (problem !== undefined) return problem;
     const created = await ctx.deps.fhir.create({ ...(await ctx.json() as object), resourceType: 'Patient' }, ctx.params.source, { signal: ctx.signal });

@@ -15,7 +15,8 @@
  * ```
  */
 export interface CliIO {
-  readonly stdout: { write(text: string): unknown };
+  /** `isTTY` true: a terminal, where `serve` writes readable log lines instead of JSON. */
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   /** `isTTY` true: a terminal, where a command may redraw a progress line. */
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;

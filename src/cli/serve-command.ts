@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serveCluster } from '../cluster/index.js';
-import { createJSONLogger } from '../host/index.js';
+import { createLogger } from '../host/index.js';
 import type { Logger } from '../mount/index.js';
 import { buildApp } from './build-app.js';
 import type { CliIO, Command, OptionValues } from './command.js';
@@ -14,7 +14,7 @@ import { CONFIG_HELP } from './config/config-help.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { optionalPublicUrl } from './config/public-address.js';
 import { servedPrefixes, hostPaths } from './served-paths.js';
-import { apiKeysOf, logLevelOf, portOf, prefixOf, settingsOf, SOURCE_OPTIONS } from './settings.js';
+import { apiKeysOf, logFormatOf, logLevelOf, portOf, prefixOf, settingsOf, SOURCE_OPTIONS } from './settings.js';
 import { untilStopped } from './until-stopped.js';
 
 /**
@@ -47,7 +47,7 @@ export const SERVE_COMMAND: Command = {
     'SIGTERM or SIGINT drains (readinessDrainMs, then requests in flight finish) and exits 0; with --workers the',
     'primary drains every worker, SIGHUP replaces them one at a time.',
     '',
-    'Environment: PORT (the port), LOG_LEVEL (debug, info, warn, error; default info), FHIRGATE_API_KEYS',
+    'Environment: PORT (the port), LOG_LEVEL (debug, info, warn, error; default info), LOG_FORMAT (json, pretty; default pretty on a terminal), FHIRGATE_API_KEYS',
     '(comma-separated API keys, when the file sets no apiKeys). Logs are JSON lines, one per request at info.',
     '',
     'Examples:',
@@ -72,8 +72,8 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const host = (values.host as string | undefined) ?? file.host ?? '127.0.0.1';
   const workers = optionalWorkers(values.workers, '--workers') ?? file.workers;
   const publicUrl = optionalPublicUrl(values['public-url'], '--public-url') ?? file.publicUrl;
-  const config: FhirgateConfig = { ...file, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
-  const logger = createJSONLogger({ level: logLevelOf(io, config), stdout: io.stdout, stderr: io.stderr });
+  const config: FhirgateConfig = { ...file, host, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
+  const logger = createLogger({ level: logLevelOf(io, config), format: logFormatOf(io, config), stdout: io.stdout, stderr: io.stderr });
   const where = { port, host, prefix, logger };
   return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, workers, where, io);
 }
@@ -135,7 +135,7 @@ async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { 
   return 0;
 }
 
-/** Says what is served: where, which components under which prefixes, which sources by name (never a secret). */
+/** Says what is served: where, which components under which prefixes, which sources by name, whether API keys are asked for (never a key or a secret). */
 function logServing(logger: Logger, config: FhirgateConfig, host: string, port: number, prefix: string, extra: Record<string, unknown>): void {
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   logger.info('serving', {
@@ -145,6 +145,7 @@ function logServing(logger: Logger, config: FhirgateConfig, host: string, port: 
     sources: [...config.sources.keys()],
     serves: servedPrefixes(config),
     host: hostPaths(config),
+    apiKeys: (config.apiKeys?.length ?? 0) > 0 ? 'required' : 'off',
     ...extra,
   });
 }

@@ -87,6 +87,22 @@ export function prefixOf(values: OptionValues, config: FhirgateConfig): string {
 }
 
 /**
+ * The log format: `LOG_FORMAT`, else the file's `logFormat`, else pretty when stdout is a terminal and JSON
+ * lines otherwise (a pipe, a file, a log collector).
+ *
+ * @example
+ * ```ts
+ * logFormatOf(io, config); // 'json' under a process manager
+ * ```
+ */
+export function logFormatOf(io: CliIO, config: FhirgateConfig): 'json' | 'pretty' {
+  const env = io.env.LOG_FORMAT;
+  if (env === undefined || env === '') return config.logFormat ?? (io.stdout.isTTY === true ? 'pretty' : 'json');
+  if (env !== 'json' && env !== 'pretty') throw configError('LOG_FORMAT', 'must be one of json, pretty');
+  return env;
+}
+
+/**
  * The log level: `LOG_LEVEL`, else the file's `logLevel`, else `info`.
  *
  * @example

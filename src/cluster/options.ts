@@ -3,7 +3,7 @@
  * @module
  */
 import { availableParallelism } from 'node:os';
-import { createJSONLogger } from '../host/index.js';
+import { createLogger } from '../host/index.js';
 import { isLogger } from '../host/options.js';
 import type { Logger } from '../host/options.js';
 
@@ -94,7 +94,7 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     workers: workerCount(options.workers),
     port: integer(options.port, 'port', undefined, 0, 65535),
     host,
-    logger: options.logger ?? createJSONLogger(),
+    logger: options.logger ?? createLogger(),
     restartDelayMs,
     maxRestartDelayMs,
     maxRestarts: integer(options.maxRestarts, 'maxRestarts', DEFAULTS.maxRestarts, 0),

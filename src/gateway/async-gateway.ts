@@ -5,26 +5,21 @@
  */
 import type { EventDispatcher } from '../events/types.js';
 import type { Bundle, Resource, ResourceOf, ResourceType } from '../fhir/index.js';
-import { MOUNT } from '../mount/index.js';
-import type { Mountable } from '../mount/index.js';
+import { MOUNT, type Mountable } from '../mount/index.js';
 import type { CallOptions, CreateOptions } from './core/call-options.js';
-import { bulkExport, bulkExportAll } from './bulk/index.js';
-import type { BulkExportAllOptions, BulkExportOptions, BulkHost, BulkItem } from './bulk/index.js';
+import { bulkExport, bulkExportAll, type BulkExportAllOptions, type BulkExportOptions, type BulkItem } from './bulk/index.js';
+import { bulkHostOf, engines } from './engine-hand-offs.js';
 import { GatewayEngine } from './core/engine.js';
 import { gatewayMountable } from './http-face/mountable.js';
+import type { FHIRExchangeRequest, FHIRExchangeResponse } from './core/exchange.js';
 import { HandlerRegistry } from './http-face/registry.js';
 import type { SearchParams } from './core/search-params.js';
-import { modifyCall } from './modify.js';
-import type { ModifyFn, ModifyHandle } from './modify.js';
-import { checkGatewayOptions } from './core/options.js';
-import type { AsyncFHIRGatewayOptions, GatewayOptions } from './core/options.js';
-import { checkPagingOptions } from './core/paging.js';
-import type { PageOptions, SearchAllOptions } from './core/paging.js';
-import { poolStatusBody } from './core/pool-status.js';
-import type { PoolStatus } from './core/pool-status.js';
+import { modifyCall, type ModifyFn, type ModifyHandle } from './modify.js';
+import { checkGatewayOptions, isChecked, type AsyncFHIRGatewayOptions, type GatewayOptions } from './core/options.js';
+import { checkPagingOptions, type PageOptions, type SearchAllOptions } from './core/paging.js';
+import { poolStatusBody, type PoolStatus } from './core/pool-status.js';
 import { searchMatches, searchPages } from './search-pages.js';
-import { rotateSourceKey, sourcesJWKS } from './core/source-keys.js';
-import type { JWKSet, RotatedKey, RotateKeyOptions, SourceOptions } from './core/source-keys.js';
+import { rotateSourceKey, sourcesJWKS, type JWKSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './core/source-keys.js';
 
 /**
  * A Promise-based client of many FHIR servers ("sources"), sharing one keep-alive pool.
@@ -67,9 +62,9 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   readonly aggregate: HandlerRegistry['aggregate'] = this.#handlers.aggregate.bind(this.#handlers);
 
   constructor(options: AsyncFHIRGatewayOptions = {}) {
-    const checked = checkGatewayOptions(options);
-    this.#options = checked;
-    this.#engine = new GatewayEngine(checked);
+    // Options a thread checked already (the sync gateway's worker) are not parsed again.
+    this.#options = isChecked(options) ? options : checkGatewayOptions(options);
+    engines.set(this, (this.#engine = new GatewayEngine(this.#options)));
   }
 
   /**
@@ -277,6 +272,24 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     return this.#engine.postBundle('batch', bundle, source, options);
   }
 
+  /**
+   * One raw FHIR request to a source through the gateway's pool, its token (the caller's own
+   * `Authorization` is never sent), retries and events, answered whatever its status: what a
+   * pass-through (the FHIR facade of `fhirgate/facade`) needs. Only `Accept`, `Prefer`, `If-Match`,
+   * `If-None-Match`, `If-None-Exist`, `If-Modified-Since` and `Content-Type` go up; only
+   * `Content-Type`, `ETag`, `Last-Modified`, `Location`, `Content-Location`, `Retry-After` and
+   * `X-Progress` come back. An absolute `path` must be under the source's base (`ERR_CROSS_ORIGIN`).
+   *
+   * @example
+   * ```ts
+   * const res = await gw.exchange('epic', { method: 'GET', path: 'Patient?family=Doe', headers: { accept: 'application/fhir+json' } });
+   * if (res.status === 200) console.log(JSON.parse(res.body.toString('utf8')).total);
+   * ```
+   */
+  exchange(source: string, request: FHIRExchangeRequest, options?: CallOptions): Promise<FHIRExchangeResponse> {
+    return this.#engine.exchange(source, request, options);
+  }
+
   /** Reads, calls `fn`, saves with `If-Match`; nothing is saved if `fn` throws. Retries a 412 up to 3 tries. */
   modify<T extends ResourceType>(type: T, id: string, source: string | undefined, fn: ModifyFn<ResourceOf<T>>, options?: CallOptions): Promise<ResourceOf<T>>;
   /** Reads and returns a handle that saves when its `await using` scope ends (see {@link ModifyHandle}). */
@@ -309,7 +322,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExport(source?: string, options?: BulkExportOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExport(this.#bulkHost(), source, options);
+    return bulkExport(bulkHostOf(this.#engine), source, options);
   }
 
   /**
@@ -322,7 +335,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   bulkExportAll(sources?: readonly string[], options?: BulkExportAllOptions): AsyncGenerator<BulkItem, void, undefined> {
-    return bulkExportAll(this.#bulkHost(), sources ?? this.sourceNames, options);
+    return bulkExportAll(bulkHostOf(this.#engine), sources ?? this.sourceNames, options);
   }
 
   /**
@@ -383,22 +396,4 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     });
   }
 
-  /**
-   * What a Bulk Data export needs of the gateway: each request is a call in flight (so `close()` waits
-   * for it), a source is refused once closed (`ERR_CLOSED`), an event's payload is built only when
-   * someone listens, and a line is at most `maxResponseBytes`.
-   */
-  #bulkHost(): BulkHost {
-    const engine = this.#engine;
-    return {
-      source: (name) => engine.openSource(name),
-      call: (src, call) => engine.send(src, call),
-      closed: () => engine.closed,
-      emit: (name, payload) => {
-        if (engine.events.wants(name)) engine.events.emit(name, payload());
-      },
-      maxLineBytes: engine.maxResponseBytes,
-      maxConnections: engine.poolStatus().limits.maxConnections,
-    };
-  }
 }

@@ -91,8 +91,9 @@ export class FHIRGateway implements Disposable {
   }
 
   /**
-   * Registers (or replaces) a source, as `AsyncFHIRGateway.addSource`: checked at once on the calling thread
-   * (`ERR_CONNECTION_STRING`, `TypeError`), then by the worker, which also reads key files (`ERR_AUTH_KEY`).
+   * Registers (or replaces) a source, as `AsyncFHIRGateway.addSource`: parsed once, at once, on the calling
+   * thread (`ERR_CONNECTION_STRING`, `TypeError`); the worker takes the parsed settings and reads the key
+   * files (`ERR_AUTH_KEY`).
    *
    * @example
    * ```ts
@@ -274,8 +275,8 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   bulkExport(source?: string, options: BulkExportBaseOptions = {}): Generator<BulkItem, void, undefined> {
-    const waitMs = this.#calls.bulkWait(options);
-    return this.#cursors.iterate('bulkExport', [source, options], source, waitMs) as Generator<BulkItem, void, undefined>;
+    const { settings, waitMs } = this.#calls.bulkWait(options);
+    return this.#cursors.iterate('bulkExport', [source, settings], source, waitMs) as Generator<BulkItem, void, undefined>;
   }
 
   /**
@@ -288,8 +289,9 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   bulkExportAll(sources: readonly string[] = this.sourceNames, options: Omit<BulkExportAllOptions, 'signal'> = {}): Generator<BulkItem, void, undefined> {
-    const waitMs = this.#calls.bulkWait(options);
-    return this.#cursors.iterate('bulkExportAll', [sources, options], sources[0], waitMs) as Generator<BulkItem, void, undefined>;
+    const { settings, waitMs } = this.#calls.bulkWait(options);
+    const concurrency = (options as { concurrency?: unknown } | null)?.concurrency;
+    return this.#cursors.iterate('bulkExportAll', [sources, concurrency === undefined ? settings : { ...settings, concurrency }], sources[0], waitMs) as Generator<BulkItem, void, undefined>;
   }
 
   /**

@@ -3,7 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
-import type { HTTPMethod, OpenAPIOperation, OpenAPIParameter } from '../mount/index.js';
+import type { HTTPMethod, OpenAPIOperation, OpenAPIParameter, OpenAPIResponse } from '../mount/index.js';
 import type { ServiceAPI } from './app.js';
 import { isToken, resolveDeps } from './inject.js';
 import type { Deps, InjectMap } from './inject.js';
@@ -37,6 +37,12 @@ export interface CustomRouteOptions<I extends InjectMap = InjectMap> {
   public?: boolean;
   /** Groups in `/docs`. Default `['custom']`. */
   tags?: readonly string[];
+  /**
+   * More answers for `/openapi.json` and `/docs`, by status, with the headers they carry (name →
+   * description), e.g. `{ 201: { description: 'Created', headers: { Location: 'the new record' } } }`.
+   * Documentation only, like `query`.
+   */
+  responses?: Readonly<Record<string, { description: string; headers?: Readonly<Record<string, string>> }>>;
 }
 
 /** A custom route handler: a returned value is JSON 200, `undefined` is 204, `reply()` sets both. */
@@ -71,9 +77,21 @@ function operationFor(method: HTTPMethod, options: CustomRouteOptions): OpenAPIO
     responses: {
       200: { description: 'The handler\'s value as JSON', content: { 'application/json': { schema: {} } } },
       204: { description: 'The handler returned nothing' },
+      ...documentedResponses(options.responses ?? {}),
       default: ERROR_RESPONSE,
     },
   };
+}
+
+function documentedResponses(given: NonNullable<CustomRouteOptions['responses']>): Record<string, OpenAPIResponse> {
+  if (typeof given !== 'object' || given === null) throw new TypeError('options.responses must be an object');
+  return Object.fromEntries(Object.entries(given).map(([status, r]) => {
+    if (!/^[1-5]\d\d$/.test(status)) throw new RangeError(`options.responses: "${status}" is not an HTTP status`);
+    if (typeof r?.description !== 'string') throw new TypeError(`options.responses.${status}.description must be a string`);
+    const headers = Object.entries(r.headers ?? {}).map(([name, description]) => [name, { description: String(description), schema: { type: 'string' } }]);
+    const response: OpenAPIResponse = { description: r.description, ...(headers.length === 0 ? {} : { headers: Object.fromEntries(headers) }) };
+    return [status, { ...response, content: { 'application/json': { schema: {} } } }];
+  }));
 }
 
 /** A custom route ready to mount, with the tokens it needs (checked by `listen()`). */

@@ -2,9 +2,12 @@
  * The inline script of `GET /docs` (allowed by its SHA-256 hash in the page's CSP). It reads
  * `openapi.json` next to the page and renders, per operation: a form pre-filled from the examples, "Send"
  * (same-origin `fetch`), "Copy as curl" for the request the form describes, and every response with its
- * schema and an example (the document's, else one generated from the schema, as Swagger UI does).
+ * schema and an example (the document's, else one generated from the schema, as Swagger UI does), and
+ * its declared headers. Each operation has a deep link (`#<operationId>`); required parameters are
+ * checked before anything is sent.
  * @module
  */
+import { SCHEMA_FUNCTIONS } from './docs-page-schema-script.js';
 
 /**
  * The `/docs` page's JavaScript (plain ES2017, no dependency).
@@ -33,52 +36,7 @@ export const DOCS_SCRIPT = `
   function asText(value) {
     return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
   }
-  function resolve(schema) {
-    var seen = 0;
-    while (schema && schema.$ref && seen < 10) {
-      var name = String(schema.$ref).replace('#/components/schemas/', '');
-      schema = (doc.components && doc.components.schemas && doc.components.schemas[name]) || {};
-      seen += 1;
-    }
-    return schema || {};
-  }
-  function expand(schema, depth) {
-    schema = resolve(schema);
-    if (depth > 6) return schema;
-    var out = {};
-    Object.keys(schema).forEach(function (k) {
-      var v = schema[k];
-      if (k === 'properties') {
-        out.properties = {};
-        Object.keys(v).forEach(function (p) { out.properties[p] = expand(v[p], depth + 1); });
-      } else if (k === 'items' || k === 'additionalProperties') out[k] = typeof v === 'object' ? expand(v, depth + 1) : v;
-      else if (k === 'oneOf' || k === 'anyOf' || k === 'allOf') out[k] = v.map(function (s) { return expand(s, depth + 1); });
-      else out[k] = v;
-    });
-    return out;
-  }
-  var FORMATS = { 'date-time': '2026-01-01T12:00:00Z', date: '2026-01-01', uuid: 'd1577c69-dfbe-44ad-ba6d-3e05e953b2ea', uri: 'https://example.org/fhir' };
-  function sample(schema, depth) {
-    schema = resolve(schema);
-    if (depth > 6) return null;
-    if (schema.example !== undefined) return schema.example;
-    if (schema.examples && schema.examples.length) return schema.examples[0];
-    if (schema.const !== undefined) return schema.const;
-    if (schema.enum && schema.enum.length) return schema.enum[0];
-    var alt = schema.oneOf || schema.anyOf;
-    if (alt && alt.length) return sample(alt[0], depth + 1);
-    var type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-    if (type === 'array') return [sample(schema.items || {}, depth + 1)];
-    if (type === 'object' || schema.properties) {
-      var o = {};
-      Object.keys(schema.properties || {}).forEach(function (p) { o[p] = sample(schema.properties[p], depth + 1); });
-      return o;
-    }
-    if (type === 'integer' || type === 'number') return 0;
-    if (type === 'boolean') return true;
-    if (type === 'string') return FORMATS[schema.format] || 'string';
-    return null;
-  }
+${SCHEMA_FUNCTIONS}
   function paramExample(p) {
     var s = p.schema || {};
     var v = p.example !== undefined ? p.example : s.example !== undefined ? s.example : s.enum && s.enum.length ? s.enum[0] : s.default;
@@ -120,10 +78,28 @@ export const DOCS_SCRIPT = `
     words.push(quote(request.url.href));
     return words.join(' ');
   }
-  function show(out, ok, status, body) {
+  function show(out, ok, status, body, headers) {
     out.replaceChildren();
     out.append(el('div', 'status ' + (ok ? 'ok' : 'bad'), status));
+    if (headers && headers.length) {
+      var list = el('dl', 'headers');
+      headers.forEach(function (h) { list.append(el('dt', '', h[0]), el('dd', '', h[1])); });
+      out.append(el('div', 'label', 'Response headers'), list);
+    }
     if (body !== undefined) out.append(el('pre', 'body', body));
+  }
+  function missing(params, form) {
+    var names = [];
+    params.forEach(function (p) {
+      var input = form.elements[p.in + ':' + p.name];
+      var empty = p.required && input.value.trim() === '';
+      input.classList.toggle('missing', empty);
+      input.setAttribute('aria-invalid', empty ? 'true' : 'false');
+      if (empty) names.push(p.name);
+    });
+    var area = form.elements['body'];
+    if (area && area.required && area.value.trim() === '') names.push('body');
+    return names;
   }
   function send(request, out, button) {
     button.disabled = true;
@@ -131,7 +107,9 @@ export const DOCS_SCRIPT = `
     fetch(request.url, request.init).then(function (r) {
       return r.text().then(function (text) {
         var ms = Math.round(performance.now() - started);
-        show(out, r.ok, r.status + ' ' + r.statusText + ' · ' + ms + ' ms · ' + request.init.method + ' ' + request.url.pathname + request.url.search, pretty(text));
+        var headers = [];
+        r.headers.forEach(function (value, name) { headers.push([name, value]); });
+        show(out, r.ok, r.status + ' ' + r.statusText + ' · ' + ms + ' ms · ' + request.init.method + ' ' + request.url.pathname + request.url.search, pretty(text), headers);
       });
     }).catch(function (e) {
       show(out, false, 'request failed: ' + e.message);
@@ -152,7 +130,7 @@ export const DOCS_SCRIPT = `
         var media = content[type] || {};
         row.append(el('div', 'ctype', type));
         var given = media.example !== undefined;
-        var example = given ? media.example : media.schema ? sample(media.schema, 0) : undefined;
+        var example = given ? media.example : media.schema ? sample(media.schema) : undefined;
         if (example !== undefined && example !== null) {
           row.append(el('div', 'label', given ? 'Example' : 'Example (generated from the schema)'));
           row.append(el('pre', 'example', asText(example)));
@@ -163,6 +141,12 @@ export const DOCS_SCRIPT = `
           row.append(d);
         }
       });
+      var declared = Object.keys(r.headers || {});
+      if (declared.length) {
+        var list = el('dl', 'headers');
+        declared.forEach(function (h) { list.append(el('dt', '', h), el('dd', '', (r.headers[h] && r.headers[h].description) || '')); });
+        row.append(el('div', 'label', 'Headers'), list);
+      }
       box.append(row);
     });
     return box;
@@ -171,10 +155,21 @@ export const DOCS_SCRIPT = `
     var d = el('details', 'op');
     d.dataset.method = method.toUpperCase();
     d.dataset.path = path;
+    if (op.operationId) d.id = op.operationId;
     var s = el('summary');
     s.append(el('span', 'method m-' + method, method), el('span', 'path', path), el('span', 'sum', op.summary || ''));
+    if (op.operationId) {
+      var link = el('a', 'link', '#');
+      link.href = '#' + encodeURIComponent(op.operationId);
+      link.title = 'Link to this operation';
+      s.append(link);
+    }
     d.append(s);
+    d.addEventListener('toggle', function () {
+      if (d.open && d.id && location.hash !== '#' + encodeURIComponent(d.id)) history.replaceState(null, '', '#' + encodeURIComponent(d.id));
+    });
     var form = el('form');
+    form.noValidate = true;
     if (op.description) form.append(el('p', 'desc', op.description));
     var params = op.parameters || [];
     params.forEach(function (p) {
@@ -187,6 +182,7 @@ export const DOCS_SCRIPT = `
       i.name = p.in + ':' + p.name;
       i.placeholder = isArray ? 'comma-separated values' : (p.schema && p.schema.type) || 'string';
       i.value = paramExample(p);
+      i.required = !!p.required;
       row.append(name, i);
       form.append(row);
     });
@@ -199,9 +195,10 @@ export const DOCS_SCRIPT = `
       var area = el('textarea');
       area.name = 'body';
       area.dataset.type = type;
+      area.required = !!op.requestBody.required;
       var media = op.requestBody.content && op.requestBody.content[type];
       if (media && media.example !== undefined) area.value = asText(media.example);
-      else if (media && media.schema) area.value = asText(sample(media.schema, 0));
+      else if (media && media.schema) area.value = asText(sample(media.schema));
       row.append(name, area);
       form.append(row);
     }
@@ -213,11 +210,17 @@ export const DOCS_SCRIPT = `
     curlBox.hidden = true;
     var out = el('div', 'out');
     form.append(button, copy, curlBox, out);
+    function ready() {
+      var names = missing(params, form);
+      if (names.length) show(out, false, 'Required: ' + names.join(', '));
+      return names.length === 0;
+    }
     form.addEventListener('submit', function (ev) {
       ev.preventDefault();
-      send(build(path, method, params, form), out, button);
+      if (ready()) send(build(path, method, params, form), out, button);
     });
     copy.addEventListener('click', function () {
+      if (!ready()) return;
       var text = curl(build(path, method, params, form));
       curlBox.textContent = text;
       curlBox.hidden = false;
@@ -246,7 +249,16 @@ export const DOCS_SCRIPT = `
       ops.append(el('h2', '', tag));
       items.forEach(function (item) { ops.append(item); });
     });
+    openLinked();
   }
+  function openLinked() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    if (!target || !target.classList.contains('op')) return;
+    target.open = true;
+    target.scrollIntoView();
+  }
+  window.addEventListener('hashchange', openLinked);
   fetch(new URL('openapi.json', base), { headers: { Accept: 'application/json' } })
     .then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
     .then(render)

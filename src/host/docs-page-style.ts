@@ -41,4 +41,12 @@ pre{background:#0f1628;color:#e4e8f1;padding:12px;border-radius:6px;overflow:aut
 .resp .ctype{font:12px ui-monospace,Menlo,Consolas,monospace;color:var(--mute);margin:6px 0 0}
 .resp details>summary{cursor:pointer;color:var(--mute);font-size:13px;margin:6px 0 0}
 .label{font-size:12px;color:var(--mute);margin:6px 0 0}
+dl.headers{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:4px 0 0;font:12.5px ui-monospace,Menlo,Consolas,monospace}
+dl.headers dt{color:var(--mute)}dl.headers dd{margin:0;overflow-wrap:anywhere}
+input.missing{border-color:var(--delete);outline:1px solid var(--delete)}
+.link{margin-left:auto;color:var(--mute);text-decoration:none;padding:0 4px}
+.path,.sum{min-width:0;overflow-wrap:anywhere}
+@media (max-width:640px){header{padding:16px}main{padding:16px 10px 48px}form{padding:10px}
+.param{grid-template-columns:1fr;gap:4px}details.op>summary{flex-wrap:wrap;gap:6px 10px;padding:10px}
+.key{flex-wrap:wrap}button{margin:0 8px 8px 0}dl.headers{grid-template-columns:1fr}}
 `;

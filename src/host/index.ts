@@ -9,7 +9,7 @@ export { type Reply, reply } from './reply.js';
 export type { OpenAPIExamples, OperationExample } from './openapi-examples.js';
 export type { RouteContext } from './request-context.js';
 export type { ServiceAPIOptions } from './options.js';
-export { createJSONLogger, type JSONLoggerOptions, type LogLevel } from './logger.js';
+export { createJSONLogger, createLogger, type JSONLoggerOptions, type LogFormat, type LoggerOptions, type LogLevel } from './logger.js';
 export type { Readiness } from './default-routes.js';
 export type { MetricFamily, Sample, Labels } from './prometheus.js';
 export { getAllGateways, getApp, getGateway } from './inject.js';

@@ -1,9 +1,11 @@
 /**
- * Structured logging: one JSON object a line, through the replaceable {@link Logger} of `src/mount.ts`.
+ * Structured logging through the replaceable {@link Logger} of `src/mount.ts`: one JSON object a line
+ * for machines and pipes, or one readable line a record for a person at a terminal.
  * @module
  */
 import { printable } from '../lib/printable.js';
 import type { Logger } from '../mount/index.js';
+import { prettyLine } from './pretty-line.js';
 
 /** Log levels, least severe first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -11,6 +13,12 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 function ignore(): void {}
+
+/** A stream a logger writes to; `isTTY` true means a terminal. */
+export interface LogStream {
+  write(line: string): unknown;
+  readonly isTTY?: boolean;
+}
 
 /** A raw DEL or C1 control, or a C0 control as JSON escapes it (`\u001b`; line breaks and tabs are `\n`, `\t`). */
 const CONTROL_IN_JSON = /[\x7f-\x9f]|\\u00[01][0-9a-f]/;
@@ -20,14 +28,62 @@ export interface JSONLoggerOptions {
   /** The least severe level written. Default `'info'`. */
   level?: LogLevel;
   /** Where `debug` and `info` lines go. Default `process.stdout`. */
-  stdout?: { write(line: string): unknown };
+  stdout?: LogStream;
   /** Where `warn` and `error` lines go. Default `process.stderr`. */
-  stderr?: { write(line: string): unknown };
+  stderr?: LogStream;
+}
+
+/** How log records are written: `json` lines for machines, `pretty` lines for people. */
+export type LogFormat = 'json' | 'pretty';
+
+const FORMATS: readonly LogFormat[] = ['json', 'pretty'];
+
+/** Options of {@link createLogger}. */
+export interface LoggerOptions extends JSONLoggerOptions {
+  /**
+   * `'json'` or `'pretty'`. Default: the `LOG_FORMAT` environment variable when set, else `'pretty'` when
+   * `stdout` is a terminal and `'json'` otherwise (pipes, files, log collectors).
+   */
+  format?: LogFormat;
+  /** ANSI colours on the level of pretty lines. Default: when `stdout` is a terminal and `NO_COLOR` is not set. */
+  color?: boolean;
+}
+
+/** Without a chosen format: `LOG_FORMAT`, else pretty for a person at a terminal and JSON for anything reading a pipe. */
+function logFormatFor(stdout: LogStream, env: Readonly<Record<string, string | undefined>>): LogFormat {
+  const chosen = env['LOG_FORMAT'];
+  if (chosen !== undefined && chosen !== '') {
+    if (!FORMATS.includes(chosen as LogFormat)) throw new RangeError(`LOG_FORMAT must be one of ${FORMATS.join(', ')}`);
+    return chosen as LogFormat;
+  }
+  return stdout.isTTY === true ? 'pretty' : 'json';
 }
 
 /**
- * The default logger: writes `{"time","level","msg",...fields}` lines, `debug`/`info` to stdout and
- * `warn`/`error` to stderr.
+ * The host's default logger: JSON lines when piped, readable lines in a terminal (see
+ * {@link LoggerOptions.format}); `debug`/`info` to stdout, `warn`/`error` to stderr.
+ *
+ * @example
+ * ```ts
+ * const log = createLogger({ format: 'pretty', level: 'debug' });
+ * log.info('listening', { port: 8000 }); // 12:00:00.000 INFO  listening port=8000
+ * ```
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const out = options.stdout ?? process.stdout;
+  if (options.format !== undefined && !FORMATS.includes(options.format)) throw new RangeError(`options.format must be one of ${FORMATS.join(', ')}`);
+  const format = options.format ?? logFormatFor(out, process.env);
+  if (format === 'json') return createJSONLogger(options);
+  const color = options.color ?? (out.isTTY === true && (process.env['NO_COLOR'] ?? '') === '');
+  // A terminal obeys control characters (ESC sequences move the cursor, rewrite lines): every string is made printable.
+  const safe = (fields: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? printable(v, { multiline: true }) : v]));
+  return leveled(options, (lvl, message, fields) => prettyLine(new Date(), lvl, printable(message), safe(fields), color));
+}
+
+/**
+ * A logger that always writes `{"time","level","msg",...fields}` JSON lines, `debug`/`info` to stdout and
+ * `warn`/`error` to stderr (what {@link createLogger} writes when not at a terminal).
  *
  * @example
  * ```ts
@@ -36,19 +92,26 @@ export interface JSONLoggerOptions {
  * ```
  */
 export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
+  return leveled(options, (lvl, message, fields) => {
+    const record = { time: new Date().toISOString(), level: lvl, msg: message, ...fields };
+    const line = JSON.stringify(record);
+    // Upstream text may carry control characters: JSON leaves DEL and C1 ones as they are and escapes C0
+    // ones (ESC included) only for a reader such as `jq -r` to restore. A line with any is written again,
+    // each string made printable; the usual line costs one search.
+    if (!CONTROL_IN_JSON.test(line)) return `${line}\n`;
+    return `${JSON.stringify(record, (_key, value: unknown) => (typeof value === 'string' ? printable(value, { multiline: true }) : value))}\n`;
+  });
+}
+
+/** The level filter and the two streams, shared by both formats; `line` turns a record into text. */
+function leveled(options: JSONLoggerOptions, line: (level: LogLevel, message: string, fields: Record<string, unknown>) => string): Logger {
   const level = options.level ?? 'info';
   if (!LEVELS.includes(level)) throw new RangeError(`options.level must be one of ${LEVELS.join(', ')}`);
   const min = LEVELS.indexOf(level);
   const out = options.stdout ?? process.stdout;
   const err = options.stderr ?? process.stderr;
   const write = (lvl: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    const record = { time: new Date().toISOString(), level: lvl, msg: message, ...fields };
-    let line = JSON.stringify(record);
-    // Upstream text may carry control characters: JSON leaves DEL and C1 ones as they are and escapes C0
-    // ones (ESC included) only for a reader such as `jq -r` to restore. A line with any is written again,
-    // each string made printable; the usual line costs one search.
-    if (CONTROL_IN_JSON.test(line)) line = JSON.stringify(record, (_key, value: unknown) => (typeof value === 'string' ? printable(value, { multiline: true }) : value));
-    (lvl === 'warn' || lvl === 'error' ? err : out).write(`${line}\n`);
+    (lvl === 'warn' || lvl === 'error' ? err : out).write(line(lvl, message, fields));
   };
   // A level below the minimum gets a function that does nothing: no check, no line built.
   const at = (lvl: LogLevel): Logger['info'] => (LEVELS.indexOf(lvl) < min ? ignore : write(lvl));

@@ -52,6 +52,8 @@ interface SourcePool {
 }
 
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+/** The delivery counts of a dispatcher that become `outcome` labels, when its `status()` has them. */
+const EVENT_OUTCOMES = ['sent', 'published', 'retried', 'dropped'];
 
 /** The `connection_pool.sources` map of a gateway's status document, when it has one. */
 function poolSources(status: Record<string, unknown>): Array<[string, SourcePool]> {
@@ -152,8 +154,8 @@ export class HostMetrics {
       ...(events === undefined
         ? []
         : [
-            { name: 'fhirgate_events_total', type: 'counter', help: 'Events handed to the dispatcher, by outcome.',
-              samples: ['sent', 'retried', 'dropped'].map((outcome) => ({ labels: { outcome }, value: num(events[outcome]) })) },
+            { name: 'fhirgate_events_total', type: 'counter', help: 'Events by outcome: sent (acknowledged by the sink or stream), published (handed to core NATS, unacknowledged), retried, dropped.',
+              samples: EVENT_OUTCOMES.filter((outcome) => outcome in events).map((outcome) => ({ labels: { outcome }, value: num(events[outcome]) })) },
             { name: 'fhirgate_events_queued', type: 'gauge', help: 'Events waiting or being delivered.', samples: [{ labels: {}, value: num(events.queued) }] },
           ] satisfies MetricFamily[]),
       ...this.#process.collect(),

@@ -75,6 +75,16 @@ export const ERROR_RESPONSE = Object.freeze({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+const REQUEST_ID_HEADER = Object.freeze({
+  description: "the request's id (the caller's X-Request-ID when it is sane, else a new UUID); the log lines of the request carry it",
+  schema: { type: 'string' },
+});
+
+/** Every answer of the host carries `X-Request-ID`, so every documented response declares it. */
+function withRequestId(responses: OpenAPIOperation['responses']): OpenAPIOperation['responses'] {
+  return Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, { ...r, headers: { 'X-Request-ID': REQUEST_ID_HEADER, ...r.headers } }]));
+}
+
 /**
  * Builds the OpenAPI 3.1 document. Operation ids are made unique (a clash gets `_2`, `_3`, ...); every
  * path parameter is declared; with `secured`, the Bearer and `X-API-Key` schemes apply to every
@@ -96,7 +106,7 @@ export function buildOpenAPI(info: APIInfo, operations: readonly DocumentedOpera
     let id = base;
     for (let n = 2; usedIds.has(id); n += 1) id = `${base}_${n}`;
     usedIds.add(id);
-    const documented: Record<string, unknown> = { ...operation, operationId: id, parameters: withPathParams(path, operation.parameters) };
+    const documented: Record<string, unknown> = { ...operation, operationId: id, parameters: withPathParams(path, operation.parameters), responses: withRequestId(operation.responses) };
     if (info.secured && open) documented['security'] = [];
     (paths[path] ??= {})[method.toLowerCase()] = documented;
   }

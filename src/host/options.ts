@@ -8,7 +8,7 @@ import type { Logger } from '../mount/index.js';
 import { checkAPIKeys } from './api-keys.js';
 import { CORSPolicy } from './cors.js';
 import type { CORSOptions } from './cors.js';
-import { createJSONLogger } from './logger.js';
+import { createLogger } from './logger.js';
 import { booleanOption, numberOption, stringOption } from '../lib/options.js';
 import { checkPublicUrl } from '../lib/public-url.js';
 import { checkAllowedHosts } from './public-origin.js';
@@ -43,7 +43,7 @@ export interface ServiceAPIOptions {
   cors?: CORSOptions;
   /** Largest request body, in bytes. Default 1 MiB. */
   bodyLimit?: number;
-  /** Where the structured log lines go. Default one JSON line each on stdout/stderr, level `info`. */
+  /** Where the structured log lines go. Default {@link createLogger}: JSON lines on stdout/stderr (readable lines on a terminal), level `info`. */
   logger?: Logger;
   /** Time `close()` lets in-flight requests finish before it aborts them, in ms. Default 10 000. */
   shutdownGraceMs?: number;
@@ -177,7 +177,7 @@ export function resolveOptions(options: ServiceAPIOptions = {}): ResolvedOptions
     publicPaths: Object.freeze([...publicPaths]),
     cors: options.cors === undefined ? undefined : new CORSPolicy(options.cors),
     bodyLimit: numberOption(options.bodyLimit, 'options.bodyLimit', DEFAULTS.bodyLimit, { integer: true, min: 1 }),
-    logger: options.logger ?? createJSONLogger(),
+    logger: options.logger ?? createLogger(),
     shutdownGraceMs: numberOption(options.shutdownGraceMs, 'options.shutdownGraceMs', DEFAULTS.shutdownGraceMs, { integer: true, min: 0 }),
     headersTimeoutMs,
     requestTimeoutMs,

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { FhirgateError, isFhirgateError } from '../errors.js';
 import type { HTTPMethod, OpenAPIOperation, PublicError, RouteReply } from '../mount/index.js';
 import type { APIKeyCheck } from './api-keys.js';
+import { logUserCodeFailure } from '../lib/user-code-failure.js';
 import { describeError, replyToPublicError } from './error-reply.js';
 import type { ResolvedOptions } from './options.js';
 import { HostRequest } from './request-context.js';
@@ -228,7 +229,7 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
       return;
     }
     const described = describeError(value, requestId);
-    if (described.status >= 500) options.logger.error('request failed', { request_id: requestId, route: x.route, status: described.status, ...errorFields(value) });
+    if (described.status >= 500) logUserCodeFailure(options.logger, 'error', 'request failed', { request_id: requestId, route: x.route, status: described.status, ...errorFields(value) }, value);
     if (described.status === 413) base['connection'] = 'close';
     const own = x.endpoint === undefined ? state.errorReplyAt(rawPath) : x.endpoint.errorReply;
     answerWith(x, replyToPublicError(described, own, options.logger));

@@ -45,6 +45,8 @@ export interface RouteRequest {
   readonly baseUrl: string;
   /** The request id, echoed in `X-Request-ID`; put it in every log line about this request. */
   readonly requestId: string;
+  /** The network address the connection came from (the peer, not `X-Forwarded-For`), for audit records. */
+  readonly remoteAddress?: string | undefined;
   /** Aborted when the client goes away or the host shuts down past its grace period. */
   readonly signal: AbortSignal;
   /** The host's logger, with the request id bound. */
@@ -105,7 +107,14 @@ export interface OpenAPIOperation {
     description?: string;
     content: Record<string, { schema?: Record<string, unknown>; example?: unknown }>;
   };
-  responses: Record<string, { description: string; content?: Record<string, { schema?: Record<string, unknown>; example?: unknown }> }>;
+  responses: Record<string, OpenAPIResponse>;
+}
+
+/** An OpenAPI 3.1 response object (the parts fhirgate uses): its headers are shown by `/docs`. */
+export interface OpenAPIResponse {
+  description: string;
+  headers?: Record<string, { description?: string; schema?: Record<string, unknown> }>;
+  content?: Record<string, { schema?: Record<string, unknown>; example?: unknown }>;
 }
 
 /** OpenAPI path items keyed by path relative to the component's prefix, `{param}` style. */

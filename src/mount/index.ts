@@ -10,6 +10,7 @@ export {
   type MountableComponent,
   type OpenAPIOperation,
   type OpenAPIParameter,
+  type OpenAPIResponse,
   type OpenAPIPaths,
   type PublicError,
   type Route,

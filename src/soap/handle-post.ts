@@ -5,6 +5,7 @@
 import { isFhirgateError } from '../errors.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
+import { logUserCodeFailure } from '../lib/user-code-failure.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { DocumentReader } from './document-reader.js';
 import { SOAPFault, clientFault, clip, toSOAPFault } from './fault.js';
@@ -87,10 +88,10 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
   try {
     result = toResult(await handler(request, { requestId: req.requestId, log: req.log, signal: req.signal }));
   } catch (err) {
-    req.log.error('NoteReader handler failed', {
+    logUserCodeFailure(req.log, 'error', 'NoteReader handler failed', {
       operation: request.operation,
       error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    });
+    }, err);
     throw new SOAPFault('Server', 'Internal server error', { type: 'Internal', cause: err });
   } finally {
     emitSafely(ctx.dispatcher, `notereader.${request.operation.toLowerCase()}`, {

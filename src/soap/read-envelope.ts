@@ -35,6 +35,13 @@ export interface SOAPRequestParts<S extends TextSink = TextSink> extends Omit<SO
 }
 
 const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+/**
+ * Characters parsed between two turns of the event loop. Chunks a socket already buffered come through
+ * `for await` as microtasks, so without a turn a whole body was parsed in one block (a 7.9 MiB one held
+ * `/health` for seconds); a turn costs tens of microseconds, and 128 Ki characters of the costliest XML
+ * accepted take tens of milliseconds.
+ */
+const TURN_EVERY = 128 * 1024;
 /** The `actor` (SOAP 1.1 §4.2.2) that means "the first SOAP application to process the message". */
 const NEXT_ACTOR = 'http://schemas.xmlsoap.org/soap/actor/next';
 
@@ -172,6 +179,7 @@ export async function readEnvelopeParts<S extends TextSink>(
   });
   const utf8 = new Utf8Chunks();
   const notUtf8 = (err: unknown) => new SOAPFault('Client', 'Invalid XML: the body is not valid UTF-8', { type: 'InvalidXML', cause: err });
+  let sinceTurn = 0;
   for await (const chunk of chunks) {
     let text: string;
     try {
@@ -180,6 +188,11 @@ export async function readEnvelopeParts<S extends TextSink>(
       throw notUtf8(err);
     }
     parser.write(text);
+    sinceTurn += text.length;
+    if (sinceTurn >= TURN_EVERY) {
+      sinceTurn = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
   try {
     utf8.end();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseConnectionString } from '../../src/auth/index.js';
 import { validateConfig } from '../../src/cli/index.js';
-import { runCli, tempDir } from './run-cli.js';
+import { runCli, runMain, tempDir } from './run-cli.js';
 
 const SECRET = 's3cr3t-Value-9876';
 const GOOD = 'fhir://127.0.0.1:9/fhir/';
@@ -40,7 +40,7 @@ test('serve with a bad config exits 1 with the setting\'s path in the message an
   const dir = tempDir(t);
   for (const c of CASES) {
     writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify(c.config));
-    const { code, stdout, stderr } = await runCli(t, ['serve', '--config', 'fhirgate.json', '--port', '0'], c.env ?? {}, dir);
+    const { code, stdout, stderr } = await runMain(['serve', '--config', 'fhirgate.json', '--port', '0'], c.env ?? {}, dir);
     assert.equal(code, 1, `${c.name}: ${stderr}`);
     assert.match(stderr, c.message, c.name);
     assert.match(stderr, /^fhirgate serve: /, c.name);

@@ -8,10 +8,10 @@ import { EXPORT_COMMAND } from '../../src/cli/export-command.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { bulkServer, ndjson, OUTCOME } from '../gateway/bulk/fault-server.js';
-import { runCli, startCli, tempDir } from './run-cli.js';
+import { runCli, runMain, startCli, tempDir } from './run-cli.js';
 
 async function sandbox(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
-  const sb = await startSandbox({ exportPolls: 1, exportRetryAfterSeconds: 0, ...options });
+  const sb = await startSandbox({ exportPolls: 0, exportRetryAfterSeconds: 0, ...options });
   t.after(() => sb.close());
   return sb;
 }
@@ -147,7 +147,7 @@ test('bad input on the command line (connection string, type, level, since, a us
     [['export', '--source', 'a=fhir://localhost:1/fhir/', '--source-name', 'b'], 2, /--source-name: no source has that name; sources: a/],
   ];
   for (const [args, code, message] of cases) {
-    const result = await runCli(t, [...args, '--out', join(dir, 'out')], {}, dir);
+    const result = await runMain([...args, '--out', join(dir, 'out')], {}, dir);
     assert.equal(result.code, code, `${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stderr, message);
     assert.ok(!result.stderr.includes('very-secret-value'), 'the secret is never printed');

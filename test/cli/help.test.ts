@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/index.js';
-import { runCli } from './run-cli.js';
+import { runCli, runMain } from './run-cli.js';
 
 test('fhirgate --help lists every command and exits 0', async (t) => {
   const { code, stdout } = await runCli(t, ['--help']);
@@ -10,9 +10,9 @@ test('fhirgate --help lists every command and exits 0', async (t) => {
   for (const command of COMMANDS) assert.match(stdout, new RegExp(`^  ${command.name}\\s+${command.summary.slice(0, 20)}`, 'm'));
 });
 
-test('fhirgate <command> --help documents every option of that command, and the config settings where it reads the file', async (t) => {
+test('fhirgate <command> --help documents every option of that command, and the config settings where it reads the file', async () => {
   for (const command of COMMANDS) {
-    const { code, stdout } = await runCli(t, [command.name, '--help']);
+    const { code, stdout } = await runMain([command.name, '--help']);
     assert.equal(code, 0, command.name);
     assert.match(stdout, new RegExp(`^Usage: fhirgate ${command.name} `));
     for (const [name, spec] of Object.entries(command.options)) {
@@ -22,20 +22,20 @@ test('fhirgate <command> --help documents every option of that command, and the 
     if (!('config' in command.options)) continue; // sandbox reads no config file
     for (const setting of ['sources', 'gateway.path', 'cds.module', 'notereader.module', 'apiKeys', 'cors', 'port']) assert.ok(stdout.includes(setting), setting);
   }
-  assert.equal((await runCli(t, ['help', 'serve'])).stdout, (await runCli(t, ['serve', '-h'])).stdout);
+  assert.equal((await runMain(['help', 'serve'])).stdout, (await runMain(['serve', '-h'])).stdout);
 });
 
-test('no command prints the help on stderr with exit 2; an unknown command or option is exit 2 with a pointer to --help', async (t) => {
-  const none = await runCli(t, []);
+test('no command prints the help on stderr with exit 2; an unknown command or option is exit 2 with a pointer to --help', async () => {
+  const none = await runMain([]);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /Usage: fhirgate <command>/);
-  const unknown = await runCli(t, ['srve']);
+  const unknown = await runMain(['srve']);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown command "srve" \(did you mean serve\?\); commands: serve, check/);
-  const option = await runCli(t, ['serve', '--prot', '8000']);
+  const option = await runMain(['serve', '--prot', '8000']);
   assert.equal(option.code, 2);
   assert.match(option.stderr, /fhirgate serve: .*--prot.*\nSee fhirgate serve --help/);
-  const version = await runCli(t, ['--version']);
+  const version = await runMain(['--version']);
   assert.equal(version.code, 0);
   assert.match(version.stdout, /^\d+\.\d+\.\d+/);
 });

@@ -65,8 +65,16 @@ test('fhirgate sandbox: the printed export line exports, the printed serve line 
 
   const served = startBin(t, [...argsOf(banner, 'serve'), '--port', '0']);
   const serving = (await waitServing(served)) as unknown as { gateway: string; serves: unknown };
-  assert.deepEqual(serving.serves, [{ path: '/fhir', component: 'AsyncFHIRGateway', sources: ['sandbox'] }]);
+  assert.deepEqual(serving.serves, [
+    { path: '/fhir', component: 'AsyncFHIRGateway', sources: ['sandbox'] },
+    { path: '/fhir/sandbox', component: 'FHIRFacade', sources: ['sandbox'] },
+    { path: '/fhir/all', component: 'FHIRFacade', sources: ['sandbox'] },
+  ]);
+  assert.equal((serving as unknown as { apiKeys: string }).apiKeys, 'off');
   assert.equal((await fetch(`${serving.gateway}/metadata`)).status, 200);
+  const viaFacade = await fetch(`${serving.gateway}/sandbox/Patient?_count=1`);
+  assert.equal(viaFacade.status, 200, 'sandbox + serve: a working FHIR facade in two commands, the token held by the gateway');
+  assert.equal(((await viaFacade.json()) as { resourceType: string }).resourceType, 'Bundle');
   served.child.kill('SIGTERM');
   assert.equal(await served.exited, 0);
 });
@@ -97,7 +105,7 @@ test('fhirgate sandbox: a bad --seed is a command-line mistake (exit 2), a busy 
   assert.match(taken.stderr, new RegExp(`^fhirgate sandbox: port: ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port \\(0: any free port\\)\\n$`));
 });
 
-test('serve says at start-up what it serves: each component under its prefix, sources by name, the host routes; never a secret', async (t) => {
+test('serve says at start-up what it serves: each component under its prefix, sources by name, the host routes, whether API keys are asked for; never a key or a secret', async (t) => {
   const dir = tempDir(t);
   writeFileSync(join(dir, 'cds.mjs'), 'export default () => {};\n');
   writeFileSync(join(dir, 'nr.mjs'), "export default (nr) => nr.method('ProcessDocument', ({ document }) => ({ document, error: '' }));\n");
@@ -108,19 +116,24 @@ test('serve says at start-up what it serves: each component under its prefix, so
     cds: { module: './cds.mjs' },
     notereader: { path: '/nr', module: './nr.mjs' },
   }));
-  const run = startBin(t, ['serve', '--config', 'fhirgate.json', '--port', '0', '--metrics'], { EHR_SECRET: secret }, dir);
-  const serving = (await waitServing(run)) as unknown as { url: string; serves: Array<{ path: string; component: string; sources?: string[] }>; host: string[] };
+  const run = startBin(t, ['serve', '--config', 'fhirgate.json', '--port', '0', '--metrics'], { EHR_SECRET: secret, FHIRGATE_API_KEYS: 'Xq9-api-key' }, dir);
+  const serving = (await waitServing(run)) as unknown as { url: string; serves: Array<{ path: string; component: string; sources?: string[] }>; host: string[]; apiKeys: string };
+  assert.equal(serving.apiKeys, 'required');
   assert.deepEqual(serving.serves, [
     { path: '/api/fhir', component: 'AsyncFHIRGateway', sources: ['ehr', 'lab'] },
+    { path: '/api/fhir/ehr', component: 'FHIRFacade', sources: ['ehr'] },
+    { path: '/api/fhir/lab', component: 'FHIRFacade', sources: ['lab'] },
+    { path: '/api/fhir/all', component: 'FHIRFacade', sources: ['ehr', 'lab'] },
     { path: '/cds', component: 'CDSHooksService' },
     { path: '/nr', component: 'NoteReaderService' },
   ]);
   assert.deepEqual(serving.host, ['/', '/docs', '/openapi.json', '/health', '/health/ready', '/gateway/status', '/metrics']);
   // Every path said is served: each component answers under its prefix, each host route answers.
-  const probes = [`${serving.serves[0]!.path}/metadata`, `${serving.serves[1]!.path}/cds-services`, `${serving.serves[2]!.path}/?wsdl`, ...serving.host.filter((p) => p !== '/health/ready')];
-  for (const path of probes) assert.equal((await fetch(`${serving.url}${path}`)).status, 200, path);
+  const at = (component: string) => serving.serves.find((x) => x.component === component)!.path;
+  const probes = [`${at('AsyncFHIRGateway')}/metadata`, `${at('CDSHooksService')}/cds-services`, `${at('NoteReaderService')}/?wsdl`, ...serving.host.filter((p) => p !== '/health/ready')];
+  for (const path of probes) assert.equal((await fetch(`${serving.url}${path}`, { headers: { 'x-api-key': 'Xq9-api-key' } })).status, 200, path);
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0);
-  assert.ok(!run.stdout().includes(secret) && !run.stderr().includes(secret));
+  for (const hidden of [secret, 'Xq9-api-key']) assert.ok(!run.stdout().includes(hidden) && !run.stderr().includes(hidden));
   assert.ok(!run.stdout().includes('client_secret'), 'no connection string is logged');
 });

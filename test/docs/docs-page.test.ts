@@ -25,6 +25,7 @@ const FLAGS = [
 /** Safety nets only. */
 const BROWSER_TIMEOUT_MS = 60_000;
 const SCREENSHOT = join(tmpdir(), 'fhirgate-docs-page.png');
+const SCREENSHOT_PHONE = join(tmpdir(), 'fhirgate-docs-page-390.png');
 
 const skip = !existsSync(CHROMIUM) && process.env.CI === undefined
   ? `${CHROMIUM} is not installed (apt-get install chromium); CI installs it and runs this test`
@@ -135,8 +136,45 @@ test('/docs in Chromium: every operation with responses and examples, pre-filled
     if (!/^2\d\d /.test(text)) failures.push(`${name}: ${text} ${(await form.locator('.out pre').textContent().catch(() => '')) ?? ''}`.slice(0, 300));
   }
   assert.deepEqual(failures, [], 'every pre-filled form works as it is');
-
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+  // The answer's headers are shown: X-Request-ID always, Location for the demo's create.
+  const create = page.locator('details.op[data-method="POST"][data-path="/demo/{source}/Patient"]');
+  const shownHeaders = await create.locator('.out dl.headers dt').allTextContents();
+  assert.ok(shownHeaders.includes('location') && shownHeaders.includes('x-request-id'), `headers shown after Send: ${shownHeaders.join(', ')}`);
+  const declared = await create.locator('.resp[data-status="201"] dl.headers dt').allTextContents();
+  assert.deepEqual(declared.sort(), ['Location', 'X-Request-ID'], 'the documented headers of the 201 answer');
+  assert.deepEqual(await op.locator('.resp[data-status="200"] dl.headers dt').allTextContents(), ['X-Request-ID']);
+
+  // A required parameter left empty: named on the form, nothing sent.
+  const before = requested.length;
+  await op.locator('input[name="path:id"]').fill('');
+  await op.getByRole('button', { name: 'Send' }).click();
+  assert.equal(await op.locator('.out .status').textContent(), 'Required: id');
+  assert.equal(await op.locator('input[name="path:id"]').getAttribute('aria-invalid'), 'true');
+  await op.getByRole('button', { name: 'Copy as curl' }).click();
+  assert.equal(await op.locator('.out .status').textContent(), 'Required: id');
+  assert.equal(requested.length, before, 'no request was sent');
+
+  // At 390 px (a phone) no card is wider than the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflowing = await page.locator('details.op').evaluateAll((ops) =>
+    ops.filter((o) => o.scrollWidth > o.clientWidth + 1 || o.getBoundingClientRect().right > 391).map((o) => `${o.getAttribute('data-method')} ${o.getAttribute('data-path')}`));
+  assert.deepEqual(overflowing, [], 'cards that overflow at 390 px');
+  assert.ok(await page.locator('html').evaluate((html) => html.scrollWidth <= 390), 'the page does not scroll sideways at 390 px');
+  await page.screenshot({ path: SCREENSHOT_PHONE, fullPage: true });
+
+  // A deep link opens its operation; opening one puts its link in the address bar.
+  const transformId = 'AsyncFHIRGateway_transform_Patient';
+  await page.goto(`${demo.origin}/docs#${transformId}`);
+  const linked = page.locator(`details.op#${transformId}`);
+  await linked.waitFor();
+  assert.equal(await linked.evaluate((d) => d.hasAttribute('open')), true, 'the linked operation is open');
+  const other = page.locator('details.op[data-method="GET"][data-path="/fhir/status"]');
+  await other.locator(':scope > summary').click();
+  await page.waitForURL((url) => url.hash !== `#${transformId}`);
+  assert.equal(new URL(page.url()).hash, `#${await other.getAttribute('id')}`);
+
   assert.deepEqual(pageErrors, [], 'no script error or CSP violation on the page');
   assert.ok(requested.length >= 3, `the page, openapi.json and the transform were requested: ${requested.join(', ')}`);
   const elsewhere = requested.filter((url) => new URL(url).origin !== demo.origin);

@@ -38,6 +38,11 @@ class FakeElement {
   addEventListener(type: string, fn: (ev: { preventDefault(): void }) => void): void {
     this.listeners.set(type, fn);
   }
+  readonly attributes = new Map<string, string>();
+  setAttribute(name: string, value: string): void {
+    this.attributes.set(name, value);
+  }
+  readonly classList = { toggle: (): void => {} };
   all(): FakeElement[] {
     return this.children.flatMap((c) => [c, ...c.all()]);
   }
@@ -60,7 +65,8 @@ test('the docs page renders every operation and sends a filled-in request with t
   const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
   const ids = new Map(['api-key', 'ops', 'title', 'desc'].map((id) => [id, new FakeElement('div')]));
   const document = { title: '', getElementById: (id: string) => ids.get(id), createElement: (tag: string) => new FakeElement(tag) };
-  runInNewContext(script, { document, location: { href: `${base}/docs` }, fetch, URL, URLSearchParams, performance, Map, JSON, Object, encodeURIComponent });
+  const page = { addEventListener: (): void => {} };
+  runInNewContext(script, { document, window: page, history: { replaceState: (): void => {} }, location: { href: `${base}/docs`, hash: '' }, fetch, URL, URLSearchParams, performance, Map, JSON, Object, encodeURIComponent, decodeURIComponent });
 
   const ops = ids.get('ops')!;
   await until(() => ops.all().some((e) => e.tagName === 'details' && e.className === 'op'));
@@ -86,7 +92,9 @@ test('the docs page renders every operation and sends a filled-in request with t
   submit(form);
   await until(() => out.textContent.startsWith('200'));
   assert.match(out.textContent, /GET \/summary\/a%20b\?sources=x&sources=y/);
-  assert.deepEqual(JSON.parse(out.children[1]!.textContent), { id: 'a b', sources: ['x', 'y'] });
+  const body = (o: FakeElement): unknown => JSON.parse(o.children.find((c) => c.className === 'body')!.textContent);
+  assert.deepEqual(body(out), { id: 'a b', sources: ['x', 'y'] });
+  assert.ok(out.all().some((e) => e.tagName === 'dt' && e.textContent === 'x-request-id'), 'the answer\'s headers are shown');
 
   const notes = details.find((d) => d.textContent.includes('/notes'))!;
   const notesForm = notes.all().find((e) => e.tagName === 'form')!;
@@ -94,5 +102,5 @@ test('the docs page renders every operation and sends a filled-in request with t
   submit(notesForm);
   const notesOut = notesForm.all().find((e) => e.className === 'out')!;
   await until(() => notesOut.textContent !== '');
-  assert.deepEqual(JSON.parse(notesOut.children[1]!.textContent), { note: { text: 'hello' } });
+  assert.deepEqual(body(notesOut), { note: { text: 'hello' } });
 });

@@ -115,3 +115,20 @@ test('an element 1000 deep costs about what one at depth 5 does: prefixes are no
   const shallow = await fastestRead(envelope(undefined, { documentXml: flat }));
   assert.ok(deep < 4 * shallow, `nested ${deep.toFixed(0)} ms CPU, flat ${shallow.toFixed(0)} ms CPU`);
 });
+
+test('a body whose chunks are all there at once is not read in one block: the event loop turns every 128 Ki characters', async () => {
+  // The chunks of a socket's buffer come through `for await` as microtasks: without a turn of the event
+  // loop, a host could answer nothing else (not even /health) until the whole body was parsed.
+  const body = Buffer.from(envelope(undefined, { documentXml: `<r>${'<a/>'.repeat(200_000)}</r>` }));
+  const chunks = Array.from({ length: Math.ceil(body.length / 65_536) }, (_, i) => body.subarray(i * 65_536, (i + 1) * 65_536));
+  let turns = 0;
+  let reading = true;
+  const count = (): void => {
+    turns += 1;
+    if (reading) setImmediate(count);
+  };
+  setImmediate(count);
+  await readEnvelope((async function* () { yield* chunks; })(), { maxDepth: 64, maxElements: 1_000_000 });
+  reading = false;
+  assert.ok(turns >= Math.floor(body.length / (128 * 1024)) - 1, `${turns} turns of the event loop while ${body.length} bytes were read`);
+});

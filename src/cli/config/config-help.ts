@@ -30,6 +30,7 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  allowedHosts       ["fhir.example.org", "fhir.example.org:8443"]: the hosts a trusted proxy may name',
   '  title, description shown at / and /docs, without an API key (never ${VAR}-expanded)',
   '  logLevel           debug, info, warn or error (LOG_LEVEL wins)',
+  '  logFormat          json or pretty (default: pretty on a terminal, json when piped; LOG_FORMAT wins)',
   '  workers            "auto" (one per core) or a count: serve with that many worker processes (--workers wins)',
   '  metrics            true: serve GET /metrics in the Prometheus text format (behind the API keys when set)',
   '  readinessDrainMs   ms /health/ready answers 503 after SIGTERM before the listener closes (default 0)',
@@ -37,5 +38,10 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  stopTimeoutMs      ms a shutdown may take in all; then a worker is killed, one process exits 1 (default 30000)',
   '  headersTimeoutMs   ms a client has to send the request headers (default 15000)',
   '  requestTimeoutMs   ms a client has to send the whole request (default 60000)',
+  '  callers            [{"name", "apiKey", "sources", "scopes", "patient"?, "operations"?, "rate"?} or {"issuer", "jwks" | "jwksUrl", "audience"?, …}]:',
+  '                     who may call the FHIR facade at <prefix>/<source> and <prefix>/<federated>, and what each may do (SMART scopes)',
+  '  facade             {"enabled": true, "federatedName": "all", "limits": {"<source>" | "*": {"perSecond", "burst", "maxInFlight"}},',
+  '                     "audit": {"source", "batchSize", "flushIntervalMs", "maxQueue"}, "pageTokenSecret", "pageTokenTtlSeconds"}',
+  '                     Without callers the facade serves read and search on loopback only (said at start-up), and nothing beyond.',
   'Relative module paths are resolved against the config file\'s folder.',
 ]);

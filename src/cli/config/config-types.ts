@@ -3,6 +3,9 @@
  * @module
  */
 
+import type { FHIRFacadeOptions } from '../../facade/index.js';
+import type { FacadeConfig } from './facade-config.js';
+
 /**
  * A CDS Hooks or NoteReader mount: where it is served and the module that registers its handlers.
  *
@@ -86,6 +89,8 @@ export interface FhirgateConfig {
   readonly apiKeys: readonly string[] | undefined;
   readonly cors: CorsConfig | undefined;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | undefined;
+  /** `json` lines or `pretty` lines for people; default pretty on a terminal, JSON otherwise (`LOG_FORMAT` wins). */
+  readonly logFormat: 'json' | 'pretty' | undefined;
   /** Worker processes of `serve` (`node:cluster`): `'auto'` (one per core) or a count; `undefined` serves in this process. */
   readonly workers: 'auto' | number | undefined;
   /** Serve `GET /metrics` (Prometheus text). Default false. */
@@ -106,4 +111,8 @@ export interface FhirgateConfig {
   readonly trustProxy: boolean | undefined;
   /** With `trustProxy`, the host names (or `host:port`) a proxy may name. */
   readonly allowedHosts: readonly string[] | undefined;
+  /** Who may call the FHIR facade (`{prefix}/{source}`, the federated base), and what each may do. */
+  readonly callers: FHIRFacadeOptions['callers'];
+  /** The facade: on by default, its federated name, limits, audit sink and page tokens. */
+  readonly facade: FacadeConfig;
 }

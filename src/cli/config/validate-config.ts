@@ -23,6 +23,7 @@ import {
 } from './checks.js';
 import type { CDSMountConfig, CorsConfig, FhirgateConfig, GatewayConfig, ServiceMountConfig } from './config-types.js';
 import { expandEnv, literalText } from './expand-env.js';
+import { checkCallers, checkFacade } from './facade-config.js';
 import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
 
 /**
@@ -42,6 +43,7 @@ export interface ConfigContext {
 type Checks = { readonly [K in keyof FhirgateConfig]-?: (value: unknown, path: string, ctx: ConfigContext) => FhirgateConfig[K] };
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+const LOG_FORMATS = ['json', 'pretty'] as const;
 
 /**
  * One check per top-level setting; a new setting is one more entry (the type makes it required).
@@ -63,6 +65,11 @@ const CHECKS: Checks = {
     if (!LOG_LEVELS.includes(value as never)) throw configError(path, `must be one of ${LOG_LEVELS.join(', ')}`);
     return value as FhirgateConfig['logLevel'];
   },
+  logFormat: (value, path) => {
+    if (value === undefined) return undefined;
+    if (!LOG_FORMATS.includes(value as never)) throw configError(path, `must be one of ${LOG_FORMATS.join(', ')}`);
+    return value as FhirgateConfig['logFormat'];
+  },
   workers: optionalWorkers,
   metrics: optionalBoolean,
   readinessDrainMs: (value, path) => optionalMilliseconds(value, path),
@@ -73,6 +80,8 @@ const CHECKS: Checks = {
   publicUrl: optionalPublicUrl,
   trustProxy: optionalBoolean,
   allowedHosts: optionalAllowedHosts,
+  callers: checkCallers,
+  facade: checkFacade,
 };
 
 /**

@@ -5,8 +5,8 @@
 import { FhirgateError, isFhirgateError } from '../../errors.js';
 import { numberOption } from '../../lib/options.js';
 import { bulkExport } from './export.js';
-import { checkBulkOptions } from './options.js';
-import type { BulkExportOptions } from './options.js';
+import { checkBulkOptions, checkedSettings } from './options.js';
+import type { BulkExportOptions, BulkSettings } from './options.js';
 import type { BulkHost, BulkItem } from './types.js';
 
 /**
@@ -37,15 +37,13 @@ type Step = { readonly run: AsyncGenerator<BulkItem, void, undefined>; readonly 
  */
 export function bulkExportAll(host: BulkHost, names: readonly string[], options: BulkExportAllOptions = {}): AsyncGenerator<BulkItem, void, undefined> {
   if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string')) throw new TypeError('sources must be a non-empty array of source names');
-  const { concurrency, ...rest } = options ?? {};
-  const limit = numberOption(concurrency, 'options.concurrency', Infinity, { integer: true, min: 1 });
-  checkBulkOptions(rest);
-  return merge(host, [...new Set(names)], rest, Math.min(limit, host.maxConnections));
+  const limit = numberOption(options?.concurrency, 'options.concurrency', Infinity, { integer: true, min: 1 });
+  return merge(host, [...new Set(names)], checkBulkOptions(options), Math.min(limit, host.maxConnections));
 }
 
-async function* merge(host: BulkHost, names: string[], options: BulkExportOptions, limit: number): AsyncGenerator<BulkItem, void, undefined> {
+async function* merge(host: BulkHost, names: string[], settings: BulkSettings, limit: number): AsyncGenerator<BulkItem, void, undefined> {
   const stop = new AbortController();
-  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  const signal = settings.signal === undefined ? stop.signal : AbortSignal.any([settings.signal, stop.signal]);
   const waiting = [...names];
   const running = new Map<AsyncGenerator<BulkItem, void, undefined>, Promise<Step>>();
   const step = (run: AsyncGenerator<BulkItem, void, undefined>, name: string): Promise<Step> =>
@@ -53,7 +51,7 @@ async function* merge(host: BulkHost, names: string[], options: BulkExportOption
   const startMore = (): void => {
     while (running.size < limit && waiting.length > 0) {
       const name = waiting.shift() as string;
-      const run = bulkExport(host, name, { ...options, signal });
+      const run = bulkExport(host, name, checkedSettings({ ...settings, signal }));
       running.set(run, step(run, name));
     }
   };

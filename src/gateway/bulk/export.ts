@@ -25,7 +25,7 @@ import type { BulkHost, BulkItem } from './types.js';
  * for await (const item of bulkExport(host, 'epic', { types: ['Patient'] })) console.log(item.resource.id);
  * ```
  */
-export function bulkExport(host: BulkHost, source: string | undefined, options?: BulkExportOptions): AsyncGenerator<BulkItem, void, undefined> {
+export function bulkExport(host: BulkHost, source: string | undefined, options?: BulkExportOptions | BulkSettings): AsyncGenerator<BulkItem, void, undefined> {
   return run(host, source, checkBulkOptions(options));
 }
 

@@ -110,8 +110,13 @@ const GROUP_ID = /^[A-Za-z0-9\-.]{1,64}$/;
  * settings.since; // '2024-01-01T00:00:00.000Z'
  * ```
  */
-export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings {
+export function checkBulkOptions(options: BulkExportOptions | BulkSettings = {}): BulkSettings {
+  if (CHECKED.has(options as BulkSettings)) return options as BulkSettings;
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  return checkedSettings(parse(options as BulkExportOptions));
+}
+
+function parse(options: BulkExportOptions): BulkSettings {
   const { level = 'system', types = [], typeFilter = [], fileOrigins = [], deleteJob = true, signal } = options;
   if (level !== 'system' && level !== 'patient' && !(typeof level === 'object' && level !== null && typeof level.group === 'string' && GROUP_ID.test(level.group))) {
     throw new TypeError("options.level must be 'system', 'patient' or { group: <a FHIR id> }");
@@ -123,7 +128,7 @@ export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings 
   if (!Array.isArray(fileOrigins) || !fileOrigins.every(isOrigin)) throw new TypeError('options.fileOrigins must be an array of origins such as "https://files.example.org"');
   if (typeof deleteJob !== 'boolean') throw new TypeError('options.deleteJob must be a boolean');
   signalOption(signal, 'options.signal');
-  return Object.freeze({
+  return {
     level: typeof level === 'string' ? level : Object.freeze({ group: level.group }),
     types: Object.freeze([...new Set(types)]),
     since: checkSince(options.since),
@@ -134,7 +139,25 @@ export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings 
     fileOrigins: Object.freeze(fileOrigins.map((o) => new URL(o).origin)),
     deleteJob,
     signal,
-  });
+  };
+}
+
+/** Settings made by {@link checkBulkOptions}, or handed over checked: taken as they are. */
+const CHECKED = new WeakSet<BulkSettings>();
+
+/**
+ * Marks settings as checked (settings checked on another thread arrive as a copy; an export of several
+ * sources gives each its own signal): {@link checkBulkOptions} then takes them as they are.
+ *
+ * @example
+ * ```ts
+ * bulkExport(host, name, checkedSettings({ ...settings, signal }));
+ * ```
+ */
+export function checkedSettings(settings: BulkSettings): BulkSettings {
+  const frozen = Object.freeze(settings);
+  CHECKED.add(frozen);
+  return frozen;
 }
 
 function checkSince(since: Date | string | undefined): string | undefined {

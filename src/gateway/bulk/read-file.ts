@@ -7,7 +7,9 @@ import type { Readable } from 'node:stream';
 import { FhirgateError, isFhirgateError } from '../../errors.js';
 import type { Resource } from '../../fhir/index.js';
 import { abortError } from '../../http/signals.js';
+import { MAX_RESOURCE_DEPTH } from '../core/read-back.js';
 import type { Source } from '../core/source-registry.js';
+import { nestsDeeperThan } from '../../lib/json-depth.js';
 import type { BulkFile } from './manifest.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import type { BulkHost } from './types.js';
@@ -90,6 +92,9 @@ function cutShort(what: string, lines: number, cause: unknown): FhirgateError {
 
 function parseLine(text: string, number: number, unterminated: boolean, file: BulkFile, what: string): Resource {
   let value: unknown;
+  if (nestsDeeperThan(text, MAX_RESOURCE_DEPTH)) {
+    throw new FhirgateError('ERR_BULK_FILE', `${what}: line ${number} nests more than ${MAX_RESOURCE_DEPTH} levels deep`);
+  }
   try {
     value = JSON.parse(text);
   } catch (cause) {

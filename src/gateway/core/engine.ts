@@ -13,6 +13,8 @@ import { AgentPool } from '../../http/agent-pool.js';
 import type { HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import { callScope } from './call-options.js';
 import type { CallOptions, CallScope, CreateOptions } from './call-options.js';
+import { exchange } from './exchange.js';
+import type { FHIRExchangeRequest, FHIRExchangeResponse } from './exchange.js';
 import { callFHIR } from './fhir-call.js';
 import type { CallContext, FHIRCall } from './fhir-call.js';
 import { GatewayEvents } from './gateway-events.js';
@@ -33,6 +35,7 @@ import type { SourceOptions } from './source-keys.js';
 import { SourceRegistry } from './source-registry.js';
 import type { Source } from './source-registry.js';
 import { openSource, sourceSettings } from './source-settings.js';
+import type { SourceSettings } from './source-settings.js';
 
 /**
  * One gateway's pool, sources, events, calls in flight and FHIR operations.
@@ -85,11 +88,24 @@ export class GatewayEngine {
     return this.#inFlight.run(() => body(scope));
   }
 
-  /** Registers (or replaces) a source; replacing one retires its old origin's connections unless another source still uses it. */
+  /** Registers (or replaces) a source from its connection string and key options. */
   addSource(name: string, connectionString: string, options: SourceOptions | undefined): void {
     this.assertOpen();
-    if (typeof name !== 'string' || name === '' || name.length > 100) throw new TypeError('name must be a string of 1 to 100 characters');
-    const settings = sourceSettings(connectionString, options, this.#options.timeoutMs);
+    checkSourceName(name);
+    this.#add(name, sourceSettings(connectionString, options, this.#options.timeoutMs));
+  }
+
+  /**
+   * Registers (or replaces) a source from settings parsed already (by the sync gateway's calling thread);
+   * replacing one retires its old origin's connections unless another source still uses it.
+   */
+  addSettings(name: string, settings: SourceSettings): void {
+    this.assertOpen();
+    checkSourceName(name);
+    this.#add(name, settings);
+  }
+
+  #add(name: string, settings: SourceSettings): void {
     const old = this.sources.add(openSource(name, settings, this.#pool, this.#options.tokenStore));
     if (old !== undefined && !this.sources.all().some((s) => s.name !== name && s.origin === old.origin)) this.#pool.retire(old.origin);
   }
@@ -103,6 +119,11 @@ export class GatewayEngine {
   /** One request to a source, counted in flight: a Bulk Data export's requests. */
   send(source: Source, call: FHIRCall): Promise<HTTPResponse> {
     return this.#inFlight.run(() => callFHIR(this.#ctx, source, call));
+  }
+
+  /** A raw exchange with a source on the call path, any status an answer (see `AsyncFHIRGateway.exchange`). */
+  exchange(source: string, request: FHIRExchangeRequest, options: CallOptions | undefined): Promise<FHIRExchangeResponse> {
+    return this.run(options, (scope) => exchange(this.#ctx, this.events, this.sources.get(source), request, scope));
   }
 
   /** The pool's status with each source's counts. */
@@ -240,4 +261,8 @@ export class GatewayEngine {
     if (!this.events.wants(name)) return;
     this.events.emit(name, { resource_type: type, resource_id: id, source: source.name, operation, ...(typeof extra === 'function' ? extra() : extra) });
   }
+}
+
+function checkSourceName(name: unknown): void {
+  if (typeof name !== 'string' || name === '' || name.length > 100) throw new TypeError('name must be a string of 1 to 100 characters');
 }

@@ -122,7 +122,7 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
     throw new TypeError('options.dispatcher must be an EventDispatcher (an object with emit)');
   }
   if (options.tokenStore !== undefined) checkStore(options.tokenStore, 'options.tokenStore');
-  return Object.freeze({
+  const checked: GatewayOptions = Object.freeze({
     pool: {
       maxConnections: options.maxConnections,
       maxKeepaliveConnections: options.maxKeepaliveConnections,
@@ -136,4 +136,37 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
     fhirVersion: checkFHIRVersion(options.fhirVersion),
     retry: checkRetryOptions(options),
   });
+  CHECKED.add(checked);
+  return checked;
+}
+
+/** The options {@link checkGatewayOptions} made (or a thread handed over checked): the facade takes them as they are. */
+const CHECKED = new WeakSet<GatewayOptions>();
+
+/**
+ * True for options that were checked already: made by {@link checkGatewayOptions}, or marked by
+ * {@link checkedElsewhere}.
+ *
+ * @example
+ * ```ts
+ * const checked = isChecked(options) ? options : checkGatewayOptions(options);
+ * ```
+ */
+export function isChecked(options: unknown): options is GatewayOptions {
+  return typeof options === 'object' && options !== null && CHECKED.has(options as GatewayOptions);
+}
+
+/**
+ * Options checked on another thread arrive as a copy (the sync gateway's worker data): marked checked,
+ * so that the worker's gateway does not parse them again.
+ *
+ * @example
+ * ```ts
+ * const gateway = new AsyncFHIRGateway(checkedElsewhere({ ...start.gateway, dispatcher: events, events: true }));
+ * ```
+ */
+export function checkedElsewhere(copy: GatewayOptions): GatewayOptions {
+  const checked = Object.freeze(copy);
+  CHECKED.add(checked);
+  return checked;
 }

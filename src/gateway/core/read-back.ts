@@ -5,6 +5,7 @@
  */
 import { FhirgateError } from '../../errors.js';
 import type { HTTPResponse, HTTPTarget } from '../../http/request-options.js';
+import { nestsDeeperThan } from '../../lib/json-depth.js';
 
 /**
  * A resource as read for a versioned save.
@@ -87,8 +88,14 @@ export function etagOf(res: HTTPResponse, resource: Record<string, unknown>): st
 }
 
 /**
- * The JSON object in a 2xx answer, checked to be a resource of `resourceType` (when given);
- * anything else is `ERR_FHIR_RESPONSE`.
+ * The deepest nesting of arrays and objects accepted in a resource: far beyond any real one (a
+ * Questionnaire ten items deep nests about 25 levels), far below what breaks a thread-to-thread clone.
+ */
+export const MAX_RESOURCE_DEPTH = 512;
+
+/**
+ * The JSON object in a 2xx answer, checked to be a resource of `resourceType` (when given) nested at
+ * most {@link MAX_RESOURCE_DEPTH} levels deep; anything else is `ERR_FHIR_RESPONSE`.
  *
  * @example
  * ```ts
@@ -97,8 +104,12 @@ export function etagOf(res: HTTPResponse, resource: Record<string, unknown>): st
  */
 export function resourceFromAnswer(res: HTTPResponse, resourceType: string | undefined, what: string): Record<string, unknown> {
   let value: unknown;
+  const text = res.body.toString('utf8');
+  if (nestsDeeperThan(text, MAX_RESOURCE_DEPTH)) {
+    throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with JSON nested more than ${MAX_RESOURCE_DEPTH} levels deep`, { status: res.status });
+  }
   try {
-    value = JSON.parse(res.body.toString('utf8'));
+    value = JSON.parse(text);
   } catch (cause) {
     throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with a body that is not JSON`, { cause, status: res.status });
   }

@@ -10,17 +10,28 @@ import { CAPABILITY_SCHEMA, OUTCOME_SCHEMA, STATUS_SCHEMA, resourceSchema, searc
 import { FHIR_ID_PATTERN } from '../../fhir/is-fhir-id.js';
 
 const fhirJson = (schema: Record<string, unknown>) => ({ 'application/fhir+json': { schema } });
-const FHIR_JSON_CONTENT = fhirJson(OUTCOME_SCHEMA);
 const FHIR_ID_SCHEMA = { type: 'string', pattern: FHIR_ID_PATTERN };
 
-const FAILURES: OpenAPIOperation['responses'] = {
-  400: { description: 'Invalid id or parameter (OperationOutcome)', content: FHIR_JSON_CONTENT },
-  404: { description: 'No handler for the type, or the resource was not found upstream (OperationOutcome)', content: FHIR_JSON_CONTENT },
-  410: { description: 'The resource was deleted upstream (OperationOutcome)', content: FHIR_JSON_CONTENT },
-  500: { description: 'The handler failed (OperationOutcome)', content: FHIR_JSON_CONTENT },
-  502: { description: 'An upstream FHIR server failed (OperationOutcome)', content: FHIR_JSON_CONTENT },
-  504: { description: 'An upstream FHIR server did not answer in time (OperationOutcome)', content: FHIR_JSON_CONTENT },
-};
+/** An OperationOutcome answer with the example the endpoint really sends for that status. */
+function outcome(description: string, code: string, diagnostics: string): NonNullable<OpenAPIOperation['responses']>[string] {
+  const example = { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code, diagnostics }] };
+  return { description, content: { 'application/fhir+json': { schema: OUTCOME_SCHEMA, example } } };
+}
+
+/** The error answers of one handler's endpoint, each with the text `handler-routes.ts` and `reply-for-error.ts` give it. */
+function failures(op: HandledOperation): OpenAPIOperation['responses'] {
+  const reference = `${op.kind === 'transform' ? op.type : 'Patient'}/example-id`;
+  return {
+    400: op.kind === 'transform'
+      ? outcome('Invalid id or parameter (OperationOutcome)', 'value', 'the id is not a FHIR id ([A-Za-z0-9-.]{1,64})')
+      : outcome('Missing or invalid patient_id, or an unknown source (OperationOutcome)', 'required', 'the patient_id query parameter is required'),
+    404: outcome('No handler for the type, or the resource was not found upstream (OperationOutcome)', 'not-found', `${reference} was not found at the source`),
+    410: outcome('The resource was deleted upstream (OperationOutcome)', 'deleted', `${reference} was deleted at the source`),
+    500: outcome('The handler failed (OperationOutcome)', 'exception', `the ${op.kind} handler for ${op.type} failed`),
+    502: outcome('An upstream FHIR server failed (OperationOutcome)', 'transient', 'an upstream FHIR server could not be reached or gave an unusable answer'),
+    504: outcome('An upstream FHIR server did not answer in time (OperationOutcome)', 'timeout', 'an upstream FHIR server did not answer in time'),
+  };
+}
 
 /**
  * The OpenAPI 3.1 path items of a gateway whose class is `className`. Every operation is tagged with
@@ -46,7 +57,7 @@ export function gatewayOpenAPI(className: string, registry: HandlerRegistry): Op
           200: op.kind === 'transform'
             ? { description: `The ${op.type}`, content: fhirJson(resourceSchema(op.type)) }
             : { description: 'A searchset Bundle', content: fhirJson(searchsetSchema(op.type)) },
-          ...FAILURES,
+          ...failures(op),
         },
       },
     };

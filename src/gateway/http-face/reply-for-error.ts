@@ -6,6 +6,7 @@
 import { ERROR_CODES, httpStatusOf, isFhirgateError, type ErrorCode } from '../../errors.js';
 import type { RouteReply, RouteRequest } from '../../mount/index.js';
 import type { IssueType } from '../../fhir/operation-outcome.js';
+import { logUserCodeFailure } from '../../lib/user-code-failure.js';
 import { outcomeReply } from './fhir-reply.js';
 import type { HandlerKind } from './registry.js';
 
@@ -72,8 +73,7 @@ export function replyForError(err: unknown, req: RouteRequest, context: FailureC
     upstream_status: isFhirgateError(err) ? err.status : undefined,
     error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
   };
-  if (status >= 500) req.log.error(`${context.kind} handler failed`, fields);
-  else req.log.warn(`${context.kind} handler failed`, fields);
+  logUserCodeFailure(req.log, status >= 500 ? 'error' : 'warn', `${context.kind} handler failed`, fields, err);
   return outcomeReply(status, issue, diagnostics);
 }
 

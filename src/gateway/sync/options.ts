@@ -4,7 +4,7 @@
  * @module
  */
 import type { EventDispatcher } from '../../events/types.js';
-import { checkGatewayOptions, type GatewayRetryOptions } from '../core/options.js';
+import { checkGatewayOptions, type GatewayOptions, type GatewayRetryOptions } from '../core/options.js';
 import { numberOption } from '../../lib/options.js';
 
 /**
@@ -54,12 +54,12 @@ export interface FHIRGatewayOptions extends GatewayRetryOptions {
  *
  * @example
  * ```ts
- * const data: GatewayWorkerData = { gateway: { timeoutSeconds: 10 }, maxOpenCursors: 64 };
+ * const data: GatewayWorkerData = { gateway: checkGatewayOptions({ timeoutSeconds: 10 }), maxOpenCursors: 64 };
  * ```
  */
 export interface GatewayWorkerData {
-  /** What the worker's `AsyncFHIRGateway` is built with. */
-  readonly gateway: Readonly<Pick<FHIRGatewayOptions, 'timeoutSeconds' | 'maxResponseBytes' | keyof GatewayRetryOptions>>;
+  /** The gateway options, checked on the calling thread: the worker's `AsyncFHIRGateway` takes them as they are. */
+  readonly gateway: GatewayOptions;
   /** The cap on open iterators. */
   readonly maxOpenCursors: number;
 }
@@ -69,7 +69,7 @@ export interface GatewayWorkerData {
  *
  * @example
  * ```ts
- * const { worker, timeoutMs } = checkSyncOptions({ timeoutSeconds: 10 }); // { gateway: { timeoutSeconds: 10 }, maxOpenCursors: 64 }, 10_000
+ * const { worker, timeoutMs } = checkSyncOptions({ timeoutSeconds: 10 }); // worker.gateway.timeoutMs and timeoutMs: 10_000
  * ```
  */
 export interface SyncGatewayOptions {
@@ -107,10 +107,9 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
       throw new TypeError(`options.${name}: FHIRGateway has no pool options (one connection per source); use AsyncFHIRGateway for a pool`);
     }
   }
-  // What the worker's AsyncFHIRGateway needs, as plain data (it crosses the thread boundary); it
-  // validates them again with the same checks.
-  const { timeoutSeconds, maxResponseBytes, retry, maxRetries, retryOn, retryBaseDelayMs, maxRetryDelayMs } = options;
-  const gateway = { timeoutSeconds, maxResponseBytes, retry, maxRetries, retryOn: retryOn && [...retryOn], retryBaseDelayMs, maxRetryDelayMs };
+  // The worker's AsyncFHIRGateway takes the checked options as they are (they cross the thread as a
+  // copy); the dispatcher stays on this thread, where the events are emitted.
+  const gateway: GatewayOptions = { ...checked, dispatcher: undefined };
   const { sameThreadOrigins = [] } = options;
   if (typeof (sameThreadOrigins as Partial<Iterable<string>> | null)?.[Symbol.iterator] !== 'function' || typeof sameThreadOrigins === 'string') {
     throw new TypeError('options.sameThreadOrigins must be an iterable of origins such as [sandbox.origin]');
@@ -118,7 +117,7 @@ export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOption
   const maxOpenCursors = numberOption(options.maxOpenCursors, 'options.maxOpenCursors', DEFAULT_MAX_OPEN_CURSORS, { integer: true, min: 1 });
   return Object.freeze({
     worker: Object.freeze({
-      gateway: Object.freeze(Object.fromEntries(Object.entries(gateway).filter(([, v]) => v !== undefined))),
+      gateway,
       maxOpenCursors,
     }),
     timeoutMs: checked.timeoutMs,

@@ -6,8 +6,7 @@
  */
 import { SyncBridge, siblingModuleUrl } from '../../lib/worker-bridge/bridge.js';
 import { checkBulkOptions } from '../bulk/index.js';
-import type { BulkExportBaseOptions } from '../bulk/index.js';
-import { keyOptionArgs } from '../core/source-keys.js';
+import type { BulkExportBaseOptions, BulkSettings } from '../bulk/index.js';
 import type { SourceOptions } from '../core/source-keys.js';
 import { sourceSettings } from '../core/source-settings.js';
 import type { CollectedEvent } from './collecting-dispatcher.js';
@@ -51,6 +50,7 @@ export class WorkerCalls {
       workerData: options.worker,
       name: 'FHIRGateway',
       onExtra: (events) => emit(events as CollectedEvent[]),
+      answerErrorCode: 'ERR_FHIR_RESPONSE',
     });
   }
 
@@ -91,8 +91,9 @@ export class WorkerCalls {
   }
 
   /**
-   * Registers a source: checked on the calling thread (`ERR_CONNECTION_STRING`, `TypeError`), then by
-   * the worker, which reads key files (`ERR_AUTH_KEY`); its facts are kept only when the worker took it.
+   * Registers a source: parsed once, on the calling thread (`ERR_CONNECTION_STRING`, `TypeError`); the
+   * worker takes the parsed settings and reads key files (`ERR_AUTH_KEY`); its facts are kept only when
+   * the worker took it.
    *
    * @example
    * ```ts
@@ -101,8 +102,10 @@ export class WorkerCalls {
    */
   addSource(name: string, connectionString: string, options: SourceOptions | undefined): void {
     this.#bridge.assertOpen();
-    const { config, timeoutMs } = sourceSettings(connectionString, options, this.#options.timeoutMs);
-    this.call('addSource', [name, connectionString, ...keyOptionArgs(options, 'addSource')], timeoutMs);
+    const settings = sourceSettings(connectionString, options, this.#options.timeoutMs);
+    const { config, timeoutMs } = settings;
+    // The worker takes the parsed settings as they are (it reads the key files).
+    this.call('addCheckedSource', [name, settings], timeoutMs);
     const tokenUrl = config.auth?.tokenUrl;
     this.#sources.set(name, { timeoutMs, origins: tokenUrl === undefined ? [config.origin] : [config.origin, new URL(tokenUrl).origin] });
   }
@@ -150,18 +153,19 @@ export class WorkerCalls {
   }
 
   /**
-   * Checks export options at once (no `signal`: a blocking call cannot be aborted); the longest a step
-   * of the export may block: its deadline plus three request time-outs plus 5 s.
+   * Checks export options once, at once (no `signal`: a blocking call cannot be aborted): the settings
+   * the worker takes as they are, and the longest a step of the export may block (its deadline plus
+   * three request time-outs plus 5 s).
    *
    * @example
    * ```ts
-   * calls.bulkWait({ deadlineSeconds: 600 }); // 695_000 with the default 30 s time-out
+   * calls.bulkWait({ deadlineSeconds: 600 }).waitMs; // 695_000 with the default 30 s time-out
    * ```
    */
-  bulkWait(options: BulkExportBaseOptions): number {
+  bulkWait(options: BulkExportBaseOptions): { settings: BulkSettings; waitMs: number } {
     if ((options as { signal?: unknown } | null)?.signal !== undefined) throw new TypeError('options.signal: a blocking FHIRGateway call cannot be aborted; leave the loop instead');
-    const { deadlineMs } = checkBulkOptions(options);
-    return deadlineMs + WAIT_REQUESTS * this.#options.timeoutMs + WAIT_MARGIN_MS;
+    const settings = checkBulkOptions(options);
+    return { settings, waitMs: settings.deadlineMs + WAIT_REQUESTS * this.#options.timeoutMs + WAIT_MARGIN_MS };
   }
 
   /**

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { FhirgateError } from '../../errors.js';
+import type { ErrorCode } from '../../errors.js';
 import { numberOption } from '../options.js';
 import { SIGNAL_COUNTER, SIGNAL_STOPPED, START_FAILURE_ID } from './protocol.js';
 import type { BridgeAnswer, BridgeCall, BridgeWorkerData } from './protocol.js';
@@ -35,6 +36,12 @@ export interface SyncBridgeOptions {
   onExtra?: (extra: unknown) => void;
   /** Extra milliseconds allowed to the call that starts the worker (module loading). Default 20 000. */
   startupMs?: number;
+  /**
+   * The code of the `FhirgateError` a call throws when its answer cannot cross the threads (a value too
+   * deeply nested to clone or to rebuild). Default `ERR_HANDLER`; the sync gateway, whose answers come
+   * from FHIR servers, says `ERR_FHIR_RESPONSE`.
+   */
+  answerErrorCode?: ErrorCode;
 }
 
 /**
@@ -81,6 +88,7 @@ export class SyncBridge {
       name: options.name ?? 'SyncBridge',
       onExtra: options.onExtra ?? (() => {}),
       startupMs,
+      answerErrorCode: options.answerErrorCode ?? 'ERR_HANDLER',
     };
   }
 
@@ -136,7 +144,7 @@ export class SyncBridge {
     const deadline = performance.now() + allowedMs;
     for (;;) {
       const seen = Atomics.load(signal, SIGNAL_COUNTER);
-      const answer = takeAnswer(port, id, this.#options.onExtra);
+      const answer = this.#takeAnswer(port, id);
       if (answer?.ok === false && answer.id === START_FAILURE_ID) {
         this.#stopReason = `it failed to start: ${answer.error.message}`;
         throw this.#stoppedError();
@@ -207,7 +215,7 @@ export class SyncBridge {
     if (this.#port !== undefined && this.#signal !== undefined) return { port: this.#port, signal: this.#signal };
     const shared = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
     const { port1, port2 } = new MessageChannel();
-    const workerData: BridgeWorkerData = { port: port2, signal: shared, data: this.#options.workerData };
+    const workerData: BridgeWorkerData = { port: port2, signal: shared, data: this.#options.workerData, answerErrorCode: this.#options.answerErrorCode };
     const worker = startWorker(this.#options.workerUrl, { workerData, transferList: [port2] });
     worker.unref();
     // Without listeners a worker's error would crash the process; record it for the next call instead.
@@ -221,6 +229,20 @@ export class SyncBridge {
     this.#port = port1;
     this.#signal = new Int32Array(shared);
     return { port: port1, signal: this.#signal };
+  }
+
+  /**
+   * {@link takeAnswer}, where an answer that cannot be rebuilt here (`receiveMessageOnPort` throws a
+   * `RangeError` for a value nested deeper than this thread's stack allows) is thrown as this call's
+   * failure, with the bridge's `answerErrorCode`.
+   */
+  #takeAnswer(port: MessagePort, id: number): BridgeAnswer | undefined {
+    try {
+      return takeAnswer(port, id, this.#options.onExtra);
+    } catch (cause) {
+      const why = cause instanceof Error ? cause.message : String(cause);
+      throw new FhirgateError(this.#options.answerErrorCode, `${this.#options.name}: the answer could not be received from the worker thread (${why})`);
+    }
   }
 
   #settle(answer: BridgeAnswer): unknown {

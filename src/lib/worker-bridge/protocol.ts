@@ -5,6 +5,7 @@
  * @module
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { ErrorCode } from '../../errors.js';
 import type { SerializedError } from './serialize-error.js';
 
 /**
@@ -80,4 +81,6 @@ export interface BridgeWorkerData {
   port: MessagePort;
   signal: SharedArrayBuffer;
   data: unknown;
+  /** The code of the error sent instead of an answer that cannot be cloned. */
+  answerErrorCode: ErrorCode;
 }

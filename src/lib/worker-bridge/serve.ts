@@ -4,6 +4,8 @@
  * @module
  */
 import type { MessagePort } from 'node:worker_threads';
+import { FhirgateError } from '../../errors.js';
+import type { ErrorCode } from '../../errors.js';
 import { SIGNAL_COUNTER, SIGNAL_STOPPED } from './protocol.js';
 import type { BridgeAnswer, BridgeCall, BridgeWorkerData } from './protocol.js';
 import { serializeError } from './serialize-error.js';
@@ -42,11 +44,11 @@ export function serveBridge(workerData: BridgeWorkerData, target: BridgeTarget):
     wake(signal);
   });
   port.on('message', (call: BridgeCall) => {
-    void answer(port, signal, target, call);
+    void answer(port, signal, target, call, workerData.answerErrorCode);
   });
 }
 
-async function answer(port: MessagePort, signal: Int32Array, target: BridgeTarget, call: BridgeCall): Promise<void> {
+async function answer(port: MessagePort, signal: Int32Array, target: BridgeTarget, call: BridgeCall, answerErrorCode: ErrorCode): Promise<void> {
   let reply: BridgeAnswer;
   try {
     const value: unknown = await target.call(call.method, call.args);
@@ -58,7 +60,9 @@ async function answer(port: MessagePort, signal: Int32Array, target: BridgeTarge
     port.postMessage(reply);
   } catch (err) {
     // The value could not be cloned: answer with that failure rather than leave the caller waiting.
-    port.postMessage({ id: call.id, ok: false, error: serializeError(err), extra: reply.extra } satisfies BridgeAnswer);
+    const why = err instanceof Error ? err.message : String(err);
+    const error = serializeError(new FhirgateError(answerErrorCode, `the answer to ${call.method}() cannot be sent across threads (${why})`));
+    port.postMessage({ id: call.id, ok: false, error, extra: reply.extra } satisfies BridgeAnswer);
   }
   wake(signal);
 }

@@ -161,6 +161,22 @@ test('openapi() has one operation per handler plus /metadata and /status, unique
   assert.ok(face.openapi()['/aggregate/Condition'], 'handlers registered later appear');
 });
 
+test('openapi(): each error answer\'s example is the text that status really carries', () => {
+  const { face } = withHandlers();
+  const paths = face.openapi();
+  const diagnostics = (path: string) => Object.fromEntries(Object.entries(paths[path]!.get!.responses)
+    .filter(([status]) => status !== '200')
+    .map(([status, r]) => [status, (r.content?.['application/fhir+json']?.example as { issue: Array<{ code: string; diagnostics: string }> }).issue[0]]));
+  const aggregate = diagnostics('/aggregate/Observation');
+  assert.deepEqual(aggregate['400'], { severity: 'error', code: 'required', diagnostics: 'the patient_id query parameter is required' });
+  assert.match(aggregate['404']!.diagnostics, /not found/);
+  assert.equal(aggregate['500']!.diagnostics, 'the aggregate handler for Observation failed');
+  const transform = diagnostics('/transform/Patient/{id}');
+  assert.equal(transform['400']!.code, 'value');
+  assert.equal(transform['410']!.diagnostics, 'Patient/example-id was deleted at the source');
+  assert.equal(transform['504']!.code, 'timeout');
+});
+
 test('close() closes the gateway', async () => {
   const probe = makeFacts();
   const face = gatewayMountable(probe.facts);

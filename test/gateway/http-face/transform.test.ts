@@ -118,10 +118,13 @@ test('a handler that throws is 500 with a generic message; the details are logge
   assert.equal(reply.body.issue[0].code, 'exception');
   assert.equal(reply.body.issue[0].diagnostics, 'the transform handler for Patient failed');
   assert.doesNotMatch(reply.text, /hunter2|stack|at /);
-  assert.equal(logs.length, 1);
+  assert.equal(logs.length, 2);
   assert.equal(logs[0]?.level, 'error');
   assert.match(String(logs[0]?.fields?.['error']), /hunter2/);
-  assert.doesNotMatch(JSON.stringify(logs), /\n\s+at /);
+  assert.match(String(logs[0]?.fields?.['at']), /test[/\\]gateway[/\\]handlers[/\\]transform\.test\.ts:\d+:\d+$/, 'where the handler threw');
+  assert.doesNotMatch(JSON.stringify(logs[0]), /\n\s+at /, 'no stack on the error line');
+  assert.equal(logs[1]?.level, 'debug', 'the stack only at debug');
+  assert.match(String(logs[1]?.fields?.['stack']), /^Error: db password hunter2 rejected\n\s+at /);
   const rejected = await call(route, fakeRequest({ params: { type: 'Observation', id: '1' } }));
   assert.equal(rejected.status, 500);
   assert.deepEqual(events, []);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { AuthTokenError, FHIRHTTPError, FhirgateError } from '../../../src/errors.js';
 import { AsyncFHIRGateway } from '../../../src/gateway/async-gateway.js';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
-import { startRemoteSandbox } from './helpers.js';
+import { startFixedServer, startRemoteSandbox } from './helpers.js';
 
 type Pair = { sync: FHIRGateway; async: AsyncFHIRGateway };
 
@@ -144,4 +144,21 @@ test('bad options throw at once, naming the option', () => {
   assert.throws(() => new FHIRGateway({ maxConnections: 4 } as never), { name: 'TypeError', message: /options\.maxConnections.*AsyncFHIRGateway/ });
   assert.throws(() => new FHIRGateway({ dispatcher: {} as never }), { name: 'TypeError', message: /options\.dispatcher/ });
   assert.ok(new FhirgateError('ERR_CLOSED', 'x')); // the error module loads in this thread too
+});
+
+test('a resource nested 10,000 arrays deep (20 KB) is ERR_FHIR_RESPONSE from both gateways, never a bare RangeError', async (t) => {
+  // The sync gateway's worker parsed it, but the calling thread could not rebuild it: receiveMessageOnPort
+  // threw "Maximum call stack size exceeded" out of the bridge.
+  const deep = `{"resourceType":"Patient","id":"p","extension":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+  const srv = await startFixedServer(t, deep);
+  const cs = `fhir://${srv.origin.slice('http://'.length)}/fhir`;
+  const gws = pair(t);
+  gws.sync.addSource('deep', cs);
+  await gws.async.addSource('deep', cs);
+  const read = (gw: FHIRGateway | AsyncFHIRGateway) => gw.read('Patient', 'p', 'deep');
+  const s = syncError(() => read(gws.sync));
+  assert.deepEqual(s, await asyncError(() => read(gws.async)));
+  assert.equal(s.class, 'FhirgateError');
+  assert.equal(s.code, 'ERR_FHIR_RESPONSE');
+  assert.match(String(s.message), /read Patient\/p: the server answered 200 with JSON nested more than 512 levels deep/);
 });

@@ -39,8 +39,8 @@ interface Teardown { after(fn: () => Promise<void> | void): void }
 
 const workerUrl = siblingModuleUrl(import.meta.url, './sandbox-worker');
 
-async function start(t: Teardown, mode: 'sandbox' | 'silent', options: SandboxOptions): Promise<RemoteServer> {
-  const worker: Worker = startWorker(workerUrl, { workerData: { mode, options } });
+async function start(t: Teardown, mode: 'sandbox' | 'silent' | 'fixed', options: SandboxOptions, body?: string): Promise<RemoteServer> {
+  const worker: Worker = startWorker(workerUrl, { workerData: { mode, options, body } });
   const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([e]) => Promise.reject(e))])) as [{ ready: { origin: string; fhirBase?: string; tokenUrl?: string } }];
   let nextId = 0;
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
@@ -81,6 +81,11 @@ export function startRemoteSandbox(t: Teardown, options: SandboxOptions = {}): P
 /** Starts, in a worker thread, an HTTP server that accepts requests and never answers them. */
 export function startSilentServer(t: Teardown): Promise<RemoteServer> {
   return start(t, 'silent', {});
+}
+
+/** Starts, in a worker thread, an HTTP server that answers every request 200 with `body` as FHIR JSON. */
+export function startFixedServer(t: Teardown, body: string): Promise<RemoteServer> {
+  return start(t, 'fixed', {}, body);
 }
 
 /** What a gateway script run by {@link runGatewayScript} did. */

@@ -1,5 +1,6 @@
 /**
- * Runs a sandbox (or a server that never answers) in a worker thread for the sync gateway's tests:
+ * Runs a sandbox (or a server that never answers, or one that answers every request with the same
+ * FHIR JSON) in a worker thread for the sync gateway's tests:
  * a sync call blocks its thread, so the server must live on another one.
  */
 import { createServer } from 'node:http';
@@ -10,11 +11,13 @@ import type { SandboxOptions } from '../../../src/sandbox/index.js';
 
 interface Request { id: number; op: string; args: unknown[] }
 const port = parentPort!;
-const { mode, options } = workerData as { mode: 'sandbox' | 'silent'; options: SandboxOptions };
+const { mode, options, body } = workerData as { mode: 'sandbox' | 'silent' | 'fixed'; options: SandboxOptions; body?: string };
 
-if (mode === 'silent') {
-  // Accepts connections and requests, never answers.
-  const server = createServer(() => {});
+if (mode === 'silent' || mode === 'fixed') {
+  // Accepts connections and requests; never answers, or answers each with `body`.
+  const server = createServer((_req, res) => {
+    if (mode === 'fixed') res.writeHead(200, { 'content-type': 'application/fhir+json' }).end(body);
+  });
   server.listen(0, '127.0.0.1', () => {
     port.postMessage({ ready: { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } });
   });

@@ -64,11 +64,25 @@ test('errors cross the bridge with class, code, fields and cause', (t) => {
   assert.ok(catchSync(() => b.call('nope', [], LONG)) instanceof TypeError);
 });
 
-test('an answer that cannot be cloned becomes an error, not a hang', (t) => {
+test('an answer that cannot be cloned becomes a FhirgateError with the bridge\'s answerErrorCode, not a hang', (t) => {
   const b = bridge(t);
   const err = catchSync(() => b.call('uncloneable', [], LONG));
-  assert.match(err.message, /could not be cloned/);
+  assert.ok(err instanceof FhirgateError);
+  assert.equal((err as FhirgateError).code, 'ERR_HANDLER');
+  assert.match(err.message, /^the answer to uncloneable\(\) cannot be sent across threads \(.*could not be cloned/);
   assert.equal(b.call('echo', ['still works'], LONG), 'still works');
+});
+
+test('an answer nested too deep to rebuild on the calling thread is a FhirgateError, not a bare RangeError', (t) => {
+  const b = bridge(t, { answerErrorCode: 'ERR_FHIR_RESPONSE' });
+  // 10,000 levels clone in the worker but cannot be rebuilt here; 100,000 cannot even be cloned there.
+  for (const [levels, message] of [[10_000, /^Echo: the answer could not be received from the worker thread \(Maximum call stack/], [100_000, /^the answer to deep\(\) cannot be sent across threads/]] as const) {
+    const err = catchSync(() => b.call('deep', [levels], LONG));
+    assert.ok(err instanceof FhirgateError, `${err.name}: ${err.message}`);
+    assert.equal((err as FhirgateError).code, 'ERR_FHIR_RESPONSE');
+    assert.match(err.message, message);
+    assert.equal(b.call('echo', ['still works'], LONG), 'still works');
+  }
 });
 
 test('a call that outlives its time-out throws ERR_TIMEOUT and its late answer is not taken for the next', (t) => {

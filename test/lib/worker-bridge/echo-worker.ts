@@ -15,6 +15,11 @@ const methods: Record<string, (...args: unknown[]) => unknown> = {
   hang: () => new Promise<string>((resolve) => { release = () => resolve('late answer'); }),
   release: () => { release?.(); return 'released'; },
   uncloneable: () => () => 1,
+  deep: (levels) => {
+    let value: unknown[] = [];
+    for (let i = 0; i < (levels as number); i++) value = [value];
+    return value;
+  },
   exit: () => process.exit(3),
   fail: (kind) => {
     switch (kind) {

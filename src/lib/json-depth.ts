@@ -1,0 +1,41 @@
+/**
+ * How deeply a JSON text nests, found without parsing it.
+ * @module
+ */
+
+/**
+ * Whether `text` (JSON) nests arrays and objects more than `max` levels deep. Strings are skipped with
+ * native searches; a text of `max` characters or fewer cannot nest deeper and is not read. Values nested
+ * thousands deep parse, but then break what walks them recursively: a structured clone to another
+ * thread, `JSON.stringify`, a redaction.
+ *
+ * @example
+ * ```ts
+ * nestsDeeperThan('{"a":[[1]]}', 2); // true
+ * nestsDeeperThan('{"a":"[[[["}', 2); // false
+ * ```
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = stringEnd(text, i);
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** The index of the quote that closes the string opened at `open` (or the text's last index). */
+function stringEnd(text: string, open: number): number {
+  let quote = text.indexOf('"', open + 1);
+  while (quote !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return text.length - 1;
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLogger } from '../../src/host/index.js';
+
+/** A stream that keeps what is written, a terminal when `isTTY`. */
+function sink(isTTY: boolean): { write(line: string): void; readonly isTTY: boolean; lines: string[] } {
+  const lines: string[] = [];
+  return { lines, isTTY, write: (line: string) => void lines.push(line) };
+}
+
+test('createLogger writes JSON lines to a pipe and one readable line a record to a terminal', (t) => {
+  const saved = process.env['LOG_FORMAT'];
+  delete process.env['LOG_FORMAT'];
+  t.after(() => (saved === undefined ? delete process.env['LOG_FORMAT'] : (process.env['LOG_FORMAT'] = saved)));
+  const pipe = sink(false);
+  createLogger({ stdout: pipe }).info('listening', { port: 8000 });
+  assert.deepEqual(JSON.parse(pipe.lines[0]!).port, 8000);
+
+  const tty = sink(true);
+  const log = createLogger({ stdout: tty, stderr: tty, color: false });
+  log.info('listening', { port: 8000, host: '127.0.0.1' });
+  log.info('request', { request_id: 'r-1', method: 'GET', route: '/fhir/status', status: 200, duration_ms: 3.1 });
+  log.warn('odd value', { note: 'two words', list: ['a', 1] });
+  assert.match(tty.lines[0]!, /^\d\d:\d\d:\d\d\.\d{3} INFO  listening port=8000 host=127\.0\.0\.1\n$/);
+  assert.match(tty.lines[1]!, /^\S+ INFO  GET \/fhir\/status 200 3\.1 ms request_id=r-1\n$/);
+  assert.match(tty.lines[2]!, /^\S+ WARN  odd value note="two words" list=\["a",1\]\n$/);
+});
+
+test('LOG_FORMAT chooses the format whatever the stream; an unknown one is a RangeError', (t) => {
+  const saved = process.env['LOG_FORMAT'];
+  t.after(() => (saved === undefined ? delete process.env['LOG_FORMAT'] : (process.env['LOG_FORMAT'] = saved)));
+  process.env['LOG_FORMAT'] = 'pretty';
+  const pipe = sink(false);
+  createLogger({ stdout: pipe }).info('hello');
+  assert.match(pipe.lines[0]!, /^\S+ INFO  hello\n$/);
+  process.env['LOG_FORMAT'] = 'json';
+  const tty = sink(true);
+  createLogger({ stdout: tty }).info('hello');
+  assert.equal(JSON.parse(tty.lines[0]!).msg, 'hello');
+  process.env['LOG_FORMAT'] = 'xml';
+  assert.throws(() => createLogger({ stdout: tty }), { name: 'RangeError', message: /LOG_FORMAT must be one of json, pretty/ });
+  assert.throws(() => createLogger({ format: 'yaml' as never }), { name: 'RangeError', message: /options\.format/ });
+});
+
+test('pretty lines: a stack follows on indented lines, colour only when asked, levels below the minimum dropped', () => {
+  const out = sink(true);
+  const log = createLogger({ format: 'pretty', level: 'debug', stdout: out, stderr: out, color: true });
+  log.debug('handler failed: stack', { stack: 'Error: boom\n    at h (/app/handlers.mjs:3:9)' });
+  log.error('handler failed', { at: '/app/handlers.mjs:3:9' });
+  assert.match(out.lines[0]!, /DEBUG.* handler failed: stack\n    Error: boom\n        at h \(\/app\/handlers\.mjs:3:9\)\n$/);
+  assert.match(out.lines[1]!, /\x1b\[31mERROR\x1b\[0m handler failed at=\/app\/handlers\.mjs:3:9\n$/);
+  const quiet = sink(true);
+  createLogger({ format: 'pretty', level: 'warn', stdout: quiet }).info('hidden');
+  assert.deepEqual(quiet.lines, []);
+});
