@@ -110,10 +110,10 @@ export async function waitForLines(run: CliRun, msg: string, n: number): Promise
   }
 }
 
-/** `fhirgate serve --workers <n>` over a fresh sandbox source (closed after the test), once it serves. */
-export async function serveSandboxWorkers(t: TestContext, workers: number): Promise<{ run: CliRun; origin: string }> {
+/** `fhirgate serve --workers <n> …extra` over a fresh sandbox source (closed after the test), once it serves. */
+export async function serveSandboxWorkers(t: TestContext, workers: number, extra: readonly string[] = []): Promise<{ run: CliRun; origin: string }> {
   const sb = await startSandbox({ seed: 'a' });
   t.after(() => sb.close());
-  const run = startCli(t, ['serve', '--source', `a=${sb.connectionString()}`, '--port', '0', '--workers', String(workers)]);
+  const run = startCli(t, ['serve', '--source', `a=${sb.connectionString()}`, '--port', '0', '--workers', String(workers), ...extra]);
   return { run, origin: new URL((await waitServing(run)).gateway).origin };
 }

@@ -1,13 +1,10 @@
 /** `fhirgate serve --workers`, `metrics` and `readinessDrainMs`, as real child processes. */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { parseExposition, seriesValue } from '../support/exposition.js';
-import { runMixedLoad } from '../support/load-client.js';
-import { runCli, startCli, tempDir, waitForLines, waitServing } from './run-cli.js';
+import { runCli, startCli, tempDir, waitServing } from './run-cli.js';
 
 async function sandbox(t: { after(fn: () => Promise<void>): void }) {
   const s = await startSandbox({ seed: 'a' });
@@ -101,70 +98,4 @@ test('bad workers, metrics, readinessDrainMs and time-out settings exit 1 naming
   const flag = await runCli(t, ['serve', '--source', 'a=fhir://localhost:1/fhir/', '--workers', '2x']);
   assert.equal(flag.code, 2);
   assert.match(flag.stderr, /fhirgate serve: --workers: must be "auto" or an integer from 1 to 1024/);
-});
-
-test('serve --workers 2 --metrics: every scrape under load shows the whole cluster; no counter goes down; totals equal the requests answered, also across a rolling restart', async (t) => {
-  const sb = await sandbox(t);
-  const run = startCli(t, ['serve', '--source', `a=${sb.connectionString()}`, '--port', '0', '--workers', '2', '--metrics']);
-  const origin = new URL((await waitServing(run)).gateway).origin;
-  const scrape = async () => parseExposition(await (await fetch(`${origin}/metrics`, { headers: { connection: 'close' } })).text());
-  const root = (families: Awaited<ReturnType<typeof scrape>>) => seriesValue(families, 'fhirgate_http_requests_total', { route: '/', status: '200' });
-  /** Every series of every fhirgate counter (and histogram count), by its name and labels. */
-  const counters = (families: Awaited<ReturnType<typeof scrape>>) =>
-    new Map([...families].filter(([name, f]) => name.startsWith('fhirgate_') && f.type !== 'gauge').flatMap(([, f]) => f.series.map((s) => [`${s.name}${JSON.stringify(s.labels)}`, s.value] as const)));
-  const stop = new AbortController();
-  const load = runMixedLoad(`${origin}/`, stop.signal);
-  let previous = new Map<string, number>();
-  for (let i = 0; i < 10; i += 1) {
-    const now = counters(await scrape());
-    for (const [series, value] of previous) assert.ok((now.get(series) ?? 0) >= value, `scrape ${i}: ${series} went from ${value} to ${now.get(series)}`);
-    previous = now;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  stop.abort();
-  const sent = (await load).reduce((n, [, counts]) => n + (counts.status['200'] ?? 0), 0);
-  assert.ok(sent > 0);
-  const families = await scrape();
-  assert.equal(root(families), sent, 'the cluster\'s total is every answer the clients got, whichever worker answered the scrape');
-  const workers = new Set(families.get('process_resident_memory_bytes')!.series.map((s) => s.labels['worker']));
-  assert.deepEqual([...workers].sort(), (JSON.parse(run.stdout().split('\n').find((l) => l.includes('"msg":"serving"'))!) as { workers: number[] }).workers.map(String).sort(), 'one series per worker, labelled with its pid');
-  assert.ok(families.get('fhirgate_pool_connections')!.series.every((s) => s.labels['worker'] !== undefined), 'gauges per worker');
-  assert.ok(seriesValue(families, 'fhirgate_http_requests_total', { route: '/metrics' }) >= 10, 'scrapes are counted too');
-  run.child.kill('SIGHUP');
-  await waitForLines(run, 'rolling restart done', 1);
-  assert.equal(root(await scrape()), sent, 'the retired workers\' counts stay in the total');
-  run.child.kill('SIGTERM');
-  assert.equal(await run.exited, 0);
-});
-
-/** Sends half a request's headers and waits (at most `waitMs`) for what the server does; resolves to what it sent back, or 'nothing'. */
-function slowClient(origin: string, waitMs: number): Promise<string> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve) => {
-    let answer = '';
-    const socket = connect(Number(port), hostname, () => socket.write('GET /health HTTP/1.1\r\nHost: x\r\n'));
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve('nothing');
-    }, waitMs);
-    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(answer);
-    });
-  });
-}
-
-test('headersTimeoutMs from the config reaches the server, with one process and with workers: a slow client gets 408 long before the 15 s default', async (t) => {
-  const sb = await sandbox(t);
-  const dir = tempDir(t);
-  writeFileSync(join(dir, 'slow.json'), JSON.stringify({ sources: { a: sb.connectionString() }, port: 0, headersTimeoutMs: 300, requestTimeoutMs: 2000, shutdownGraceMs: 2000, stopTimeoutMs: 5000 }));
-  for (const extra of [[], ['--workers', '1']]) {
-    const run = startCli(t, ['serve', '--config', join(dir, 'slow.json'), ...extra]);
-    const origin = new URL((await waitServing(run)).gateway).origin;
-    assert.match(await slowClient(origin, 8000), /^HTTP\/1\.1 408 /, `with ${extra.join(' ') || 'one process'}`);
-    run.child.kill('SIGTERM');
-    assert.equal(await run.exited, 0);
-  }
 });

@@ -5,6 +5,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import type { TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { call } from '../host/helpers.js';
 import { fileURLToPath } from 'node:url';
 
 const APP = fileURLToPath(new URL('./cluster-app.ts', import.meta.url));
@@ -135,4 +137,15 @@ export async function startGate(t: TestContext): Promise<Gate> {
       for (const res of held.splice(0)) res.end('open');
     },
   };
+}
+
+/** `/health` over fresh connections until every pid in `expected` has answered (round robin alternates). */
+export async function healthPids(base: string, expected: number): Promise<Set<number>> {
+  const pids = new Set<number>();
+  for (let i = 0; i < 40 && pids.size < expected; i += 1) {
+    const res = await call(base, '/health');
+    assert.equal(res.status, 200);
+    pids.add(res.json().pid as number);
+  }
+  return pids;
 }
