@@ -56,7 +56,7 @@ async function waitLine(run: CliRun, pattern: RegExp): Promise<string> {
 test('LOG_FORMAT=pretty: serve writes one readable line per event, the access line as METHOD route status', async (t) => {
   const ehr = await sandbox(t);
   const run = startCli(t, ['serve', '--source', `ehr=${ehr.connectionString()}`, '--port', '0'], { LOG_FORMAT: 'pretty' });
-  const serving = await waitLine(run, / INFO  serving gateway=/);
+  const serving = await waitLine(run, / INFO  serving .*gateway=/);
   const gateway = /gateway=(\S+)/.exec(serving)![1]!;
   assert.equal((await fetch(`${gateway}/status`)).status, 200);
   await waitLine(run, / INFO  GET \/fhir\/status 200 [\d.]+ ms request_id=/);
