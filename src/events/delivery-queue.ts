@@ -20,7 +20,8 @@ export type DeliveryVerdict = 'sent' | 'retry' | 'drop';
  *
  * @example
  * ```ts
- * const { sent, dropped }: DeliveryCounts = dispatcher.status();
+ * const dispatcher = new CloudEventsDispatcher({ url: 'https://events.example.org/ingest', source: 'urn:fhirgate:eu-1' });
+const { sent, dropped }: DeliveryCounts = dispatcher.status();
  * ```
  */
 export type DeliveryCounts = {

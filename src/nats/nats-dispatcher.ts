@@ -15,6 +15,7 @@ import { numberOption } from '../lib/options.js';
  * @example
  * ```ts
  * import { connect } from 'nats';
+ * import type { NatsPublisher } from 'fhirgate/nats';
  * const nc: NatsPublisher = await connect({ servers: 'nats://127.0.0.1:4222' });
  * ```
  */
@@ -84,8 +85,9 @@ class NatsDispatcher extends QueuedDispatcher {
  * @example
  * ```ts
  * import { connect } from 'nats';
+ * import { createServiceAPI } from 'fhirgate';
  * import { natsDispatcher } from 'fhirgate/nats';
- * const nc = await connect({ servers: process.env.NATS_URL });
+ * const nc = await connect({ servers: process.env.NATS_URL! });
  * const app = createServiceAPI({ dispatcher: natsDispatcher(nc, { source: 'urn:fhirgate:eu-1' }) });
  * ```
  */

@@ -12,6 +12,7 @@ import type { KeyValueStore } from '../lib/key-value-store.js';
  * @example
  * ```ts
  * import { createClient } from 'redis';
+ * import type { RedisCommandClient } from 'fhirgate/redis';
  * const client: RedisCommandClient = await createClient({ url: 'redis://127.0.0.1:6379' }).connect();
  * ```
  */
@@ -24,7 +25,7 @@ export interface RedisCommandClient {
  *
  * @example
  * ```ts
- * redisStore(client, { keyPrefix: 'billing-gw:' } satisfies RedisStoreOptions);
+ * const options: RedisStoreOptions = { keyPrefix: 'billing-gw:' }; // keys: billing-gw:token:…, billing-gw:jti:…
  * ```
  */
 export interface RedisStoreOptions {
@@ -47,11 +48,13 @@ const ttlOf = (ttlMs: number): string => {
  * @example
  * ```ts
  * import { createClient } from 'redis';
+ * import { AsyncFHIRGateway } from 'fhirgate';
+ * import { CDSHooksService } from 'fhirgate/cds';
  * import { redisStore } from 'fhirgate/redis';
- * const client = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const client = await createClient({ url: process.env.REDIS_URL! }).connect();
  * const store = redisStore(client, { keyPrefix: 'my-app:' });
  * const gw = new AsyncFHIRGateway({ tokenStore: store });
- * const cds = new CDSHooksService({ auth: { issuers, replayStore: store } });
+ * const cds = new CDSHooksService({ auth: { issuers: [{ issuer: 'ehr', jwksUrls: ['https://ehr.example.org/jwks.json'] }], replayStore: store } });
  * ```
  */
 export function redisStore(client: RedisCommandClient, options: RedisStoreOptions = {}): KeyValueStore {
