@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { serveCluster } from '../../src/cluster/index.js';
 import { resolveClusterOptions } from '../../src/cluster/options.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import { call } from '../host/helpers.js';
+import { call } from '../support/host-helpers.js';
 import { startCluster, startGate } from './helpers.js';
 
 /** `/health` over fresh connections until every pid in `expected` has answered (round robin alternates). */
