@@ -51,6 +51,8 @@ export {
   type BulkExportOptions,
   type BulkExportBaseOptions,
   type BulkExportAllOptions,
+  type FHIRExchangeRequest,
+  type FHIRExchangeResponse,
 } from './gateway/index.js';
 export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig, type PublicJWK } from './auth/index.js';
 export {

@@ -27,6 +27,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   auth: ['http', 'lib'],
   mount: ['fhir'],
   gateway: ['auth', 'http', 'fhir', 'events', 'mount', 'lib'],
+  facade: ['gateway', 'auth', 'http', 'fhir', 'events', 'mount', 'lib'],
   host: ['mount', 'events', 'fhir', 'lib'],
   cds: ['http', 'fhir', 'events', 'mount', 'lib'],
   soap: ['fhir', 'events', 'mount', 'lib'],
@@ -35,7 +36,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   redis: ['host', 'events', 'lib'],
   nats: ['host', 'events', 'lib'],
   // The command line uses the public entries of everything.
-  cli: ['index', 'gateway', 'host', 'cds', 'soap', 'sandbox', 'mount', 'events', 'fhir', 'auth', 'http', 'lib', 'cluster', 'redis', 'nats'],
+  cli: ['index', 'gateway', 'facade', 'host', 'cds', 'soap', 'sandbox', 'mount', 'events', 'fhir', 'auth', 'http', 'lib', 'cluster', 'redis', 'nats'],
   // The main package entry.
   index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'lib'],
 };

@@ -35,7 +35,7 @@ test('importing the main entry never loads saxes or the sandbox', () => {
 
 test('saxes is reached only through fhirgate/soap', () => {
   assert.deepEqual([...importGraph('src/soap/index.ts').packages], ['saxes']);
-  for (const entry of ['src/cds/index.ts', 'src/sandbox/index.ts', 'src/errors.ts', 'src/redis/index.ts', 'src/nats/index.ts']) {
+  for (const entry of ['src/cds/index.ts', 'src/facade/index.ts', 'src/sandbox/index.ts', 'src/errors.ts', 'src/redis/index.ts', 'src/nats/index.ts']) {
     assert.deepEqual([...importGraph(entry).packages], [], entry);
   }
 });
@@ -52,7 +52,7 @@ test('fhirgate/cluster reaches only the host, events, errors and shared leaves, 
 
 test('the package exports map names every public entry and only those', () => {
   const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; dependencies: Record<string, string>; sideEffects: boolean; type: string };
-  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './cluster', './errors', './mount', './nats', './package.json', './redis', './sandbox', './soap']);
+  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './cluster', './errors', './facade', './mount', './nats', './package.json', './redis', './sandbox', './soap']);
   assert.deepEqual(Object.keys(pkg.dependencies), ['saxes']);
   assert.equal(pkg.sideEffects, false);
   assert.equal(pkg.type, 'module');
@@ -76,6 +76,7 @@ const ENTRIES: Record<string, { module: string; names: string[] }> = {
     names: ['AuthTokenError', 'ERROR_CODES', 'FHIRHTTPError', 'FhirgateError', 'HTTP_STATUS_BY_CODE', 'httpStatusOf', 'isFhirgateError'],
   },
   './mount': { module: '../src/mount/index.js', names: ['MOUNT', 'json', 'jsonErrorReply'] },
+  './facade': { module: '../src/facade/index.js', names: ['AUDIT_EVENT_NAME', 'FHIRFacade', 'RESERVED_NAMES'] },
   './cds': { module: '../src/cds/index.js', names: ['CDSError', 'CDSHooksService', 'CDS_DEFAULTS'] },
   './soap': {
     module: '../src/soap/index.js',

@@ -6,14 +6,13 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { FhirgateError, isFhirgateError } from '../errors.js';
 import { LocalEventDispatcher } from '../events/index.js';
-import { RESOURCE_TYPES, type ResourceType } from '../fhir/index.js';
-import { isR4OrR4BResourceType, R4_ONLY_RESOURCE_TYPES, type R4OnlyResourceType } from '../fhir/is-resource-type.js';
-import { nearestName } from '../lib/nearest-name.js';
+import type { ResourceType } from '../fhir/index.js';
+import { isR4OrR4BResourceType, type R4OnlyResourceType } from '../fhir/is-resource-type.js';
 import { checkBulkOptions } from '../gateway/bulk/index.js';
 import { AsyncFHIRGateway, type BulkItem, type BulkLevel } from '../gateway/index.js';
 import { addSources } from './build-app.js';
 import type { CliIO, Command, OptionValues } from './command.js';
-import { configError, optionalPositive } from './config/checks.js';
+import { configError, notAResourceType, optionalPositive } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
 import { exportSource } from './export-source.js';
 import { ExportProgress, exportSummary } from './export-progress.js';
@@ -106,11 +105,7 @@ async function runExport(values: OptionValues, io: CliIO): Promise<number> {
 function exportOptions(values: OptionValues): { types: (ResourceType | R4OnlyResourceType)[]; since?: string; level: BulkLevel; deadlineSeconds?: number } {
   const types = ((values.type as string[] | undefined) ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
   const unknown = types.findIndex((t) => !isR4OrR4BResourceType(t));
-  if (unknown !== -1) {
-    // Named only when it is a near miss of a type: an argument may hold anything.
-    const near = nearestName(types[unknown]!, [...RESOURCE_TYPES, ...R4_ONLY_RESOURCE_TYPES]);
-    throw configError('--type', near === undefined ? `the type at position ${unknown + 1} is not a FHIR R4 or R4B resource type` : `${JSON.stringify(types[unknown])} is not a FHIR R4 or R4B resource type (did you mean ${near}?)`);
-  }
+  if (unknown !== -1) throw notAResourceType('--type', types[unknown]!, { position: unknown + 1, r4Only: true });
   const since = values.since as string | undefined;
   if (since !== undefined) check(() => checkBulkOptions({ since }), '--since', 'must be a FHIR date or instant such as 2024-01-01 or 2024-01-01T00:00:00Z');
   const text = (values.level as string | undefined) ?? 'system';

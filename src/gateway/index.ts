@@ -10,6 +10,7 @@ export { AsyncFHIRGateway } from './async-gateway.js';
 export { type AsyncFHIRGatewayOptions, GATEWAY_DEFAULTS, type GatewayRetryOptions } from './core/options.js';
 export type { BundleKind } from './core/request-bundle.js';
 export type { CallOptions, CreateOptions } from './core/call-options.js';
+export type { FHIRExchangeRequest, FHIRExchangeResponse } from './core/exchange.js';
 export { FHIRGateway, type SyncPagingOptions } from './sync-gateway.js';
 export type { FHIRGatewayOptions } from './sync/options.js';
 export type { ModifyFn, ModifyHandle } from './modify.js';

@@ -11,4 +11,5 @@ export type { RouteContext } from './request-context.js';
 export type { ServiceAPIOptions } from './options.js';
 export { createJSONLogger, type JSONLoggerOptions, type LogLevel } from './logger.js';
 export type { Readiness } from './default-routes.js';
+export type { MetricFamily, Sample, Labels } from './prometheus.js';
 export { getAllGateways, getApp, getGateway } from './inject.js';

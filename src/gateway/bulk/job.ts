@@ -4,6 +4,7 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import { printable } from '../../lib/printable.js';
 import type { HTTPResponse } from '../../http/request-options.js';
 import { parseRetryAfter } from '../../http/retry-after.js';
 import { abortError, pause } from '../../http/signals.js';
@@ -55,11 +56,13 @@ export function exportPath({ level }: BulkSettings): string {
 }
 
 /**
- * Polls the status URL until the manifest comes (200), and returns its parsed JSON. Waits as each
- * answer's `Retry-After` says (seconds or an HTTP-date), else `pollIntervalSeconds`; each 202 is one
- * `fhir.bulk.progress` event with its `X-Progress`. A 429 is waited out; up to `maxPollErrors`
- * transient failures in a row are retried; any other error status is `ERR_BULK_FAILED` (the job
- * failed; the server's answer is the cause). Past the deadline: `ERR_TIMEOUT`.
+ * Polls the status URL until the manifest comes (200), and returns its parsed JSON. Waits
+ * `pollIntervalSeconds` between status requests, longer when an answer's `Retry-After` (seconds or an
+ * HTTP-date) says so, never shorter; each 202 is one `fhir.bulk.progress` event with its `X-Progress`.
+ * Up to `maxPollErrors` 429s and transient failures in a row are waited out; then, and for any other
+ * error status, `ERR_BULK_FAILED` (the server's answer is the cause). A `Retry-After` that reaches past the
+ * deadline is `ERR_TIMEOUT`, one of more than a day (an absolute time sent where seconds belong)
+ * `ERR_BULK_RESPONSE`; both name the status and the header.
  *
  * @example
  * ```ts
@@ -79,20 +82,40 @@ export async function awaitManifest(host: BulkHost, src: Source, statusUrl: URL,
       failures = 0;
       const progress = header(res, 'x-progress')?.slice(0, 100);
       host.emit('fhir.bulk.progress', () => ({ source: src.name, operation: 'export', poll, progress }));
-    } else if (res.status >= 400 && res.status !== 429) {
-      if (!isTransient(res) || ++failures > settings.maxPollErrors) {
+    } else if (res.status >= 400) {
+      // A 429 counts like a transient failure: a server that throttles every status request ends the export.
+      if ((res.status !== 429 && !isTransient(res)) || ++failures > settings.maxPollErrors) {
         const why = failures > settings.maxPollErrors ? `${failures} status requests in a row failed, the last with ${res.status}` : `the job failed (${res.status})`;
         throw new FhirgateError('ERR_BULK_FAILED', `${what}: ${why}${outcomeText(res)}`, { status: res.status, cause: json(res) });
       }
-    } else if (res.status !== 429) {
+    } else {
       throw new FhirgateError('ERR_BULK_RESPONSE', `${what}: the status request answered ${res.status}, neither 202 nor 200`, { status: res.status });
     }
-    const waitMs = parseRetryAfter(res.headers['retry-after'], Date.now()) ?? settings.pollIntervalMs;
-    if (waitMs >= endAt - performance.now()) {
-      throw new FhirgateError('ERR_TIMEOUT', `${what} did not finish within its deadline of ${settings.deadlineMs / 1000} s`);
-    }
-    await pause(waitMs, settings.signal, what);
+    await pause(nextWait(res, settings, endAt - performance.now(), what), settings.signal, what);
   }
+}
+
+/** The longest `Retry-After` honoured: a longer one is no wait a server means (the SMART reference server sends an absolute epoch time on its 429s). */
+const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
+
+/**
+ * Milliseconds until the next status request: `pollIntervalMs`, or the answer's `Retry-After` when it is
+ * longer. Throws when that wait cannot be honoured, naming the status and the header, so that a server's
+ * throttling is never reported as a job that took too long.
+ */
+function nextWait(res: HTTPResponse, settings: BulkSettings, leftMs: number, what: string): number {
+  const value = header(res, 'retry-after');
+  const askedMs = parseRetryAfter(value, Date.now());
+  const asked = `the status request answered ${res.status} with Retry-After: ${printable(value ?? '').slice(0, 40)}`;
+  if (askedMs !== undefined && askedMs > MAX_RETRY_AFTER_MS) {
+    throw new FhirgateError('ERR_BULK_RESPONSE', `${what}: ${asked}, a wait of ${Math.round(askedMs / 86_400_000)} days, not honoured (more than a day: an absolute time where seconds belong?)`, { status: res.status });
+  }
+  const waitMs = Math.max(askedMs ?? 0, settings.pollIntervalMs);
+  if (waitMs >= leftMs) {
+    const why = askedMs !== undefined && askedMs >= leftMs ? `${asked}, a wait of ${Math.ceil(askedMs / 1000)} s` : `the next status request is due in ${waitMs / 1000} s`;
+    throw new FhirgateError('ERR_TIMEOUT', `${what} cannot finish within its deadline of ${settings.deadlineMs / 1000} s: ${why}, and ${Math.max(0, Math.floor(leftMs / 1000))} s are left`, { status: res.status });
+  }
+  return waitMs;
 }
 
 /**

@@ -40,9 +40,9 @@ export interface BulkExportBaseOptions {
   typeFilter?: readonly string[];
   /** Seconds the server may take to finish the export (kick-off to manifest); then the job is deleted and the export fails with `ERR_TIMEOUT`. Default 3600; `Infinity` for none. */
   deadlineSeconds?: number;
-  /** Seconds between status requests when the server sends no `Retry-After`. Default 2. */
+  /** Seconds between status requests: the shortest wait, made longer (never shorter) by a server's `Retry-After`. Default 2; at least 0.1. */
   pollIntervalSeconds?: number;
-  /** Status requests in a row that may fail transiently (5xx, or an OperationOutcome with a transient issue) before the export fails. Default 5. */
+  /** Status requests in a row that may be throttled (429) or fail transiently (5xx, or an OperationOutcome with a transient issue) before the export fails. Default 5. */
   maxPollErrors?: number;
   /** Origins other than the source's (`https://files.example.org`) whose output files may be downloaded; the access token goes there too when the manifest requires it. Default none: such a file is `ERR_CROSS_ORIGIN`. */
   fileOrigins?: readonly string[];
@@ -95,6 +95,9 @@ export interface BulkSettings {
  */
 export const BULK_DEFAULTS = Object.freeze({ deadlineSeconds: 3600, pollIntervalSeconds: 2, maxPollErrors: 5 });
 
+/** A status request at most every 100 ms, whatever the options say: a server answering at once must not turn polling into a loop. */
+const MIN_POLL_INTERVAL_SECONDS = 0.1;
+
 const DATE_OR_INSTANT = /^\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2}))?)?)?$/;
 const GROUP_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
@@ -125,8 +128,8 @@ export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings 
     types: Object.freeze([...new Set(types)]),
     since: checkSince(options.since),
     typeFilter: Object.freeze([...typeFilter]),
-    deadlineMs: seconds(options.deadlineSeconds, 'deadlineSeconds', BULK_DEFAULTS.deadlineSeconds, true) * 1000,
-    pollIntervalMs: seconds(options.pollIntervalSeconds, 'pollIntervalSeconds', BULK_DEFAULTS.pollIntervalSeconds, false) * 1000,
+    deadlineMs: numberOption(options.deadlineSeconds, 'options.deadlineSeconds', BULK_DEFAULTS.deadlineSeconds, { min: 0, infinite: true, unit: 'seconds' }) * 1000,
+    pollIntervalMs: numberOption(options.pollIntervalSeconds, 'options.pollIntervalSeconds', BULK_DEFAULTS.pollIntervalSeconds, { min: MIN_POLL_INTERVAL_SECONDS, unit: 'seconds' }) * 1000,
     maxPollErrors: count(options.maxPollErrors, 'maxPollErrors', BULK_DEFAULTS.maxPollErrors),
     fileOrigins: Object.freeze(fileOrigins.map((o) => new URL(o).origin)),
     deleteJob,
@@ -149,10 +152,6 @@ function isOrigin(value: unknown): boolean {
   if (typeof value !== 'string' || !URL.canParse(value)) return false;
   const url = new URL(value);
   return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '');
-}
-
-function seconds(value: number | undefined, name: string, fallback: number, infinite: boolean): number {
-  return numberOption(value, `options.${name}`, fallback, { min: 0, infinite, unit: 'seconds' });
 }
 
 function count(value: number | undefined, name: string, fallback: number): number {

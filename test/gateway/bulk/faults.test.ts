@@ -18,20 +18,24 @@ const requests = (srv: { seen: { method: string; url: string }[] }, method: stri
   srv.seen.filter((r) => r.method === method && r.url.split('?')[0] === path).length;
 
 test('a status endpoint that answers 202, 429, then 500, then the manifest: the export completes, honouring Retry-After in both forms', async (t) => {
-  const past = new Date(Date.now() - 60_000).toUTCString();
+  const soon = new Date(Date.now() + 4_000).toUTCString();
   const srv = await bulkServer(t, {
     files: { '/files/Patient.ndjson': ndjson([P1, P2]) },
     status: (manifest) => [
-      { status: 202, headers: { 'x-progress': '40% done', 'retry-after': '0' } },
-      { status: 429, headers: { 'retry-after': past }, body: OUTCOME('throttled', 'slow down') },
+      { status: 202, headers: { 'x-progress': '40% done', 'retry-after': '1' } },
+      { status: 429, headers: { 'retry-after': soon }, body: OUTCOME('throttled', 'slow down') },
       { status: 500, headers: { 'retry-after': '0' }, body: OUTCOME('transient', 'try again') },
       { status: 200, body: manifest },
     ],
   });
   const { gw, events } = gateway(t);
   gw.addSource('f', srv.connectionString);
-  // An hour between polls unless the server's Retry-After is honoured: a miss would hang the test.
-  const items = await collect(gw.bulkExport('f', { pollIntervalSeconds: 3600 }));
+  const items = await collect(gw.bulkExport('f', { pollIntervalSeconds: 0.1 }));
+  // A Retry-After longer than the poll interval is waited out (a lower bound: a loaded machine only adds).
+  const at = srv.seen.filter((r) => r.method === 'GET' && r.url === '/status/1').map((r) => r.at);
+  assert.ok(at[1]! - at[0]! >= 990, `${at[1]! - at[0]!} ms after Retry-After: 1`);
+  assert.ok(at[2]! - at[1]! >= 990, `${at[2]! - at[1]!} ms after a Retry-After date at least a second ahead`);
+  assert.ok(at[3]! - at[2]! >= 99, `${at[3]! - at[2]!} ms after Retry-After: 0, with a poll interval of 0.1 s`);
   assert.deepEqual(items.map((i) => [i.kind, i.type, i.resource.id, i.url]), [
     ['output', 'Patient', 'p1', `${srv.url}/files/Patient.ndjson`],
     ['output', 'Patient', 'p2', `${srv.url}/files/Patient.ndjson`],
@@ -258,4 +262,61 @@ test('a kick-off answered 200 or without Content-Location, and a malformed manif
     gw.addSource('bad', bad.connectionString);
     await assert.rejects(gw.bulkExport('bad').next(), { code: 'ERR_BULK_RESPONSE', message });
   }
+});
+
+/** Status requests the fault server saw. */
+const statusRequests = (srv: { seen: { method: string; url: string }[] }): number => requests(srv, 'GET', '/status/1');
+
+test('Retry-After: 0 or a date in the past never makes polling faster than pollIntervalSeconds', async (t) => {
+  const past = new Date(Date.now() - 60_000).toUTCString();
+  const srv = await bulkServer(t, {
+    status: () => [202, 202, 429, 503].flatMap((status) => [
+      { status, headers: { 'retry-after': '0' } },
+      { status, headers: { 'retry-after': past } },
+    ]).concat([{ status: 202, headers: { 'retry-after': '0' } }]),
+  });
+  const { gw } = gateway(t);
+  gw.addSource('f', srv.connectionString);
+  const started = performance.now();
+  await assert.rejects(collect(gw.bulkExport('f', { pollIntervalSeconds: 0.25, maxPollErrors: 100, signal: AbortSignal.timeout(1500) })), { code: 'ERR_TIMEOUT' });
+  const elapsed = performance.now() - started;
+  // One request at the start and one per 250 ms after it, at most (the server at once answered 1,066 in 3 s).
+  assert.ok(statusRequests(srv) <= 1 + Math.floor(elapsed / 250), `${statusRequests(srv)} status requests in ${elapsed.toFixed(0)} ms`);
+  assert.ok(statusRequests(srv) >= 1);
+  assert.throws(() => gw.bulkExport('f', { pollIntervalSeconds: 0.05 }), { name: 'RangeError', message: /options\.pollIntervalSeconds/ });
+});
+
+test('an absurd Retry-After (an epoch time on a 429, as the SMART reference server sends) ends the export at once, naming the 429', async (t) => {
+  const epoch = String(Math.floor(Date.now() / 1000) + 60);
+  const srv = await bulkServer(t, { status: () => [{ status: 429, headers: { 'retry-after': epoch }, body: OUTCOME('throttled', 'slow down') }] });
+  const { gw } = gateway(t);
+  gw.addSource('f', srv.connectionString);
+  await assert.rejects(collect(gw.bulkExport('f', { deadlineSeconds: Infinity })), {
+    code: 'ERR_BULK_RESPONSE',
+    message: new RegExp(`the status request answered 429 with Retry-After: ${epoch}, a wait of \\d+ days, not honoured`),
+  });
+  assert.equal(statusRequests(srv), 1);
+  assert.equal(requests(srv, 'DELETE', '/status/1'), 1, 'the job is cancelled');
+});
+
+test('a Retry-After past the deadline ends the export at once with ERR_TIMEOUT naming the status and the wait', async (t) => {
+  const srv = await bulkServer(t, { status: () => [{ status: 429, headers: { 'retry-after': '7200' } }] });
+  const { gw } = gateway(t);
+  gw.addSource('f', srv.connectionString);
+  await assert.rejects(collect(gw.bulkExport('f', { deadlineSeconds: 3600 })), {
+    code: 'ERR_TIMEOUT',
+    message: /cannot finish within its deadline of 3600 s: the status request answered 429 with Retry-After: 7200, a wait of 7200 s, and 3\d{3} s are left/,
+  });
+  assert.equal(statusRequests(srv), 1);
+});
+
+test('429s on status requests count toward maxPollErrors: throttled forever, the export ends naming the 429', async (t) => {
+  const srv = await bulkServer(t, { status: () => [{ status: 202 }, { status: 429, headers: { 'retry-after': '0' }, body: OUTCOME('throttled', 'slow down') }] });
+  const { gw } = gateway(t);
+  gw.addSource('f', srv.connectionString);
+  await assert.rejects(collect(gw.bulkExport('f', { pollIntervalSeconds: 0.1, maxPollErrors: 3 })), {
+    code: 'ERR_BULK_FAILED',
+    message: /4 status requests in a row failed, the last with 429: slow down/,
+  });
+  assert.equal(statusRequests(srv), 5, 'one 202, then three 429s waited out and the fourth ends it');
 });

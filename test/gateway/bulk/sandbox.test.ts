@@ -19,7 +19,7 @@ test('a system export yields every resource of the asked types with its type, so
   const sb = await sandbox(t, { exportPolls: 2, exportRetryAfterSeconds: 0 });
   const { gw, events } = gateway(t);
   gw.addSource('sb', sb.connectionString());
-  const items = await collect(gw.bulkExport('sb', { types: ['Patient', 'Condition'] }));
+  const items = await collect(gw.bulkExport('sb', { types: ['Patient', 'Condition'], pollIntervalSeconds: 0.1 }));
   const patients = await gw.search('Patient', { _count: 100 }, 'sb');
   const conditions = await gw.search('Condition', { _count: 100 }, 'sb');
   assert.deepEqual(countBy(items, (i) => i.type), { Patient: patients.total, Condition: conditions.total });
@@ -93,7 +93,7 @@ test('a job that would outlive the deadline fails ERR_TIMEOUT without waiting, a
   const sb = await sandbox(t, { exportPolls: 1000, exportRetryAfterSeconds: 60 });
   const { gw } = gateway(t);
   gw.addSource('sb', sb.connectionString());
-  await assert.rejects(gw.bulkExport('sb', { deadlineSeconds: 30 }).next(), { code: 'ERR_TIMEOUT', message: /did not finish within its deadline of 30 s/ });
+  await assert.rejects(gw.bulkExport('sb', { deadlineSeconds: 30 }).next(), { code: 'ERR_TIMEOUT', message: /cannot finish within its deadline of 30 s: the status request answered 202 with Retry-After: 60, a wait of 60 s/ });
   assert.equal(sb.stats.requests.byMethod.DELETE, 1);
 });
 
