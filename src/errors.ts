@@ -177,7 +177,9 @@ export interface AuthTokenErrorOptions extends FhirgateErrorOptions {
  *
  * @example
  * ```ts
- * catch (e) { if (e instanceof AuthTokenError) console.log(e.status, e.oauthError) }
+ * try { await gw.read('Patient', '123', 'epic') } catch (e) {
+ *   if (e instanceof AuthTokenError) console.log(e.status, e.oauthError); // 401 'invalid_client'
+ * }
  * ```
  */
 export class AuthTokenError extends FhirgateError {
@@ -197,7 +199,7 @@ export class AuthTokenError extends FhirgateError {
  *
  * @example
  * ```ts
- * if (isFhirgateError(err, 'ERR_TIMEOUT')) retryLater();
+ * if (isFhirgateError(err, 'ERR_TIMEOUT')) console.log('try again later:', err.message);
  * ```
  */
 export function isFhirgateError(value: unknown, code?: ErrorCode): value is FhirgateError {

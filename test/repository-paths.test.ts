@@ -43,9 +43,9 @@ test('no test, example, benchmark or script reads a path outside the repository'
 });
 
 test('the check sees a path that climbs out of the repository, and lets one inside it pass', () => {
-  const file = join(root, 'test', 'soap', 'soap-client.ts');
+  const file = join(root, 'test', 'support', 'soap-client.ts');
   const climb = `${'../'.repeat(3)}elsewhere/fixtures/cda/`; // built, so this file does not name the path itself
   const outside = `readFileSync(new URL(\`${climb}\${name}\`, import.meta.url))`;
-  assert.deepEqual(escapesIn(file, outside), [`test/soap/soap-client.ts:1 ${climb}`]);
+  assert.deepEqual(escapesIn(file, outside), [`test/support/soap-client.ts:1 ${climb}`]);
   assert.deepEqual(escapesIn(file, "new URL('../fixtures/cda/x.xml', import.meta.url)"), []);
 });

@@ -99,7 +99,7 @@ export interface CDSAction {
  *
  * @example
  * ```ts
- * const s: CDSSuggestion = { label: 'Order an A1c', actions: [{ type: 'create', description: 'A1c', resource: serviceRequest }] };
+ * const s: CDSSuggestion = { label: 'Order an A1c', actions: [{ type: 'create', description: 'A1c', resource: { resourceType: 'ServiceRequest', status: 'draft', intent: 'proposal', subject: { reference: 'Patient/123' } } }] };
  * ```
  */
 export interface CDSSuggestion {
@@ -162,7 +162,7 @@ export interface CDSResponse {
  *
  * @example
  * ```ts
- * const item: CDSFeedback = { card: uuid, outcome: 'accepted', acceptedSuggestions: [{ id: s1 }], outcomeTimestamp: '2026-01-01T10:00:00Z' };
+ * const item: CDSFeedback = { card: '5f3c1a2e-…', outcome: 'accepted', acceptedSuggestions: [{ id: 'order-a1c' }], outcomeTimestamp: '2026-01-01T10:00:00Z' };
  * ```
  */
 export interface CDSFeedback {
@@ -285,7 +285,7 @@ export interface ClientAuthOptions {
  *
  * @example
  * ```ts
- * const cds = new CDSHooksService({ bodyLimit: 2 ** 20, auth: { issuers: [{ issuer: 'ehr', jwksUrls: [url] }] } });
+ * const cds = new CDSHooksService({ bodyLimit: 2 ** 20, auth: { issuers: [{ issuer: 'ehr', jwksUrls: ['https://ehr.example.org/jwks.json'] }] } });
  * ```
  */
 export interface CDSHooksServiceOptions {

@@ -12,10 +12,12 @@ import { configError } from './config/checks.js';
  *
  * @example
  * ```ts
- * // cds-handlers.mjs
- * export default function setup(cds, { gateway }) {
- *   cds.hook('patient-view', { id: 'hello', description: 'Greets' }, async (req) => ({ cards: [] }));
- * }
+ * // cds-handlers.ts, named by cds.module in the config file
+ * const setup: HandlerSetup<CDSHooksService> = (cds, { gateway }) => {
+ *   cds.hook('patient-view', { id: 'hello', description: 'Greets' }, async () => ({ cards: [] }));
+ *   console.log(gateway.getPoolStatus().totals);
+ * };
+ * export default setup;
  * ```
  */
 export interface HandlerModuleContext {

@@ -44,7 +44,7 @@ interface Slot {
  *
  * @example
  * ```ts
- * const primary = await serveCluster(createApp, { workers: 4, port: 8000 });
+ * const primary = await serveCluster(() => createServiceAPI(), { workers: 4, port: 8000 });
  * if (primary.role === 'primary') console.log(primary.workers.map((w) => w.pid));
  * ```
  */

@@ -11,7 +11,7 @@ import type { EventPayload } from './types.js';
  *
  * @example
  * ```ts
- * const event: CloudEvent = JSON.parse(body); // in a sink
+ * const event = JSON.parse('{"type":"fhir.patient.read"}') as CloudEvent; // the body a sink received
  * if (event.type === 'fhir.patient.read') audit(event.id, event.data.resource_id);
  * ```
  */

@@ -22,7 +22,8 @@ export type DeliveryVerdict = 'sent' | 'retry' | { readonly drop: string };
  *
  * @example
  * ```ts
- * const { sent, dropped }: DeliveryCounts = dispatcher.status();
+ * const dispatcher = new CloudEventsDispatcher({ url: 'https://events.example.org/ingest', source: 'urn:fhirgate:eu-1' });
+const { sent, dropped }: DeliveryCounts = dispatcher.status();
  * ```
  */
 export type DeliveryCounts = {

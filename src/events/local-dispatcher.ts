@@ -50,9 +50,9 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
  *
  * @example
  * ```ts
- * const events = new LocalEventDispatcher({ logger: (f) => log.warn(f.eventName, f.error) });
+ * const events = new LocalEventDispatcher({ logger: (f) => console.warn(f.eventName, f.error) });
  * const off = events.register('fhir.patient.*', async ([name, payload]) => {
- *   await audit.write(name, payload.resource_id);
+ *   audit(name, payload.resource_id);
  * });
  * events.emit('fhir.patient.read', { resource_type: 'Patient', resource_id: '123', source: 'epic' });
  * await events.drain();   // the audit write has finished

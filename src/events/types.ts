@@ -23,7 +23,7 @@ export type Unregister = () => void;
  * @example
  * ```ts
  * const bus: EventDispatcher = {
- *   emit: (name, payload) => void kafka.send({ topic: name, messages: [{ value: JSON.stringify(payload) }] }),
+ *   emit: (name, payload) => void fetch('https://bus.example.org/events', { method: 'POST', body: JSON.stringify({ name, payload }) }),
  *   register: () => () => {},
  *   drain: async () => {},
  * };

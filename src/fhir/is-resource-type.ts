@@ -15,7 +15,8 @@ const NAMES: ReadonlySet<string> = new Set(RESOURCE_TYPES);
  * ```ts
  * isResourceType('Patient');  // true
  * isResourceType('patient');  // false
- * if (isResourceType(segment)) return gw.read(segment, id);  // segment is now a ResourceType
+ * const [segment = '', id = ''] = '/Observation/42'.split('/').slice(1);
+ * if (isResourceType(segment)) await gw.read(segment, id);  // segment is now a ResourceType
  * ```
  */
 export function isResourceType(name: unknown): name is ResourceType {

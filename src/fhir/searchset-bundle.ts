@@ -44,12 +44,13 @@ function checkOptions(options: SearchsetBundleOptions): void {
  * option has the wrong type; RangeError when `total` is not a non-negative integer.
  * @example
  * ```ts
- * const bundle = searchsetBundle(patients, {
+ * const base = 'https://gw.example.org/fhir';
+ * const page = searchsetBundle([patient], {
  *   total: 42,
- *   links: [{ relation: 'self', url: `${base}/Patient?_count=10` }, { relation: 'next', url: nextUrl }],
+ *   links: [{ relation: 'self', url: `${base}/Patient?_count=10` }, { relation: 'next', url: `${base}/Patient?_count=10&page=2` }],
  *   baseUrl: base,
  * });
- * bundle.entry?.[0]?.resource;   // a Patient
+ * page.entry?.[0]?.resource;   // a Patient
  * ```
  */
 export function searchsetBundle<T extends Resource>(resources: readonly T[], options: SearchsetBundleOptions = {}): Bundle<T> {

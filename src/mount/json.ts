@@ -9,8 +9,8 @@ import type { PublicError, RouteReply } from './contract.js';
  *
  * @example
  * ```ts
- * return json(404, { error: 'not found' });
- * return json(200, patient, { 'content-type': 'application/fhir+json' });
+ * const missing = json(404, { error: 'not found' });
+ * const found = json(200, patient, { 'content-type': 'application/fhir+json' });
  * ```
  */
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): RouteReply {

@@ -14,7 +14,9 @@ import { numberOption } from '../lib/options.js';
  *
  * @example
  * ```ts
- * const js: JetStreamPublisher = nc.jetstream();
+ * import { connect } from 'nats';
+ * import type { JetStreamPublisher } from 'fhirgate/nats';
+ * const js: JetStreamPublisher = (await connect({ servers: 'nats://127.0.0.1:4222' })).jetstream();
  * ```
  */
 export interface JetStreamPublisher {
@@ -28,6 +30,7 @@ export interface JetStreamPublisher {
  * @example
  * ```ts
  * import { connect } from 'nats';
+ * import type { NatsPublisher } from 'fhirgate/nats';
  * const nc: NatsPublisher = await connect({ servers: 'nats://127.0.0.1:4222' });
  * ```
  */
@@ -85,6 +88,9 @@ export interface NatsDispatcherOptions extends QueuedDispatcherOptions {
  *
  * @example
  * ```ts
+ * import { connect } from 'nats';
+ * import { natsDispatcher, type CorePublishCounts, type JetStreamCounts } from 'fhirgate/nats';
+ * const dispatcher = natsDispatcher(await connect({ servers: 'nats://127.0.0.1:4222' }), { source: 'urn:fhirgate:eu-1' });
  * const { published, dropped } = dispatcher.status() as CorePublishCounts;
  * ```
  */
@@ -97,6 +103,9 @@ export type CorePublishCounts = Omit<DeliveryCounts, 'sent'> & { published: numb
  *
  * @example
  * ```ts
+ * import { connect } from 'nats';
+ * import { natsDispatcher, type CorePublishCounts, type JetStreamCounts } from 'fhirgate/nats';
+ * const dispatcher = natsDispatcher(await connect({ servers: 'nats://127.0.0.1:4222' }), { source: 'urn:fhirgate:eu-1', mode: 'jetstream' });
  * const { sent, deduplicated } = dispatcher.status() as JetStreamCounts;
  * ```
  */
@@ -204,8 +213,9 @@ class NatsDispatcher extends QueuedDispatcher {
  * @example
  * ```ts
  * import { connect } from 'nats';
+ * import { createServiceAPI } from 'fhirgate';
  * import { natsDispatcher } from 'fhirgate/nats';
- * const nc = await connect({ servers: process.env.NATS_URL, maxReconnectAttempts: -1 });
+ * const nc = await connect({ servers: process.env.NATS_URL!, maxReconnectAttempts: -1 });
  * const app = createServiceAPI({ dispatcher: natsDispatcher(nc, { source: 'urn:fhirgate:eu-1', mode: 'jetstream' }) });
  * ```
  */

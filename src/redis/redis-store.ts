@@ -15,6 +15,7 @@ import { numberOption } from '../lib/options.js';
  * @example
  * ```ts
  * import { createClient } from 'redis';
+ * import type { RedisCommandClient } from 'fhirgate/redis';
  * const client: RedisCommandClient = await createClient({ url: 'redis://127.0.0.1:6379' }).on('error', console.error).connect();
  * ```
  */
@@ -28,7 +29,7 @@ export interface RedisCommandClient {
  *
  * @example
  * ```ts
- * redisStore(client, { keyPrefix: 'billing-gw:', commandTimeoutMs: 250 } satisfies RedisStoreOptions);
+ * const options: RedisStoreOptions = { keyPrefix: 'billing-gw:', commandTimeoutMs: 250 }; // keys: billing-gw:token:…, billing-gw:jti:…
  * ```
  */
 export interface RedisStoreOptions {
@@ -67,12 +68,14 @@ function failed(command: string, cause: unknown): FhirgateError {
  * @example
  * ```ts
  * import { createClient } from 'redis';
+ * import { AsyncFHIRGateway } from 'fhirgate';
+ * import { CDSHooksService } from 'fhirgate/cds';
  * import { redisStore } from 'fhirgate/redis';
- * const client = createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true });
+ * const client = createClient({ url: process.env.REDIS_URL!, disableOfflineQueue: true });
  * client.on('error', (err) => console.error('redis:', err.message));
  * const store = redisStore(await client.connect(), { keyPrefix: 'my-app:' });
  * const gw = new AsyncFHIRGateway({ tokenStore: store });
- * const cds = new CDSHooksService({ auth: { issuers, replayStore: store } });
+ * const cds = new CDSHooksService({ auth: { issuers: [{ issuer: 'ehr', jwksUrls: ['https://ehr.example.org/jwks.json'] }], replayStore: store } });
  * ```
  */
 export function redisStore(client: RedisCommandClient, options: RedisStoreOptions = {}): KeyValueStore {

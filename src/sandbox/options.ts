@@ -40,9 +40,11 @@ export interface SandboxJWKSClient {
  *
  * @example
  * ```ts
+ * import { generateKeyPairSync } from 'node:crypto';
+ * import type { SandboxClient } from 'fhirgate/sandbox';
  * const clients: SandboxClient[] = [
  *   { clientId: 'app', clientSecret: 's3cret' },
- *   { clientId: 'backend', publicKey: createPublicKey(pem) },
+ *   { clientId: 'backend', publicKey: generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey },
  *   { clientId: 'rotating', jwks: 'http://127.0.0.1:8000/.well-known/jwks.json' },
  * ];
  * ```

@@ -32,8 +32,8 @@ export interface RequestCounts {
  *
  * @example
  * ```ts
- * assert.equal(sandbox.stats.lastAuthMethod, 'private_key_jwt');
- * assert.ok(sandbox.stats.maxOpenSockets <= 20);
+ * console.log(sandbox.stats.lastAuthMethod); // 'private_key_jwt'
+ * console.log(sandbox.stats.maxOpenSockets <= 20); // true
  * ```
  */
 export interface SandboxStats {

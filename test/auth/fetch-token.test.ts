@@ -5,7 +5,7 @@ import { fetchToken } from '../../src/auth/fetch-token.js';
 import type { ClientSecretAuth } from '../../src/auth/source-config.js';
 import type { Send } from '../../src/auth/fetch-token.js';
 import { request } from '../../src/http/request.js';
-import { startServer } from '../http/test-server.js';
+import { startServer } from '../support/test-server.js';
 
 const send: Send = (url, options) => request(url, options);
 

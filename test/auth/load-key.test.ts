@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { test } from 'node:test';
 import { loadAssertionKey } from '../../src/auth/load-key.js';
 import { jwkThumbprint } from '../../src/lib/jwt/keys.js';
-import { writeTemp } from './keys.js';
+import { writeTemp } from '../support/keys.js';
 
 test('a JWK file with a kid signs with that kid (the one its JWKS publishes); key_id still wins', (t) => {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' });

@@ -14,10 +14,10 @@ import type { ClientSecretAuth } from '../../src/auth/source-config.js';
 import { request } from '../../src/http/request.js';
 import { decodeJWT, verifyJWT } from '../../src/lib/jwt/verify-jwt.js';
 import { sandbox } from '../support/sandbox.js';
-import { gateway } from '../gateway/fixtures.js';
-import { startServer } from '../http/test-server.js';
-import type { TestServer } from '../http/test-server.js';
-import { writeTestKeys } from './keys.js';
+import { gateway } from '../support/gateway-fixtures.js';
+import { startServer } from '../support/test-server.js';
+import type { TestServer } from '../support/test-server.js';
+import { writeTestKeys } from '../support/keys.js';
 
 const SECRET = 'Sup3rS3cret!value';
 

@@ -10,8 +10,8 @@ import type { Send } from '../../src/auth/fetch-token.js';
 import { decodeJWT } from '../../src/lib/jwt/verify-jwt.js';
 import { jwkThumbprint } from '../../src/lib/jwt/keys.js';
 import { request } from '../../src/http/request.js';
-import { startServer } from '../http/test-server.js';
-import { writeTemp, writeTestKeys } from './keys.js';
+import { startServer } from '../support/test-server.js';
+import { writeTemp, writeTestKeys } from '../support/keys.js';
 import { sandbox as testSandbox } from '../support/sandbox.js';
 
 const send: Send = (url, options) => request(url, options);

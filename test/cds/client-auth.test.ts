@@ -5,7 +5,7 @@ import { CDSHooksService, type CDSClient, type ClientAuthOptions } from '../../s
 import { ReplayCache } from '../../src/cds/replay-cache.js';
 import { ClientAuth } from '../../src/cds/client-auth.js';
 import { encodeBase64url } from '../../src/lib/jwt/base64url.js';
-import { makeKey, rawToken, startCdsClient, type CdsClient } from './cds-client.js';
+import { makeKey, rawToken, startCdsClient, type CdsClient } from '../support/cds-client.js';
 import { recordingDispatcher } from '../support/recording-dispatcher.js';
 import { serve } from '../support/serve.js';
 import { post } from './post-json.js';

@@ -6,7 +6,7 @@ import { captureLogger } from '../support/logger.js';
 import { recordingDispatcher } from '../support/recording-dispatcher.js';
 import { sandbox as testSandbox } from '../support/sandbox.js';
 import { startApp } from '../support/serve.js';
-import { rawToken, startCdsClient } from './cds-client.js';
+import { rawToken, startCdsClient } from '../support/cds-client.js';
 import { post } from './post-json.js';
 
 /** An EHR-side access token from the sandbox's token endpoint (client_secret_basic). */

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { ROOT, startNode, tempDir, waitServing } from './run-cli.js';
+import { ROOT, startNode, tempDir, waitServing } from '../support/run-cli.js';
 
 /** A clone's layout in a temporary folder: bin/ copied, src/ and (when asked) node_modules/ linked, and a dist/ CLI when given. */
 function layout(t: TestContext, parts: { nodeModules: boolean; dist?: string }): string {

@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { startServer } from '../http/test-server.js';
-import { runCli, tempDir } from './run-cli.js';
+import { startServer } from '../support/test-server.js';
+import { runCli, tempDir } from '../support/run-cli.js';
 
 test('check prints a table with the token, the CapabilityStatement and an authenticated read of every source (no token for a public one), exit 0', async (t) => {
   const a = await startSandbox({ seed: 'a' });

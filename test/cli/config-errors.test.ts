@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseConnectionString } from '../../src/auth/index.js';
 import { validateConfig } from '../../src/cli/index.js';
-import { runCli, runMain, tempDir } from './run-cli.js';
+import { runCli, runMain, tempDir } from '../support/run-cli.js';
 
 const SECRET = 's3cr3t-Value-9876';
 const GOOD = 'fhir://127.0.0.1:9/fhir/';

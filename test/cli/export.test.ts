@@ -7,8 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EXPORT_COMMAND } from '../../src/cli/export-command.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { bulkServer, ndjson, OUTCOME } from '../gateway/bulk/fault-server.js';
-import { runCli, runMain, startCli, tempDir } from './run-cli.js';
+import { bulkServer, ndjson, OUTCOME } from '../support/bulk-fault-server.js';
+import { runCli, runMain, startCli, tempDir } from '../support/run-cli.js';
 
 async function sandbox(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
   const sb = await startSandbox({ exportPolls: 0, exportRetryAfterSeconds: 0, ...options });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/index.js';
-import { runCli, runMain } from './run-cli.js';
+import { runCli, runMain } from '../support/run-cli.js';
 
 test('fhirgate --help lists every command and exits 0', async (t) => {
   const { code, stdout } = await runCli(t, ['--help']);

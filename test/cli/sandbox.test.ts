@@ -9,7 +9,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { runCli, startBin, tempDir, waitServing, type CliRun } from './run-cli.js';
+import { runCli, startBin, tempDir, waitServing, type CliRun } from '../support/run-cli.js';
 
 /** Waits until `text` is in the run's stdout; fails if the command exits first. */
 async function waitFor(run: CliRun, text: string): Promise<string> {

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { ROOT, runCli as runSources, startBin, tempDir, waitServing } from './run-cli.js';
+import { ROOT, runCli as runSources, startBin, tempDir, waitServing } from '../support/run-cli.js';
 
 /** Every run here is `bin/fhirgate.js`, the command a user types. */
 const runCli: typeof runSources = (t, args, env = {}, cwd = ROOT) => runSources(t, args, env, cwd, { bin: true });

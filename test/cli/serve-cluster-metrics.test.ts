@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseExposition, seriesValue } from '../support/exposition.js';
 import { runMixedLoad } from '../support/load-client.js';
-import { serveSandboxWorkers, waitForLines } from './run-cli.js';
+import { serveSandboxWorkers, waitForLines } from '../support/run-cli.js';
 
 test('serve --workers 2 --metrics: every scrape under load shows the whole cluster; no counter goes down; totals equal the requests answered, also across a rolling restart', async (t) => {
   const { run, origin } = await serveSandboxWorkers(t, 2, ['--metrics']);

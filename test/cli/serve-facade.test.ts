@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sandbox } from '../support/sandbox.js';
-import { startCli, tempDir, waitServing } from './run-cli.js';
+import { startCli, tempDir, waitServing } from '../support/run-cli.js';
 
 test('serve --source ehr=… --source lab=… on loopback: read and search open, writes refused, the federated base, said at start-up', async (t) => {
   const ehr = await sandbox(t, { seed: 'a' });

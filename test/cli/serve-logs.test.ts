@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { runCli, startCli, tempDir, waitServing, type CliRun } from './run-cli.js';
+import { runCli, startCli, tempDir, waitServing, type CliRun } from '../support/run-cli.js';
 
 async function sandbox(t: TestContext) {
   const s = await startSandbox({ seed: 'a' });

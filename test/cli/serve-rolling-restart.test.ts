@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { answered, describeLoad, failures, runMixedLoad } from '../support/load-client.js';
-import { countLines, serveSandboxWorkers, waitForLines } from './run-cli.js';
+import { countLines, serveSandboxWorkers, waitForLines } from '../support/run-cli.js';
 
 test('three SIGHUP rolling restarts under keep-alive and one-connection-per-request load: no request fails', async (t) => {
   const { run, origin } = await serveSandboxWorkers(t, 2);

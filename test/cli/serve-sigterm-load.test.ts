@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { answered, describeLoad, failures, runMixedLoad } from '../support/load-client.js';
-import { serveSandboxWorkers } from './run-cli.js';
+import { serveSandboxWorkers } from '../support/run-cli.js';
 
 test('SIGTERM under load: every accepted connection is answered; later ones are refused, none reset', async (t) => {
   const { run, origin } = await serveSandboxWorkers(t, 2);

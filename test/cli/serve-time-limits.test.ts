@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { startCli, tempDir, waitServing } from './run-cli.js';
+import { startCli, tempDir, waitServing } from '../support/run-cli.js';
 
 /** Sends half a request's headers and waits (at most `waitMs`) for what the server does; resolves to what it sent back, or 'nothing'. */
 function slowClient(origin: string, waitMs: number): Promise<string> {

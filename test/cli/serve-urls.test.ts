@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { child } from '../../src/soap/xml-tree.js';
-import { call } from '../host/helpers.js';
-import { parse } from '../soap/soap-client.js';
-import { runCli, startCli, tempDir, waitServing } from './run-cli.js';
+import { call } from '../support/host-helpers.js';
+import { parse } from '../support/soap-client.js';
+import { runCli, startCli, tempDir, waitServing } from '../support/run-cli.js';
 
 const EVIL = { host: 'evil.example:9999', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
 

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { startCli, tempDir, waitServing } from './run-cli.js';
+import { startCli, tempDir, waitServing } from '../support/run-cli.js';
 
 async function sandbox(t: { after(fn: () => Promise<void>): void }, seed: 'a' | 'b') {
   const s = await startSandbox({ seed });

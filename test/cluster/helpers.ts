@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { call } from '../host/helpers.js';
+import { call } from '../support/host-helpers.js';
 import { fileURLToPath } from 'node:url';
 
 const APP = fileURLToPath(new URL('./cluster-app.ts', import.meta.url));

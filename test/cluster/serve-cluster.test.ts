@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { serveCluster } from '../../src/cluster/index.js';
 import { resolveClusterOptions } from '../../src/cluster/options.js';
 import { createServiceAPI } from '../../src/host/index.js';
-import { call } from '../host/helpers.js';
+import { call } from '../support/host-helpers.js';
 import { healthPids, startCluster } from './helpers.js';
 
 test('bad options throw at once, naming the option', () => {

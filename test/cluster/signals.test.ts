@@ -1,7 +1,7 @@
 /** The test cluster's signals as real processes: SIGTERM, SIGINT to the process group, SIGHUP, and the stop time-out. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { call } from '../host/helpers.js';
+import { call } from '../support/host-helpers.js';
 import { healthPids, startCluster, startGate } from './helpers.js';
 
 test('SIGTERM: every request in flight is answered, then the primary exits 0', async (t) => {

@@ -1,7 +1,7 @@
 /** A request that crashes a worker (an uncaught error) against the crash-loop cap, with the test cluster as real processes. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { call } from '../host/helpers.js';
+import { call } from '../support/host-helpers.js';
 import { startCluster } from './helpers.js';
 
 /** GET /crash on `base` once a worker has served for longer than `settleMs`; resolves to the `worker died` line. */

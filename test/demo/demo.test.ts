@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import type { Bundle, OperationOutcome, Patient } from '../../src/index.js';
 import { readCDA } from '../../src/soap/index.js';
 import { ENRICHED_TAG, SUMMARY_EXTENSION_URL } from '../../examples/demo/handlers.js';
-import { curlToFetch, spawnDemo, waitForBanner, waitForOutput, type DemoProcess } from './demo-process.js';
+import { curlToFetch, spawnDemo, waitForBanner, waitForOutput, type DemoProcess } from '../support/demo-process.js';
 
 function stopOnExit(t: { after(fn: () => unknown): void }, demo: DemoProcess): void {
   t.after(async () => {

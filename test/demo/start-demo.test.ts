@@ -13,7 +13,7 @@ import { problemsIn } from '../../examples/demo/notereader.js';
 import { toCurl } from '../../examples/demo/requests.js';
 import { startDemo, type Demo } from '../../examples/demo/start-demo.js';
 import { captureLogger } from '../support/logger.js';
-import { curlToFetch } from './demo-process.js';
+import { curlToFetch } from '../support/demo-process.js';
 
 async function started(t: { after(fn: () => unknown): void }, logger = captureLogger()): Promise<Demo> {
   const demo = await startDemo({ port: 0, logger });

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { CDS_SERVICE_ID } from '../../examples/demo/cds.js';
 import { SUMMARY_EXTENSION_URL } from '../../examples/demo/handlers.js';
-import { curlToFetch } from '../demo/demo-process.js';
+import { curlToFetch } from '../support/demo-process.js';
 import { startDemo } from '../../examples/demo/start-demo.js';
 import { captureLogger } from '../support/logger.js';
 

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
 import { freePort } from '../support/free-port.js';
 import { parseYamlSubset } from '../support/yaml-subset.js';
-import { ROOT, tempDir } from '../cli/run-cli.js';
+import { ROOT, tempDir } from '../support/run-cli.js';
 
 const DOCKERFILE = readFileSync(join(ROOT, 'examples/deploy/Dockerfile'), 'utf8');
 const MANIFEST = readFileSync(join(ROOT, 'examples/deploy/kubernetes.yaml'), 'utf8');

@@ -9,7 +9,7 @@ import { test, type TestContext } from 'node:test';
 import type { ServiceAPIOptions } from '../../src/host/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child } from '../../src/soap/xml-tree.js';
-import { parse } from '../soap/soap-client.js';
+import { parse } from '../support/soap-client.js';
 import { startApp } from '../support/serve.js';
 import { runFuzz } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';

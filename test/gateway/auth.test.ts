@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
-import { writeTestKeys } from '../auth/keys.js';
-import { startServer } from '../http/test-server.js';
+import { writeTestKeys } from '../support/keys.js';
+import { startServer } from '../support/test-server.js';
 import { sandbox } from '../support/sandbox.js';
-import { gateway, settle } from './fixtures.js';
+import { gateway, settle } from '../support/gateway-fixtures.js';
 
 test('both OAuth flows through the gateway: a secret, and RSA and EC keys in every key format', async (t) => {
   const keys = writeTestKeys(t);

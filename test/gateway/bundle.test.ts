@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { Bundle, Observation, Patient } from '../../src/fhir/index.js';
 import { createEntry, deleteEntry, readEntry, requestBundle, searchEntry, updateEntry } from '../../src/gateway/index.js';
 import { sandbox } from '../support/sandbox.js';
-import { gateway, settle } from './fixtures.js';
+import { gateway, settle } from '../support/gateway-fixtures.js';
 
 const MRN = 'http://hospital.example/mrn';
 const withMrn = (value: string): Patient => ({ resourceType: 'Patient', identifier: [{ system: MRN, value }], name: [{ family: `Mrn${value}` }] });

@@ -5,9 +5,9 @@ import type { Bundle, Patient } from '../../src/fhir/index.js';
 import { LocalEventDispatcher } from '../../src/events/index.js';
 import type { EventPair } from '../../src/events/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
-import { startServer } from '../http/test-server.js';
+import { startServer } from '../support/test-server.js';
 import { sandbox } from '../support/sandbox.js';
-import { gateway, settle } from './fixtures.js';
+import { gateway, settle } from '../support/gateway-fixtures.js';
 
 test('every operation on two sources at once', async (t) => {
   const [a, b] = await Promise.all([sandbox(t, { seed: 'a' }), sandbox(t, { seed: 'b' })]);

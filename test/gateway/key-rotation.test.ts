@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { toPublicJWK, jwkThumbprint } from '../../src/lib/jwt/keys.js';
 import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
-import { threeKeys } from '../auth/keys.js';
+import { threeKeys } from '../support/keys.js';
 import { startApp } from '../support/serve.js';
-import { call } from '../host/helpers.js';
+import { call } from '../support/host-helpers.js';
 import { sandbox } from '../support/sandbox.js';
-import { gateway } from './fixtures.js';
+import { gateway } from '../support/gateway-fixtures.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 

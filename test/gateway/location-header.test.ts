@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Patient } from '../../src/fhir/index.js';
-import { startServer } from '../http/test-server.js';
-import { gateway } from './fixtures.js';
+import { startServer } from '../support/test-server.js';
+import { gateway } from '../support/gateway-fixtures.js';
 
 test('create: a Location that is not a URL is ERR_FHIR_RESPONSE, and a blank one counts as none', async (t) => {
   let location: string | undefined;

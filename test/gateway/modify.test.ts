@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { Patient } from '../../src/fhir/index.js';
 import { ModifyHandle } from '../../src/gateway/modify.js';
 import { sandbox } from '../support/sandbox.js';
-import { gateway } from './fixtures.js';
+import { gateway } from '../support/gateway-fixtures.js';
 
 const puts = (s: { stats: { requests: { byMethod: Readonly<Record<string, number>> } } }): number => s.stats.requests.byMethod.PUT ?? 0;
 

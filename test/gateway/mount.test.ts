@@ -5,7 +5,7 @@ import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { MOUNT } from '../../src/mount/index.js';
 import { fakeRequest } from '../support/route-request.js';
 import { sandbox } from '../support/sandbox.js';
-import { gateway, settle } from './fixtures.js';
+import { gateway, settle } from '../support/gateway-fixtures.js';
 
 test('transform and aggregate register handlers, directly or as wrappers', () => {
   const gw = new AsyncFHIRGateway({ events: false });

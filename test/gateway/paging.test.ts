@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Bundle, Patient } from '../../src/fhir/index.js';
 import { sandbox } from '../support/sandbox.js';
-import { gateway, settle } from './fixtures.js';
+import { gateway, settle } from '../support/gateway-fixtures.js';
 
 /** What a fake server saw: the request URL and its Authorization header. */
 interface Seen {

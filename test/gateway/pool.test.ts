@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { until } from '../http/test-server.js';
+import { until } from '../support/test-server.js';
 import { sandbox } from '../support/sandbox.js';
-import { gateway } from './fixtures.js';
+import { gateway } from '../support/gateway-fixtures.js';
 
 test('maxConnections: 4 under 200 concurrent reads: the sandbox never sees more than 4 sockets', async (t) => {
   const s = await sandbox(t);

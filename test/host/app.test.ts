@@ -6,7 +6,7 @@ import { json } from '../../src/mount/index.js';
 import type { RouteRequest } from '../../src/mount/index.js';
 import { captureLogger } from '../support/logger.js';
 import { startApp } from '../support/serve.js';
-import { call, FakeGateway, FakeService } from './helpers.js';
+import { call, FakeGateway, FakeService } from '../support/host-helpers.js';
 import { VERSION } from '../../src/version.js';
 
 const echoRoute = (path: string, extra: Partial<{ public: boolean }> = {}) => ({
@@ -158,4 +158,14 @@ test('the handler is a plain (req, res) listener usable on any node:http server'
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   const res = await call(`http://127.0.0.1:${port}`, '/plain');
   assert.deepEqual(res.json(), { plain: true });
+});
+
+test('a reply the host cannot send cuts the connection and the server stays up', async (t) => {
+  const gw = new FakeGateway({ routes: [{ method: 'GET', path: '/broken', handle: () => ({ status: 200, body: 42 as never }) }] });
+  const { base } = await startApp(t, {}, (a) => {
+    a.registerGateway(gw);
+    a.get('/ok', () => 'ok');
+  });
+  await assert.rejects(call(base, '/fhir/broken'), { code: 'ECONNRESET' });
+  assert.equal((await call(base, '/ok')).status, 200);
 });

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { test } from 'node:test';
 import { CDSHooksService } from '../../src/cds/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
-import { until } from '../http/test-server.js';
+import { until } from '../support/test-server.js';
 import { startApp } from '../support/serve.js';
 
 test('a client that disconnects mid-body is one info line (client_gone), never an error, on every body reader', async (t) => {

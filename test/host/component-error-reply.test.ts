@@ -4,7 +4,7 @@ import { FhirgateError } from '../../src/errors.js';
 import { MOUNT, json } from '../../src/mount/index.js';
 import type { Mountable, PublicError } from '../../src/mount/index.js';
 import { startApp } from '../support/serve.js';
-import { call } from './helpers.js';
+import { call, FakeGateway } from '../support/host-helpers.js';
 
 /** A service that answers its errors as text/plain, to show the host uses the component's own format. */
 class PlainTextService {
@@ -66,4 +66,29 @@ test('an errorReply that throws is logged and the JSON error body is sent instea
   assert.equal(teapot.status, 418);
   assert.deepEqual(teapot.json(), { error: { code: 'ERR_BAD_REQUEST', message: 'no tea here' } });
   assert.ok(log.lines.some((l) => l.level === 'error' && l.message.includes('errorReply') && l.fields.error === 'formatter broke'));
+});
+
+test('routes under a gateway prefix answer errors as OperationOutcome, others as JSON errors', async (t) => {
+  const gw = new FakeGateway({
+    routes: [
+      { method: 'GET', path: '/boom', handle: () => { throw new Error('internal detail'); } },
+      { method: 'POST', path: '/only-post', handle: () => json(200, {}) },
+    ],
+  });
+  const { base } = await startApp(t, {}, (a) => a.registerGateway(gw));
+  const boom = await call(base, '/fhir/boom');
+  assert.equal(boom.status, 500);
+  assert.equal(boom.headers['content-type'], 'application/fhir+json; charset=utf-8');
+  const outcome = boom.json();
+  assert.equal(outcome.resourceType, 'OperationOutcome');
+  assert.equal(outcome.issue[0].code, 'exception');
+  assert.ok(!boom.text.includes('internal detail'));
+  const unknown = await call(base, '/fhir/nothing/here');
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.json().issue[0].code, 'not-found');
+  const wrongMethod = await call(base, '/fhir/only-post');
+  assert.equal(wrongMethod.status, 405);
+  assert.equal(wrongMethod.json().issue[0].code, 'not-supported');
+  const elsewhere = await call(base, '/fhirx');
+  assert.equal(elsewhere.json().error.code, 'ERR_NOT_FOUND');
 });

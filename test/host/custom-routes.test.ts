@@ -7,7 +7,7 @@ import { createServiceAPI, getAllGateways, getApp, getGateway, reply } from '../
 import type { ServiceAPI } from '../../src/host/index.js';
 import { captureLogger } from '../support/logger.js';
 import { startApp } from '../support/serve.js';
-import { call, FakeGateway } from './helpers.js';
+import { call, FakeGateway } from '../support/host-helpers.js';
 
 test('injects a gateway by class, by name, all gateways and the app, resolved per request', async (t) => {
   const gw = new FakeGateway();

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { runInNewContext } from 'node:vm';
 import { VERSION } from '../../src/version.js';
 import { startApp } from '../support/serve.js';
-import { call } from './helpers.js';
+import { call } from '../support/host-helpers.js';
 
 /** Just enough of a DOM to run the docs page's script. */
 class FakeElement {

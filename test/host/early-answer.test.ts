@@ -13,6 +13,7 @@ import { json } from '../../src/mount/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { startApp } from '../support/serve.js';
 import { captureLogger } from '../support/logger.js';
+import { call } from '../support/host-helpers.js';
 
 interface Answer {
   status: number;
@@ -144,4 +145,11 @@ test('a custom route that answers without reading a chunked body keeps the conne
   const next = await send(agent, `${base}/health`);
   assert.equal(next.status, 200);
   assert.equal(next.reused, true);
+});
+
+test('a handler that never reads a huge declared body still gets a 413 before reading', async (t) => {
+  const { base } = await startApp(t, { bodyLimit: 10 }, (a) => a.post('/b', async (ctx) => ({ got: await ctx.bytes() })));
+  const res = await call(base, '/b', { method: 'POST', body: 'x'.repeat(11), headers: { 'content-type': 'application/json' } });
+  assert.equal(res.status, 413);
+  assert.equal(res.headers['connection'], 'close');
 });

@@ -5,7 +5,7 @@ import type { EventPair } from '../../src/events/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { getGateway } from '../../src/host/index.js';
 import { startApp } from '../support/serve.js';
-import { call, checkOpenApi } from './helpers.js';
+import { call, checkOpenApi } from '../support/host-helpers.js';
 import { sandbox as testSandbox } from '../support/sandbox.js';
 
 test('a custom route with an injected AsyncFHIRGateway reads from the sandbox; gateway endpoints are mounted', async (t) => {

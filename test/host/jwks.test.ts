@@ -9,7 +9,7 @@ import { createServiceAPI } from '../../src/host/index.js';
 import { MOUNT } from '../../src/mount/index.js';
 import type { Mountable } from '../../src/mount/index.js';
 import { startApp } from '../support/serve.js';
-import { call, FakeGateway } from './helpers.js';
+import { call, FakeGateway } from '../support/host-helpers.js';
 
 const EC = { kty: 'EC', crv: 'P-384', x: 'eA', y: 'eQ', kid: 'ec-1', alg: 'ES384', use: 'sig' };
 const RSA = { kty: 'RSA', n: 'bg', e: 'AQAB', kid: 'rsa-1', alg: 'RS384', use: 'sig' };

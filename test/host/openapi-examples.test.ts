@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
 import { startApp } from '../support/serve.js';
-import { call } from './helpers.js';
+import { call } from '../support/host-helpers.js';
 
 test('openapiExamples set parameter, request body and success response examples in /openapi.json', async (t) => {
   const { base, log } = await startApp(t, {

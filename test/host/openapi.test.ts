@@ -6,7 +6,7 @@ import { VERSION } from '../../src/version.js';
 import { json } from '../../src/mount/index.js';
 import { captureLogger } from '../support/logger.js';
 import { startApp } from '../support/serve.js';
-import { call, checkOpenApi, FakeGateway, FakeService } from './helpers.js';
+import { call, checkOpenApi, FakeGateway, FakeService } from '../support/host-helpers.js';
 
 test('/openapi.json documents the default routes, components under their prefix and custom routes', async (t) => {
   const gw = new FakeGateway({

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
 import { captureLogger } from '../support/logger.js';
-import { call } from './helpers.js';
+import { call } from '../support/host-helpers.js';
 
 const portOf = (server: Server) => {
   const address = server.address();

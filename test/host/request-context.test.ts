@@ -6,7 +6,7 @@ import { createServiceAPI } from '../../src/host/index.js';
 import { json } from '../../src/mount/index.js';
 import type { RouteRequest } from '../../src/mount/index.js';
 import { startApp } from '../support/serve.js';
-import { call, FakeService } from './helpers.js';
+import { call, FakeService } from '../support/host-helpers.js';
 
 test('components can stream the body with chunks(), under the same limit, and not read it twice', async (t) => {
   const svc = new FakeService({

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TrieRouter } from '../../src/host/router.js';
 import { startApp } from '../support/serve.js';
-import { call } from './helpers.js';
+import { call } from '../support/host-helpers.js';
 
 test('matches static and :param segments and puts params in a null-prototype object', () => {
   const router = new TrieRouter<string>();

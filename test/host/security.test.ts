@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
 import { json } from '../../src/mount/index.js';
 import { startApp } from '../support/serve.js';
-import { call, FakeGateway } from './helpers.js';
+import { call, FakeGateway } from '../support/host-helpers.js';
 
 const KEY = 'k-0123456789';
 
@@ -115,4 +116,26 @@ test('CORS with "*" answers any origin with "*" and never with credentials', asy
   assert.throws(() => createServiceAPI({ cors: { origins: [], credentials: 'yes' as never } }), /credentials/);
   assert.throws(() => createServiceAPI({ cors: { origins: [], maxAgeSeconds: -1 } }), /maxAgeSeconds/);
   assert.throws(() => createServiceAPI({ cors: null as never }), TypeError);
+});
+
+test('a slow client that never finishes its headers is cut by the headers time-out', async (t) => {
+  const { base } = await startApp(t, { headersTimeoutMs: 200, requestTimeoutMs: 400 });
+  const url = new URL(base);
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write('GET /health HTTP/1.1\r\nHost: x\r\n'));
+    let data = '';
+    socket.on('data', (chunk) => (data += chunk.toString()));
+    socket.on('close', () => resolve(data));
+    socket.on('error', reject);
+    socket.setTimeout(20_000, () => socket.destroy(new Error('safety net: the server never cut the connection')));
+  });
+  assert.match(answer, /^HTTP\/1\.1 408/);
+});
+
+test('nothing about credentials or bodies reaches the access log', async (t) => {
+  const { base, log } = await startApp(t, { apiKeys: ['topsecret-key'] }, (a) => a.post('/p', async (ctx) => ctx.json()));
+  await call(base, '/p', { method: 'POST', headers: { authorization: 'Bearer topsecret-key', 'content-type': 'application/json' }, body: '{"ssn":"123-45-6789"}' });
+  const text = JSON.stringify(log.lines);
+  assert.ok(!text.includes('topsecret-key'));
+  assert.ok(!text.includes('123-45-6789'));
 });

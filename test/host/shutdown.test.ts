@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { EventDispatcher } from '../../src/events/types.js';
 import { createServiceAPI } from '../../src/host/index.js';
 import { captureLogger } from '../support/logger.js';
-import { call, FakeGateway } from './helpers.js';
+import { call, FakeGateway } from '../support/host-helpers.js';
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
   let resolve!: (v: T) => void;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { FHIRGateway } from '../../src/gateway/index.js';
 import { startApp } from '../support/serve.js';
-import { call } from './helpers.js';
+import { call } from '../support/host-helpers.js';
 
 /** Starts the sandbox in a child process and resolves to its connection string. */
 async function sandboxInChild(t: TestContext): Promise<string> {

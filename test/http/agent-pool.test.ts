@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AgentPool } from '../../src/http/agent-pool.js';
-import { startServer, until } from './test-server.js';
+import { startServer, until } from '../support/test-server.js';
 
 test('maxConnections: 4 under 200 concurrent requests: the server never sees more than 4 sockets', async (t) => {
   const srv = await startServer(t, (_req, res) => setImmediate(() => res.end('ok')));

@@ -5,7 +5,7 @@ import { checkHeaders, checkRequestOptions } from '../../src/http/request-option
 import { request } from '../../src/http/request.js';
 import { declaredLength } from '../../src/http/buffered-response.js';
 import { Deadline, timeoutError } from '../../src/http/deadline.js';
-import { startServer, until } from './test-server.js';
+import { startServer, until } from '../support/test-server.js';
 
 test('pool.sendChecked takes checked options as they are: headers, default User-Agent, Content-Length, body', async (t) => {
   const srv = await startServer(t, (_req, res) => res.writeHead(201, { etag: 'W/"3"' }).end('made'));

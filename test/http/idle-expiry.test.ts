@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { AgentPool } from '../../src/http/agent-pool.js';
-import { startServer, until } from './test-server.js';
-import type { TestServer } from './test-server.js';
+import { startServer, until } from '../support/test-server.js';
+import type { TestServer } from '../support/test-server.js';
 
 test('an idle socket expires after keepaliveExpiry from one second on (the shared tick), and a socket in use never does', async (t) => {
   const srv = await startServer(t, (req, res) => {

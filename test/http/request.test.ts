@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { request } from '../../src/http/request.js';
 import { USER_AGENT } from '../../src/http/user-agent.js';
-import { startServer } from './test-server.js';
+import { startServer } from '../support/test-server.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

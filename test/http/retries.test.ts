@@ -8,7 +8,7 @@ import { AgentPool } from '../../src/http/agent-pool.js';
 import { request } from '../../src/http/request.js';
 import { dropIdleSockets } from '../../src/http/idle-sockets.js';
 import { pause } from '../../src/http/signals.js';
-import { startServer, until } from './test-server.js';
+import { startServer, until } from '../support/test-server.js';
 
 /** Collects the retry messages about `origin`. */
 function retries(t: TestContext, origin: () => string): Record<string, unknown>[] {

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import type { KeyValueStore } from '../../src/lib/key-value-store.js';
 import { redisStore } from '../../src/redis/index.js';
-import { startCdsClient, type CdsClient } from '../cds/cds-client.js';
+import { startCdsClient, type CdsClient } from '../support/cds-client.js';
 import { startRedisServer } from '../support/bus-servers.js';
 import { sandbox as testSandbox } from '../support/sandbox.js';
 import { callCds, CDS_AUDIENCE, cdsReplica, connectRedis, type RedisClient } from './replicas.js';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { startServer } from '../http/test-server.js';
+import { startServer } from '../support/test-server.js';
 import { sandbox as testSandbox } from '../support/sandbox.js';
 import { FORM } from './helpers.js';
 

@@ -10,7 +10,7 @@ import type { CDAEnrichment } from '../../src/soap/index.js';
 import { patientReference, toFHIRDateTime, systemUri, toIdentifier } from '../../src/soap/cda/fhir-values.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { serve } from '../support/serve.js';
-import { bodyChild, envelope, fixture, post } from './soap-client.js';
+import { bodyChild, envelope, fixture, post } from '../support/soap-client.js';
 
 const FIXTURES = ['epic_cda.xml', 'test_cda.xml', 'uclh_cda.xml'];
 const SNOMED = '2.16.840.1.113883.6.96';

@@ -8,7 +8,7 @@ import type { NoteReaderHandler } from '../../src/soap/index.js';
 import { decodeBase64Strict } from '../../src/soap/base64.js';
 import { writeResponse, writeResponseBytes } from '../../src/soap/write-envelope.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
-import { bodyChild, envelope, post, readFault } from './soap-client.js';
+import { bodyChild, envelope, post, readFault } from '../support/soap-client.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 

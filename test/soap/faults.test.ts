@@ -4,7 +4,7 @@ import type { TestContext } from 'node:test';
 import { NoteReaderService } from '../../src/soap/index.js';
 import type { NoteReaderHandler, NoteReaderServiceOptions } from '../../src/soap/index.js';
 import { serve as serveOnHost } from '../support/serve.js';
-import { EPIC_NS, SOAP_NS, envelope, post, readFault } from './soap-client.js';
+import { EPIC_NS, SOAP_NS, envelope, post, readFault } from '../support/soap-client.js';
 
 const noEvents = { emit: () => {}, register: () => () => {}, drain: async () => {} };
 

@@ -6,7 +6,7 @@
 import type { TestContext } from 'node:test';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { serve } from '../support/serve.js';
-import { bigDocument, envelope, post } from './soap-client.js';
+import { bigDocument, envelope, post } from '../support/soap-client.js';
 
 const MiB = 1024 * 1024;
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -6,7 +6,7 @@ import { createServiceAPI } from '../../src/host/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { captureLogger } from '../support/logger.js';
-import { bodyChild, envelope, fixture, parse, post, readFault } from './soap-client.js';
+import { bodyChild, envelope, fixture, parse, post, readFault } from '../support/soap-client.js';
 import { startApp } from '../support/serve.js';
 
 test('through createServiceAPI: both paths, the WSDL address, events, faults and API keys', async (t) => {

@@ -11,7 +11,7 @@ import { readEnvelope } from '../../src/soap/read-envelope.js';
 import type { NoteReaderServiceOptions } from '../../src/soap/index.js';
 import { createSecureParser } from '../../src/soap/secure-parser.js';
 import { serve as serveOnHost } from '../support/serve.js';
-import { SOAP_NS, envelope, post, readFault } from './soap-client.js';
+import { SOAP_NS, envelope, post, readFault } from '../support/soap-client.js';
 
 const noEvents = { emit: () => {}, register: () => () => {}, drain: async () => {} };
 

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { serve } from '../support/serve.js';
-import { bigDocument, bodyChild, envelope, post } from './soap-client.js';
+import { bigDocument, bodyChild, envelope, post } from '../support/soap-client.js';
 
 const MiB = 1024 * 1024;
 

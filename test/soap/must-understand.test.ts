@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { NoteReaderService } from '../../src/soap/index.js';
 import { child, children, textContent } from '../../src/soap/xml-tree.js';
 import { serve } from '../support/serve.js';
-import { EPIC_NS, SOAP_NS, bodyChild, envelope, post } from './soap-client.js';
+import { EPIC_NS, SOAP_NS, bodyChild, envelope, post } from '../support/soap-client.js';
 
 const noEvents = { emit: () => {}, register: () => () => {}, drain: async () => {} };
 

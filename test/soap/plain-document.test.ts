@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { NoteReaderService } from '../../src/soap/index.js';
 import { readEnvelope } from '../../src/soap/read-envelope.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
-import { bigDocument, bodyChild, envelope, post, readFault } from './soap-client.js';
+import { bigDocument, bodyChild, envelope, post, readFault } from '../support/soap-client.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const LIMITS = { maxDepth: 64, maxElements: 1000 };

@@ -7,7 +7,7 @@ import type { NoteReaderRequest, NoteReaderServiceOptions } from '../../src/soap
 import { child, children, textContent } from '../../src/soap/xml-tree.js';
 import { recordingDispatcher } from '../support/recording-dispatcher.js';
 import { serve as serveOnHost } from '../support/serve.js';
-import { EPIC_NS, SOAP_NS, bodyChild, envelope, fixture, post } from './soap-client.js';
+import { EPIC_NS, SOAP_NS, bodyChild, envelope, fixture, post } from '../support/soap-client.js';
 
 async function serve(t: TestContext, setup: (nr: NoteReaderService) => void, options: NoteReaderServiceOptions = {}) {
   const rec = recordingDispatcher();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readEnvelope } from '../../src/soap/read-envelope.js';
 import { Utf8Chunks } from '../../src/soap/utf8-chunks.js';
-import { envelope } from './soap-client.js';
+import { envelope } from '../support/soap-client.js';
 
 /** What a fatal, streaming TextDecoder gives for the same chunks: the text, or 'error'. */
 function reference(chunks: Uint8Array[]): string {

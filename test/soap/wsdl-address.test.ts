@@ -8,9 +8,9 @@ import { test, type TestContext } from 'node:test';
 import type { ServiceAPIOptions } from '../../src/host/index.js';
 import { NoteReaderService } from '../../src/soap/service.js';
 import type { NoteReaderServiceOptions } from '../../src/soap/types.js';
-import { call } from '../host/helpers.js';
+import { call } from '../support/host-helpers.js';
 import { child } from '../../src/soap/xml-tree.js';
-import { parse } from './soap-client.js';
+import { parse } from '../support/soap-client.js';
 import { startApp } from '../support/serve.js';
 
 async function wsdlAddress(t: TestContext, host: ServiceAPIOptions, service: NoteReaderServiceOptions, headers: Record<string, string>) {

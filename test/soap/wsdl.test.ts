@@ -4,7 +4,7 @@ import { NoteReaderService } from '../../src/soap/service.js';
 import { child, children } from '../../src/soap/xml-tree.js';
 import type { XMLElement } from '../../src/soap/xml-tree.js';
 import { serve } from '../support/serve.js';
-import { EPIC_NS, parse } from './soap-client.js';
+import { EPIC_NS, parse } from '../support/soap-client.js';
 
 const WSDL = 'http://schemas.xmlsoap.org/wsdl/';
 const WSDL_SOAP = 'http://schemas.xmlsoap.org/wsdl/soap/';

@@ -16,7 +16,7 @@ import type { Source } from '../core/source-registry.js';
  * @example
  * ```ts
  * for await (const item of gw.bulkExport('epic', { types: ['Patient'] })) {
- *   if (item.kind === 'error') console.warn(item.url, item.resource.issue);
+ *   if (item.kind === 'error') console.warn(item.url, item.resource); // an OperationOutcome
  *   else console.log(item.source, item.type, item.resource.id);
  * }
  * ```

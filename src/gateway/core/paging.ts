@@ -12,7 +12,7 @@ import { numberOption, signalOption } from '../../lib/options.js';
  *
  * @example
  * ```ts
- * for await (const page of gw.pages('Observation', { patient: '123' }, 'epic', { maxPages: 5, signal })) use(page);
+ * for await (const page of gw.pages('Observation', { patient: '123' }, 'epic', { maxPages: 5, signal: AbortSignal.timeout(60_000) })) console.log(page.entry?.length);
  * ```
  */
 export interface PageOptions {
@@ -27,7 +27,7 @@ export interface PageOptions {
  *
  * @example
  * ```ts
- * for await (const obs of gw.searchAll('Observation', { patient: '123' }, 'epic', { maxResources: 500 })) use(obs);
+ * for await (const obs of gw.searchAll('Observation', { patient: '123' }, 'epic', { maxResources: 500 })) console.log(obs.id);
  * ```
  */
 export interface SearchAllOptions extends PageOptions {

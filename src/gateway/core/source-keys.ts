@@ -15,7 +15,7 @@ import type { Source } from './source-registry.js';
  *
  * @example
  * ```ts
- * gw.addSource('epic', cs, { nextKeyPath: '/secrets/epic-2027.pem' });
+ * gw.addSource('epic', process.env.EPIC_FHIR!, { nextKeyPath: '/secrets/epic-2027.pem' });
  * ```
  */
 export interface SourceOptions {

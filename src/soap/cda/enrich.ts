@@ -75,10 +75,12 @@ function findPlaces(text: string, limits: XMLLimits): { sections: Partial<Record
  *
  * @example
  * ```ts
- * const enriched = enrichCDA(request.document, {
- *   problems: [{ code: { code: '38341003', codeSystem: '2.16.840.1.113883.6.96', display: 'Hypertension' }, status: 'active' }],
+ * nr.method('ProcessDocument', (request) => {
+ *   const enriched = enrichCDA(request.document, {
+ *     problems: [{ code: { code: '38341003', codeSystem: '2.16.840.1.113883.6.96', display: 'Hypertension' }, status: 'active' }],
+ *   });
+ *   return { document: enriched };
  * });
- * return { document: enriched };
  * ```
  */
 export function enrichCDA(text: string, enrichment: CDAEnrichment, limits: Partial<XMLLimits> = {}): string {

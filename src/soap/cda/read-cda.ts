@@ -83,9 +83,11 @@ export function bodySections(root: XMLElement): XMLElement[] {
  *
  * @example
  * ```ts
- * const cda = readCDA(request.document);
- * cda.header.patient.name; // { given: ['John'], family: 'Smith' }
- * cda.problems[0]?.text;   // 'CHF'
+ * nr.method('ProcessDocument', (request) => {
+ *   const cda = readCDA(request.document);
+ *   console.log(cda.header.patient.name, cda.problems[0]?.text); // { given: ['John'], family: 'Smith' } 'CHF'
+ *   return { document: request.document };
+ * });
  * ```
  */
 export function readCDA(text: string, options: ReadCDAOptions = {}): CDADocument {

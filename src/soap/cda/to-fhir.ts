@@ -156,7 +156,10 @@ export interface CDAFHIRResources {
  *
  * @example
  * ```ts
- * const { conditions } = cdaToFHIR(readCDA(text));
+ * nr.method('ProcessDocument', ({ document }) => {
+ *   const { conditions } = cdaToFHIR(readCDA(document));
+ *   return { document, error: conditions.length === 0 ? 'no problems' : '' };
+ * });
  * ```
  */
 export function cdaToFHIR(doc: CDADocument): CDAFHIRResources {

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { BulkItem } from '../../../src/gateway/index.js';
-import { startServer, until } from '../../http/test-server.js';
-import { gateway, settle } from '../fixtures.js';
-import { bulkServer, ndjson, OUTCOME } from './fault-server.js';
+import { startServer, until } from '../../support/test-server.js';
+import { gateway, settle } from '../../support/gateway-fixtures.js';
+import { bulkServer, ndjson, OUTCOME } from '../../support/bulk-fault-server.js';
 
 const P1 = { resourceType: 'Patient', id: 'p1' };
 const P2 = { resourceType: 'Patient', id: 'p2' };

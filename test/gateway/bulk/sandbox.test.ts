@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BulkItem } from '../../../src/gateway/index.js';
-import { startServer } from '../../http/test-server.js';
+import { startServer } from '../../support/test-server.js';
 import { sandbox } from '../../support/sandbox.js';
-import { gateway, settle } from '../fixtures.js';
+import { gateway, settle } from '../../support/gateway-fixtures.js';
 
 async function collect(items: AsyncIterable<BulkItem>): Promise<BulkItem[]> {
   const all: BulkItem[] = [];

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { LocalEventDispatcher } from '../../../src/events/index.js';
 import type { EventPair } from '../../../src/events/index.js';
 import { FHIRGateway } from '../../../src/gateway/index.js';
-import { startRemoteSandbox } from '../sync/helpers.js';
+import { startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 
 test('the sync gateway exports as a sync iterator, with the same items and events as the async one', async (t) => {
   const sb = await startRemoteSandbox(t, { exportPolls: 1, exportRetryAfterSeconds: 0 });

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AsyncFHIRGateway } from '../../../src/gateway/index.js';
 import { SecretRedactor } from '../../../src/lib/redact-secrets.js';
-import { writeTestKeys } from '../../auth/keys.js';
-import { startServer } from '../../http/test-server.js';
+import { writeTestKeys } from '../../support/keys.js';
+import { startServer } from '../../support/test-server.js';
 import { startApp } from '../../support/serve.js';
 
 /** Chosen so that raw, percent-, form- and JSON-encoded forms all differ. */

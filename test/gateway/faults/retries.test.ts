@@ -5,10 +5,10 @@ import type { TestContext } from 'node:test';
 import type { Patient } from '../../../src/fhir/index.js';
 import { AsyncFHIRGateway } from '../../../src/gateway/index.js';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
-import { startServer, until } from '../../http/test-server.js';
+import { startServer, until } from '../../support/test-server.js';
 import { sandbox } from '../../support/sandbox.js';
-import { gateway } from '../fixtures.js';
-import { startRemoteSandbox } from '../sync/helpers.js';
+import { gateway } from '../../support/gateway-fixtures.js';
+import { startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 
 const patient = JSON.stringify({ resourceType: 'Patient', id: '1' });
 const fast = { retryBaseDelayMs: 1, maxRetryDelayMs: 10 };

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { startServer } from '../../http/test-server.js';
+import { startServer } from '../../support/test-server.js';
 import { sandbox } from '../../support/sandbox.js';
-import { gateway } from '../fixtures.js';
+import { gateway } from '../../support/gateway-fixtures.js';
 
 test('token endpoint answering 503: ERR_AUTH_TOKEN with the status; once it is back the next call succeeds', async (t) => {
   const s = await sandbox(t);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import diagnostics_channel from 'node:diagnostics_channel';
-import { startServer, until } from '../../http/test-server.js';
-import type { TestServer } from '../../http/test-server.js';
-import { gateway } from '../fixtures.js';
+import { startServer, until } from '../../support/test-server.js';
+import type { TestServer } from '../../support/test-server.js';
+import { gateway } from '../../support/gateway-fixtures.js';
 
 /** `fhir://` for a plain test server: no credentials. */
 const plain = (srv: TestServer): string => `fhir://${srv.url.slice('http://'.length)}/fhir`;

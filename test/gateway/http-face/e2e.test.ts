@@ -6,7 +6,7 @@ import type { Bundle, BundleEntry, Observation, OperationOutcome, Resource } fro
 import { MOUNT } from '../../../src/mount/index.js';
 import { fakeRequest } from '../../support/route-request.js';
 import { call, routeOf } from './fixtures.js';
-import { startRemoteSandbox } from '../sync/helpers.js';
+import { startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 import { sandbox } from '../../support/sandbox.js';
 
 const obs = (id: string, patient: string): Observation => ({

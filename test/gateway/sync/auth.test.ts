@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
-import { startRemoteSandbox } from './helpers.js';
+import { startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-sync-'));

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { FhirgateError } from '../../../src/errors.js';
 import { CursorTable } from '../../../src/gateway/sync/cursors.js';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
-import { runGatewayScript, startRemoteSandbox } from './helpers.js';
+import { runGatewayScript, startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 
 /** An async iterable of `name:0`, `name:1`, ... that records when its `finally` ran. */
 function counter(name: string, closed: string[]): AsyncIterable<string> {

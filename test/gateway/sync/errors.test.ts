@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { AuthTokenError, FHIRHTTPError, FhirgateError } from '../../../src/errors.js';
 import { AsyncFHIRGateway } from '../../../src/gateway/async-gateway.js';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
-import { startFixedServer, startRemoteSandbox } from './helpers.js';
+import { startFixedServer, startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 
 type Pair = { sync: FHIRGateway; async: AsyncFHIRGateway };
 

@@ -6,7 +6,7 @@ import type { Patient } from '../../../src/fhir/index.js';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
 import { MOUNT } from '../../../src/mount/index.js';
 import { fakeRequest } from '../../support/route-request.js';
-import { startRemoteSandbox } from './helpers.js';
+import { startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 
 function gateway(t: { after(fn: () => void): void }, options?: ConstructorParameters<typeof FHIRGateway>[0]): FHIRGateway {
   const gw = new FHIRGateway(options);

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
 import { jwkThumbprint, toPublicJWK } from '../../../src/lib/jwt/keys.js';
-import { threeKeys } from '../../auth/keys.js';
+import { threeKeys } from '../../support/keys.js';
 import { startApp } from '../../support/serve.js';
-import { call } from '../../host/helpers.js';
-import { startRemoteSandbox } from './helpers.js';
+import { call } from '../../support/host-helpers.js';
+import { startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 
 test('FHIRGateway: refused with the current key, rotateKey switches to the next one, the host publishes what the worker holds', async (t) => {
   const [k1, k2, k3] = threeKeys(t);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
-import { runGatewayScript, startRemoteSandbox, startSilentServer } from './helpers.js';
+import { runGatewayScript, startRemoteSandbox, startSilentServer } from '../../support/sync-gateway-helpers.js';
 import { sandbox } from '../../support/sandbox.js';
 
 const SAFETY_MS = 90_000; // below the runner's 120 s per-test limit, so that this file reports the failure

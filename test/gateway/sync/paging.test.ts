@@ -5,7 +5,7 @@ import type { EventPair } from '../../../src/events/index.js';
 import type { Bundle, Patient } from '../../../src/fhir/index.js';
 import { createEntry, readEntry, requestBundle } from '../../../src/gateway/index.js';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
-import { startRemoteSandbox } from './helpers.js';
+import { startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 
 function gateway(t: { after(fn: () => void): void }): { gw: FHIRGateway; events: EventPair[] } {
   const dispatcher = new LocalEventDispatcher();

@@ -5,8 +5,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { TestContext } from 'node:test';
-import { startServer } from '../../http/test-server.js';
-import type { TestServer } from '../../http/test-server.js';
+import { startServer } from './test-server.js';
+import type { TestServer } from './test-server.js';
 
 /** One status answer: a status, headers, and a JSON body. */
 export interface StatusAnswer {

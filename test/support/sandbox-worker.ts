@@ -6,8 +6,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
-import { startSandbox } from '../../../src/sandbox/index.js';
-import type { SandboxOptions } from '../../../src/sandbox/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
 
 interface Request { id: number; op: string; args: unknown[] }
 const port = parentPort!;

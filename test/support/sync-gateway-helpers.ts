@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { siblingModuleUrl } from '../../../src/lib/worker-bridge/bridge.js';
-import { startWorker } from '../../../src/lib/worker-bridge/start-worker.js';
-import type { SandboxOptions } from '../../../src/sandbox/index.js';
+import { siblingModuleUrl } from '../../src/lib/worker-bridge/bridge.js';
+import { startWorker } from '../../src/lib/worker-bridge/start-worker.js';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
 
 /** What the sandbox's stats said, copied across the thread boundary. */
 export interface StatsSnapshot {
@@ -108,7 +108,7 @@ export async function runGatewayScript(t: Teardown, server: RemoteServer, body: 
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-sync-script-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const script = join(dir, 'script.mts');
-  const gatewayUrl = pathToFileURL(fileURLToPath(new URL('../../../src/gateway/sync-gateway.ts', import.meta.url))).href;
+  const gatewayUrl = pathToFileURL(fileURLToPath(new URL('../../src/gateway/sync-gateway.ts', import.meta.url))).href;
   writeFileSync(script, [
     `import { FHIRGateway } from ${JSON.stringify(gatewayUrl)};`,
     'const gw = new FHIRGateway({ events: false });',
@@ -116,7 +116,7 @@ export async function runGatewayScript(t: Teardown, server: RemoteServer, body: 
     ...body,
   ].join('\n'));
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
-    cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: { ...process.env, CS: await server.connectionString(), NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
