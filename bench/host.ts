@@ -41,13 +41,21 @@ export const E2E_SERVERS: Servers = {
   'Fastify 5 + undici Pool': 'e2e-fastify-undici.ts',
 };
 
-function load(port: number, connections: number, seconds: number): { rps: number; p99: number; errors: number } {
+/**
+ * autocannon (in its own process, on the client's core) against `url` for `seconds`: requests per second,
+ * p50 and p99 latency in ms, errors and non-2xx answers. `headers` are sent with every request.
+ */
+export function autocannon(url: string, connections: number, seconds: number, headers: Record<string, string> = {}): { rps: number; p50: number; p99: number; errors: number } {
   const core = coreFor('client');
-  const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds), `http://127.0.0.1:${port}/fhir/transform/Patient/bench-1`];
+  const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
   const [cmd, argv] = core === undefined ? [process.execPath, args] : ['taskset', ['-c', String(core), process.execPath, ...args]];
   const out = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const result = JSON.parse(out.stdout) as { requests: { average: number }; latency: { p99: number }; errors: number; non2xx: number };
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  const result = JSON.parse(out.stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+function load(port: number, connections: number, seconds: number): { rps: number; p99: number; errors: number } {
+  return autocannon(`http://127.0.0.1:${port}/fhir/transform/Patient/bench-1`, connections, seconds);
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
  * `npm run bench [-- name ...]`: the workloads side by side (all of them, or only those named:
- * gateway-read, sync-latency, token-burst, host, host-features, e2e-transform, notereader, notereader-worst, cold-start,
- * memory, soak), a table of ratios on the terminal, each workload's figures (median of the runs, with
+ * gateway-read, sync-latency, token-burst, host, facade, host-features, e2e-transform, notereader, notereader-worst,
+ * cold-start, memory, soak), a table of ratios on the terminal, each workload's figures (median of the runs, with
  * min and max) written to its own section of bench/RESULTS.md, and every contender's median/min/max and ratio to its baseline merged
  * into bench/results.json. `BENCH_RUNS` (default 5) and `BENCH_SECONDS` change the run count and length.
  */
 import { benchColdStart } from './cold-start.js';
+import { benchFacade } from './facade.js';
 import { benchGatewayRead } from './gateway-read.js';
 import { benchHost, E2E_SERVERS, FEATURE_SERVERS, type HostFigures } from './host.js';
 import { benchMemory } from './memory.js';
@@ -75,6 +76,20 @@ const WORKLOADS: Record<string, () => Promise<Outcome>> = {
     };
   },
   host: async () => hostOutcome('Host: transform endpoint (autocannon in its own process)', await benchHost(), 'bare node:http', 'Fastify 5'),
+  facade: async () => {
+    const md: string[] = [];
+    const cases: CaseJson[] = [];
+    for (const f of await benchFacade()) {
+      const direct = f.contenders['direct read']!;
+      const replyFrom = f.contenders['@fastify/reply-from']!;
+      const facade = f.contenders['fhirgate facade (policy + audit)']!;
+      md.push(`### ${f.connections} connections\n`, '| server | req/s | vs reply-from | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|');
+      for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, replyFrom.rps.median)} | ${fmt(c.p50, 2)} | ${fmt(c.p99, 2)} | ${c.errors} |`);
+      md.push('', `facade / reply-from: ${ratio(facade.rps.median, replyFrom.rps.median)} (target ≥ 0.80×); facade p50 − direct p50: ${(facade.p50.median - direct.p50.median).toFixed(2)} ms (target < 0.3 ms)`, '');
+      cases.push(caseOf(`${f.connections} connections`, 'req/s', 'higher', '@fastify/reply-from', Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
+    }
+    return { title: 'FHIR facade read (policy + audit) vs @fastify/reply-from vs a direct read', markdown: md.join('\n'), cases };
+  },
   'host-features': async () => {
     const figures = await benchHost(FEATURE_SERVERS);
     return hostOutcome('Host with the same features on: fhirgate vs Fastify 5 (request id, security header, access log at info to a file, request counter)', figures, 'Fastify 5, same features', 'fhirgate host', 1.15);

@@ -62,8 +62,15 @@ try {
 if (process.argv.includes('--connect')) {
   await using gw = new AsyncFHIRGateway();
   gw.addSource('cerner', SOURCES.cerner as string);
-  const bundle = await gw.search('Patient', { family: 'SMART', _count: 5 }, 'cerner', { signal: AbortSignal.timeout(30_000) });
-  console.log(`cerner: ${bundle.entry?.length ?? 0} patient(s) named SMART on the first page`);
+  try {
+    const bundle = await gw.search('Patient', { family: 'SMART', _count: 5 }, 'cerner', { signal: AbortSignal.timeout(30_000) });
+    console.log(`cerner: ${bundle.entry?.length ?? 0} patient(s) named SMART on the first page`);
+  } catch (err) {
+    // Offline, or the sandbox is down: one line that says what failed, not a stack.
+    if (!isFhirgateError(err)) throw err;
+    console.error(`cerner: the search failed: ${err.code}: ${err.message.split('\n')[0]}`);
+    process.exitCode = 1;
+  }
 }
 
 /** One line about what a source will do. Shows where a secret comes from, never the secret. */

@@ -62,6 +62,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_NETWORK: upstream('a connection was refused, reset or closed before a complete answer'),
   ERR_CROSS_ORIGIN: upstream('a URL points to another origin than the source it came from'),
   ERR_CLOSED: info('the object was closed', 503),
+  ERR_STORE_UNAVAILABLE: info('a shared store (e.g. Redis) failed or did not answer within its time-out', 503),
   ERR_CONFLICT: info('an update kept losing to concurrent updates (HTTP 412)'),
   ERR_DEADLOCK: info('a synchronous call would block the thread that must answer it'),
   ERR_PAGINATION: upstream('a search result cannot be paged further (repeated or foreign next link)'),
@@ -88,6 +89,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_BULK_FILE: upstream('a Bulk Data output file was cut short or has a line that is not a FHIR resource'),
   ERR_CLUSTER: info('cluster workers kept dying, or a new worker failed before it listened'),
   ERR_CONFIG: info('a fhirgate config file or command-line setting is invalid (the message names its path)'),
+  ERR_PAGE_TOKEN: info('a page token is malformed, tampered with, expired or belongs to another caller', 400),
 } as const satisfies Record<`ERR_${string}`, ErrorCodeInfo>);
 
 /** The union of every error code fhirgate uses. */

@@ -16,7 +16,6 @@ export {
   AsyncFHIRGateway,
   FHIRGateway,
   GATEWAY_DEFAULTS,
-  ModifyHandle,
   aggregateSources,
   SOURCE_TAG_SYSTEM,
   createEntry,
@@ -35,6 +34,7 @@ export {
   type FHIRGatewayOptions,
   type CallOptions,
   type ModifyFn,
+  type ModifyHandle,
   type PoolStatus,
   type SourcePoolStatus,
   type TransformHandler,
@@ -51,6 +51,8 @@ export {
   type BulkExportOptions,
   type BulkExportBaseOptions,
   type BulkExportAllOptions,
+  type FHIRExchangeRequest,
+  type FHIRExchangeResponse,
 } from './gateway/index.js';
 export { parseConnectionString, DEFAULT_SCOPE, type SourceConfig, type PublicJWK } from './auth/index.js';
 export {
@@ -68,6 +70,10 @@ export {
   type CORSOptions,
   type CustomHandler,
   type CustomRouteOptions,
+  type QueryParameterSpec,
+  type JSONLoggerOptions,
+  type LogLevel,
+  type Readiness,
   type RouteContext,
   type Reply,
 } from './host/index.js';
@@ -76,6 +82,7 @@ export {
   LocalEventDispatcher,
   localHandler,
   CloudEventsDispatcher,
+  type LocalEventDispatcherOptions,
   type CloudEventsDispatcherOptions,
   type CloudEventsMode,
   type CloudEvent,
@@ -88,15 +95,19 @@ export {
 } from './events/index.js';
 export { MemoryStore, type KeyValueStore } from './lib/key-value-store.js';
 export type { Logger } from './mount/index.js';
+export type { HandlerModuleContext, HandlerSetup } from './cli/handler-module.js';
 export * from './errors.js';
 export {
   RESOURCE_TYPES,
   isResourceType,
   isFHIRId,
   operationOutcome,
-  outcomeMessage,
   searchsetBundle,
+  type SearchsetBundleOptions,
+  type IssueSeverity,
+  type IssueType,
   type ResourceType,
+  type R4OnlyResourceType,
   type ResourceOf,
   type Resource,
   type Bundle,

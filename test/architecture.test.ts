@@ -22,11 +22,12 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   version: [],
   fhir: [],
   lib: [],
-  events: ['lib'],
+  events: ['lib', 'http'],
   http: ['lib'],
   auth: ['http', 'lib'],
   mount: ['fhir'],
   gateway: ['auth', 'http', 'fhir', 'events', 'mount', 'lib'],
+  facade: ['gateway', 'auth', 'http', 'fhir', 'events', 'mount', 'lib'],
   host: ['mount', 'events', 'fhir', 'lib'],
   cds: ['http', 'fhir', 'events', 'mount', 'lib'],
   soap: ['fhir', 'events', 'mount', 'lib'],
@@ -35,13 +36,16 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   redis: ['host', 'events', 'lib'],
   nats: ['host', 'events', 'lib'],
   // The command line uses the public entries of everything.
-  cli: ['index', 'gateway', 'host', 'cds', 'soap', 'sandbox', 'mount', 'events', 'fhir', 'auth', 'http', 'lib', 'cluster', 'redis', 'nats'],
+  cli: ['index', 'gateway', 'facade', 'host', 'cds', 'soap', 'sandbox', 'mount', 'events', 'fhir', 'auth', 'http', 'lib', 'cluster', 'redis', 'nats'],
   // The main package entry.
   index: ['auth', 'cds', 'events', 'fhir', 'gateway', 'host', 'mount', 'lib'],
 };
 
-/** Arrows allowed for `import type` only: the contract names the event dispatcher a component is given. */
-const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { mount: ['events'] };
+/**
+ * Arrows allowed for `import type` only: the contract names the event dispatcher a component is given;
+ * the main entry names the shape of a `fhirgate serve` handler module, which the command line defines.
+ */
+const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { mount: ['events'], index: ['cli'] };
 
 interface Arrow {
   readonly file: string;

@@ -35,7 +35,7 @@ test('importing the main entry never loads saxes or the sandbox', () => {
 
 test('saxes is reached only through fhirgate/soap', () => {
   assert.deepEqual([...importGraph('src/soap/index.ts').packages], ['saxes']);
-  for (const entry of ['src/cds/index.ts', 'src/sandbox/index.ts', 'src/errors.ts', 'src/redis/index.ts', 'src/nats/index.ts']) {
+  for (const entry of ['src/cds/index.ts', 'src/facade/index.ts', 'src/sandbox/index.ts', 'src/errors.ts', 'src/redis/index.ts', 'src/nats/index.ts']) {
     assert.deepEqual([...importGraph(entry).packages], [], entry);
   }
 });
@@ -52,7 +52,7 @@ test('fhirgate/cluster reaches only the host, events, errors and shared leaves, 
 
 test('the package exports map names every public entry and only those', () => {
   const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; dependencies: Record<string, string>; sideEffects: boolean; type: string };
-  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './cluster', './errors', './mount', './nats', './package.json', './redis', './sandbox', './soap']);
+  assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './cds', './cluster', './errors', './facade', './mount', './nats', './package.json', './redis', './sandbox', './soap']);
   assert.deepEqual(Object.keys(pkg.dependencies), ['saxes']);
   assert.equal(pkg.sideEffects, false);
   assert.equal(pkg.type, 'module');
@@ -64,10 +64,10 @@ const ENTRIES: Record<string, { module: string; names: string[] }> = {
     module: '../src/index.js',
     names: [
       'AsyncFHIRGateway', 'AuthTokenError', 'CDSHooksService', 'CloudEventsDispatcher', 'DEFAULT_SCOPE', 'ERROR_CODES', 'FHIRGateway', 'FHIRHTTPError',
-      'FhirgateError', 'GATEWAY_DEFAULTS', 'HTTP_STATUS_BY_CODE', 'LocalEventDispatcher', 'MemoryStore', 'ModifyHandle', 'RESOURCE_TYPES',
+      'FhirgateError', 'GATEWAY_DEFAULTS', 'HTTP_STATUS_BY_CODE', 'LocalEventDispatcher', 'MemoryStore', 'RESOURCE_TYPES',
       'SOURCE_TAG_SYSTEM', 'ServiceAPI', 'aggregateSources', 'createEntry', 'createJSONLogger', 'createServiceAPI', 'deleteEntry',
       'getAllGateways', 'getApp', 'getGateway', 'httpStatusOf', 'isFHIRId', 'isFhirgateError', 'isResourceType', 'localHandler',
-      'operationOutcome', 'outcomeMessage', 'parseConnectionString', 'readEntry', 'reply', 'requestBundle', 'searchEntry',
+      'operationOutcome', 'parseConnectionString', 'readEntry', 'reply', 'requestBundle', 'searchEntry',
       'searchsetBundle', 'updateEntry',
     ],
   },
@@ -76,14 +76,11 @@ const ENTRIES: Record<string, { module: string; names: string[] }> = {
     names: ['AuthTokenError', 'ERROR_CODES', 'FHIRHTTPError', 'FhirgateError', 'HTTP_STATUS_BY_CODE', 'httpStatusOf', 'isFhirgateError'],
   },
   './mount': { module: '../src/mount/index.js', names: ['MOUNT', 'json', 'jsonErrorReply'] },
+  './facade': { module: '../src/facade/index.js', names: ['AUDIT_EVENT_NAME', 'FHIRFacade', 'RESERVED_NAMES'] },
   './cds': { module: '../src/cds/index.js', names: ['CDSError', 'CDSHooksService', 'CDS_DEFAULTS'] },
   './soap': {
     module: '../src/soap/index.js',
-    names: [
-      'NOTEREADER_DEFAULTS', 'NoteReaderService', 'SOAPFault', 'SOAP_ENVELOPE_NS', 'allergyToAllergyIntolerance', 'buildWSDL', 'cdaToFHIR',
-      'decodeBase64Strict', 'enrichCDA', 'medicationToStatement', 'noteToDocumentReference', 'patientReference', 'problemToCondition',
-      'readCDA', 'readEnvelope', 'writeFault', 'writeResponse',
-    ],
+    names: ['NOTEREADER_DEFAULTS', 'NoteReaderService', 'SOAPFault', 'cdaToFHIR', 'enrichCDA', 'readCDA'],
   },
   './cluster': { module: '../src/cluster/index.js', names: ['ClusterPrimary', 'serveCluster'] },
   './redis': { module: '../src/redis/index.js', names: ['MemoryStore', 'redisStore'] },
@@ -102,6 +99,29 @@ for (const [entry, { module, names }] of Object.entries(ENTRIES)) {
     assert.deepEqual(Object.keys(api).sort(), [...names].sort());
   });
 }
+
+test('every value an entry exports is shown in the docs (README.md or docs/*.md, in code)', () => {
+  const pages = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f))];
+  const code = pages.map((p) => readFileSync(p, 'utf8')).flatMap((text) => [...text.matchAll(/```[\s\S]*?```|`[^`]+`/g)].map((m) => m[0])).join('\n');
+  const shown = (name: string) => new RegExp(`(?<![\\w$])${name.replaceAll('$', '\\$')}(?![\\w$])`).test(code);
+  assert.ok(!shown('writeFault') && shown('readCDA'), 'the check can fail');
+  for (const entry of Object.keys(ENTRIES)) {
+    assert.deepEqual(ENTRIES[entry]!.names.filter((name) => !shown(name)), [], `${entry}: undocumented exports`);
+  }
+});
+
+test('fhirgate re-exports all of fhirgate/errors, types included: one door', () => {
+  const main = exportedNames(entryFile('.'));
+  const missing = [...exportedNames(entryFile('./errors')).keys()].filter((name) => !main.has(name));
+  assert.deepEqual(missing, []);
+});
+
+test('the types that public signatures and `fhirgate serve` handler modules use are importable', () => {
+  const main = exportedNames(entryFile('.'));
+  for (const name of ['HandlerSetup', 'HandlerModuleContext', 'QueryParameterSpec', 'Readiness', 'LogLevel', 'JSONLoggerOptions', 'LocalEventDispatcherOptions', 'SearchsetBundleOptions', 'IssueType', 'IssueSeverity', 'ModifyHandle', 'R4OnlyResourceType']) {
+    assert.equal(main.get(name)?.typeOnly, true, name);
+  }
+});
 
 test('the main entry leaves the plumbing out: the Mountable kit is fhirgate/mount, the handler registry stays inside', async () => {
   const api = (await import('../src/index.js')) as Record<string, unknown>;

@@ -72,8 +72,11 @@ export class SharedTokenSlot {
     const deadline = nowMs() + lockMs;
     for (let i = 0; ; i++) {
       if (await this.#store.setIfAbsent(this.#lockKey, this.#owner, lockMs)) {
-        // Another replica may have stored its token between our read and our lock.
-        return (await this.read(nowMs(), rejected)) ?? 'fetch';
+        // Another replica may have stored its token between our read and our lock: then the lock is not needed.
+        const shared = await this.read(nowMs(), rejected);
+        if (shared === undefined) return 'fetch';
+        await this.release();
+        return shared;
       }
       if (nowMs() >= deadline) return 'fetch';
       await sleep(POLL_MS[Math.min(i, POLL_MS.length - 1)]);
@@ -82,12 +85,19 @@ export class SharedTokenSlot {
     }
   }
 
-  /** Shares `token` until it should be refreshed, and lets the lock go. */
+  /**
+   * Shares `token` until it should be refreshed, and lets the lock go even when sharing failed: a lock
+   * command that timed out may still reach the store later, and must not then hold the other replicas
+   * back for the whole lock time.
+   */
   async write(token: SharedToken, nowMs: number): Promise<void> {
     const ttlMs = Number.isFinite(token.refreshAt) ? Math.max(1, Math.floor(token.refreshAt - nowMs)) : UNBOUNDED_TTL_MS;
     const refreshAt = Number.isFinite(token.refreshAt) ? token.refreshAt : null;
-    await this.#store.set(this.#key, JSON.stringify({ access_token: token.token, refresh_at: refreshAt }), ttlMs);
-    await this.release();
+    try {
+      await this.#store.set(this.#key, JSON.stringify({ access_token: token.token, refresh_at: refreshAt }), ttlMs);
+    } finally {
+      await this.release();
+    }
   }
 
   /**

@@ -39,9 +39,10 @@ export interface TokenManagerOptions {
    */
   discovery?: { baseUrl: string; allowHttp: boolean };
   /**
-* A store shared with other replicas: the token is read from it before one is fetched, and one
+   * A store shared with other replicas: the token is read from it before one is fetched, and one
    * replica fetches while the others wait for its token. Holds the access token and its refresh time
-   * only. When the store fails, this replica fetches on its own. Default none (this process only).
+   * only. When the store fails, this replica fetches on its own; a fetched token is used before it is
+   * shared. Default none (this process only).
    */
   store?: KeyValueStore;
 }
@@ -239,7 +240,9 @@ export class TokenManager {
     }
     const lifetime = answer.expiresIn;
     const fresh = { token: answer.accessToken, refreshAt: lifetime === undefined ? Infinity : started + (lifetime - refreshMargin(lifetime)) * 1000 };
-    await this.#shared?.write(fresh, this.#now()).catch(() => undefined);
+    // The token is used at once; sharing it is off the request path (a store that is down or slow
+    // costs the other replicas a fetch of their own, never this caller a wait).
+    void this.#shared?.write(fresh, this.#now()).catch(() => undefined);
     return fresh;
   }
 }

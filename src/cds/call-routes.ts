@@ -1,7 +1,7 @@
 /**
  * The two POST routes of a CDS service: the service call and its feedback. Both check, in this order:
- * the service id (404), the client JWT (401), the content type (415), the body size (413) and the body
- * (400); then the call fills the prefetch (412), runs the handler and checks its cards (500).
+ * the service id (404), the client JWT (401; 503 when the replay store fails), the content type (415),
+ * the body size (413) and the body (400); then the call fills the prefetch (412), runs the handler and checks its cards (500).
  * @module
  */
 import { isFhirgateError } from '../errors.js';
@@ -32,6 +32,8 @@ const JSON_TYPE = /^application\/(?:fhir\+)?json\s*(?:;|$)/i;
 /** A `charset` parameter other than UTF-8 (JSON is UTF-8, RFC 8259 §8.1): such a body is refused, not misread. */
 const OTHER_CHARSET = /;\s*charset\s*=\s*(?!"?utf-?8"?\s*(?:;|$))/i;
 const UNAUTHORIZED = new CDSError('ERR_UNAUTHORIZED', 'the CDS client could not be authenticated', 401);
+/** A signed token whose `jti` cannot be checked against replay: refused, but not as bad credentials. */
+const STORE_UNAVAILABLE = new CDSError('ERR_STORE_UNAVAILABLE', 'the token replay check is unavailable; try again shortly', 503);
 
 interface Admitted {
   entry: ServiceEntry;
@@ -49,6 +51,10 @@ async function admit(req: RouteRequest, env: CallEnvironment): Promise<Admitted>
     try {
       context.client = await auth.verify(req.headers.authorization, req.url.href);
     } catch (err) {
+      if (isFhirgateError(err, 'ERR_STORE_UNAVAILABLE')) {
+        req.log.error('CDS replay store unavailable: call refused', { service_id: id, reason: err.message });
+        throw STORE_UNAVAILABLE;
+      }
       req.log.warn('CDS client authentication failed', { service_id: id, reason: err instanceof Error ? err.message : 'unknown' });
       throw UNAUTHORIZED;
     }
@@ -90,7 +96,8 @@ function failure(err: unknown, log: Logger, serviceId: string | undefined): Rout
   if (isFhirgateError(err, 'ERR_ABORTED')) throw err;
   if (err instanceof CDSError) {
     if (err.code === 'ERR_CDS_CARD') log.error('CDS service returned an invalid response', { service_id: serviceId, field: err.field });
-    return cdsErrorReply(err, err.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+    const headers: Record<string, string> = err.status === 401 ? { 'www-authenticate': 'Bearer' } : err.code === 'ERR_STORE_UNAVAILABLE' ? { 'retry-after': '1' } : {};
+    return cdsErrorReply(err, headers);
   }
   const cause = err instanceof HandlerFailure ? err.cause : err;
   log.error('CDS service handler failed', { service_id: serviceId, error: cause instanceof Error ? cause.message : String(cause) });

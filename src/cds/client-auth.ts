@@ -5,11 +5,11 @@
  * @module
  */
 import type { JsonWebKey } from 'node:crypto';
-import { FhirgateError } from '../errors.js';
+import { FhirgateError, isFhirgateError } from '../errors.js';
 import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
 import type { JWTHeader } from '../lib/jwt/types.js';
 import { CDS_DEFAULTS } from './defaults.js';
-import { JWKSCache } from './jwks-cache.js';
+import { JWKSCache } from '../http/jwks-cache.js';
 import { numberOption } from '../lib/options.js';
 import { checkStore } from '../lib/key-value-store.js';
 import { ReplayCache, type ReplayVerdict } from './replay-cache.js';
@@ -95,7 +95,8 @@ export class ClientAuth {
 
   /**
    * Verifies an `Authorization` header for a call to `audience` (the exact URL called). Rejects with
-   * `FhirgateError('ERR_UNAUTHORIZED' | 'ERR_JWT', <reason>)`; never put the reason in a response.
+   * `FhirgateError('ERR_UNAUTHORIZED' | 'ERR_JWT', <reason>)`, or `ERR_STORE_UNAVAILABLE` when the
+   * shared replay store failed; never put the reason in a response.
    */
   async verify(authorization: string | undefined, audience: string): Promise<CDSClient> {
     const match = /^Bearer +([A-Za-z0-9\-_.~+/]+=*)$/i.exec(authorization ?? '');
@@ -130,13 +131,18 @@ export class ClientAuth {
     this.#replays.clear();
   }
 
-  /** The shared store when there is one (a store that fails refuses the token), else the local cache. */
+  /**
+   * The shared store when there is one, else the local cache. A store that fails refuses the token
+   * (fail closed) with `ERR_STORE_UNAVAILABLE`, which callers answer 503, not 401: the client's
+   * credentials are fine, the check cannot be made now.
+   */
   async #remember(id: string, expiresAt: number): Promise<ReplayVerdict> {
     if (this.#sharedReplays === undefined) return this.#replays.remember(id, expiresAt);
     try {
       return await this.#sharedReplays.remember(id, expiresAt);
-    } catch {
-      return reject('replay store unavailable');
+    } catch (cause) {
+      const why = isFhirgateError(cause, 'ERR_STORE_UNAVAILABLE') ? cause.message : 'the store rejected';
+      throw new FhirgateError('ERR_STORE_UNAVAILABLE', `replay store unavailable: ${why}`, { cause });
     }
   }
 

@@ -272,7 +272,10 @@ export interface ClientAuthOptions {
   /**
    * A store shared by every replica (e.g. `redisStore(client)` from `fhirgate/redis`): a `jti` accepted
    * by one replica is then refused by all. Replaces the in-memory cache (and `replayCacheSize`). When
-   * the store rejects, the token is refused (401, "replay store unavailable" in the log). Default none.
+   * the store rejects (`redisStore` does after its `commandTimeoutMs`), the call is refused: 503
+   * `ERR_STORE_UNAVAILABLE` with `Retry-After: 1`, "CDS replay store unavailable" in the log. Entries
+   * must outlive `maxLifetimeSeconds + clockToleranceSeconds`: a store that forgets them sooner (a
+   * Redis restart without persistence) lets a token be replayed until it expires. Default none.
    */
   replayStore?: KeyValueStore;
 }

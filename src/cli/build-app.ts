@@ -5,10 +5,12 @@
  */
 import { CDSHooksService } from '../cds/index.js';
 import { isFhirgateError } from '../errors.js';
+import { FHIRFacade } from '../facade/index.js';
 import { AsyncFHIRGateway } from '../gateway/index.js';
-import { createServiceAPI, type ServiceAPI } from '../host/index.js';
+import { createServiceAPI, type ServiceAPI, type ServiceAPIOptions } from '../host/index.js';
 import type { Logger } from '../mount/index.js';
 import { configError } from './config/checks.js';
+import { checkFacadeNames, facadeMode } from './config/facade-config.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { runHandlerModule } from './handler-module.js';
 
@@ -41,13 +43,16 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(config.gateway.fhirVersion === undefined ? {} : { fhirVersion: config.gateway.fhirVersion }),
     ...(config.gateway.timeoutSeconds === undefined ? {} : { timeoutSeconds: config.gateway.timeoutSeconds }),
   });
-  const app = createServiceAPI({
+  const app = hostFor({
     ...(config.title === undefined ? { title: 'fhirgate' } : { title: config.title }),
     ...(config.description === undefined ? {} : { description: config.description }),
     ...(config.apiKeys === undefined ? {} : { apiKeys: config.apiKeys }),
     ...(config.cors === undefined ? {} : { cors: { origins: config.cors.origins, ...(config.cors.credentials === undefined ? {} : { credentials: config.cors.credentials }) } }),
     ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
     ...(config.readinessDrainMs === undefined ? {} : { readinessDrainMs: config.readinessDrainMs }),
+    ...(config.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: config.shutdownGraceMs }),
+    ...(config.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: config.headersTimeoutMs }),
+    ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
     ...(config.allowedHosts === undefined ? {} : { allowedHosts: config.allowedHosts }),
@@ -58,6 +63,7 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     const context = { gateway };
     if (config.gateway.module !== undefined) await runHandlerModule(config.gateway.module, 'gateway.module', gateway, context);
     app.registerGateway(gateway, config.gateway.path === undefined ? {} : { path: config.gateway.path });
+    if (config.facade.enabled) app.registerService(facadeOf(gateway, config, options.logger), { path: config.gateway.path ?? '/fhir' });
     if (config.cds !== undefined) {
       const cds = new CDSHooksService(config.cds.fhirServers === undefined ? {} : { fhirServers: config.cds.fhirServers });
       await runHandlerModule(config.cds.module, 'cds.module', cds, context);
@@ -75,6 +81,30 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     throw error;
   }
   return { app, gateway };
+}
+
+/** `createServiceAPI` whose option errors (a setting out of range together with a default) name the setting. */
+function hostFor(options: ServiceAPIOptions): ServiceAPI {
+  try {
+    return createServiceAPI(options);
+  } catch (error) {
+    const match = error instanceof RangeError ? /^options\.(\w+) (.*)$/.exec(error.message) : null;
+    if (match !== null) throw configError(match[1]!, match[2]!.replace(/options\./g, ''));
+    throw error;
+  }
+}
+
+/**
+ * The FHIR facade a config describes, every source a FHIR base beside the gateway. Without callers it
+ * serves read and search to anyone when listening on loopback only, and nothing beyond; both are logged.
+ */
+function facadeOf(gateway: AsyncFHIRGateway, config: FhirgateConfig, logger: Logger): FHIRFacade {
+  const { options } = config.facade;
+  checkFacadeNames(config.sources.keys(), options.federatedName ?? 'all');
+  const mode = facadeMode(config.facade, config.callers, config.host);
+  if (mode === 'open-read-only') logger.info('facade open for read and search without credentials: no callers configured, listening on loopback only', { facade: mode });
+  if (mode === 'closed') logger.warn('facade serves nothing: no callers configured and listening beyond loopback', { facade: mode });
+  return new FHIRFacade(gateway, { ...options, callers: config.callers ?? [], openReadOnly: mode === 'open-read-only' });
 }
 
 /**

@@ -3,12 +3,11 @@
  * one authenticated read, and print a table of what works.
  * @module
  */
+import { isResourceType, type ResourceType } from '../fhir/index.js';
 import { printable } from '../lib/printable.js';
 import type { CliIO, Command, OptionValues } from './command.js';
 import { UsageError } from './command.js';
-import { isResourceType, RESOURCE_TYPES, type ResourceType } from '../fhir/index.js';
-import { nearestName } from '../lib/nearest-name.js';
-import { configError, optionalPositive } from './config/checks.js';
+import { notAResourceType, optionalPositive } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
 import { settingsOf, SOURCE_OPTIONS } from './settings.js';
 import { checkOneSource, type SourceCheck, type StepResult } from './source-check.js';
@@ -34,7 +33,8 @@ export const CHECK_COMMAND: Command = {
   details: [
     'Steps per source: TOKEN (when it has auth), METADATA (GET [base]/metadata, often public), READ (a search with the',
     'token: what proves the credentials; a 401 or 403 fails the source with the server\'s words).',
-    'Exit code: 0 when every source gave a token (if it has auth), a CapabilityStatement and a Bundle, 1 otherwise.',
+    'Exit code: 0 when every source gave a token (if it has auth), a CapabilityStatement and a Bundle, 1 when one did',
+    'not or the config file is wrong, 2 a mistake on the command line (an unknown option, a value that does not fit).',
     '',
     ...CONFIG_HELP,
   ],
@@ -51,12 +51,11 @@ async function check(values: OptionValues, io: CliIO): Promise<number> {
   return rows.every(works) ? 0 : 1;
 }
 
-/** `--read-type`: a resource type, named in the error only when it is a near miss of one. */
+/** `--read-type`, default Patient. */
 function readTypeOf(value: unknown): ResourceType {
   if (value === undefined) return 'Patient';
   if (isResourceType(value)) return value;
-  const near = nearestName(String(value), RESOURCE_TYPES);
-  throw configError('--read-type', near === undefined ? 'is not a FHIR R4 resource type' : `${JSON.stringify(value)} is not a FHIR R4 resource type (did you mean ${near}?)`);
+  throw notAResourceType('--read-type', String(value));
 }
 
 function works(row: SourceCheck): boolean {

@@ -6,13 +6,13 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { FhirgateError, isFhirgateError } from '../errors.js';
 import { LocalEventDispatcher } from '../events/index.js';
-import { isResourceType, RESOURCE_TYPES, type ResourceType } from '../fhir/index.js';
-import { nearestName } from '../lib/nearest-name.js';
+import type { ResourceType } from '../fhir/index.js';
+import { isR4OrR4BResourceType, type R4OnlyResourceType } from '../fhir/is-resource-type.js';
 import { checkBulkOptions } from '../gateway/bulk/index.js';
 import { AsyncFHIRGateway, type BulkItem, type BulkLevel } from '../gateway/index.js';
 import { addSources } from './build-app.js';
 import type { CliIO, Command, OptionValues } from './command.js';
-import { configError, optionalPositive } from './config/checks.js';
+import { configError, notAResourceType, optionalPositive } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
 import { exportSource } from './export-source.js';
 import { ExportProgress, exportSummary } from './export-progress.js';
@@ -49,7 +49,8 @@ export const EXPORT_COMMAND: Command = {
     '',
     'On a terminal, a progress line on stderr shows files, resources, bytes, elapsed time and the server\'s progress;',
     'the summary (one row per file, then the totals) goes to stdout. Ctrl-C cancels: the job is deleted on the server.',
-    'Exit code: 0 done, 1 failed (the error\'s message, never a secret), 2 a usage mistake, 130 cancelled.',
+    'Exit code: 0 done, 1 failed (the error\'s message, never a secret), 2 a mistake on the command line (an',
+    'unknown option, a missing value, or a value that does not fit: --type Pateint, a used --out), 130 cancelled.',
     '',
     'Examples:',
     '  fhirgate export "fhir://ehr.example.org/r4/?client_id=app&client_secret_path=key.pem&use_jwt_assertion=true" \\',
@@ -101,21 +102,17 @@ async function runExport(values: OptionValues, io: CliIO): Promise<number> {
 }
 
 /** `--type`, `--since`, `--level` and `--deadline`, checked as `bulkExport` checks them, each error naming its option. */
-function exportOptions(values: OptionValues): { types: ResourceType[]; since?: string; level: BulkLevel; deadlineSeconds?: number } {
+function exportOptions(values: OptionValues): { types: (ResourceType | R4OnlyResourceType)[]; since?: string; level: BulkLevel; deadlineSeconds?: number } {
   const types = ((values.type as string[] | undefined) ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
-  const unknown = types.findIndex((t) => !isResourceType(t));
-  if (unknown !== -1) {
-    // Named only when it is a near miss of a type: an argument may hold anything.
-    const near = nearestName(types[unknown]!, RESOURCE_TYPES);
-    throw configError('--type', near === undefined ? `the type at position ${unknown + 1} is not a FHIR R4 resource type` : `${JSON.stringify(types[unknown])} is not a FHIR R4 resource type (did you mean ${near}?)`);
-  }
+  const unknown = types.findIndex((t) => !isR4OrR4BResourceType(t));
+  if (unknown !== -1) throw notAResourceType('--type', types[unknown]!, { position: unknown + 1, r4Only: true });
   const since = values.since as string | undefined;
   if (since !== undefined) check(() => checkBulkOptions({ since }), '--since', 'must be a FHIR date or instant such as 2024-01-01 or 2024-01-01T00:00:00Z');
   const text = (values.level as string | undefined) ?? 'system';
   const level: BulkLevel = text === 'system' || text === 'patient' ? text : { group: text.startsWith('group:') ? text.slice(6) : '' };
   check(() => checkBulkOptions({ level }), '--level', 'must be system, patient or group:<id> (a FHIR id: letters, digits, - and ., up to 64)');
   const deadline = values.deadline === undefined ? undefined : optionalPositive(Number(values.deadline), '--deadline');
-  return { types: types as ResourceType[], level, ...(since === undefined ? {} : { since }), ...(deadline === undefined ? {} : { deadlineSeconds: deadline }) };
+  return { types: types as (ResourceType | R4OnlyResourceType)[], level, ...(since === undefined ? {} : { since }), ...(deadline === undefined ? {} : { deadlineSeconds: deadline }) };
 }
 
 function check(run: () => unknown, option: string, problem: string): void {
@@ -140,6 +137,6 @@ async function prepareFolder(dir: string): Promise<void> {
 /** `<Type>.ndjson` for output, `<Type>.error.ndjson` / `<Type>.deleted.ndjson` for the other lists. */
 function fileName(item: BulkItem): string {
   // The type names a file: only a real resource type may (a server's "../x" must not).
-  if (!isResourceType(item.type)) throw new FhirgateError('ERR_BULK_FILE', `a line of an export file has a resourceType that is not a FHIR R4 resource type (${JSON.stringify(item.type.slice(0, 40))})`);
+  if (!isR4OrR4BResourceType(item.type)) throw new FhirgateError('ERR_BULK_FILE', `a line of an export file has a resourceType that is not a FHIR R4 or R4B resource type (${JSON.stringify(item.type.slice(0, 40))})`);
   return item.kind === 'output' ? `${item.type}.ndjson` : `${item.type}.${item.kind}.ndjson`;
 }

@@ -50,8 +50,21 @@ export function programHelp(commands: readonly Command[], version: string): stri
     '',
     'Run `fhirgate <command> --help` for every option of a command.',
     '',
+    ...EXIT_CODES,
+    '',
   ].join('\n');
 }
+
+/**
+ * The one exit-code rule of every command, printed by `fhirgate --help` (and `docs/cli.md` says the same).
+ * `export` adds 130 for a cancelled export.
+ */
+export const EXIT_CODES: readonly string[] = Object.freeze([
+  'Exit codes: 0 done; 1 failed (a config file or environment setting, a source, or the work itself);',
+  '2 a mistake on the command line: an unknown command or option, a missing value, or a value that does',
+  'not fit (--port eighty, --type Pateint, an http token_url in --source). Messages name the option or',
+  'setting, never its value.',
+]);
 
 /**
  * The `--help` option every command has (added to each command's options when parsing).

@@ -27,8 +27,8 @@ import { SERVE_COMMAND } from './serve-command.js';
 export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND, EXPORT_COMMAND, SANDBOX_COMMAND]);
 
 /**
- * Runs `fhirgate` with `argv` (without the node and script paths) and resolves to the exit code: 0 done,
- * 1 failed (a bad config, a failing source), 2 a usage mistake.
+ * Runs `fhirgate` with `argv` (without the node and script paths) and resolves to the exit code of
+ * `EXIT_CODES` (help.ts): 0 done, 1 failed, 2 a mistake on the command line.
  *
  * @example
  * ```ts
@@ -70,8 +70,17 @@ export async function main(argv: readonly string[], io: CliIO, commands: readonl
   }
 }
 
+/**
+ * An `ERR_CONFIG` about something typed on the command line: its path is an option (`--port`,
+ * `--source ehr`) or the command's argument (`<connection-string>`), not a config file's setting
+ * (`sources.ehr`) or an environment variable (`PORT`).
+ */
+function aboutTheCommandLine(error: unknown): error is Error {
+  return isFhirgateError(error, 'ERR_CONFIG') && /^(?:--|<)/.test(error.message);
+}
+
 function report(command: Command, error: unknown, io: CliIO): number {
-  if (error instanceof UsageError) {
+  if (error instanceof UsageError || aboutTheCommandLine(error)) {
     io.stderr.write(`fhirgate ${command.name}: ${error.message}\nSee fhirgate ${command.name} --help\n`);
     return 2;
   }

@@ -29,4 +29,7 @@ export async function runProcess(): Promise<void> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+  // Stopped by a signal, `serve` has closed all it could (or ran out of stopTimeoutMs): nothing may keep
+  // the process alive past it.
+  if (stop.signal.aborted) process.exit();
 }

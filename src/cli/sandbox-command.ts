@@ -64,7 +64,8 @@ async function sandbox(values: OptionValues, io: CliIO): Promise<number> {
     sb = await startSandbox({ port, host, seed, open });
   } catch (error) {
     const code = ((error as { cause?: NodeJS.ErrnoException }).cause ?? (error as NodeJS.ErrnoException)).code;
-    if (code === 'EADDRINUSE') throw configError('--port', `${port} on ${host} is in use; pick another with --port (0: any free port)`);
+    // Not a mistake typed on the command line (exit 2) but the machine's state (exit 1), as for serve.
+    if (code === 'EADDRINUSE') throw configError('port', `${port} on ${host} is in use; pick another with --port (0: any free port)`);
     throw error;
   }
   io.stdout.write(banner(sb, seedName, open));

@@ -72,11 +72,14 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const host = (values.host as string | undefined) ?? file.host ?? '127.0.0.1';
   const workers = optionalWorkers(values.workers, '--workers') ?? file.workers;
   const publicUrl = optionalPublicUrl(values['public-url'], '--public-url') ?? file.publicUrl;
-  const config: FhirgateConfig = { ...file, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
+  const config: FhirgateConfig = { ...file, host, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
   const logger = createJSONLogger({ level: logLevelOf(io, config), stdout: io.stdout, stderr: io.stderr });
   const where = { port, host, prefix, logger };
   return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, workers, where, io);
 }
+
+/** `stopTimeoutMs` when the file sets none: serveCluster's own default, for one process too. */
+const DEFAULT_STOP_TIMEOUT_MS = 30_000;
 
 interface Where {
   readonly port: number;
@@ -99,7 +102,15 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }:
   }
   logServing(logger, config, host, (server.address() as AddressInfo).port, prefix, {});
   await untilStopped(io.signal);
-  await app.close();
+  const stopTimeoutMs = config.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), stopTimeoutMs)));
+  const timedOut = await Promise.race([app.close().then(() => false), late]);
+  clearTimeout(timer);
+  if (timedOut) {
+    logger.error('did not stop in time', { stop_timeout_ms: stopTimeoutMs });
+    return 1;
+  }
   logger.info('stopped', {});
   return 0;
 }
@@ -110,7 +121,14 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }:
  * The primary owns SIGTERM/SIGINT/SIGHUP from then on: it drains the workers and exits.
  */
 async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { port, host, prefix, logger }: Where, io: CliIO): Promise<number> {
-  const role = await serveCluster(async () => (await buildApp(config, { logger })).app, { workers, port, host, logger });
+  let role;
+  try {
+    const stopTimeoutMs = config.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+    role = await serveCluster(async () => (await buildApp(config, { logger })).app, { workers, port, host, logger, stopTimeoutMs });
+  } catch (error) {
+    if (((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE') throw configError('port', `${port} on ${host} is in use; pick another with --port or PORT`);
+    throw error;
+  }
   if (role.role === 'primary') logServing(logger, config, host, role.port, prefix, { workers: role.workers.map((w) => w.pid) });
   await untilStopped(io.signal);
   if (role.role === 'primary') await role.close();

@@ -5,6 +5,7 @@
  * @module
  */
 import type { FhirgateConfig } from './config/config-types.js';
+import { facadeMode } from './config/facade-config.js';
 
 /**
  * A path prefix and the component that answers under it.
@@ -32,6 +33,12 @@ export interface ServedPrefix {
  */
 export function servedPrefixes(config: FhirgateConfig): ServedPrefix[] {
   const served: ServedPrefix[] = [{ path: config.gateway.path ?? '/fhir', component: 'AsyncFHIRGateway', sources: [...config.sources.keys()] }];
+  const mode = facadeMode(config.facade, config.callers, config.host);
+  if (mode === 'callers' || mode === 'open-read-only') {
+    const prefix = config.gateway.path ?? '/fhir';
+    for (const name of config.sources.keys()) served.push({ path: `${prefix}/${name}`, component: 'FHIRFacade', sources: [name] });
+    served.push({ path: `${prefix}/${config.facade.options.federatedName ?? 'all'}`, component: 'FHIRFacade', sources: [...config.sources.keys()] });
+  }
   if (config.cds !== undefined) served.push({ path: config.cds.path ?? '/cds', component: 'CDSHooksService' });
   if (config.notereader !== undefined) served.push({ path: config.notereader.path ?? '/notereader', component: 'NoteReaderService' });
   return served;

@@ -11,6 +11,7 @@ import { isFhirgateError } from '../errors.js';
 import type { ResourceType } from '../fhir/index.js';
 import { request } from '../http/request.js';
 import type { HTTPResponse } from '../http/request-options.js';
+import { printable } from '../lib/printable.js';
 import { SecretRedactor } from '../lib/redact-secrets.js';
 
 /**
@@ -108,7 +109,7 @@ async function readMetadata(baseUrl: string, token: string | undefined, timeoutM
     if (body.resourceType !== 'CapabilityStatement') return { ok: false, detail: 'the answer is not a CapabilityStatement' };
     const software = (body.software as { name?: unknown } | undefined)?.name;
     const version = typeof body.fhirVersion === 'string' ? `FHIR ${body.fhirVersion}` : 'no fhirVersion';
-    return { ok: true, detail: typeof software === 'string' ? `${version}, ${printable(redact.text(software), 60)}` : version };
+    return { ok: true, detail: typeof software === 'string' ? `${version}, ${oneLine(redact.text(software), 60)}` : version };
   } catch (error) {
     return failed(error);
   }
@@ -132,7 +133,7 @@ async function readOne(baseUrl: string, type: ResourceType, token: string | unde
 function refused(res: HTTPResponse, redact: SecretRedactor): StepResult {
   const words = serverWords(res);
   const why = res.status === 401 || res.status === 403 ? ' (the credentials were refused)' : '';
-  return { ok: false, detail: `HTTP ${res.status}${why}${words === '' ? '' : `: ${printable(redact.text(words), 200)}`}` };
+  return { ok: false, detail: `HTTP ${res.status}${why}${words === '' ? '' : `: ${oneLine(redact.text(words), 200)}`}` };
 }
 
 /** What a server said about a refusal: OperationOutcome diagnostics, an OAuth error, WWW-Authenticate, or a short text body. */
@@ -153,15 +154,18 @@ function serverWords(res: HTTPResponse): string {
   return typeof challenge === 'string' ? challenge : '';
 }
 
-/** One line of at most `max` characters with no control character (C0, DEL, C1, bidi controls): upstream text reaches a terminal. */
-function printable(text: string, max: number): string {
-  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').replace(/\s+/g, ' ').trim();
+/** Bidirectional controls, which `printable` keeps: they would reorder what the terminal shows. */
+const BIDI = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Upstream text as one printable line of at most `max` characters. */
+function oneLine(text: string, max: number): string {
+  const line = printable(text).replace(BIDI, '').replace(/\s+/g, ' ').trim();
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 
 /** A failure as one line: the error's code and message (fhirgate's messages never hold a secret). */
 function failed(error: unknown): StepResult {
-  if (isFhirgateError(error)) return { ok: false, detail: `${error.code}: ${printable(error.message.split('\n')[0]!, 160)}` };
+  if (isFhirgateError(error)) return { ok: false, detail: `${error.code}: ${oneLine(error.message.split('\n')[0]!, 160)}` };
   if (error instanceof SyntaxError) return { ok: false, detail: 'the answer is not JSON' };
   return { ok: false, detail: error instanceof Error ? error.name : 'failed' };
 }

@@ -4,25 +4,31 @@
  */
 
 /**
- * Primary → worker: `drain` (shutdown: readiness drain first), `retire` (rolling restart: no drain), or
+ * Primary → worker: `connection` (with a socket: serve it), `drain` (shutdown: readiness drain first),
+ * `retire` (rolling restart: the worker is already out of the rotation; no drain), `unrouted` (the
+ * answer to `unroute`: no connection will follow), `metrics` (send your metric families, answered with
+ * `metrics` carrying the same `id`), `cluster-metrics` (the answer to a worker's `metrics-request`), or
  * `bye`, the answer to `stopped`.
  */
-export interface PrimaryMessage {
-  readonly fhirgate: 'cluster';
-  readonly event: 'drain' | 'retire' | 'bye';
-}
+export type PrimaryMessage =
+  | { readonly fhirgate: 'cluster'; readonly event: 'connection' | 'drain' | 'retire' | 'unrouted' | 'bye' }
+  | { readonly fhirgate: 'cluster'; readonly event: 'metrics'; readonly id: number }
+  | { readonly fhirgate: 'cluster'; readonly event: 'cluster-metrics'; readonly id: number; readonly families: unknown };
 
 /**
- * Worker → primary: it listens; it could not start (the reason, for the primary's crash-loop error); or
- * it has stopped and waits for `bye` before it exits. The channel is ordered, so by the time `bye`
- * arrives the primary has handled the worker's closing of the shared listener, and every connection it
- * handed over before that has reached the worker (and was handed back): a worker that exited without
- * reading such a hand-over would leave that connection hanging in the primary.
+ * Worker → primary: it serves; it could not start (the reason, for the primary's crash-loop error); it
+ * crashed (an uncaught error: its message, for the primary's `worker died` line); it asks to leave the
+ * rotation (`unroute`); its metric families (the answer to `metrics`, or the last ones, with
+ * `stopped`); a scrape of `/metrics` it needs the whole cluster's families for (`metrics-request`); or it
+ * has stopped and waits for `bye` before it exits. The channel is ordered, so by the time `bye` arrives
+ * every connection the primary handed over has reached the worker.
  */
 export type WorkerMessage =
-  | { readonly fhirgate: 'cluster'; readonly event: 'listening'; readonly port: number }
-  | { readonly fhirgate: 'cluster'; readonly event: 'failed'; readonly error: string }
-  | { readonly fhirgate: 'cluster'; readonly event: 'stopped' };
+  | { readonly fhirgate: 'cluster'; readonly event: 'listening' | 'unroute' }
+  | { readonly fhirgate: 'cluster'; readonly event: 'failed' | 'crashed'; readonly error: string }
+  | { readonly fhirgate: 'cluster'; readonly event: 'metrics'; readonly id: number; readonly families: unknown }
+  | { readonly fhirgate: 'cluster'; readonly event: 'metrics-request'; readonly id: number }
+  | { readonly fhirgate: 'cluster'; readonly event: 'stopped'; readonly families?: unknown };
 
 /**
  * Whether `value` is one of fhirgate's cluster messages (other IPC traffic is the user's).
@@ -35,6 +41,3 @@ export type WorkerMessage =
 export function isClusterMessage<T extends { fhirgate: 'cluster' }>(value: unknown): value is T {
   return typeof value === 'object' && value !== null && (value as { fhirgate?: unknown }).fhirgate === 'cluster';
 }
-
-/** The environment variable through which the primary hands its workers the port it resolved. */
-export const PORT_VARIABLE = 'FHIRGATE_CLUSTER_PORT';

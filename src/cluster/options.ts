@@ -11,7 +11,7 @@ import type { Logger } from '../host/options.js';
 export interface ClusterOptions {
   /** How many workers: `'auto'` (one per core, `os.availableParallelism()`) or a count. Default `'auto'`. */
   workers?: 'auto' | number;
-  /** The port every worker listens on (shared through `node:cluster`). 0 picks a free one once, at start. */
+  /** The port the primary listens on; it hands each connection to a worker. 0 picks a free one. */
   port: number;
   /** The address to listen on. Default `'127.0.0.1'`; `'0.0.0.0'` in a container. */
   host?: string;
@@ -21,10 +21,17 @@ export interface ClusterOptions {
   restartDelayMs?: number;
   /** The longest such wait, in ms. Default 5 000. */
   maxRestartDelayMs?: number;
-  /** Deaths tolerated within `restartWindowMs`; one more and the primary gives up (exit code 1). Default 5. */
+  /**
+   * Start-up failures tolerated within `restartWindowMs`; one more is a crash loop and the primary gives
+   * up (exit code 1). A start-up failure is a worker that died before it listened or within
+   * `earlyDeathMs` of it; a worker that had been serving longer is restarted (with back-off) however
+   * often it dies. Default 5.
+   */
   maxRestarts?: number;
   /** The window in which deaths are counted, in ms. Default 30 000. */
   restartWindowMs?: number;
+  /** A worker that dies within this many ms of listening counts as a start-up failure. Default 5 000. */
+  earlyDeathMs?: number;
   /** How long a worker may take to drain and exit before it is killed (SIGKILL), in ms. Default 30 000. */
   stopTimeoutMs?: number;
 }
@@ -39,6 +46,7 @@ export interface ResolvedClusterOptions {
   readonly maxRestartDelayMs: number;
   readonly maxRestarts: number;
   readonly restartWindowMs: number;
+  readonly earlyDeathMs: number;
   readonly stopTimeoutMs: number;
 }
 
@@ -48,6 +56,7 @@ const DEFAULTS = Object.freeze({
   maxRestartDelayMs: 5_000,
   maxRestarts: 5,
   restartWindowMs: 30_000,
+  earlyDeathMs: 5_000,
   stopTimeoutMs: 30_000,
 });
 
@@ -90,6 +99,7 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     maxRestartDelayMs,
     maxRestarts: integer(options.maxRestarts, 'maxRestarts', DEFAULTS.maxRestarts, 0),
     restartWindowMs: integer(options.restartWindowMs, 'restartWindowMs', DEFAULTS.restartWindowMs, 1),
+    earlyDeathMs: integer(options.earlyDeathMs, 'earlyDeathMs', DEFAULTS.earlyDeathMs, 0),
     stopTimeoutMs: integer(options.stopTimeoutMs, 'stopTimeoutMs', DEFAULTS.stopTimeoutMs, 1),
   });
 }

@@ -5,10 +5,11 @@
  */
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
-import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
-import { isClusterMessage, PORT_VARIABLE } from './messages.js';
+import { ClusterMetrics } from './cluster-metrics.js';
+import { ConnectionRouter } from './connection-router.js';
+import { isClusterMessage } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
 import type { ResolvedClusterOptions } from './options.js';
 
@@ -33,17 +34,8 @@ interface Slot {
   failure?: string;
   /** Killed because it did not stop within `stopTimeoutMs`. */
   killed?: boolean;
-}
-
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
+  /** When it started to listen (`performance.now()`). */
+  listenedAt?: number;
 }
 
 /**
@@ -65,7 +57,11 @@ export class ClusterPrimary {
   readonly #slots = new Set<Slot>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #waiters = new Set<() => void>();
+  readonly #router = new ConnectionRouter();
+  readonly #metrics = new ClusterMetrics();
+  /** When recent workers died (for the back-off), and when those that died young did (for the crash-loop cap). */
   #deaths: number[] = [];
+  #earlyDeaths: number[] = [];
   #closing: Promise<void> | undefined;
   #restarting: Promise<void> | undefined;
   #unclean = false;
@@ -82,7 +78,12 @@ export class ClusterPrimary {
   /** Forks the workers and resolves once each of them listens. */
   async start(): Promise<this> {
     const { port, host, workers, logger } = this.#options;
-    this.port = port === 0 ? await freePort(host) : port;
+    try {
+      this.port = await this.#router.listen(port, host);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new FhirgateError('ERR_CLUSTER', `the cluster cannot listen on ${host}:${port} (${code ?? (error as Error).message})`, { cause: error });
+    }
     process.on('SIGTERM', this.#onStop);
     process.on('SIGINT', this.#onStop);
     process.on('SIGHUP', this.#onHangUp);
@@ -132,8 +133,10 @@ export class ClusterPrimary {
 
   async #closeAll(): Promise<void> {
     for (const timer of this.#timers) clearTimeout(timer);
+    if (this.#router.size === 0) this.#router.close();
     this.#options.logger.info('draining workers', { workers: this.workers.map((w) => w.pid) });
     await Promise.all([...this.#slots].map((slot) => this.#stop(slot, 'drain')));
+    this.#router.close();
     // Only now: a second SIGTERM while the workers drain must not kill the primary (and with it the workers).
     process.off('SIGTERM', this.#onStop);
     process.off('SIGINT', this.#onStop);
@@ -159,7 +162,7 @@ export class ClusterPrimary {
   }
 
   #fork(replacement: boolean): Slot {
-    const worker = cluster.fork({ [PORT_VARIABLE]: String(this.port) });
+    const worker = cluster.fork();
     let ready!: (listening: boolean) => void;
     let exited!: () => void;
     const slot: Slot = {
@@ -171,14 +174,7 @@ export class ClusterPrimary {
     };
     this.#slots.add(slot);
     worker.on('message', (message) => {
-      if (!isClusterMessage<WorkerMessage>(message)) return;
-      if (message.event === 'failed') slot.failure = message.error;
-      if (message.event === 'stopped' && worker.isConnected()) worker.send({ fhirgate: 'cluster', event: 'bye' } satisfies PrimaryMessage);
-      if (message.event !== 'listening' || slot.state !== 'starting') return;
-      slot.state = 'listening';
-      this.#options.logger.info('worker listening', { pid: worker.process.pid, port: message.port });
-      ready(true);
-      for (const wake of [...this.#waiters]) wake();
+      if (isClusterMessage<WorkerMessage>(message)) this.#onMessage(slot, message, ready);
     });
     worker.on('error', (error) => this.#options.logger.warn('worker channel error', { pid: worker.process.pid, error: error.message }));
     worker.once('exit', (code, signal) => {
@@ -189,11 +185,53 @@ export class ClusterPrimary {
     return slot;
   }
 
+  #onMessage(slot: Slot, message: WorkerMessage, ready: (listening: boolean) => void): void {
+    const { worker } = slot;
+    const say = (answer: PrimaryMessage) => void (worker.isConnected() && worker.send(answer));
+    switch (message.event) {
+      case 'failed':
+      case 'crashed':
+        slot.failure = message.error;
+        return;
+      case 'unroute':
+        this.#router.remove(worker);
+        // The last worker leaves the rotation only when the cluster stops: close the listener first, so
+        // that later clients are refused rather than accepted and never answered.
+        if (this.#closing !== undefined && this.#router.size === 0) this.#router.close();
+        return say({ fhirgate: 'cluster', event: 'unrouted' });
+      case 'stopped':
+        this.#metrics.answer(worker, undefined, message.families);
+        return say({ fhirgate: 'cluster', event: 'bye' });
+      case 'metrics':
+        return this.#metrics.answer(worker, message.id, message.families);
+      case 'metrics-request': {
+        const serving = [...this.#slots].filter((s) => s.state !== 'starting').map((s) => s.worker);
+        void this.#metrics.gather(serving).then((families) => say({ fhirgate: 'cluster', event: 'cluster-metrics', id: message.id, families }));
+        return;
+      }
+      case 'listening':
+        if (slot.state !== 'starting') return;
+        slot.state = 'listening';
+        slot.listenedAt = performance.now();
+        this.#router.add(worker);
+        this.#options.logger.info('worker listening', { pid: worker.process.pid, port: this.port });
+        ready(true);
+        for (const wake of [...this.#waiters]) wake();
+        return;
+      default:
+        return;
+    }
+  }
+
   #stop(slot: Slot, event: 'drain' | 'retire'): Promise<void> {
     if (slot.state !== 'stopping') {
       // A worker still starting may not listen for messages yet; it has accepted nothing, so SIGTERM will do.
       if (slot.state === 'starting') slot.worker.process.kill('SIGTERM');
-      else if (slot.worker.isConnected()) slot.worker.send({ fhirgate: 'cluster', event } satisfies PrimaryMessage);
+      else if (event === 'retire') {
+        // Out of the rotation first: the channel is ordered, so `retire` arrives after the last connection.
+        this.#router.remove(slot.worker);
+        if (slot.worker.isConnected()) slot.worker.send({ fhirgate: 'cluster', event } satisfies PrimaryMessage);
+      } else if (slot.worker.isConnected()) slot.worker.send({ fhirgate: 'cluster', event } satisfies PrimaryMessage);
       slot.state = 'stopping';
       const pid = slot.worker.process.pid;
       const kill = setTimeout(() => {
@@ -208,7 +246,9 @@ export class ClusterPrimary {
 
   #onExit(slot: Slot, code: number | null, signal: string | null): void {
     this.#slots.delete(slot);
-    const { logger, maxRestarts, restartWindowMs, restartDelayMs, maxRestartDelayMs } = this.#options;
+    this.#router.remove(slot.worker);
+    this.#metrics.exited(slot.worker);
+    const { logger, maxRestarts, restartWindowMs, restartDelayMs, maxRestartDelayMs, earlyDeathMs } = this.#options;
     const pid = slot.worker.process.pid;
     if (slot.state === 'stopping') {
       // Unclean: it failed while draining, or had to be killed. (A worker stopped while starting may end by SIGTERM.)
@@ -219,12 +259,19 @@ export class ClusterPrimary {
     if (this.#closing !== undefined) return;
     const reason = slot.failure ?? (signal === null ? `exit code ${code}` : `signal ${signal}`);
     const now = performance.now();
-    this.#deaths = [...this.#deaths.filter((t) => now - t < restartWindowMs), now];
+    const recent = (times: number[]) => times.filter((t) => now - t < restartWindowMs);
+    this.#deaths = [...recent(this.#deaths), now];
+    // Only a worker that never listened, or died soon after, is a start-up failure that may loop. One
+    // that had been serving (a request crashed it) is restarted however often it happens, with back-off.
+    const early = slot.listenedAt === undefined || now - slot.listenedAt < earlyDeathMs;
+    if (early) this.#earlyDeaths = [...recent(this.#earlyDeaths), now];
     // A rolling restart's new worker that never listened is not replaced: the restart stops, the old one stays.
-    const replace = this.#deaths.length <= maxRestarts && !(slot.replacement && slot.state === 'starting');
+    const loop = this.#earlyDeaths.length > maxRestarts;
+    const replace = !loop && !(slot.replacement && slot.state === 'starting');
     const delay = Math.min(restartDelayMs * 2 ** (this.#deaths.length - 1), maxRestartDelayMs);
-    logger.error('worker died', { pid, code, signal, reason, ...(replace ? { restart_in_ms: delay } : {}) });
-    if (this.#deaths.length > maxRestarts) return this.#giveUp(reason);
+    const fields = { pid, code, signal, reason, served: !early, ...(replace ? { restart_in_ms: delay } : {}) };
+    logger.error('worker died', fields);
+    if (loop) return this.#giveUp(reason);
     if (!replace) return;
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
@@ -235,7 +282,7 @@ export class ClusterPrimary {
 
   #giveUp(reason: string): void {
     const { logger, restartWindowMs } = this.#options;
-    const error = new FhirgateError('ERR_CLUSTER', `${this.#deaths.length} workers died within ${restartWindowMs} ms (the last: ${reason}); giving up`);
+    const error = new FhirgateError('ERR_CLUSTER', `${this.#earlyDeaths.length} workers failed to start within ${restartWindowMs} ms (the last: ${reason}); giving up`);
     logger.error('cluster gave up', { code: error.code, error: error.message });
     void this.close().then(() => process.exit(1));
   }

@@ -12,15 +12,18 @@ import type { ClusterWorker, CreateApp } from './worker.js';
 /**
  * Serves the app `createApp()` builds on every core. The same script runs in the primary and in each
  * worker (that is how `node:cluster` works): in the primary this forks the workers and resolves to a
- * {@link ClusterPrimary} (`{ workers, port, restart(), close() }`) once all of them listen; in a worker it
- * calls `createApp()`, listens on the shared port and resolves to `{ role: 'worker', app, server }`.
+ * {@link ClusterPrimary} (`{ workers, port, restart(), close() }`) once all of them serve; in a worker it
+ * calls `createApp()`, serves the connections the primary accepts on the port (handed over round robin)
+ * and resolves to `{ role: 'worker', app, server }`.
  *
  * The primary re-forks a worker that dies (waiting `restartDelayMs`, doubled per recent death, up to
- * `maxRestartDelayMs`); more than `maxRestarts` deaths within `restartWindowMs` is a crash loop: it logs
- * an `ERR_CLUSTER` line with the last reason, drains the others and exits with code 1. SIGTERM or SIGINT
- * drains every worker (each app's `close()`: `readinessDrainMs` with `/health/ready` at 503, then
- * in-flight requests finish) and exits 0. SIGHUP replaces the workers one at a time, each new one
- * listening before an old one stops accepting. Bad options throw at once (`TypeError`/`RangeError`).
+ * `maxRestartDelayMs`); more than `maxRestarts` start-up failures (died before listening or within
+ * `earlyDeathMs` of it) within `restartWindowMs` is a crash loop: it logs an `ERR_CLUSTER` line with the
+ * last reason, drains the others and exits with code 1. SIGTERM or SIGINT drains every worker (each
+ * app's `close()`: `readinessDrainMs` with `/health/ready` at 503, then the listener closes and every
+ * connection is answered with `Connection: close`) and exits 0. SIGHUP replaces the workers one at a
+ * time: a new one serves before an old one leaves the rotation and drains. Bad options throw at once
+ * (`TypeError`/`RangeError`).
  *
  * @example
  * ```ts

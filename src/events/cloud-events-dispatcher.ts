@@ -4,9 +4,13 @@
  * @module
  */
 import { binaryHeaders, type CloudEvent } from './cloud-event.js';
-import type { DeliveryVerdict } from './delivery-queue.js';
+import type { DeliveryCounts, DeliveryVerdict } from './delivery-queue.js';
+import { request } from '../http/request.js';
 import { numberOption } from '../lib/options.js';
 import { QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
+
+/** Bytes of a sink's answer read at most: the answer is only looked at for its status. */
+const SINK_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * The content mode: one JSON event per request, one event with `ce-` headers, or a JSON array of events.
@@ -27,13 +31,16 @@ export type CloudEventsMode = 'structured' | 'binary' | 'batch';
  * ```
  */
 export interface CloudEventsDispatcherOptions extends QueuedDispatcherOptions {
-  /** The sink: an absolute http(s) URL, POSTed to. Required. */
+  /** The sink: an absolute http(s) URL, POSTed to, without credentials (`user:pass@` is refused: use `headers`). Required. */
   url: string;
   /** Default `'structured'` (`application/cloudevents+json`); `'batch'` sends `application/cloudevents-batch+json`. */
   mode?: CloudEventsMode;
   /** Events in one request in `'batch'` mode, at most. Default 100. */
   batchSize?: number;
-  /** Extra headers of every request (e.g. the sink's own `authorization`). Never put in an event. */
+  /**
+   * Extra headers of every request, e.g. the sink's credentials (`authorization: 'Basic ' + base64('user:pass')`
+   * or a bearer token). Never put in an event, never logged. Default none.
+   */
   headers?: Record<string, string>;
   /** Requests to the sink at once. Default 4. */
   concurrency?: number;
@@ -50,10 +57,19 @@ const MODES: readonly CloudEventsMode[] = ['structured', 'binary', 'batch'];
 const STRUCTURED = 'application/cloudevents+json; charset=utf-8';
 const BATCH = 'application/cloudevents-batch+json; charset=utf-8';
 
+/** A misused option whose type is right but whose value can never work; `code` as Node's own. */
+function invalidValue(message: string): TypeError {
+  return Object.assign(new TypeError(`${OWNER}: ${message}`), { code: 'ERR_INVALID_ARG_VALUE' as const });
+}
+
 function checkUrl(url: unknown): string {
   if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`${OWNER}: options.url must be an absolute http(s) URL`);
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`${OWNER}: options.url must be an absolute http(s) URL`);
+  // Every request to such a URL would fail: nothing would ever be delivered. The message never repeats the URL.
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw invalidValue('options.url must not hold credentials (user:password@); send them in options.headers, e.g. { authorization: \'Basic …\' }');
+  }
   return parsed.href;
 }
 
@@ -62,7 +78,20 @@ function checkHeaders(headers: unknown): Record<string, string> {
   if (typeof headers !== 'object' || headers === null || Object.values(headers).some((v) => typeof v !== 'string')) {
     throw new TypeError(`${OWNER}: options.headers must be an object of strings`);
   }
+  try {
+    new Headers(headers as Record<string, string>);
+  } catch {
+    // Names and values are not repeated: a value may be a credential.
+    throw invalidValue('options.headers holds a header name or value HTTP does not allow (a control character, a line break, a non-token name)');
+  }
   return { ...(headers as Record<string, string>) };
+}
+
+/** 2xx: delivered; 408, 429 and 5xx: worth another try; any other answer (3xx, 4xx) will not change. */
+function verdictOf(status: number): DeliveryVerdict {
+  if (status >= 200 && status < 300) return 'sent';
+  if (status === 408 || status === 429 || status >= 500) return 'retry';
+  return { drop: `the sink answered ${status}` };
 }
 
 /**
@@ -70,9 +99,13 @@ function checkHeaders(headers: unknown): Record<string, string> {
  * `source` from the options, `type` the event name, `time`, `datacontenttype: application/json`, the
  * payload as `data`). Delivery runs in the background from a bounded queue: `emit` never blocks and
  * never fails a request. A 2xx answer is delivered; a network error, a time-out, 408, 429 or 5xx is
- * retried with back-off for as long as the dispatcher is open; any other answer drops the event (the
- * sink refused it). `status()` (shown in `/gateway/status`) counts sent, retried, dropped and queued
+ * retried with back-off for as long as the dispatcher is open; any other answer (3xx, 4xx) drops the
+ * event, and the first drop of each reason is logged
+ * (`dropLogger`). `status()` (shown in `/gateway/status`) counts sent, retried, dropped and queued
  * events. Delivery is at least once: a sink that answers too late may get an event twice (same `id`).
+ *
+ * @throws TypeError for a bad option; with `code: 'ERR_INVALID_ARG_VALUE'` for a URL with credentials
+ * or a header HTTP does not allow. RangeError for a number out of range.
  *
  * @example
  * ```ts
@@ -104,6 +137,11 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
     this.#timeoutMs = numberOption(o.timeoutMs, `${OWNER}: options.timeoutMs`, 5000, { integer: true, min: 1 });
   }
 
+  /** `{ sent, retried, dropped, queued }`: `sent` counts events the sink answered with a 2xx. */
+  override status(): DeliveryCounts {
+    return this.counts();
+  }
+
   protected async deliver(batch: CloudEvent[]): Promise<DeliveryVerdict> {
     const [first] = batch;
     if (first === undefined) return 'sent';
@@ -113,15 +151,10 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
         : this.#mode === 'binary'
           ? [binaryHeaders(first), JSON.stringify(first.data)]
           : [{ 'content-type': STRUCTURED }, JSON.stringify(first)];
-    const response = await fetch(this.#url, {
-      method: 'POST',
-      headers: { ...this.#headers, ...headers },
-      body,
-      redirect: 'error',
-      signal: AbortSignal.timeout(this.#timeoutMs),
-    });
-    await response.body?.cancel();
-    if (response.ok) return 'sent';
-    return response.status === 408 || response.status === 429 || response.status >= 500 ? 'retry' : 'drop';
+    // Sent like every outbound request, through src/http; the queue does the retrying, so one try each.
+    // The URL and headers were checked when the dispatcher was made: a rejection is the network's
+    // (retried). A redirect is never followed: it is an answer that will not change (dropped).
+    const { status } = await request(this.#url, { method: 'POST', headers: { ...this.#headers, ...headers }, body, timeoutMs: this.#timeoutMs, retry: false, maxResponseBytes: SINK_ANSWER_BYTES });
+    return verdictOf(status);
   }
 }

@@ -3,17 +3,19 @@
  * never blocks or fails a request: what does not fit is dropped and counted.
  * @module
  */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * What one delivery attempt came to: delivered, worth another try, or hopeless (dropped).
+ * What one delivery attempt came to: delivered, worth another try, or hopeless: dropped, with the
+ * reason (logged once per reason, so it must hold no event data and no secret).
  *
  * @example
  * ```ts
- * const verdict: DeliveryVerdict = res.ok ? 'sent' : res.status >= 500 ? 'retry' : 'drop';
+ * const verdict: DeliveryVerdict = res.ok ? 'sent' : res.status >= 500 ? 'retry' : { drop: `the sink answered ${res.status}` };
  * ```
  */
-export type DeliveryVerdict = 'sent' | 'retry' | 'drop';
+export type DeliveryVerdict = 'sent' | 'retry' | { readonly drop: string };
 
 /**
  * Counts a dispatcher shows under `events` in `/gateway/status` (and in `/metrics`).
@@ -52,13 +54,19 @@ export interface DeliverySettings {
   /** Back-off before retry n: random in [d/2, d] with d = min(maxRetryDelayMs, retryBaseDelayMs × 2^(n-1)). */
   readonly retryBaseDelayMs: number;
   readonly maxRetryDelayMs: number;
+  /** How long a batch is retried from its first attempt, in ms, before it is dropped. Default: as long as the queue is open. */
+  readonly retryForMs?: number;
 }
+
+/** Told of every drop: why, and how many items. */
+export type DropReport = (reason: string, count: number) => void;
 
 /**
  * Holds up to `maxQueue` items and hands them, `batchSize` at a time, to `deliver`, at most
  * `concurrency` calls at once. A `'retry'` verdict (or a throw) keeps the batch and tries it again after
- * a back-off, for as long as the queue is open: nothing that fits in the queue is lost while the bus is
- * down. `push` never blocks and never throws.
+ * a back-off, for as long as the queue is open (or `retryForMs`): nothing that fits in the queue is lost
+ * while the bus is down. Every drop is counted and told to `report` with its reason. `push` never
+ * blocks and never throws.
  *
  * @example
  * ```ts
@@ -70,6 +78,7 @@ export interface DeliverySettings {
 export class DeliveryQueue<T> {
   readonly #settings: DeliverySettings;
   readonly #deliver: (batch: T[]) => Promise<DeliveryVerdict> | DeliveryVerdict;
+  readonly #report: DropReport;
   readonly #closing = new AbortController();
   #items: T[] = [];
   #head = 0;
@@ -78,24 +87,26 @@ export class DeliveryQueue<T> {
   #idle: Array<() => void> = [];
   readonly #counts = { sent: 0, retried: 0, dropped: 0 };
 
-  constructor(settings: DeliverySettings, deliver: (batch: T[]) => Promise<DeliveryVerdict> | DeliveryVerdict) {
+  constructor(settings: DeliverySettings, deliver: (batch: T[]) => Promise<DeliveryVerdict> | DeliveryVerdict, report: DropReport = () => {}) {
     this.#settings = settings;
     this.#deliver = deliver;
+    this.#report = report;
+    // Each running delivery's back-off and each idle() waiter listens for close: as many as
+    // `concurrency` plus the drains in progress, each removed when it ends.
+    setMaxListeners(0, this.#closing.signal);
   }
 
   /** Queues `item` (or drops and counts it when the queue is full or closed) and starts a delivery. */
   push(item: T): void {
-    if (this.#closing.signal.aborted || this.#waiting() >= this.#settings.maxQueue) {
-      this.#counts.dropped += 1;
-      return;
-    }
+    if (this.#closing.signal.aborted) return this.reject('the dispatcher is closed');
+    if (this.#waiting() >= this.#settings.maxQueue) return this.reject(`the queue is full (maxQueue ${this.#settings.maxQueue})`);
     this.#items.push(item);
     this.#pump();
   }
 
-  /** Counts an item the dispatcher refused before queueing it as dropped. */
-  reject(): void {
-    this.#counts.dropped += 1;
+  /** Counts an item the dispatcher refused before queueing it as dropped, for `reason`. */
+  reject(reason: string): void {
+    this.#drop(reason, 1);
   }
 
   /** The counts so far. */
@@ -115,7 +126,7 @@ export class DeliveryQueue<T> {
   close(): void {
     if (this.#closing.signal.aborted) return;
     this.#closing.abort();
-    this.#counts.dropped += this.#waiting();
+    if (this.#waiting() > 0) this.#drop('closed before they were delivered', this.#waiting());
     this.#items = [];
     this.#head = 0;
     this.#settle();
@@ -157,7 +168,14 @@ export class DeliveryQueue<T> {
     }
   }
 
+  #drop(reason: string, count: number): void {
+    this.#counts.dropped += count;
+    this.#report(reason, count);
+  }
+
   async #run(batch: T[]): Promise<void> {
+    const { retryBaseDelayMs, maxRetryDelayMs, retryForMs = Infinity } = this.#settings;
+    const giveUpAt = performance.now() + retryForMs;
     for (let attempt = 1; ; attempt++) {
       let verdict: DeliveryVerdict;
       try {
@@ -169,18 +187,16 @@ export class DeliveryQueue<T> {
         this.#counts.sent += batch.length;
         return;
       }
-      if (verdict === 'drop' || this.#closing.signal.aborted) {
-        this.#counts.dropped += batch.length;
-        return;
-      }
-      this.#counts.retried += batch.length;
-      const { retryBaseDelayMs, maxRetryDelayMs } = this.#settings;
+      if (verdict !== 'retry') return this.#drop(verdict.drop, batch.length);
+      if (this.#closing.signal.aborted) return this.#drop('closed before they were delivered', batch.length);
       const ceiling = Math.min(maxRetryDelayMs, retryBaseDelayMs * 2 ** (attempt - 1));
+      const wait = ceiling / 2 + Math.random() * (ceiling / 2);
+      if (performance.now() + wait > giveUpAt) return this.#drop(`not delivered within retryForMs (${retryForMs} ms)`, batch.length);
+      this.#counts.retried += batch.length;
       try {
-        await sleep(ceiling / 2 + Math.random() * (ceiling / 2), undefined, { signal: this.#closing.signal });
+        await sleep(wait, undefined, { signal: this.#closing.signal });
       } catch {
-        this.#counts.dropped += batch.length;
-        return;
+        return this.#drop('closed before they were delivered', batch.length);
       }
     }
   }

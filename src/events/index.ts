@@ -5,7 +5,7 @@
  * @module
  */
 export type { EventDispatcher, EventHandler, EventPair, EventPayload, Unregister } from './types.js';
-export { LocalEventDispatcher } from './local-dispatcher.js';
+export { LocalEventDispatcher, type LocalEventDispatcherOptions } from './local-dispatcher.js';
 export { localHandler } from './local-handler.js';
 export { CloudEventsDispatcher, type CloudEventsDispatcherOptions, type CloudEventsMode } from './cloud-events-dispatcher.js';
 export type { CloudEvent } from './cloud-event.js';

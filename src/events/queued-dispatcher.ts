@@ -4,6 +4,7 @@
  * @module
  */
 import { cloudEvent, type CloudEvent } from './cloud-event.js';
+import { logDropToStderr, oncePerReason, type DropLogger } from './delivery-drop.js';
 import { DeliveryQueue, type DeliveryCounts, type DeliveryVerdict } from './delivery-queue.js';
 import { LocalEventDispatcher } from './local-dispatcher.js';
 import type { EventDispatcher, EventHandler, EventPayload, Unregister } from './types.js';
@@ -24,6 +25,11 @@ export interface QueuedDispatcherOptions {
   maxQueue?: number;
   /** Time `drain()` waits for the queue to empty, in ms (what is left keeps being delivered until `close()`). Default 5000. */
   drainTimeoutMs?: number;
+  /**
+   * Told the first time each reason drops events (a full queue, a sink that refuses them for good, a
+   * delivery that can never succeed); later drops are only counted. Default: one JSON line on stderr.
+   */
+  dropLogger?: DropLogger;
 }
 
 /**
@@ -39,6 +45,8 @@ export interface QueueShape {
   readonly batchSize: number;
   readonly retryBaseDelayMs: number;
   readonly maxRetryDelayMs: number;
+  /** Give up a batch this long after its first attempt, in ms. Default: never while open. */
+  readonly retryForMs?: number;
 }
 
 /**
@@ -65,22 +73,25 @@ export abstract class QueuedDispatcher implements EventDispatcher {
     this.#source = options.source;
     const maxQueue = numberOption(options.maxQueue, `${owner}: options.maxQueue`, 10_000, { integer: true, min: 1 });
     this.#drainTimeoutMs = numberOption(options.drainTimeoutMs, `${owner}: options.drainTimeoutMs`, 5000, { integer: true, min: 0 });
-    this.#queue = new DeliveryQueue<CloudEvent>({ maxQueue, ...shape }, (batch) => this.deliver(batch));
+    const { dropLogger = logDropToStderr } = options;
+    if (typeof dropLogger !== 'function') throw new TypeError(`${owner}: options.dropLogger must be a function`);
+    this.#queue = new DeliveryQueue<CloudEvent>({ maxQueue, ...shape }, (batch) => this.deliver(batch), oncePerReason(owner, dropLogger));
   }
 
   /** Sends one batch (of `batchSize` events at most). `'retry'` (or a throw) tries it again after a back-off. */
   protected abstract deliver(batch: CloudEvent[]): Promise<DeliveryVerdict> | DeliveryVerdict;
 
-  /** Whether the bus can carry an event of this name; one it cannot is dropped (and counted). Default: any. */
-  protected accepts(_eventName: string): boolean {
-    return true;
+  /** Why the bus cannot carry an event of this name (it is dropped and counted), or `undefined`: it can. */
+  protected refuses(_eventName: string): string | undefined {
+    return undefined;
   }
 
   /** Queues the event for the bus and calls the local handlers. Never throws, never waits. */
   emit(eventName: string, payload: EventPayload): void {
     if (typeof eventName !== 'string' || eventName === '') return;
-    if (this.accepts(eventName)) this.#queue.push(cloudEvent(eventName, payload, this.#source));
-    else this.#queue.reject();
+    const refused = this.refuses(eventName);
+    if (refused === undefined) this.#queue.push(cloudEvent(eventName, payload, this.#source));
+    else this.#queue.reject(refused);
     this.#local.emit(eventName, payload);
   }
 
@@ -94,8 +105,13 @@ export abstract class QueuedDispatcher implements EventDispatcher {
     await Promise.all([this.#local.drain(), this.#queue.idle(this.#drainTimeoutMs)]);
   }
 
-  /** `{ sent, retried, dropped, queued }`, shown under `events` in `/gateway/status`. */
-  status(): DeliveryCounts {
+  /** The counts under `events` in `/gateway/status` and in `/metrics`; a subclass names them for what its bus confirms. */
+  status(): Record<string, number> {
+    return this.counts();
+  }
+
+  /** The queue's `{ sent, retried, dropped, queued }`: `sent` is what `deliver` called sent. */
+  protected counts(): DeliveryCounts {
     return this.#queue.counts();
   }
 

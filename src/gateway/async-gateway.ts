@@ -12,6 +12,7 @@ import { bulkExport, bulkExportAll } from './bulk/index.js';
 import type { BulkExportAllOptions, BulkExportOptions, BulkHost, BulkItem } from './bulk/index.js';
 import { GatewayEngine } from './core/engine.js';
 import { gatewayMountable } from './http-face/mountable.js';
+import type { FHIRExchangeRequest, FHIRExchangeResponse } from './core/exchange.js';
 import { HandlerRegistry } from './http-face/registry.js';
 import type { SearchParams } from './core/search-params.js';
 import { modifyCall } from './modify.js';
@@ -275,6 +276,24 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    */
   batch(bundle: Bundle, source?: string, options?: CallOptions): Promise<Bundle> {
     return this.#engine.postBundle('batch', bundle, source, options);
+  }
+
+  /**
+   * One raw FHIR request to a source through the gateway's pool, its token (the caller's own
+   * `Authorization` is never sent), retries and events, answered whatever its status: what a
+   * pass-through (the FHIR facade of `fhirgate/facade`) needs. Only `Accept`, `Prefer`, `If-Match`,
+   * `If-None-Match`, `If-None-Exist`, `If-Modified-Since` and `Content-Type` go up; only
+   * `Content-Type`, `ETag`, `Last-Modified`, `Location`, `Content-Location`, `Retry-After` and
+   * `X-Progress` come back. An absolute `path` must be under the source's base (`ERR_CROSS_ORIGIN`).
+   *
+   * @example
+   * ```ts
+   * const res = await gw.exchange('epic', { method: 'GET', path: 'Patient?family=Doe', headers: { accept: 'application/fhir+json' } });
+   * if (res.status === 200) console.log(JSON.parse(res.body.toString('utf8')).total);
+   * ```
+   */
+  exchange(source: string, request: FHIRExchangeRequest, options?: CallOptions): Promise<FHIRExchangeResponse> {
+    return this.#engine.exchange(source, request, options);
   }
 
   /** Reads, calls `fn`, saves with `If-Match`; nothing is saved if `fn` throws. Retries a 412 up to 3 tries. */

@@ -4,6 +4,7 @@
  */
 import { FhirgateError } from '../errors.js';
 import type { Bundle, ResourceType } from '../fhir/index.js';
+import { Deadline, type EndListener } from '../http/deadline.js';
 import type { SearchParams } from './core/search-params.js';
 
 /**
@@ -38,10 +39,12 @@ export interface SourceSearch {
 }
 
 /**
- * Searches one source with a signal that aborts on the caller's signal or after the time-out. Rejects
- * with `ERR_TIMEOUT` when the time-out fired (whatever the gateway made of the abort), `ERR_ABORTED`
- * when the caller aborted, `ERR_FHIR_RESPONSE` when the answer is not a Bundle, or the gateway's own
- * error. A gateway that ignores its signal is not waited for past the time-out.
+ * Searches one source with a signal that aborts on the caller's signal or after the time-out, measured
+ * by the transport's own {@link Deadline} like every outbound request's (a time-out of a second or more
+ * runs on the shared half-second tick). Rejects with `ERR_TIMEOUT` when the time-out fired (whatever
+ * the gateway made of the abort), `ERR_ABORTED` when the caller aborted, `ERR_FHIR_RESPONSE` when the
+ * answer is not a Bundle, or the gateway's own error. A gateway that ignores its signal is not waited
+ * for past the time-out.
  *
  * @example
  * ```ts
@@ -49,35 +52,37 @@ export interface SourceSearch {
  * ```
  */
 export async function searchSource(gw: SearchingGateway, one: SourceSearch): Promise<Bundle> {
-  // Like AbortSignal.timeout, but the timer is cleared when the search ends, and it keeps the event
-  // loop alive while it runs, so a source that ignores its signal still ends in a time-out.
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new DOMException('source time-out', 'TimeoutError')), Math.ceil(one.timeoutSeconds * 1000));
-  const signal = one.signal === undefined ? timeout.signal : AbortSignal.any([one.signal, timeout.signal]);
-  const aborted = rejectOnAbort(signal);
+  const deadline = new Deadline(one.signal, one.timeoutSeconds * 1000);
+  const what = `search ${one.type} at ${one.source}`;
+  const search = new AbortController();
+  let onEnd: EndListener = { handleEvent: () => {} };
+  const ended = new Promise<never>((_, reject) => {
+    onEnd = {
+      handleEvent: () => {
+        if (search.signal.aborted) return;
+        const timedOut = one.signal?.aborted !== true;
+        search.abort(timedOut ? new DOMException('source time-out', 'TimeoutError') : one.signal!.reason);
+        reject(timedOut ? new FhirgateError('ERR_TIMEOUT', `${what} timed out`) : aborted(what, one.signal!));
+      },
+    };
+  });
+  const timer = deadline.over() ? (onEnd.handleEvent(), undefined) : deadline.arm(onEnd);
   try {
-    const answer = await Promise.race([Promise.resolve().then(() => gw.search(one.type, one.params, one.source, { signal })), aborted.promise]);
+    const answer = await Promise.race([Promise.resolve().then(() => gw.search(one.type, one.params, one.source, { signal: search.signal })), ended]);
     if (typeof answer !== 'object' || answer === null || answer.resourceType !== 'Bundle') {
       throw new FhirgateError('ERR_FHIR_RESPONSE', 'the search answer is not a Bundle');
     }
     return answer;
   } catch (err) {
-    // Whatever the gateway made of it, our own time-out firing means the source was too slow.
-    if (timeout.signal.aborted && one.signal?.aborted !== true) throw new FhirgateError('ERR_TIMEOUT', 'time-out', { cause: err });
+    // Whatever the gateway made of it, the time-out firing means the source was too slow.
+    if (search.signal.aborted && one.signal?.aborted !== true) throw new FhirgateError('ERR_TIMEOUT', `${what} timed out`, { cause: err });
     throw err;
   } finally {
-    clearTimeout(timer);
-    aborted.dispose();
+    deadline.disarm(timer, onEnd);
   }
 }
 
-function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose(): void } {
-  let onAbort = (): void => {};
-  const promise = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new FhirgateError('ERR_ABORTED', 'aborted', { cause: signal.reason }));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+/** The caller's abort: `ERR_ABORTED` whatever its reason (a time-out of the caller's own included). */
+function aborted(what: string, signal: AbortSignal): FhirgateError {
+  return new FhirgateError('ERR_ABORTED', `${what} was aborted`, { cause: signal.reason });
 }
-

@@ -5,9 +5,11 @@
  * @module
  */
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
-import { localHandler } from '../events/index.js';
+import { localHandler } from '../events/local-handler.js';
 import type { EventDispatcher } from '../events/types.js';
 import { MOUNT } from '../mount/index.js';
 import type { HTTPMethod, Mountable, MountableComponent, PublicError, Route, RouteReply } from '../mount/index.js';
@@ -18,6 +20,7 @@ import { defaultEndpoints } from './default-routes.js';
 import type { Deps, InjectMap } from './inject.js';
 import { jwksEndpoint } from './jwks-route.js';
 import { HostMetrics, metricsEndpoint, type MetricsView } from './metrics.js';
+import type { MetricFamily } from './prometheus.js';
 import { joinPath, normalizePrefix, samePattern } from './mount-path.js';
 import { buildOpenAPI, toOpenAPIPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
@@ -28,7 +31,9 @@ import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
 import { createPipeline } from './pipeline.js';
 import type { Endpoint } from './pipeline.js';
 import { TrieRouter } from './router.js';
-import { InFlight, stopServers } from './shutdown.js';
+import { VERSION } from '../version.js';
+import { InFlight, stopServers, trackSockets } from './shutdown.js';
+import type { Served } from './shutdown.js';
 
 /** Options of `registerGateway` and `registerService`. */
 export interface MountOptions {
@@ -89,9 +94,10 @@ export class ServiceAPI {
   readonly #services = new Map<string, MountableComponent>();
   readonly #mounted: Mounted[] = [];
   readonly #endpoints: Endpoint[] = [];
-  readonly #servers = new Set<Server>();
+  readonly #servers = new Set<Served>();
   readonly #inFlight = new InFlight();
   readonly #metrics: HostMetrics | undefined;
+  #metricsSource: (() => Promise<readonly MetricFamily[]>) | undefined;
   #router = new TrieRouter<Endpoint>();
   #closed: Promise<void> | undefined;
   #ready = false;
@@ -103,7 +109,7 @@ export class ServiceAPI {
     this.enableEvents = resolved.enableEvents;
     this.dispatcher = resolved.dispatcher ?? localHandler;
     const view = {
-      info: () => ({ name: resolved.title, version: resolved.version, description: resolved.description, gateways: [...this.#gateways.keys()], services: [...this.#services.keys()] }),
+      info: () => ({ name: resolved.title, version: resolved.version, fhirgate_version: VERSION, description: resolved.description, gateways: [...this.#gateways.keys()], services: [...this.#services.keys()] }),
       serving: () => this.#closed === undefined,
       readiness: () => (this.#closed !== undefined ? 'draining' : this.#ready ? 'ready' : 'starting'),
       status: () => this.#status(),
@@ -111,8 +117,8 @@ export class ServiceAPI {
     };
     this.#addEndpoints(defaultEndpoints(view, resolved.publicPaths));
     this.#addEndpoints([jwksEndpoint(() => this.#mounted, { maxAgeSeconds: resolved.jwksMaxAgeSeconds, logger: resolved.logger })]);
-    const metrics = (this.#metrics = resolved.metrics ? new HostMetrics() : undefined);
-    if (metrics !== undefined) this.#addEndpoints([metricsEndpoint(metrics, this.#metricsView(), resolved.publicPaths.includes('/metrics'))]);
+    const metrics = (this.#metrics = resolved.metrics ? new HostMetrics(this.#metricsView()) : undefined);
+    if (metrics !== undefined) this.#addEndpoints([metricsEndpoint(() => (this.#metricsSource ?? (() => metrics.collect()))(), resolved.publicPaths.includes('/metrics'))]);
     const apiKeys = new APIKeyCheck(resolved.apiKeys);
     this.handler = createPipeline({
       options: resolved,
@@ -183,30 +189,94 @@ export class ServiceAPI {
   listen(port: number, host = '127.0.0.1'): Promise<Server> {
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('listen "port" must be an integer from 0 to 65535');
     if (typeof host !== 'string' || host === '') throw new TypeError('listen "host" must be a non-empty string');
+    let server: Server;
     try {
-      this.#open();
-      this.#checkInjections();
-      warnUnmatchedExamples(this.#openapi().unmatched, this.#options.logger);
+      server = this.#newServer();
     } catch (error) {
       return Promise.reject(error);
     }
-    const { headersTimeoutMs, requestTimeoutMs, logger } = this.#options;
-    // Node checks both time-outs every `connectionsCheckingInterval` (30 s by default): check often enough
-    // that a slow client is cut near its time-out.
-    const connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(headersTimeoutMs / 2)));
-    const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval }, this.handler);
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
         server.off('error', reject);
-        this.#servers.add(server);
-        server.once('close', () => this.#servers.delete(server));
+        // Closing the listener only: http's own close() would also close idle keep-alive connections at
+        // once, racing with clients that send on them (see stopServers).
+        this.#serve(server, async () => void NetServer.prototype.close.call(server));
         const address = server.address();
-        logger.info('listening', { host, port: typeof address === 'object' && address !== null ? address.port : port });
+        this.#options.logger.info('listening', { host, port: typeof address === 'object' && address !== null ? address.port : port });
         this.markReady();
         resolve(server);
       });
     });
+  }
+
+  /**
+   * An HTTP server with the app's handler and time-outs that does not listen: it serves the connections
+   * handed to it with `server.emit('connection', socket)`. `fhirgate/cluster` workers serve this way the
+   * connections their primary accepts. `close()` calls `stopAccepting` (whoever hands the connections
+   * over stops), waits for it, then drains the server like a listening one. Marks the app ready.
+   *
+   * @example
+   * ```ts
+   * const server = app.createServer({ stopAccepting: async () => feeder.stop() });
+   * feeder.on('socket', (socket) => server.emit('connection', socket));
+   * ```
+   */
+  createServer(options: { stopAccepting?: () => Promise<void> } = {}): Server {
+    if (typeof options !== 'object' || options === null) throw new TypeError('createServer options must be an object');
+    const stopAccepting = options.stopAccepting ?? (() => Promise.resolve());
+    if (typeof stopAccepting !== 'function') throw new TypeError('options.stopAccepting must be a function');
+    const server = this.#newServer();
+    // Node starts tracking a server's connections (time-outs, idle closing) on its 'listening' event.
+    server.emit('listening');
+    this.#serve(server, stopAccepting);
+    this.markReady();
+    return server;
+  }
+
+  /** A server with the app's handler and time-outs; throws what `listen()` rejects with. */
+  #newServer(): Server {
+    this.#open();
+    this.#checkInjections();
+    warnUnmatchedExamples(this.#openapi().unmatched, this.#options.logger);
+    const { headersTimeoutMs, requestTimeoutMs } = this.#options;
+    // Node checks both time-outs every `connectionsCheckingInterval` (30 s by default): check often enough
+    // that a slow client is cut near its time-out.
+    const connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(headersTimeoutMs / 2)));
+    return createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval }, this.handler);
+  }
+
+  #serve(server: Server, stopAccepting: () => Promise<void>): void {
+    const served: Served = { server, sockets: trackSockets(server), stopAccepting };
+    this.#servers.add(served);
+    server.once('close', () => this.#servers.delete(served));
+  }
+
+  /**
+   * This app's metric families, read now (what `GET /metrics` shows): the host's counters, histograms and
+   * gauges and the process's. Empty when `metrics` is off.
+   *
+   * @example
+   * ```ts
+   * const requests = app.metricFamilies().find((f) => f.name === 'fhirgate_http_requests_total');
+   * ```
+   */
+  metricFamilies(): MetricFamily[] {
+    return this.#metrics?.collect() ?? [];
+  }
+
+  /**
+   * Makes `GET /metrics` show what `collect` resolves to instead of this app's own families.
+   * `fhirgate/cluster` uses it so that any worker answers a scrape with the whole cluster's figures.
+   *
+   * @example
+   * ```ts
+   * app.collectMetricsWith(async () => [...app.metricFamilies(), ...(await otherFamilies())]);
+   * ```
+   */
+  collectMetricsWith(collect: () => Promise<readonly MetricFamily[]>): void {
+    if (typeof collect !== 'function') throw new TypeError('collectMetricsWith expects a function');
+    this.#metricsSource = collect;
   }
 
   /**

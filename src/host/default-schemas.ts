@@ -17,7 +17,8 @@ export const INFO_SCHEMA: Schema = Object.freeze({
   type: 'object',
   properties: {
     name: { type: 'string', example: 'fhirgate' },
-    version: { type: 'string', example: '1.0.0' },
+    version: { type: 'string', description: "The API's own version (the `version` option of createServiceAPI), not fhirgate's", example: '1.0.0' },
+    fhirgate_version: { type: 'string', description: 'The version of fhirgate serving the API', example: '0.1.0' },
     description: { type: 'string', example: 'Two FHIR sources behind one gateway' },
     gateways: { type: 'array', items: { type: 'string', example: 'AsyncFHIRGateway' } },
     services: { type: 'array', items: { type: 'string', example: 'CDSHooksService' } },

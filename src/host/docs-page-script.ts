@@ -229,8 +229,9 @@ export const DOCS_SCRIPT = `
   function render(loaded) {
     doc = loaded;
     document.title = doc.info.title + ' · API docs';
-    document.getElementById('title').textContent = doc.info.title + ' ' + doc.info.version;
-    document.getElementById('desc').textContent = doc.info.description || '';
+    document.getElementById('title').textContent = doc.info.title + ' · API version ' + doc.info.version;
+    var servedBy = doc.info['x-fhirgate-version'] ? 'Served by fhirgate ' + doc.info['x-fhirgate-version'] + '.' : '';
+    document.getElementById('desc').textContent = [doc.info.description || '', servedBy].filter(Boolean).join(' ');
     var groups = new Map();
     Object.keys(doc.paths).forEach(function (path) {
       Object.keys(doc.paths[path]).forEach(function (method) {

@@ -3,11 +3,13 @@
  * @module
  */
 export type { CORSOptions } from './cors.js';
-export type { CustomHandler, CustomRouteOptions } from './custom-route.js';
+export type { CustomHandler, CustomRouteOptions, QueryParameterSpec } from './custom-route.js';
 export { type MountOptions, ServiceAPI, createServiceAPI } from './app.js';
 export { type Reply, reply } from './reply.js';
 export type { OpenAPIExamples, OperationExample } from './openapi-examples.js';
 export type { RouteContext } from './request-context.js';
 export type { ServiceAPIOptions } from './options.js';
-export { createJSONLogger } from './logger.js';
+export { createJSONLogger, type JSONLoggerOptions, type LogLevel } from './logger.js';
+export type { Readiness } from './default-routes.js';
+export type { MetricFamily, Sample, Labels } from './prometheus.js';
 export { getAllGateways, getApp, getGateway } from './inject.js';

@@ -9,7 +9,9 @@
 import diagnostics_channel from 'node:diagnostics_channel';
 import { ERROR_RESPONSE } from './openapi.js';
 import type { Endpoint } from './pipeline.js';
-import { family, HistogramCounts, type Sample } from './prometheus.js';
+import { performance } from 'node:perf_hooks';
+import { ProcessMetrics } from './process-metrics.js';
+import { HistogramCounts, renderFamilies, type MetricFamily, type Sample } from './prometheus.js';
 
 /**
  * What the metrics read from the app at scrape time.
@@ -50,6 +52,8 @@ interface SourcePool {
 }
 
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+/** The delivery counts of a dispatcher that become `outcome` labels, when its `status()` has them. */
+const EVENT_OUTCOMES = ['sent', 'published', 'retried', 'dropped'];
 
 /** The `connection_pool.sources` map of a gateway's status document, when it has one. */
 function poolSources(status: Record<string, unknown>): Array<[string, SourcePool]> {
@@ -59,34 +63,44 @@ function poolSources(status: Record<string, unknown>): Array<[string, SourcePool
   return Object.entries(sources as Record<string, SourcePool>).filter(([, s]) => typeof s === 'object' && s !== null);
 }
 
+/** How often, at most, an upstream origin no label is known for makes the metrics re-read the sources. */
+const ORIGIN_REFRESH_MS = 1_000;
+
 /**
  * The host's metrics. Subscribes to the `fhirgate:request:end` and `fhirgate:auth:token` channels
  * until {@link HostMetrics.close}: upstream calls of every gateway in this process are counted,
- * labelled with the source names of their origin (`other` for an origin no mounted gateway names).
+ * labelled with the source names of their origin, or `other` for an origin no mounted gateway names:
+ * folded when the call is counted, so that origins callers name (CDS prefetch) cannot grow the set.
  *
  * @example
  * ```ts
- * const metrics = new HostMetrics();
+ * const metrics = new HostMetrics(view);
  * metrics.observe('GET', '/fhir/transform/:type/:id', 200, 0.012);
- * const text = metrics.render(view);
+ * const text = renderFamilies(metrics.collect());
  * metrics.close();
  * ```
  */
 export class HostMetrics {
+  readonly #view: MetricsView;
   readonly #requests = new LabelledCounts();
   readonly #latency = new Map<string, HistogramCounts>();
   readonly #upstream = new LabelledCounts();
   readonly #tokens = new LabelledCounts();
+  readonly #process = new ProcessMetrics();
+  /** Origin → its label (the names of the sources at that origin, `a|b`); re-read on a miss, at most once a second. */
+  #origins = new Map<string, string>();
+  #originsReadAt = -Infinity;
   readonly #onRequestEnd = (message: unknown): void => {
     const m = message as { method?: unknown; origin?: unknown; status?: unknown };
-    this.#upstream.add([String(m.origin), typeof m.method === 'string' && METHODS.has(m.method) ? m.method : 'other', typeof m.status === 'number' ? String(m.status) : 'error']);
+    this.#upstream.add([this.#sourceOf(String(m.origin)), typeof m.method === 'string' && METHODS.has(m.method) ? m.method : 'other', typeof m.status === 'number' ? String(m.status) : 'error']);
   };
   readonly #onToken = (message: unknown): void => {
     this.#tokens.add([(message as { error?: unknown }).error === undefined ? 'ok' : 'failed']);
   };
   #closed = false;
 
-  constructor() {
+  constructor(view: MetricsView) {
+    this.#view = view;
     diagnostics_channel.subscribe(REQUEST_END, this.#onRequestEnd);
     diagnostics_channel.subscribe(AUTH_TOKEN, this.#onToken);
   }
@@ -100,13 +114,24 @@ export class HostMetrics {
     histogram.observe(seconds);
   }
 
-  /** The exposition text. */
-  render(view: MetricsView): string {
-    const gateways = view.gateways();
-    const byOrigin = new Map<string, string[]>();
-    for (const g of gateways) for (const [source, s] of poolSources(g.status)) byOrigin.set(String(s.origin), [...(byOrigin.get(String(s.origin)) ?? []), source]);
-    const upstream = new LabelledCounts();
-    for (const [[origin, method, status], n] of this.#upstream.entries()) upstream.add([(byOrigin.get(origin!) ?? ['other']).join('|'), method!, status!], n);
+  #sourceOf(origin: string): string {
+    const known = this.#origins.get(origin);
+    if (known !== undefined || performance.now() - this.#originsReadAt < ORIGIN_REFRESH_MS) return known ?? 'other';
+    this.#readOrigins(this.#view.gateways());
+    return this.#origins.get(origin) ?? 'other';
+  }
+
+  #readOrigins(gateways: ReturnType<MetricsView['gateways']>): void {
+    const names = new Map<string, string[]>();
+    for (const g of gateways) for (const [source, s] of poolSources(g.status)) names.set(String(s.origin), [...(names.get(String(s.origin)) ?? []), source]);
+    this.#origins = new Map([...names].map(([origin, sources]) => [origin, sources.join('|')]));
+    this.#originsReadAt = performance.now();
+  }
+
+  /** The metric families, read now: the host's own, then the process's. */
+  collect(): MetricFamily[] {
+    const gateways = this.#view.gateways();
+    this.#readOrigins(gateways);
     const pool: Sample[] = gateways.flatMap((g) =>
       poolSources(g.status).flatMap(([source, s]) => [
         { labels: { gateway: g.name, source, state: 'in_use' }, value: num(s.active) },
@@ -115,33 +140,35 @@ export class HostMetrics {
       ]),
     );
     const tokens = new Map(this.#tokens.entries().map(([[result], n]) => [result, n]));
-    const events = view.events();
+    const events = this.#view.events();
     return [
-      family('fhirgate_http_requests_total', 'counter', 'Requests answered by the host, by method, route template and status.',
-        this.#requests.entries().map(([[method, route, status], value]) => ({ labels: { method: method!, route: route!, status: status! }, value }))),
-      family('fhirgate_http_request_duration_seconds', 'histogram', 'Time to answer a request, by route template.',
-        [...this.#latency].flatMap(([route, h]) => h.samples({ route }))),
-      family('fhirgate_upstream_requests_total', 'counter', 'Requests sent to FHIR servers and token endpoints, by source, method and status (error: no answer).',
-        upstream.entries().map(([[source, method, status], value]) => ({ labels: { source: source!, method: method!, status: status! }, value }))),
-      family('fhirgate_pool_connections', 'gauge', 'Connections of each source: in use, idle, and requests queued for one.', pool),
-      family('fhirgate_token_fetches_total', 'counter', 'Access-token requests sent.', [{ labels: {}, value: (tokens.get('ok') ?? 0) + (tokens.get('failed') ?? 0) }]),
-      family('fhirgate_token_failures_total', 'counter', 'Access-token requests that failed.', [{ labels: {}, value: tokens.get('failed') ?? 0 }]),
+      { name: 'fhirgate_http_requests_total', type: 'counter', help: 'Requests answered by the host, by method, route template and status.',
+        samples: this.#requests.entries().map(([[method, route, status], value]) => ({ labels: { method: method!, route: route!, status: status! }, value })) },
+      { name: 'fhirgate_http_request_duration_seconds', type: 'histogram', help: 'Time to answer a request, by route template.',
+        samples: [...this.#latency].flatMap(([route, h]) => h.samples({ route })) },
+      { name: 'fhirgate_upstream_requests_total', type: 'counter', help: 'Requests sent to FHIR servers and token endpoints, by source, method and status (error: no answer).',
+        samples: this.#upstream.entries().map(([[source, method, status], value]) => ({ labels: { source: source!, method: method!, status: status! }, value })) },
+      { name: 'fhirgate_pool_connections', type: 'gauge', help: 'Connections of each source: in use, idle, and requests queued for one.', samples: pool },
+      { name: 'fhirgate_token_fetches_total', type: 'counter', help: 'Access-token requests sent.', samples: [{ labels: {}, value: (tokens.get('ok') ?? 0) + (tokens.get('failed') ?? 0) }] },
+      { name: 'fhirgate_token_failures_total', type: 'counter', help: 'Access-token requests that failed.', samples: [{ labels: {}, value: tokens.get('failed') ?? 0 }] },
       ...(events === undefined
         ? []
         : [
-            family('fhirgate_events_total', 'counter', 'Events handed to the dispatcher, by outcome.',
-              ['sent', 'retried', 'dropped'].map((outcome) => ({ labels: { outcome }, value: num(events[outcome]) }))),
-            family('fhirgate_events_queued', 'gauge', 'Events waiting or being delivered.', [{ labels: {}, value: num(events.queued) }]),
-          ]),
-    ].join('');
+            { name: 'fhirgate_events_total', type: 'counter', help: 'Events by outcome: sent (acknowledged by the sink or stream), published (handed to core NATS, unacknowledged), retried, dropped.',
+              samples: EVENT_OUTCOMES.filter((outcome) => outcome in events).map((outcome) => ({ labels: { outcome }, value: num(events[outcome]) })) },
+            { name: 'fhirgate_events_queued', type: 'gauge', help: 'Events waiting or being delivered.', samples: [{ labels: {}, value: num(events.queued) }] },
+          ] satisfies MetricFamily[]),
+      ...this.#process.collect(),
+    ];
   }
 
-  /** Stops listening to the channels. Idempotent. */
+  /** Stops listening to the channels and watching the process. Idempotent. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     diagnostics_channel.unsubscribe(REQUEST_END, this.#onRequestEnd);
     diagnostics_channel.unsubscribe(AUTH_TOKEN, this.#onToken);
+    this.#process.close();
   }
 }
 
@@ -151,10 +178,10 @@ export class HostMetrics {
  *
  * @example
  * ```ts
- * router.add('GET', '/metrics', metricsEndpoint(metrics, view));
+ * router.add('GET', '/metrics', metricsEndpoint(() => metrics.collect(), false));
  * ```
  */
-export function metricsEndpoint(metrics: HostMetrics, view: MetricsView, isPublic: boolean): Endpoint {
+export function metricsEndpoint(collect: () => readonly MetricFamily[] | Promise<readonly MetricFamily[]>, isPublic: boolean): Endpoint {
   return {
     method: 'GET',
     path: '/metrics',
@@ -162,10 +189,10 @@ export function metricsEndpoint(metrics: HostMetrics, view: MetricsView, isPubli
     public: isPublic,
     operation: {
       summary: 'Metrics',
-      description: 'Prometheus text exposition format 0.0.4: requests, latency, upstream calls, pools, tokens, events.',
+      description: 'Prometheus text exposition format 0.0.4: requests, latency, upstream calls, pools, tokens, events, and the process (memory, heap, event-loop lag, GC, handles).',
       tags: ['host'],
       responses: { 200: { description: 'Metrics', content: { 'text/plain': {} } }, default: ERROR_RESPONSE },
     },
-    run: () => ({ status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' }, body: metrics.render(view) }),
+    run: async () => ({ status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' }, body: renderFamilies(await collect()) }),
   };
 }

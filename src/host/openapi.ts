@@ -5,6 +5,7 @@
  */
 import type { HTTPMethod, OpenAPIOperation, OpenAPIParameter } from '../mount/index.js';
 import { splitPath } from './router.js';
+import { VERSION } from '../version.js';
 
 /** One operation to document, its path absolute and in `{param}` style. */
 export interface DocumentedOperation {
@@ -102,7 +103,8 @@ export function buildOpenAPI(info: APIInfo, operations: readonly DocumentedOpera
   const components: Record<string, unknown> = { schemas: SCHEMAS };
   const doc: Record<string, unknown> = {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, ...(info.description === '' ? {} : { description: info.description }) },
+    // `version` is the API's own (an option); the extension names the fhirgate that serves it.
+    info: { title: info.title, version: info.version, ...(info.description === '' ? {} : { description: info.description }), 'x-fhirgate-version': VERSION },
     paths,
     components,
   };

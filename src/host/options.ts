@@ -22,7 +22,10 @@ export interface ServiceAPIOptions {
   title?: string;
   /** A sentence about the API. Default `''`. */
   description?: string;
-  /** The API's own version (not fhirgate's). Default `'1.0.0'`. */
+  /**
+   * The API's own version (not fhirgate's): `version` in `GET /` and `info.version` of the OpenAPI
+   * document. `GET /` also says `fhirgate_version`, and `/docs` labels both. Default `'1.0.0'`.
+   */
   version?: string;
   /** Hand the dispatcher to every registered component. Default true; false means nothing is emitted. */
   enableEvents?: boolean;

@@ -182,6 +182,8 @@ function dispatch(x: InboundExchange, publicPaths: ReadonlySet<string>, rawQuery
   const preflight = options.cors?.preflight(method, req.headers);
   if (preflight !== undefined) return preflight;
   const match = state.match(method, rawPath);
+  // Known before the API key is checked, so that a refused request is counted under its route.
+  if (match.kind === 'found') x.route = match.pattern;
   const open = state.apiKeys.enabled && ((match.kind === 'found' && match.handler.public) || publicPaths.has(normalized(rawPath)));
   if (state.apiKeys.enabled && !open && !state.apiKeys.accepts(req.headers)) {
     base['www-authenticate'] = 'Bearer';
@@ -192,7 +194,6 @@ function dispatch(x: InboundExchange, publicPaths: ReadonlySet<string>, rawQuery
     base['allow'] = match.allow.join(', ');
     throw new FhirgateError('ERR_METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${match.allow.join(', ')}`, { status: 405 });
   }
-  x.route = match.pattern;
   const endpoint = (x.endpoint = match.handler);
   const request = (x.request = new HostRequest({ req, res: x.res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId: x.requestId, logger: options.logger, bodyLimit: options.bodyLimit, origin: options, inFlight: state.inFlight }));
   return endpoint.run(request);

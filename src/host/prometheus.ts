@@ -39,6 +39,34 @@ function formatValue(value: number): string {
 }
 
 /**
+ * One metric family: its name, type, help text and samples. What `app.metricFamilies()` returns and
+ * `fhirgate/cluster` sends between processes (plain data, JSON-safe).
+ *
+ * @example
+ * ```ts
+ * const requests: MetricFamily = { name: 'fhirgate_http_requests_total', type: 'counter', help: 'Requests answered.', samples: [{ labels: { route: '/health' }, value: 3 }] };
+ * ```
+ */
+export interface MetricFamily {
+  readonly name: string;
+  readonly type: 'counter' | 'gauge' | 'histogram';
+  readonly help: string;
+  readonly samples: readonly Sample[];
+}
+
+/**
+ * The exposition text of `families`, in order.
+ *
+ * @example
+ * ```ts
+ * renderFamilies(app.metricFamilies()); // '# HELP fhirgate_http_requests_total …'
+ * ```
+ */
+export function renderFamilies(families: readonly MetricFamily[]): string {
+  return families.map((f) => family(f.name, f.type, f.help, f.samples)).join('');
+}
+
+/**
  * One metric family as text: its HELP and TYPE lines and its samples, each line ending in `\n`.
  *
  * @example

@@ -98,6 +98,9 @@ export class HostRequest implements RouteRequest {
   get requestId(): string {
     return this.#init.requestId;
   }
+  get remoteAddress(): string | undefined {
+    return this.#init.req.socket.remoteAddress;
+  }
   get log(): Logger {
     return (this.#log ??= bindLogger(this.#init.logger, { request_id: this.#init.requestId }));
   }

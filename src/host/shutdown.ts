@@ -3,6 +3,8 @@
  * @module
  */
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 
 /** Something in flight that can be aborted. */
 export interface Abortable {
@@ -66,29 +68,91 @@ export class InFlight {
 }
 
 /**
- * Stops `servers` gracefully: no new connections, idle keep-alive connections closed at once, busy ones
- * closed after their answer. When `inFlight` is not idle within `graceMs`, in-flight requests are
- * aborted with `reason` and every connection is cut. Resolves when every server has closed and
- * nothing is in flight any more (or the grace period is over).
+ * A server of the app and how it stops accepting connections: a listening server closes its listener;
+ * a server fed connections by someone else (a `fhirgate/cluster` worker) asks that someone to stop.
+ */
+export interface Served {
+  readonly server: Server;
+  /** Every connection the server has now (tracked from its `connection` event). */
+  readonly sockets: ReadonlySet<Socket>;
+  /** Resolves once no new connection will reach the server. */
+  stopAccepting(): Promise<void>;
+}
+
+/**
+ * How long idle keep-alive connections get to be used once more (and be answered with `Connection:
+ * close`) or be closed by their clients before the server closes them: closing an idle connection races
+ * with a client sending on it, so it is done only once clients under load have all come back.
+ */
+const IDLE_DRAIN_MS = 1_000;
+
+/**
+ * Starts tracking the connections of `server` (also those handed to it with `emit('connection')`,
+ * which Node's own count misses).
  *
  * @example
  * ```ts
- * await stopServers([server], inFlight, 10_000, new FhirgateError('ERR_CLOSED', 'shutting down'));
+ * const sockets = trackSockets(server);
  * ```
  */
-export async function stopServers(servers: readonly Server[], inFlight: InFlight, graceMs: number, reason: unknown): Promise<void> {
-  const closed = Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+export function trackSockets(server: Server): ReadonlySet<Socket> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return sockets;
+}
+
+const gone = (served: readonly Served[]): boolean => served.every((s) => s.sockets.size === 0);
+
+/** Resolves once every server has no connection left, or after `ms`. */
+function socketsGone(served: readonly Served[], ms: number): Promise<void> {
+  if (gone(served)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const started = performance.now();
+    // Polled: per-socket close listeners already exist; a 20 ms tick costs nothing next to a shutdown.
+    const tick = setInterval(() => {
+      if (!gone(served) && performance.now() - started < ms) return;
+      clearInterval(tick);
+      resolve();
+    }, 20);
+  });
+}
+
+/**
+ * Stops `served` servers gracefully, in the order that loses no request: stop accepting (the listener
+ * closes; idle keep-alive connections stay open), then let every connection end by itself while each
+ * answer carries `Connection: close` (the app is closing), for up to {@link IDLE_DRAIN_MS}; then close
+ * the connections still idle, let requests in flight finish, and close each connection after its answer.
+ * When that takes longer than `graceMs`, in-flight requests are aborted with `reason` and every
+ * connection is cut. Resolves when no connection is left (or the grace period is over).
+ *
+ * @example
+ * ```ts
+ * await stopServers([{ server, sockets: trackSockets(server), stopAccepting: async () => void server.close() }], inFlight, 10_000, new FhirgateError('ERR_CLOSED', 'shutting down'));
+ * ```
+ */
+export async function stopServers(served: readonly Served[], inFlight: InFlight, graceMs: number, reason: unknown): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
       inFlight.abortAll(reason);
-      for (const server of servers) server.closeAllConnections();
+      for (const { server, sockets } of served) {
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+      }
       resolve();
     }, graceMs);
   });
-  for (const server of servers) server.closeIdleConnections();
+  const closeIdle = () => {
+    for (const { server } of served) server.closeIdleConnections();
+  };
+  await Promise.race([Promise.all(served.map((s) => s.stopAccepting())), deadline]);
+  await Promise.race([socketsGone(served, Math.min(IDLE_DRAIN_MS, graceMs)), deadline]);
+  closeIdle();
   await Promise.race([inFlight.idle(), deadline]);
-  for (const server of servers) server.closeIdleConnections();
-  await Promise.race([closed, deadline]);
+  closeIdle();
+  await Promise.race([socketsGone(served, graceMs), deadline]);
   clearTimeout(timer);
 }

@@ -45,6 +45,8 @@ export interface RouteRequest {
   readonly baseUrl: string;
   /** The request id, echoed in `X-Request-ID`; put it in every log line about this request. */
   readonly requestId: string;
+  /** The network address the connection came from (the peer, not `X-Forwarded-For`), for audit records. */
+  readonly remoteAddress?: string | undefined;
   /** Aborted when the client goes away or the host shuts down past its grace period. */
   readonly signal: AbortSignal;
   /** The host's logger, with the request id bound. */

@@ -2,4 +2,12 @@
  * `fhirgate/nats`: fhirgate events onto NATS, over the user's own `nats` connection.
  * @module
  */
-export { natsDispatcher, type NatsDispatcherOptions, type NatsPublisher } from './nats-dispatcher.js';
+export {
+  natsDispatcher,
+  type CorePublishCounts,
+  type JetStreamCounts,
+  type JetStreamPublisher,
+  type NatsDispatcherOptions,
+  type NatsMode,
+  type NatsPublisher,
+} from './nats-dispatcher.js';

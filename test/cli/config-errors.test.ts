@@ -68,20 +68,23 @@ test('a config file that is missing, not JSON, or whose module exports no functi
   assert.match(noFunction.stderr, /cds\.module: .*empty\.mjs must export a setup function/);
 });
 
-test('--source mistakes and a serve without sources are usage errors (exit 2) naming the option', async (t) => {
+test('command-line mistakes, values that do not fit included, are exit 2 naming the option; a config file\'s are exit 1', async (t) => {
   const noEquals = await runCli(t, ['serve', '--source', 'fhir://127.0.0.1:9/']);
   assert.equal(noEquals.code, 2);
   assert.match(noEquals.stderr, /--source takes name=fhir:\/\/…/);
   const bad = await runCli(t, ['check', '--source', `ehr=fhir://h.example.org/?client_id=a&client_secret=${SECRET}&token_url=http://h.example.org/token`]);
-  assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /--source ehr: token_url must be https/);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--source ehr: token_url must be https.*\nSee fhirgate check --help\n$/);
   assert.ok(!bad.stderr.includes(SECRET));
   const none = await runCli(t, ['serve']);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /serve needs at least one source/);
   const port = await runCli(t, ['serve', '--source', `a=${GOOD}`, '--port', 'eighty']);
-  assert.equal(port.code, 1);
+  assert.equal(port.code, 2);
   assert.match(port.stderr, /--port: must be an integer from 0 to 65535/);
+  const envPort = await runCli(t, ['serve', '--source', `a=${GOOD}`], { PORT: 'eighty' });
+  assert.equal(envPort.code, 1, 'an environment variable is not the command line');
+  assert.match(envPort.stderr, /PORT: must be an integer from 0 to 65535/);
 });
 
 test('validateConfig expands ${VAR} in every string but title and description, keeps $${ literal, and resolves module paths against the file\'s folder', () => {

@@ -109,7 +109,7 @@ test('error files go to OperationOutcome.error.ndjson; a file cut mid-line fails
   const hostile = await bulkServer(t, { files: { '/files/Patient.ndjson': ndjson([{ resourceType: '../../escape', id: '1' }]) } });
   const refused = await runCli(t, ['export', hostile.connectionString, '--out', join(dir, 'hostile')]);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /fhirgate export: a line of an export file has a resourceType that is not a FHIR R4 resource type/);
+  assert.match(refused.stderr, /fhirgate export: a line of an export file has a resourceType that is not a FHIR R4 or R4B resource type/);
   assert.deepEqual(readdirSync(dir).sort(), ['cut', 'hostile', 'ok']);
   assert.deepEqual(readdirSync(join(dir, 'hostile')), []);
 });
@@ -127,23 +127,24 @@ test('SIGINT while the server prepares the export cancels it: the job is deleted
   assert.deepEqual(readdirSync(out), []);
 });
 
-test('bad input: a bad connection string, type, level, since, a used folder, no source: each names its option', async (t) => {
+test('bad input on the command line (connection string, type, level, since, a used folder, no source) is exit 2 naming its option', async (t) => {
   const dir = tempDir(t);
   const secretString = 'fhir://ehr.example.org/r4/?client_id=app&client_secret=very-secret-value&token_url=http://ehr.example.org/token';
   const cases: Array<[string[], number, RegExp]> = [
-    [['export', secretString], 1, /^fhirgate export: <connection-string>: .*token_url/],
-    [['export', 'http://not-fhir'], 1, /^fhirgate export: <connection-string>: /],
-    [['export', '--source', `ehr=${secretString}`], 1, /^fhirgate export: --source ehr: .*token_url/],
-    [['export', 'fhir://localhost:1/fhir/', '--type', 'Patient,Pateint'], 1, /^fhirgate export: --type: "Pateint" is not a FHIR R4 resource type \(did you mean Patient\?\)/],
-    [['export', 'fhir://localhost:1/fhir/', '--type', 'Patient,very-secret-value'], 1, /^fhirgate export: --type: the type at position 2 is not a FHIR R4 resource type/],
-    [['export', 'fhir://localhost:1/fhir/', '--level', 'group:'], 1, /^fhirgate export: --level: must be system, patient or group:<id>/],
-    [['export', 'fhir://localhost:1/fhir/', '--level', 'everything'], 1, /^fhirgate export: --level: /],
-    [['export', 'fhir://localhost:1/fhir/', '--since', 'yesterday'], 1, /^fhirgate export: --since: must be a FHIR date or instant/],
-    [['export', 'fhir://localhost:1/fhir/', '--deadline=-5'], 1, /^fhirgate export: --deadline: must be a positive number/],
+    [['export', secretString], 2, /^fhirgate export: <connection-string>: .*token_url/],
+    [['export', 'http://not-fhir'], 2, /^fhirgate export: <connection-string>: /],
+    [['export', '--source', `ehr=${secretString}`], 2, /^fhirgate export: --source ehr: .*token_url/],
+    [['export', 'fhir://localhost:1/fhir/', '--type', 'Patient,Pateint'], 2, /^fhirgate export: --type: "Pateint" is not a FHIR R4 or R4B resource type \(did you mean Patient\?\)/],
+    [['export', 'fhir://localhost:1/fhir/', '--type', 'EffectEvidenceSynthesis,Pateint'], 2, /^fhirgate export: --type: "Pateint" is not/],
+    [['export', 'fhir://localhost:1/fhir/', '--type', 'Patient,very-secret-value'], 2, /^fhirgate export: --type: the type at position 2 is not a FHIR R4 or R4B resource type/],
+    [['export', 'fhir://localhost:1/fhir/', '--level', 'group:'], 2, /^fhirgate export: --level: must be system, patient or group:<id>/],
+    [['export', 'fhir://localhost:1/fhir/', '--level', 'everything'], 2, /^fhirgate export: --level: /],
+    [['export', 'fhir://localhost:1/fhir/', '--since', 'yesterday'], 2, /^fhirgate export: --since: must be a FHIR date or instant/],
+    [['export', 'fhir://localhost:1/fhir/', '--deadline=-5'], 2, /^fhirgate export: --deadline: must be a positive number/],
     [['export'], 2, /export needs a source/],
     [['export', 'fhir://localhost:1/fhir/', 'fhir://localhost:2/fhir/'], 2, /takes one <connection-string>, got 2 arguments/],
     [['export', 'fhir://localhost:1/fhir/', '--source', 'a=fhir://localhost:1/fhir/'], 2, /not both/],
-    [['export', '--source', 'a=fhir://localhost:1/fhir/', '--source-name', 'b'], 1, /--source-name: no source has that name; sources: a/],
+    [['export', '--source', 'a=fhir://localhost:1/fhir/', '--source-name', 'b'], 2, /--source-name: no source has that name; sources: a/],
   ];
   for (const [args, code, message] of cases) {
     const result = await runCli(t, [...args, '--out', join(dir, 'out')], {}, dir);
@@ -155,11 +156,11 @@ test('bad input: a bad connection string, type, level, since, a used folder, no 
   mkdirSync(join(dir, 'out'));
   writeFileSync(join(dir, 'out', 'Patient.ndjson'), '');
   const used = await runCli(t, ['export', 'fhir://localhost:1/fhir/', '--out', join(dir, 'out')]);
-  assert.equal(used.code, 1);
+  assert.equal(used.code, 2);
   assert.match(used.stderr, /--out: .* already holds \.ndjson files/);
   const underAFile = await runCli(t, ['export', 'fhir://localhost:1/fhir/', '--out', join(dir, 'out', 'Patient.ndjson', 'x')]);
-  assert.equal(underAFile.code, 1);
-  assert.match(underAFile.stderr, /^fhirgate export: --out: .* cannot be used: ENOTDIR\n$/);
+  assert.equal(underAFile.code, 2);
+  assert.match(underAFile.stderr, /^fhirgate export: --out: .* cannot be used: ENOTDIR\nSee fhirgate export --help\n$/);
 });
 
 test('--help documents the argument and every option', async (t) => {

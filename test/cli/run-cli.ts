@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { startSandbox } from '../../src/sandbox/index.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = fileURLToPath(new URL('./cli-entry.ts', import.meta.url));
@@ -80,4 +81,25 @@ export function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-cli-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** How many JSON log lines `{"msg":"<msg>",…}` the CLI has printed on stdout. */
+export function countLines(run: CliRun, msg: string): number {
+  return run.stdout().split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).length;
+}
+
+/** Resolves once the CLI has printed `n` lines `{"msg":"<msg>",…}`; rejects if it exits first. */
+export async function waitForLines(run: CliRun, msg: string, n: number): Promise<void> {
+  while (countLines(run, msg) < n) {
+    if (run.child.exitCode !== null) throw new Error(`the CLI exited (${run.child.exitCode}):\n${run.stdout()}\n${run.stderr()}`);
+    await Promise.race([once(run.child.stdout, 'data'), run.exited]);
+  }
+}
+
+/** `fhirgate serve --workers <n>` over a fresh sandbox source (closed after the test), once it serves. */
+export async function serveSandboxWorkers(t: TestContext, workers: number): Promise<{ run: CliRun; origin: string }> {
+  const sb = await startSandbox({ seed: 'a' });
+  t.after(() => sb.close());
+  const run = startCli(t, ['serve', '--source', `a=${sb.connectionString()}`, '--port', '0', '--workers', String(workers)]);
+  return { run, origin: new URL((await waitServing(run)).gateway).origin };
 }

@@ -34,7 +34,7 @@ async function startSandboxCommand(t: TestContext, args: string[]): Promise<{ ru
   return { run, banner: await waitFor(run, 'Ctrl-C stops the sandbox') };
 }
 
-test('fhirgate sandbox prints its addresses and connection strings, and check, serve and export lines that work as printed; SIGINT stops it, exit 0', async (t) => {
+test('fhirgate sandbox prints its addresses and connection strings, and a check line that works as printed; SIGINT stops it, exit 0', async (t) => {
   const { run, banner } = await startSandboxCommand(t, []);
   const base = /FHIR base\s+(http:\/\/127\.0\.0\.1:\d+\/fhir\/R4)/.exec(banner)?.[1];
   assert.ok(base, banner);
@@ -44,13 +44,18 @@ test('fhirgate sandbox prints its addresses and connection strings, and check, s
   assert.equal(strings.length, 2);
   assert.match(strings[0]!, /client_id=fhirgate-demo&client_secret=demo-secret&token_url=/);
   assert.doesNotMatch(strings[1]!, /token_url/);
-
-  const check = await runCli(t, argsOf(banner, 'check'), {}, undefined, { bin: true });
+  const check = await runCli(t, [...argsOf(banner, 'check'), '--source', `discovered=${strings[1]}`], {}, undefined, { bin: true });
   assert.equal(check.code, 0, check.stdout + check.stderr);
   assert.match(check.stdout, /^sandbox .*ok: Bearer token received.*ok: Patient search answered/m);
-  const discovered = await runCli(t, ['check', '--source', `d=${strings[1]}`], {}, undefined, { bin: true });
-  assert.equal(discovered.code, 0, discovered.stdout);
+  assert.match(check.stdout, /^discovered .*ok: Bearer token received.*ok: Patient search answered/m);
+  run.child.kill('SIGINT');
+  assert.equal(await run.exited, 0);
+  assert.match(run.stdout(), /fhirgate sandbox: stopped\n$/);
+  await assert.rejects(fetch(`${base}/metadata`), 'the sandbox no longer listens');
+});
 
+test('fhirgate sandbox: the printed export line exports, the printed serve line serves', async (t) => {
+  const { banner } = await startSandboxCommand(t, []);
   const out = join(tempDir(t), 'export');
   const exportArgs = argsOf(banner, 'export');
   exportArgs[exportArgs.indexOf('--out') + 1] = out;
@@ -60,15 +65,17 @@ test('fhirgate sandbox prints its addresses and connection strings, and check, s
 
   const served = startBin(t, [...argsOf(banner, 'serve'), '--port', '0']);
   const serving = (await waitServing(served)) as unknown as { gateway: string; serves: unknown };
-  assert.deepEqual(serving.serves, [{ path: '/fhir', component: 'AsyncFHIRGateway', sources: ['sandbox'] }]);
+  assert.deepEqual(serving.serves, [
+    { path: '/fhir', component: 'AsyncFHIRGateway', sources: ['sandbox'] },
+    { path: '/fhir/sandbox', component: 'FHIRFacade', sources: ['sandbox'] },
+    { path: '/fhir/all', component: 'FHIRFacade', sources: ['sandbox'] },
+  ]);
   assert.equal((await fetch(`${serving.gateway}/metadata`)).status, 200);
+  const viaFacade = await fetch(`${serving.gateway}/sandbox/Patient?_count=1`);
+  assert.equal(viaFacade.status, 200, 'sandbox + serve: a working FHIR facade in two commands, the token held by the gateway');
+  assert.equal(((await viaFacade.json()) as { resourceType: string }).resourceType, 'Bundle');
   served.child.kill('SIGTERM');
   assert.equal(await served.exited, 0);
-
-  run.child.kill('SIGINT');
-  assert.equal(await run.exited, 0);
-  assert.match(run.stdout(), /fhirgate sandbox: stopped\n$/);
-  await assert.rejects(fetch(`${base}/metadata`), 'the sandbox no longer listens');
 });
 
 test('fhirgate sandbox --open --seed b: a public server and its credential-free connection string; SIGTERM stops it', async (t) => {
@@ -84,17 +91,17 @@ test('fhirgate sandbox --open --seed b: a public server and its credential-free 
   assert.equal(await run.exited, 0);
 });
 
-test('fhirgate sandbox: a bad --seed and a busy --port are errors naming the option, exit 1', async (t) => {
+test('fhirgate sandbox: a bad --seed is a command-line mistake (exit 2), a busy port a failure (exit 1), each naming the option', async (t) => {
   const seed = await runCli(t, ['sandbox', '--port', '0', '--seed', 'c'], {}, undefined, { bin: true });
-  assert.equal(seed.code, 1);
-  assert.match(seed.stderr, /^fhirgate sandbox: --seed: must be a, b or none\n$/);
+  assert.equal(seed.code, 2);
+  assert.match(seed.stderr, /^fhirgate sandbox: --seed: must be a, b or none\nSee fhirgate sandbox --help\n$/);
   const busy = createServer();
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => busy.close(() => resolve())));
   const port = (busy.address() as { port: number }).port;
   const taken = await runCli(t, ['sandbox', '--port', String(port)], {}, undefined, { bin: true });
   assert.equal(taken.code, 1);
-  assert.match(taken.stderr, new RegExp(`^fhirgate sandbox: --port: ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port \\(0: any free port\\)\\n$`));
+  assert.match(taken.stderr, new RegExp(`^fhirgate sandbox: port: ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port \\(0: any free port\\)\\n$`));
 });
 
 test('serve says at start-up what it serves: each component under its prefix, sources by name, the host routes; never a secret', async (t) => {
@@ -112,12 +119,16 @@ test('serve says at start-up what it serves: each component under its prefix, so
   const serving = (await waitServing(run)) as unknown as { url: string; serves: Array<{ path: string; component: string; sources?: string[] }>; host: string[] };
   assert.deepEqual(serving.serves, [
     { path: '/api/fhir', component: 'AsyncFHIRGateway', sources: ['ehr', 'lab'] },
+    { path: '/api/fhir/ehr', component: 'FHIRFacade', sources: ['ehr'] },
+    { path: '/api/fhir/lab', component: 'FHIRFacade', sources: ['lab'] },
+    { path: '/api/fhir/all', component: 'FHIRFacade', sources: ['ehr', 'lab'] },
     { path: '/cds', component: 'CDSHooksService' },
     { path: '/nr', component: 'NoteReaderService' },
   ]);
   assert.deepEqual(serving.host, ['/', '/docs', '/openapi.json', '/health', '/health/ready', '/gateway/status', '/metrics']);
   // Every path said is served: each component answers under its prefix, each host route answers.
-  const probes = [`${serving.serves[0]!.path}/metadata`, `${serving.serves[1]!.path}/cds-services`, `${serving.serves[2]!.path}/?wsdl`, ...serving.host.filter((p) => p !== '/health/ready')];
+  const at = (component: string) => serving.serves.find((x) => x.component === component)!.path;
+  const probes = [`${at('AsyncFHIRGateway')}/metadata`, `${at('CDSHooksService')}/cds-services`, `${at('NoteReaderService')}/?wsdl`, ...serving.host.filter((p) => p !== '/health/ready')];
   for (const path of probes) assert.equal((await fetch(`${serving.url}${path}`)).status, 200, path);
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0);

@@ -1,10 +1,12 @@
 /** `fhirgate serve --workers`, `metrics` and `readinessDrainMs`, as real child processes. */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { runCli, startCli, tempDir, waitServing } from './run-cli.js';
+import { parseExposition, seriesValue } from '../support/exposition.js';
+import { runCli, startCli, tempDir, waitForLines, waitServing } from './run-cli.js';
 
 async function sandbox(t: { after(fn: () => Promise<void>): void }) {
   const s = await startSandbox({ seed: 'a' });
@@ -75,13 +77,19 @@ test('readinessDrainMs from the config: after SIGTERM /health/ready answers 503 
   run.child.kill('SIGKILL');
 });
 
-test('bad workers, metrics and readinessDrainMs settings exit 1 naming the setting', async (t) => {
+test('bad workers, metrics, readinessDrainMs and time-out settings exit 1 naming the setting', async (t) => {
   const dir = tempDir(t);
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{ workers: 0 }, /workers: must be "auto" or an integer from 1 to 1024/],
     [{ workers: 'many' }, /workers: must be "auto" or an integer from 1 to 1024/],
     [{ metrics: 'yes' }, /metrics: must be true or false/],
     [{ readinessDrainMs: -1 }, /readinessDrainMs: must be a whole number of milliseconds/],
+    [{ shutdownGraceMs: 1.5 }, /shutdownGraceMs: must be a whole number of milliseconds, 0 or more/],
+    [{ stopTimeoutMs: 0 }, /stopTimeoutMs: must be a whole number of milliseconds, 1 or more/],
+    [{ headersTimeoutMs: '5s' }, /headersTimeoutMs: must be a whole number of milliseconds, 1 or more/],
+    [{ requestTimeoutMs: -5 }, /requestTimeoutMs: must be a whole number of milliseconds, 1 or more/],
+    [{ headersTimeoutMs: 5000, requestTimeoutMs: 1000 }, /headersTimeoutMs: must be <= requestTimeoutMs/],
+    [{ headersTimeoutMs: 90000 }, /headersTimeoutMs: must be <= requestTimeoutMs/],
   ];
   for (const [settings, message] of cases) {
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ sources: { a: 'fhir://localhost:1/fhir/' }, ...settings }));
@@ -90,6 +98,63 @@ test('bad workers, metrics and readinessDrainMs settings exit 1 naming the setti
     assert.match(stderr, message);
   }
   const flag = await runCli(t, ['serve', '--source', 'a=fhir://localhost:1/fhir/', '--workers', '2x']);
-  assert.equal(flag.code, 1);
+  assert.equal(flag.code, 2);
   assert.match(flag.stderr, /fhirgate serve: --workers: must be "auto" or an integer from 1 to 1024/);
+});
+
+test('serve --workers 2 --metrics: every scrape shows the whole cluster; totals equal the requests sent, also across a rolling restart', async (t) => {
+  const sb = await sandbox(t);
+  const run = startCli(t, ['serve', '--source', `a=${sb.connectionString()}`, '--port', '0', '--workers', '2', '--metrics']);
+  const origin = new URL((await waitServing(run)).gateway).origin;
+  const scrape = async () => parseExposition(await (await fetch(`${origin}/metrics`, { headers: { connection: 'close' } })).text());
+  const root = (families: Awaited<ReturnType<typeof scrape>>) => seriesValue(families, 'fhirgate_http_requests_total', { route: '/', status: '200' });
+  let sent = 0;
+  for (let round = 0; round < 8; round += 1) {
+    // New connections: the primary hands them to the workers in turn.
+    const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`${origin}/`, { headers: { connection: 'close' } })));
+    sent += answers.filter((r) => r.status === 200).length;
+    assert.equal(root(await scrape()), sent, `round ${round}: the cluster's total, whichever worker answered the scrape`);
+  }
+  const families = await scrape();
+  const workers = new Set(families.get('process_resident_memory_bytes')!.series.map((s) => s.labels['worker']));
+  assert.deepEqual([...workers].sort(), (JSON.parse(run.stdout().split('\n').find((l) => l.includes('"msg":"serving"'))!) as { workers: number[] }).workers.map(String).sort(), 'one series per worker, labelled with its pid');
+  assert.ok(families.get('fhirgate_pool_connections')!.series.every((s) => s.labels['worker'] !== undefined), 'gauges per worker');
+  assert.ok(seriesValue(families, 'fhirgate_http_requests_total', { route: '/metrics' }) >= 8, 'scrapes are counted too');
+  run.child.kill('SIGHUP');
+  await waitForLines(run, 'rolling restart done', 1);
+  assert.equal(root(await scrape()), sent, 'the retired workers\' counts stay in the total');
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
+/** Sends half a request's headers and waits (at most `waitMs`) for what the server does; resolves to what it sent back, or 'nothing'. */
+function slowClient(origin: string, waitMs: number): Promise<string> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve) => {
+    let answer = '';
+    const socket = connect(Number(port), hostname, () => socket.write('GET /health HTTP/1.1\r\nHost: x\r\n'));
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve('nothing');
+    }, waitMs);
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+  });
+}
+
+test('headersTimeoutMs from the config reaches the server, with one process and with workers: a slow client gets 408 long before the 15 s default', async (t) => {
+  const sb = await sandbox(t);
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'slow.json'), JSON.stringify({ sources: { a: sb.connectionString() }, port: 0, headersTimeoutMs: 300, requestTimeoutMs: 2000, shutdownGraceMs: 2000, stopTimeoutMs: 5000 }));
+  for (const extra of [[], ['--workers', '1']]) {
+    const run = startCli(t, ['serve', '--config', join(dir, 'slow.json'), ...extra]);
+    const origin = new URL((await waitServing(run)).gateway).origin;
+    assert.match(await slowClient(origin, 8000), /^HTTP\/1\.1 408 /, `with ${extra.join(' ') || 'one process'}`);
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  }
 });

@@ -1,7 +1,8 @@
 /**
  * A cluster for the tests, run as its own process: `node --import tsx cluster-app.ts`. The environment
  * picks the case: WORKERS, APP (`ok`, `throws`, `not-an-app`, `hangs`: createApp never resolves), DRAIN_MS,
- * GATE_URL (GET /slow waits for an answer from it), MAX_RESTARTS, STOP_TIMEOUT_MS. The primary prints `{"msg":"cluster ready","port":…,"workers":[…]}`.
+ * GATE_URL (GET /slow waits for an answer from it), MAX_RESTARTS, STOP_TIMEOUT_MS, EARLY_DEATH_MS. GET /crash
+ * throws outside the request (the worker dies of an uncaught error). The primary prints `{"msg":"cluster ready","port":…,"workers":[…]}`.
  * With PRIMARY=programmatic it then calls restart() and close() itself and prints what they did.
  */
 import { serveCluster } from '../../src/cluster/index.js';
@@ -16,13 +17,19 @@ const handle = await serveCluster(
     if (env['APP'] === 'not-an-app') return {} as ServiceAPI;
     if (env['APP'] === 'hangs') await new Promise(() => {});
     const app = createServiceAPI({ apiKeys: [], readinessDrainMs: Number(env['DRAIN_MS'] ?? 0) });
+    app.get('/crash', () => {
+      setImmediate(() => {
+        throw new Error('the handler broke the worker (test)');
+      });
+      return { crashing: true };
+    });
     app.get('/slow', async () => {
       const gate = await fetch(env['GATE_URL']!);
       return { gate: await gate.text() };
     });
     return app;
   },
-  { workers: Number(env['WORKERS'] ?? 2), port: 0, maxRestarts: Number(env['MAX_RESTARTS'] ?? 5), restartDelayMs: 20, stopTimeoutMs: Number(env['STOP_TIMEOUT_MS'] ?? 30_000) },
+  { workers: Number(env['WORKERS'] ?? 2), port: 0, maxRestarts: Number(env['MAX_RESTARTS'] ?? 5), restartDelayMs: 20, stopTimeoutMs: Number(env['STOP_TIMEOUT_MS'] ?? 30_000), earlyDeathMs: Number(env['EARLY_DEATH_MS'] ?? 5_000) },
 );
 if (handle.role === 'primary') {
   console.log(JSON.stringify({ msg: 'cluster ready', port: handle.port, workers: handle.workers.map((w) => w.pid) }));

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CloudEventsDispatcher, type CloudEventsDispatcherOptions } from '../../src/events/index.js';
 import { percentEncodeHeader } from '../../src/events/cloud-event.js';
+import type { DeliveryDrop } from '../../src/events/delivery-drop.js';
 import { startEventSink } from '../support/event-sink.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -22,6 +23,7 @@ test('structured mode: one application/cloudevents+json POST per event with ever
   assert.equal(sink.requests.length, 2);
   const events = sink.requests.map((r) => {
     assert.equal(r.headers['content-type'], 'application/cloudevents+json; charset=utf-8');
+    assert.match(String(r.headers['user-agent']), /^fhirgate\//, 'sent through src/http, like every outbound request');
     return JSON.parse(r.body);
   });
   events.sort((a, b) => a.type.localeCompare(b.type));
@@ -118,6 +120,66 @@ test('a 503 is retried until the sink takes the event; a 400 drops it', async (t
   d.emit('a.b', { n: 2 });
   await d.drain();
   assert.deepEqual({ ...d.status(), retried: 0 }, { sent: 1, retried: 0, dropped: 1, queued: 0 });
+});
+
+test('a URL with user:password@ is refused at once (ERR_INVALID_ARG_VALUE) without repeating it; the credentials go in headers', async (t) => {
+  const sink = await startEventSink(t);
+  const withUserinfo = sink.url.replace('http://', 'http://hook:S3cretPass@');
+  assert.throws(() => new CloudEventsDispatcher({ url: withUserinfo, source: 'urn:x' }), (err: TypeError & { code?: string }) => {
+    assert.equal(err.name, 'TypeError');
+    assert.equal(err.code, 'ERR_INVALID_ARG_VALUE');
+    assert.match(err.message, /options\.url must not hold credentials/);
+    assert.ok(!err.message.includes('S3cretPass') && !err.message.includes('hook'), err.message);
+    return true;
+  });
+  assert.throws(() => new CloudEventsDispatcher({ url: sink.url.replace('http://', 'http://hook@'), source: 'urn:x' }), { code: 'ERR_INVALID_ARG_VALUE' });
+  const basic = `Basic ${Buffer.from('hook:S3cretPass').toString('base64')}`;
+  const d = dispatcher(t, { url: sink.url, source: 'urn:x', headers: { authorization: basic } });
+  d.emit('fhir.patient.read', { resource_id: 'p1' });
+  await d.drain();
+  assert.equal(sink.requests[0]?.headers.authorization, basic);
+  assert.ok(!sink.requests[0]!.body.includes('S3cretPass'), 'never in the event');
+  for (const headers of [{ authorization: 'Bearer a\r\nx-injected: 1' }, { 'bad name': 'v' }, { x: 'caf\u0100' }] as Array<Record<string, string>>) {
+    assert.throws(() => new CloudEventsDispatcher({ url: sink.url, source: 'urn:x', headers }), (err: TypeError & { code?: string }) => {
+      assert.equal(err.code, 'ERR_INVALID_ARG_VALUE');
+      assert.ok(!err.message.includes('Bearer a') && !err.message.includes('bad name'), err.message);
+      return true;
+    });
+  }
+});
+
+test('a sink that refuses for good (401, a redirect) drops the events: counted, one log line per reason, no retry', async (t) => {
+  const sink = await startEventSink(t);
+  const logged: DeliveryDrop[] = [];
+  const d = dispatcher(t, { url: sink.url, source: 'urn:x', concurrency: 1, retryBaseDelayMs: 5, dropLogger: (drop) => logged.push(drop) });
+  sink.status = 401;
+  for (let i = 0; i < 5; i++) d.emit('fhir.patient.read', { resource_id: `p${i}` });
+  await d.drain();
+  sink.status = 302;
+  for (let i = 0; i < 3; i++) d.emit('fhir.patient.read', { resource_id: `q${i}` });
+  await d.drain();
+  assert.deepEqual(d.status(), { sent: 0, retried: 0, dropped: 8, queued: 0 });
+  assert.deepEqual(logged, [
+    { dispatcher: 'CloudEventsDispatcher', reason: 'the sink answered 401', events: 1 },
+    { dispatcher: 'CloudEventsDispatcher', reason: 'the sink answered 302', events: 1 },
+  ]);
+});
+
+test('the default drop log is one JSON line on stderr, with neither the event nor a header', async (t) => {
+  const sink = await startEventSink(t);
+  sink.status = 403;
+  const lines: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    const d = dispatcher(t, { url: sink.url, source: 'urn:x', headers: { authorization: 'Bearer sink-key' } });
+    d.emit('fhir.patient.read', { resource_id: 'secret-id' });
+    d.emit('fhir.patient.read', { resource_id: 'secret-id-2' });
+    await d.drain();
+  } finally {
+    process.stderr.write = write;
+  }
+  assert.deepEqual(lines.map((l) => JSON.parse(l)), [{ level: 'error', msg: 'events dropped', dispatcher: 'CloudEventsDispatcher', reason: 'the sink answered 403', events: 1 }]);
 });
 
 test('bad options are TypeError / RangeError naming the option', () => {

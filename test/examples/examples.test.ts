@@ -19,12 +19,12 @@ interface Run {
 }
 
 /** Runs `examples/<file>` in a child process with the examples' own sandbox (no outside settings). */
-function runExample(file: string, args: readonly string[] = []): Promise<Run> {
+function runExample(file: string, args: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<Run> {
   const env = { ...process.env };
   delete env.FHIR_CONNECTION_STRING;
   delete env.FHIRGATE_API_KEYS;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `examples/${file}`, ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, `examples/${file}`, ...args], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -160,6 +160,13 @@ test('real-servers parses every connection string offline and never prints a sec
     /^a broken string: ERR_CONNECTION_STRING: /m,
   ]);
   assert.doesNotMatch(out, /your-medplum-client-secret|s3cret/);
+});
+
+test('real-servers --connect without a network ends in one line saying what failed, exit 1, no stack', async () => {
+  const run = await runExample('real-servers.ts', ['--connect'], ['--import', './test/support/no-network.mjs']);
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stdout, /^cerner: FHIR at /m, 'the offline part ran first');
+  assert.equal(run.stderr, 'cerner: the search failed: ERR_NETWORK: GET https://fhir-open.cerner.com/r4/ec2458f2-1e24-41c8-b71b-0e701af7583d/Patient failed: ENOTFOUND\n');
 });
 
 test('bulk-export kicks off $export, reports progress, and writes one NDJSON file per type', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { operationOutcome, outcomeMessage } from '../../src/fhir/index.js';
+import { operationOutcome } from '../../src/fhir/index.js';
 import { ISSUE_TYPES } from '../../src/fhir/operation-outcome.js';
-import { MAX_OUTCOME_MESSAGE_LENGTH } from '../../src/fhir/outcome-message.js';
+import { MAX_OUTCOME_MESSAGE_LENGTH, outcomeMessage } from '../../src/fhir/outcome-message.js';
 
 test('operationOutcome builds an OperationOutcome with one issue', () => {
   assert.deepEqual(operationOutcome('error', 'not-found', 'Patient/123 is not known'), {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RESOURCE_TYPES, isResourceType } from '../../src/fhir/index.js';
+import { R4_ONLY_RESOURCE_TYPES, isR4OrR4BResourceType } from '../../src/fhir/is-resource-type.js';
 
 test('RESOURCE_TYPES lists the 141 concrete R4B resource types once each, sorted and frozen', () => {
   assert.equal(RESOURCE_TYPES.length, 141);
@@ -31,4 +32,15 @@ test('isResourceType accepts every listed name and nothing else', () => {
     assert.equal(isResourceType(name), false, JSON.stringify(name));
   }
   for (const value of [undefined, null, 0, {}, ['Patient'], new String('Patient')]) assert.equal(isResourceType(value), false);
+});
+
+test('isR4OrR4BResourceType also accepts the R4 names R4B dropped, for names only passed on to an R4 server', () => {
+  assert.equal(R4_ONLY_RESOURCE_TYPES.length, 18);
+  for (const name of [...RESOURCE_TYPES, ...R4_ONLY_RESOURCE_TYPES]) assert.equal(isR4OrR4BResourceType(name), true, name);
+  for (const name of R4_ONLY_RESOURCE_TYPES) assert.equal(isResourceType(name), false, `${name} is not an R4B model`);
+  for (const name of ['EffectEvidenceSynthesis', 'MedicinalProduct', 'SubstanceSpecification']) assert.ok(R4_ONLY_RESOURCE_TYPES.includes(name as never), name);
+  for (const name of ['effectEvidenceSynthesis', 'Resource', 'DomainResource', '', 'toString', '__proto__']) {
+    assert.equal(isR4OrR4BResourceType(name), false, JSON.stringify(name));
+  }
+  assert.equal(isR4OrR4BResourceType(undefined), false);
 });

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { MOUNT } from '../../src/mount/index.js';
-import { NoteReaderService, readEnvelope } from '../../src/soap/index.js';
+import { NoteReaderService } from '../../src/soap/index.js';
+import { readEnvelope } from '../../src/soap/read-envelope.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 import { fakeRequest } from '../support/route-request.js';

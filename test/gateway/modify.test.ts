@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Patient } from '../../src/fhir/index.js';
-import { ModifyHandle } from '../../src/gateway/index.js';
+import { ModifyHandle } from '../../src/gateway/modify.js';
 import { sandbox } from '../support/sandbox.js';
 import { gateway } from './fixtures.js';
 

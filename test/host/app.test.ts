@@ -7,6 +7,7 @@ import type { RouteRequest } from '../../src/mount/index.js';
 import { captureLogger } from '../support/logger.js';
 import { startApp } from '../support/serve.js';
 import { call, FakeGateway, FakeService } from './helpers.js';
+import { VERSION } from '../../src/version.js';
 
 const echoRoute = (path: string, extra: Partial<{ public: boolean }> = {}) => ({
   method: 'GET' as const,
@@ -22,7 +23,7 @@ test('GET / names the app and lists gateways and services by class name', async 
   });
   const res = await call(base, '/');
   assert.equal(res.status, 200);
-  assert.deepEqual(res.json(), { name: 'Demo', version: '2.0.0', description: 'a demo', gateways: ['FakeGateway'], services: ['FakeService'] });
+  assert.deepEqual(res.json(), { name: 'Demo', version: '2.0.0', fhirgate_version: VERSION, description: 'a demo', gateways: ['FakeGateway'], services: ['FakeService'] });
   assert.deepEqual([...app.gateways.keys()], ['FakeGateway']);
   assert.deepEqual([...app.services.keys()], ['FakeService']);
 });

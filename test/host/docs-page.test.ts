@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runInNewContext } from 'node:vm';
+import { VERSION } from '../../src/version.js';
 import { startApp } from '../support/serve.js';
 import { call } from './helpers.js';
 
@@ -68,7 +69,8 @@ test('the docs page renders every operation and sends a filled-in request with t
   const details = ops.all().filter((e) => e.tagName === 'details' && e.className === 'op');
   assert.equal(details.length, count);
   assert.equal(document.title, 'Docs app · API docs');
-  assert.equal(ids.get('title')!.textContent, 'Docs app 1.0.0');
+  assert.equal(ids.get('title')!.textContent, 'Docs app · API version 1.0.0');
+  assert.match(ids.get('desc')!.textContent, new RegExp(`Served by fhirgate ${VERSION.replaceAll('.', '\\.')}\\.$`));
 
   const summary = details.find((d) => d.textContent.includes('/summary/{id}'))!;
   const form = summary.all().find((e) => e.tagName === 'form')!;

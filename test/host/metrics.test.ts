@@ -6,6 +6,11 @@ import { createServiceAPI, type ServiceAPIOptions } from '../../src/host/index.j
 import { startEventSink } from '../support/event-sink.js';
 import { sandbox as testSandbox } from '../support/sandbox.js';
 import { startApp } from '../support/serve.js';
+import diagnostics_channel from 'node:diagnostics_channel';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { HostMetrics } from '../../src/host/metrics.js';
+import { parseExposition, seriesValue } from '../support/exposition.js';
 
 /** A patient id that must never show up in a label. */
 const PATIENT_ID = 'pt-7c1f93a0e5';
@@ -91,6 +96,49 @@ test('/metrics needs the API key when keys are set, unless it is made public', a
   assert.equal((await scrape(base, { 'x-api-key': 'k-123' })).status, 200);
   const open = await start(t, { metrics: true, apiKeys: ['k-123'], publicPaths: ['/health', '/metrics'] });
   assert.equal((await scrape(open)).status, 200);
+});
+
+test('/metrics passes the strict exposition check, with the process metrics of this process', async (t) => {
+  const base = await start(t, { metrics: true });
+  assert.equal((await fetch(`${base}/fhir/transform/Patient/${PATIENT_ID}`)).status, 200);
+  const families = parseExposition((await scrape(base)).text);
+  assert.ok(seriesValue(families, 'process_resident_memory_bytes') > 10 * 1024 * 1024);
+  assert.ok(seriesValue(families, 'nodejs_heap_size_used_bytes') > 0);
+  assert.ok(seriesValue(families, 'nodejs_heap_size_total_bytes') >= seriesValue(families, 'nodejs_heap_size_used_bytes'));
+  assert.ok(seriesValue(families, 'process_cpu_user_seconds_total') > 0);
+  assert.ok(seriesValue(families, 'process_open_fds') > 0);
+  assert.ok(families.get('nodejs_active_resources')!.series.length > 0);
+  for (const name of ['nodejs_eventloop_lag_mean_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds', 'nodejs_gc_duration_seconds']) assert.ok(families.has(name), name);
+});
+
+test('/metrics counts a request refused for want of an API key under its route, not unmatched', async (t) => {
+  const base = await start(t, { metrics: true, apiKeys: ['k-123'] });
+  assert.equal((await fetch(`${base}/fhir/transform/Patient/${PATIENT_ID}`)).status, 401);
+  const families = parseExposition((await scrape(base, { 'x-api-key': 'k-123' })).text);
+  assert.equal(seriesValue(families, 'fhirgate_http_requests_total', { route: '/fhir/transform/:type/:id', status: '401' }), 1);
+  assert.equal(seriesValue(families, 'fhirgate_http_requests_total', { route: 'unmatched' }), 0);
+});
+
+test('upstream origins no source names are folded into "other" when counted: 100,000 new origins keep no memory', () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const gateways = [{ name: 'AsyncFHIRGateway', status: { connection_pool: { sources: { ehr: { origin: 'https://ehr.example.org' } } } } }];
+  const metrics = new HostMetrics({ gateways: () => gateways, events: () => undefined });
+  const channel = diagnostics_channel.channel('fhirgate:request:end');
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 100_000; i++) channel.publish({ method: 'GET', origin: `https://prefetch-${i}.cds-caller.example.org:8443`, status: 200 });
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  channel.publish({ method: 'GET', origin: 'https://ehr.example.org', status: 200 });
+  const upstream = metrics.collect().find((f) => f.name === 'fhirgate_upstream_requests_total')!;
+  metrics.close();
+  // Kept per origin, 100,000 origins hold over 10 MB (about 150 B each).
+  assert.ok(grown < 2 * 1024 * 1024, `the heap grew by ${grown} bytes`);
+  assert.deepEqual(upstream.samples, [
+    { labels: { source: 'other', method: 'GET', status: '200' }, value: 100_000 },
+    { labels: { source: 'ehr', method: 'GET', status: '200' }, value: 1 },
+  ]);
 });
 
 test('options.metrics must be a boolean', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
+import { VERSION } from '../../src/version.js';
 import { json } from '../../src/mount/index.js';
 import { captureLogger } from '../support/logger.js';
 import { startApp } from '../support/serve.js';
@@ -32,7 +33,7 @@ test('/openapi.json documents the default routes, components under their prefix 
   assert.equal(res.status, 200);
   const doc = res.json();
   checkOpenApi(doc);
-  assert.deepEqual(doc.info, { title: 'Doc test', version: '3.1.4', description: 'described' });
+  assert.deepEqual(doc.info, { title: 'Doc test', version: '3.1.4', description: 'described', 'x-fhirgate-version': VERSION });
   for (const path of ['/', '/health', '/gateway/status', '/openapi.json', '/docs']) assert.ok(doc.paths[path]?.get, path);
   const transform = doc.paths['/api/fhir/transform/Patient/{id}'].get;
   assert.equal(transform.summary, 'Transform Patient');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { connect, type NatsConnection } from 'nats';
+import type { DeliveryDrop } from '../../src/events/delivery-drop.js';
 import { natsDispatcher } from '../../src/nats/index.js';
 import { startNats } from '../support/bus-servers.js';
 import { startReadingApp } from '../support/event-reads.js';
@@ -37,7 +38,9 @@ test('after 10,000 reads every fhir.patient.read arrives on NATS exactly once, s
   }
   const status = await app.events();
   assert.equal(status.dispatcher, 'NatsDispatcher');
-  assert.equal(status.sent, received.length);
+  // Core NATS confirms nothing: the count is of hand-offs to the client, and says so.
+  assert.equal(status.published, received.length);
+  assert.equal(status.sent, undefined);
   assert.equal(status.dropped, 0);
 });
 
@@ -45,17 +48,24 @@ test('an event name that is not a publishable subject is dropped and counted; a 
   const servers = await startNats(t);
   if (servers === undefined) return;
   const nc = await connect({ servers });
-  const d = natsDispatcher(nc, { source: 'urn:x' });
+  const logged: DeliveryDrop[] = [];
+  const d = natsDispatcher(nc, { source: 'urn:x', dropLogger: (drop) => logged.push(drop) });
   d.emit('bad subject', {});
   d.emit('fhir.*', {});
   d.emit('fhir.patient.read', {});
   await d.drain();
-  assert.deepEqual(d.status(), { sent: 1, retried: 0, dropped: 2, queued: 0 });
+  assert.deepEqual(d.status(), { published: 1, retried: 0, dropped: 2, queued: 0 });
   await nc.close();
   d.emit('fhir.patient.read', {});
+  d.emit('fhir.patient.read', {});
   await d.drain();
-  assert.deepEqual(d.status(), { sent: 1, retried: 0, dropped: 3, queued: 0 });
+  assert.deepEqual(d.status(), { published: 1, retried: 0, dropped: 4, queued: 0 });
   await d.close();
+  // One line per reason, however many events it dropped.
+  assert.deepEqual(logged.map((l) => [l.dispatcher, l.reason]), [
+    ['natsDispatcher', 'the event name is not a NATS subject (whitespace, * or >)'],
+    ['natsDispatcher', 'the NATS connection is closed'],
+  ]);
 });
 
 test('natsDispatcher: bad arguments are TypeError / RangeError naming what is wrong', () => {
@@ -65,4 +75,10 @@ test('natsDispatcher: bad arguments are TypeError / RangeError naming what is wr
   assert.throws(() => natsDispatcher(nc, {} as never), { name: 'TypeError', message: /options\.source / });
   assert.throws(() => natsDispatcher(nc, { source: 'urn:x', batchSize: 0 }), { name: 'RangeError', message: /options\.batchSize / });
   assert.throws(() => natsDispatcher(nc, { source: 'urn:x', maxQueue: -1 }), { name: 'RangeError', message: /options\.maxQueue / });
+  assert.throws(() => natsDispatcher(nc, { source: 'urn:x', mode: 'streaming' as never }), { name: 'TypeError', message: /options\.mode / });
+  assert.throws(() => natsDispatcher(nc, { source: 'urn:x', mode: 'jetstream' }), { name: 'TypeError', message: /jetstream\(\)/ });
+  const js = { ...nc, jetstream: () => ({ publish: async () => ({ stream: 's', seq: 1, duplicate: false }) }) };
+  assert.throws(() => natsDispatcher(js, { source: 'urn:x', mode: 'jetstream', ackTimeoutMs: 0 }), { name: 'RangeError', message: /options\.ackTimeoutMs / });
+  assert.throws(() => natsDispatcher(js, { source: 'urn:x', mode: 'jetstream', retryForMs: -1 }), { name: 'RangeError', message: /options\.retryForMs / });
+  assert.throws(() => natsDispatcher(js, { source: 'urn:x', dropLogger: 'stderr' as never }), { name: 'TypeError', message: /options\.dropLogger / });
 });

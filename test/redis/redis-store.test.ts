@@ -9,28 +9,17 @@ import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { redisStore } from '../../src/redis/index.js';
 import { writeTestKeys } from '../auth/keys.js';
 import { startCdsClient } from '../cds/cds-client.js';
+import { callCds, CDS_AUDIENCE, cdsReplica, connectRedis, type RedisClient } from './replicas.js';
 import { startRedis } from '../support/bus-servers.js';
 import { sandbox as testSandbox } from '../support/sandbox.js';
-import { startApp } from '../support/serve.js';
 
-type Client = ReturnType<typeof createClient>;
-
-async function connect(t: TestContext): Promise<Client | undefined> {
+async function connect(t: TestContext): Promise<RedisClient | undefined> {
   const url = await startRedis(t);
-  if (url === undefined) return undefined;
-  // The server stops before the client in `t.after` order: commands still reject, but the socket's
-  // 'error' event must not become an uncaught exception.
-  const client = createClient({ url, socket: { reconnectStrategy: false } });
-  client.on('error', () => {});
-  await client.connect();
-  t.after(() => {
-    if (client.isOpen) client.destroy();
-  });
-  return client;
+  return url === undefined ? undefined : connectRedis(t, url, { reconnect: false });
 }
 
 /** Every key and value in the Redis database. */
-async function dump(client: Client): Promise<Array<[string, string]>> {
+async function dump(client: RedisClient): Promise<Array<[string, string]>> {
   const keys = (await client.keys('*')).map(String);
   return Promise.all(keys.map(async (k): Promise<[string, string]> => [k, String(await client.get(k))]));
 }
@@ -54,8 +43,9 @@ test('redisStore: a value is gone once its TTL has passed, and the key can be ta
   const client = await connect(t);
   if (client === undefined) return;
   const store = redisStore(client);
-  assert.equal(await store.setIfAbsent('short', 'a', 30), true);
-  assert.equal(await store.setIfAbsent('short', 'b', 30), false);
+  // 1 s: long enough that the second call comes before expiry on a loaded machine (30 ms was not).
+  assert.equal(await store.setIfAbsent('short', 'a', 1000), true);
+  assert.equal(await store.setIfAbsent('short', 'b', 1000), false);
   while ((await store.get('short')) !== undefined) await sleep(10);
   assert.equal(await store.setIfAbsent('short', 'c', 60_000), true);
   assert.equal(await store.get('short'), 'c');
@@ -68,6 +58,12 @@ test('redisStore: bad arguments are TypeError / RangeError naming what is wrong'
   assert.throws(() => redisStore(fake, { keyPrefix: 1 as never }), { name: 'TypeError', message: /keyPrefix/ });
   await assert.rejects(redisStore(fake).set('k', 'v', 0), { name: 'RangeError', message: /ttlMs/ });
   await assert.rejects(redisStore(fake).setIfAbsent('k', 'v', 1.5), { name: 'RangeError', message: /ttlMs/ });
+  // A real node-redis client, as the old README made it: no 'error' listener, so an outage would end the process.
+  assert.throws(() => redisStore(createClient({ url: 'redis://127.0.0.1:1' })), { name: 'TypeError', message: /'error' listener/ });
+  const listening = { sendCommand: async () => 'OK', listenerCount: () => 1 };
+  assert.throws(() => redisStore({ ...listening, listenerCount: () => 0 }), { name: 'TypeError', message: /'error' listener/ });
+  assert.throws(() => redisStore(listening, { commandTimeoutMs: 0 }), { name: 'RangeError', message: /options\.commandTimeoutMs / });
+  assert.throws(() => redisStore(listening, { commandTimeoutMs: '5' as never }), { name: 'TypeError', message: /options\.commandTimeoutMs / });
   assert.throws(() => new AsyncFHIRGateway({ tokenStore: {} as never }), { name: 'TypeError', message: /options\.tokenStore/ });
   assert.throws(() => new CDSHooksService({ auth: { issuers: [{ issuer: 'x', jwksUrls: ['https://x.example/jwks'] }], replayStore: { get() {} } as never } }), {
     name: 'TypeError',
@@ -76,13 +72,18 @@ test('redisStore: bad arguments are TypeError / RangeError naming what is wrong'
   void t;
 });
 
-/** One CDS replica: its own service and app, sharing `store`, answering as https://cds.example.org behind a proxy. */
-async function cdsReplica(t: TestContext, issuer: string, jwksUrl: string, store: ReturnType<typeof redisStore>): Promise<string> {
-  const cds = new CDSHooksService({ auth: { issuers: [{ issuer, jwksUrls: [jwksUrl] }], replayStore: store } });
-  cds.hook('patient-view', { id: 'svc', description: 'x' }, () => ({ cards: [] }));
-  const { base } = await startApp(t, { trustProxy: true, allowedHosts: ['cds.example.org'] }, (app) => app.registerService(cds, { path: '/cds' }));
-  return `${base}/cds/cds-services/svc`;
-}
+test('redisStore: a command that fails or hangs rejects with ERR_STORE_UNAVAILABLE, without its arguments in the message', async () => {
+  const hung = redisStore({ sendCommand: () => new Promise(() => {}) }, { commandTimeoutMs: 50 });
+  await assert.rejects(hung.get('k'), { code: 'ERR_STORE_UNAVAILABLE', message: 'Redis did not answer GET within 50 ms' });
+  const offline = redisStore({ sendCommand: () => Promise.reject(Object.assign(new Error('The client is offline'), { name: 'ClientOfflineError' })) });
+  await assert.rejects(offline.set('k', 'token-value', 1000), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'ERR_STORE_UNAVAILABLE');
+    assert.equal(err.message, 'Redis SET failed (ClientOfflineError: The client is offline)');
+    return true;
+  });
+  const throwing = redisStore({ sendCommand: () => { throw new Error('sync'); } });
+  await assert.rejects(throwing.setIfAbsent('k', 'v', 1000), { code: 'ERR_STORE_UNAVAILABLE' });
+});
 
 test('a CDS client JWT accepted by replica A is refused as a replay by replica B', async (t) => {
   const client = await connect(t);
@@ -90,19 +91,12 @@ test('a CDS client JWT accepted by replica A is refused as a replay by replica B
   const store = redisStore(client);
   const ehr = await startCdsClient(t);
   const [a, b] = [await cdsReplica(t, ehr.issuer, ehr.jwksUrl, store), await cdsReplica(t, ehr.issuer, ehr.jwksUrl, store)];
-  const aud = 'https://cds.example.org/cds/cds-services/svc';
-  const post = (url: string, token: string) =>
-    fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cds.example.org' },
-      body: JSON.stringify({ hook: 'patient-view', hookInstance: randomUUID(), context: { userId: 'Practitioner/1', patientId: '123' } }),
-    });
-  const token = ehr.token(aud);
-  assert.equal((await post(a, token)).status, 200);
-  const replayed = await post(b, token);
+  const token = ehr.token(CDS_AUDIENCE);
+  assert.equal((await callCds(a, token)).status, 200);
+  const replayed = await callCds(b, token);
   assert.equal(replayed.status, 401);
-  assert.equal((await post(a, token)).status, 401);
-  assert.equal((await post(b, ehr.token(aud))).status, 200, 'a fresh token is still accepted by B');
+  assert.equal((await callCds(a, token)).status, 401);
+  assert.equal((await callCds(b, ehr.token(CDS_AUDIENCE))).status, 200, 'a fresh token is still accepted by B');
   // The shared entry expires with the token (exp 60 s + 60 s tolerance), and holds no part of it.
   const entries = await dump(client);
   assert.equal(entries.length, 2);
@@ -114,16 +108,16 @@ test('a CDS client JWT accepted by replica A is refused as a replay by replica B
   }
 });
 
-test('a replay store that fails refuses the token (fails closed)', async (t) => {
+test('a replay store that fails refuses the call (fails closed) with 503 ERR_STORE_UNAVAILABLE, not as bad credentials', async (t) => {
   const ehr = await startCdsClient(t);
   const broken = { get: async () => undefined, set: async () => {}, setIfAbsent: async (): Promise<boolean> => Promise.reject(new Error('ECONNREFUSED')) };
   const url = await cdsReplica(t, ehr.issuer, ehr.jwksUrl, broken);
-  const r = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${ehr.token(url)}` },
-    body: JSON.stringify({ hook: 'patient-view', hookInstance: randomUUID(), context: { userId: 'Practitioner/1', patientId: '123' } }),
-  });
-  assert.equal(r.status, 401);
+  const r = await callCds(url, ehr.token(CDS_AUDIENCE));
+  assert.equal(r.status, 503);
+  assert.equal(r.headers.get('retry-after'), '1');
+  assert.equal(((await r.json()) as { error: { code: string } }).error.code, 'ERR_STORE_UNAVAILABLE');
+  // A token that fails its signature check is still a 401: the store is asked only for verified tokens.
+  assert.equal((await callCds(url, `${ehr.token(CDS_AUDIENCE)}x`)).status, 401);
 });
 
 test('two gateways sharing a Redis token store make one token request between them for a cold burst', async (t) => {
@@ -189,4 +183,23 @@ test('when the token store fails, each gateway fetches its own token and reads g
   gw.addSource('ehr', sandbox.connectionString());
   assert.equal((await gw.read('Patient', 'p1')).id, 'p1');
   assert.equal(sandbox.stats.tokenRequests, 1);
+});
+
+test('a fetched token is used at once: a token store that never answers the write holds up no read', async (t) => {
+  const sandbox = await testSandbox(t, { seed: [{ resourceType: 'Patient', id: 'p1' }] });
+  const writes: string[] = [];
+  const stuck = {
+    get: async () => undefined,
+    setIfAbsent: async () => true,
+    set: (key: string) => {
+      writes.push(key);
+      return new Promise<void>(() => {});
+    },
+  };
+  const gw = new AsyncFHIRGateway({ tokenStore: stuck, events: false });
+  t.after(() => gw.close());
+  gw.addSource('ehr', sandbox.connectionString());
+  const read = gw.read('Patient', 'p1').then((p) => p.id);
+  assert.equal(await Promise.race([read, sleep(5000).then(() => 'still waiting after 5 s')]), 'p1');
+  assert.ok(writes.some((k) => /^fhirgate:token:[A-Za-z0-9_-]{43}$/.test(k)), 'the token was still offered to the store');
 });

@@ -4,11 +4,10 @@ import {
   NoteReaderService,
   cdaToFHIR,
   enrichCDA,
-  patientReference,
   readCDA,
 } from '../../src/soap/index.js';
 import type { CDAEnrichment } from '../../src/soap/index.js';
-import { toFHIRDateTime, systemUri, toIdentifier } from '../../src/soap/cda/fhir-values.js';
+import { patientReference, toFHIRDateTime, systemUri, toIdentifier } from '../../src/soap/cda/fhir-values.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { serve } from '../support/serve.js';
 import { bodyChild, envelope, fixture, post } from './soap-client.js';

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
-import { decodeBase64Strict, NoteReaderService, writeResponse } from '../../src/soap/index.js';
+import { NoteReaderService } from '../../src/soap/index.js';
 import type { NoteReaderHandler } from '../../src/soap/index.js';
-import { writeResponseBytes } from '../../src/soap/write-envelope.js';
+import { decodeBase64Strict } from '../../src/soap/base64.js';
+import { writeResponse, writeResponseBytes } from '../../src/soap/write-envelope.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { bodyChild, envelope, post, readFault } from './soap-client.js';
 

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { NoteReaderService, readCDA, readEnvelope } from '../../src/soap/index.js';
+import { NoteReaderService, readCDA } from '../../src/soap/index.js';
+import { readEnvelope } from '../../src/soap/read-envelope.js';
 import type { NoteReaderServiceOptions } from '../../src/soap/index.js';
 import { createSecureParser } from '../../src/soap/secure-parser.js';
 import { serve as serveOnHost } from '../support/serve.js';

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
 import type { AddressInfo } from 'node:net';
-import { NoteReaderService, readEnvelope } from '../../src/soap/index.js';
+import { NoteReaderService } from '../../src/soap/index.js';
+import { readEnvelope } from '../../src/soap/read-envelope.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { bigDocument, bodyChild, envelope, post, readFault } from './soap-client.js';
 

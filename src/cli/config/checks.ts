@@ -4,6 +4,26 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import { RESOURCE_TYPES } from '../../fhir/index.js';
+import { R4_ONLY_RESOURCE_TYPES } from '../../fhir/is-resource-type.js';
+import { nearestName } from '../../lib/nearest-name.js';
+
+/**
+ * The error of an option value that is not a resource type. The value is quoted only when it is a near
+ * miss of a type name (an argument may hold anything, a secret included); else it is named by
+ * `position` in the option's list, if any. `r4Only`: the types R4B dropped count too.
+ *
+ * @example
+ * ```ts
+ * throw notAResourceType('--type', 'Pateint', { position: 2 }); // --type: "Pateint" is not a FHIR R4 resource type (did you mean Patient?)
+ * ```
+ */
+export function notAResourceType(option: string, typed: string, where: { position?: number; r4Only?: boolean } = {}): FhirgateError {
+  const what = where.r4Only === true ? 'a FHIR R4 or R4B resource type' : 'a FHIR R4 resource type';
+  const near = nearestName(typed, where.r4Only === true ? [...RESOURCE_TYPES, ...R4_ONLY_RESOURCE_TYPES] : RESOURCE_TYPES);
+  if (near !== undefined) return configError(option, `${JSON.stringify(typed)} is not ${what} (did you mean ${near}?)`);
+  return configError(option, `${where.position === undefined ? 'not' : `the type at position ${where.position} is not`} ${what}`);
+}
 
 /**
  * The error of a config value: `<path>: <problem>`.
@@ -131,16 +151,16 @@ export function optionalBoolean(value: unknown, path: string): boolean | undefin
 }
 
 /**
- * A whole number of milliseconds, 0 or more, or `undefined`.
+ * A whole number of milliseconds, `min` (default 0) or more, or `undefined`.
  *
  * @example
  * ```ts
  * const drain = optionalMilliseconds(raw.readinessDrainMs, 'readinessDrainMs'); // 5000
  * ```
  */
-export function optionalMilliseconds(value: unknown, path: string): number | undefined {
+export function optionalMilliseconds(value: unknown, path: string, min = 0): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw configError(path, 'must be a whole number of milliseconds, 0 or more');
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw configError(path, `must be a whole number of milliseconds, ${min} or more`);
   return value;
 }
 

@@ -3,6 +3,9 @@
  * @module
  */
 
+import type { FHIRFacadeOptions } from '../../facade/index.js';
+import type { FacadeConfig } from './facade-config.js';
+
 /**
  * A CDS Hooks or NoteReader mount: where it is served and the module that registers its handlers.
  *
@@ -92,10 +95,22 @@ export interface FhirgateConfig {
   readonly metrics: boolean | undefined;
   /** Milliseconds `/health/ready` answers 503 after SIGTERM before the listener closes. Default 0. */
   readonly readinessDrainMs: number | undefined;
+  /** Milliseconds requests in flight get to finish at shutdown before they are aborted. Default 10 000. */
+  readonly shutdownGraceMs: number | undefined;
+  /** Milliseconds a shutdown may take in all before the process (or a worker) is killed. Default 30 000. */
+  readonly stopTimeoutMs: number | undefined;
+  /** Milliseconds a client has to send a request's headers. Default 15 000. */
+  readonly headersTimeoutMs: number | undefined;
+  /** Milliseconds a client has to send a whole request. Default 60 000. */
+  readonly requestTimeoutMs: number | undefined;
   /** The URL callers reach the host at (WSDL address, `/fhir/metadata` url, CDS `aud`). Default: from the connection. */
   readonly publicUrl: string | undefined;
   /** Use `Host` / `X-Forwarded-*` for the public URL, for `allowedHosts` only. Default false. */
   readonly trustProxy: boolean | undefined;
   /** With `trustProxy`, the host names (or `host:port`) a proxy may name. */
   readonly allowedHosts: readonly string[] | undefined;
+  /** Who may call the FHIR facade (`{prefix}/{source}`, the federated base), and what each may do. */
+  readonly callers: FHIRFacadeOptions['callers'];
+  /** The facade: on by default, its federated name, limits, audit sink and page tokens. */
+  readonly facade: FacadeConfig;
 }

@@ -23,6 +23,7 @@ import {
 } from './checks.js';
 import type { CDSMountConfig, CorsConfig, FhirgateConfig, GatewayConfig, ServiceMountConfig } from './config-types.js';
 import { expandEnv, literalText } from './expand-env.js';
+import { checkCallers, checkFacade } from './facade-config.js';
 import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
 
 /**
@@ -65,10 +66,16 @@ const CHECKS: Checks = {
   },
   workers: optionalWorkers,
   metrics: optionalBoolean,
-  readinessDrainMs: optionalMilliseconds,
+  readinessDrainMs: (value, path) => optionalMilliseconds(value, path),
+  shutdownGraceMs: (value, path) => optionalMilliseconds(value, path),
+  stopTimeoutMs: (value, path) => optionalMilliseconds(value, path, 1),
+  headersTimeoutMs: (value, path) => optionalMilliseconds(value, path, 1),
+  requestTimeoutMs: (value, path) => optionalMilliseconds(value, path, 1),
   publicUrl: optionalPublicUrl,
   trustProxy: optionalBoolean,
   allowedHosts: optionalAllowedHosts,
+  callers: checkCallers,
+  facade: checkFacade,
 };
 
 /**
@@ -83,7 +90,10 @@ export function validateConfig(raw: unknown, ctx: ConfigContext): FhirgateConfig
   const top = object(expandAll(raw, '', ctx.env), '(the file)');
   onlyKeys(top, ['$schema', ...Object.keys(CHECKS)], '');
   const entries = Object.entries(CHECKS).map(([key, check]) => [key, (check as Checks[keyof Checks])(top[key], key, ctx)]);
-  return Object.freeze(Object.fromEntries(entries)) as FhirgateConfig;
+  const config = Object.freeze(Object.fromEntries(entries)) as FhirgateConfig;
+  const { headersTimeoutMs, requestTimeoutMs } = config;
+  if (headersTimeoutMs !== undefined && requestTimeoutMs !== undefined && headersTimeoutMs > requestTimeoutMs) throw configError('headersTimeoutMs', 'must be <= requestTimeoutMs');
+  return config;
 }
 
 /**

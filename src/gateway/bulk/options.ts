@@ -2,7 +2,7 @@
  * The options of `bulkExport`/`bulkExportAll`, checked and copied once.
  * @module
  */
-import { isResourceType } from '../../fhir/index.js';
+import { isR4OrR4BResourceType, type R4OnlyResourceType } from '../../fhir/is-resource-type.js';
 import type { ResourceType } from '../../fhir/index.js';
 import { numberOption, signalOption } from '../../lib/options.js';
 
@@ -29,8 +29,11 @@ export type BulkLevel = 'system' | 'patient' | { readonly group: string };
 export interface BulkExportBaseOptions {
   /** Default `'system'`. */
   level?: BulkLevel;
-  /** `_type`: only these resource types. Default: every type the server exports. */
-  types?: readonly ResourceType[];
+  /**
+   * `_type`: only these resource types, R4's or R4B's (R4 servers export `EffectEvidenceSynthesis`,
+   * `MedicinalProduct`, ..., which R4B dropped). Default: every type the server exports.
+   */
+  types?: readonly (ResourceType | R4OnlyResourceType)[];
   /** `_since`: only resources changed after this instant (a `Date`, or a FHIR instant or date such as `2024-01-01`). */
   since?: Date | string;
   /** `_typeFilter`: search queries such as `Observation?category=laboratory`, each sent as its own parameter. */
@@ -113,7 +116,7 @@ export function checkBulkOptions(options: BulkExportOptions = {}): BulkSettings 
   if (level !== 'system' && level !== 'patient' && !(typeof level === 'object' && level !== null && typeof level.group === 'string' && GROUP_ID.test(level.group))) {
     throw new TypeError("options.level must be 'system', 'patient' or { group: <a FHIR id> }");
   }
-  if (!Array.isArray(types) || !types.every((t) => typeof t === 'string' && isResourceType(t))) throw new TypeError('options.types must be an array of resource type names');
+  if (!Array.isArray(types) || !types.every((t) => isR4OrR4BResourceType(t))) throw new TypeError('options.types must be an array of FHIR R4 or R4B resource type names');
   if (!Array.isArray(typeFilter) || !typeFilter.every((f) => typeof f === 'string' && /^[A-Z][A-Za-z]+\?./.test(f))) {
     throw new TypeError('options.typeFilter must be an array of queries such as "Observation?category=laboratory"');
   }

@@ -13,6 +13,8 @@ import { AgentPool } from '../../http/agent-pool.js';
 import type { HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import { callScope } from './call-options.js';
 import type { CallOptions, CallScope, CreateOptions } from './call-options.js';
+import { exchange } from './exchange.js';
+import type { FHIRExchangeRequest, FHIRExchangeResponse } from './exchange.js';
 import { callFHIR } from './fhir-call.js';
 import type { CallContext, FHIRCall } from './fhir-call.js';
 import { GatewayEvents } from './gateway-events.js';
@@ -103,6 +105,11 @@ export class GatewayEngine {
   /** One request to a source, counted in flight: a Bulk Data export's requests. */
   send(source: Source, call: FHIRCall): Promise<HTTPResponse> {
     return this.#inFlight.run(() => callFHIR(this.#ctx, source, call));
+  }
+
+  /** A raw exchange with a source on the call path, any status an answer (see `AsyncFHIRGateway.exchange`). */
+  exchange(source: string, request: FHIRExchangeRequest, options: CallOptions | undefined): Promise<FHIRExchangeResponse> {
+    return this.run(options, (scope) => exchange(this.#ctx, this.events, this.sources.get(source), request, scope));
   }
 
   /** The pool's status with each source's counts. */

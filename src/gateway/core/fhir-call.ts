@@ -6,7 +6,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { FHIRHTTPError, FhirgateError } from '../../errors.js';
-import { outcomeMessage } from '../../fhir/index.js';
+import { outcomeMessage } from '../../fhir/outcome-message.js';
 import { checkHeaders } from '../../http/request-options.js';
 import type { AgentPool } from '../../http/agent-pool.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../../http/request-options.js';
@@ -25,9 +25,9 @@ import type { Source } from './source-registry.js';
  * ```
  */
 export interface FHIRCall {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly url: HTTPTarget;
-  /** A JSON body; sent as `application/fhir+json`. */
+  /** A body; sent as `application/fhir+json` unless `headers` name another `content-type`. */
   readonly body?: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** The gateway operation (`read`, `search`, ...). */
@@ -37,8 +37,8 @@ export interface FHIRCall {
   readonly signal: AbortSignal | undefined;
   /** `false` sends the request once, whatever the gateway's retry options. Default `true`. */
   readonly retry?: boolean;
-  /** Non-2xx statuses that are answers, not errors (delete's 404 and 410). */
-  readonly expected?: readonly number[];
+  /** Non-2xx statuses that are answers, not errors (delete's 404 and 410); `'all'`: every status is an answer (a raw exchange). */
+  readonly expected?: readonly number[] | 'all';
   /** Other origins than the source's this call may reach (bulk files on an origin the user allowed). */
   readonly origins?: readonly string[];
   /** True: no bearer token is sent (a bulk file whose manifest says `requiresAccessToken: false`). */
@@ -79,7 +79,7 @@ export async function callFHIR(ctx: CallContext, source: Source, call: FHIRCall)
     throw new FhirgateError('ERR_CROSS_ORIGIN', `${call.operation} ${call.reference}: ${call.url.origin} is not the origin of source "${source.name}"`);
   }
   const headers: Record<string, string> = call.headers === undefined ? { accept: FHIR_JSON } : { accept: FHIR_JSON, ...checkHeaders(call.headers) };
-  if (call.body !== undefined) headers['content-type'] = FHIR_JSON_BODY;
+  if (call.body !== undefined) headers['content-type'] ??= FHIR_JSON_BODY;
   const options: CheckedRequestOptions = {
     method: call.method,
     headers,
@@ -103,7 +103,7 @@ export async function callFHIR(ctx: CallContext, source: Source, call: FHIRCall)
       source.requests++;
       res = await ctx.pool.sendChecked(call.url, withToken(options, token));
     }
-    if ((res.status >= 200 && res.status <= 299) || call.expected?.includes(res.status)) return res;
+    if ((res.status >= 200 && res.status <= 299) || call.expected === 'all' || call.expected?.includes(res.status)) return res;
     throw httpError(res, call, new SecretRedactor({ secrets: [token] }));
   } catch (err) {
     source.errors++;

@@ -71,7 +71,7 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
  *
  * @example
  * ```ts
- * const { timeoutMs, events } = checkGatewayOptions({ timeout: 10 }); // 10000, true
+ * const { timeoutMs, events } = checkGatewayOptions({ timeoutSeconds: 10 }); // 10000, true
  * ```
  */
 export interface GatewayOptions {

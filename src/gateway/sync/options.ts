@@ -69,7 +69,7 @@ export interface GatewayWorkerData {
  *
  * @example
  * ```ts
- * const { worker, timeoutMs } = checkSyncOptions({ timeout: 10 }); // { gateway: { timeout: 10 }, maxOpenCursors: 64 }, 10_000
+ * const { worker, timeoutMs } = checkSyncOptions({ timeoutSeconds: 10 }); // { gateway: { timeoutSeconds: 10 }, maxOpenCursors: 64 }, 10_000
  * ```
  */
 export interface SyncGatewayOptions {

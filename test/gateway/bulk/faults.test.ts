@@ -64,6 +64,18 @@ test('the kick-off carries the level, _type, _since and every _typeFilter', asyn
   assert.deepEqual(url.searchParams.getAll('_typeFilter'), ['Observation?category=laboratory', 'Patient?active=true']);
 });
 
+test('_type takes the R4 names R4B dropped (the sources speak R4); a name of neither is a TypeError before any request', async (t) => {
+  const srv = await bulkServer(t);
+  const { gw } = gateway(t);
+  gw.addSource('f', srv.connectionString);
+  await collect(gw.bulkExport('f', { types: ['EffectEvidenceSynthesis', 'MedicinalProduct', 'Patient'] }));
+  const url = new URL(srv.seen.find((r) => r.url.includes('$export'))?.url ?? '', srv.url);
+  assert.equal(url.searchParams.get('_type'), 'EffectEvidenceSynthesis,MedicinalProduct,Patient');
+  const before = srv.seen.length;
+  assert.throws(() => gw.bulkExport('f', { types: ['Pateint' as never] }), { name: 'TypeError', message: /FHIR R4 or R4B resource type names/ });
+  assert.equal(srv.seen.length, before);
+});
+
 test('a failed job (an error status without a transient issue) is ERR_BULK_FAILED with the outcome; so are too many transient failures', async (t) => {
   const failed = await bulkServer(t, { status: () => [{ status: 500, body: OUTCOME('processing', 'the export crashed') }] });
   const flaky = await bulkServer(t, { status: () => [{ status: 503, headers: { 'retry-after': '0' } }] });

@@ -6,7 +6,7 @@
  */
 import type { JsonWebKey } from 'node:crypto';
 import { FhirgateError, isFhirgateError } from '../errors.js';
-import { request } from '../http/request.js';
+import { request } from './request.js';
 
 /** Options of a {@link JWKSCache}, in milliseconds. */
 export interface JWKSCacheOptions {

@@ -1,0 +1,104 @@
+/**
+ * The facade's settings in `fhirgate.json`: `callers` (API keys or issuers, each with its policy) and
+ * `facade` (on/off, the federated name, per-source limits, the audit sink, page tokens). Checked by the
+ * facade's own option checks, so that the file and the library refuse the same things; the messages
+ * become `ERR_CONFIG` under the setting's path and never quote a value.
+ * @module
+ */
+import { RESERVED_NAMES } from '../../facade/index.js';
+import { checkFacadeOptions } from '../../facade/options.js';
+import type { FHIRFacadeOptions } from '../../facade/index.js';
+import { configError, object, onlyKeys, optionalBoolean } from './checks.js';
+
+/**
+ * The `facade` section after checks (callers apart, at the top level).
+ *
+ * @example
+ * ```ts
+ * const facade: FacadeConfig = { enabled: true, options: { federatedName: 'all' } };
+ * ```
+ */
+export interface FacadeConfig {
+  /** `false` turns the facade off. Default on. */
+  readonly enabled: boolean;
+  readonly options: Omit<FHIRFacadeOptions, 'callers' | 'openReadOnly'>;
+}
+
+const KEYS = ['enabled', 'federatedName', 'limits', 'audit', 'pageTokenSecret', 'pageTokenTtlSeconds', 'observerName'];
+
+/** Runs the facade's option checks, their messages as `ERR_CONFIG` under `path`. */
+function asConfig<T>(path: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof TypeError || error instanceof RangeError) throw configError(path, error.message.replace(/^options\.(callers)?\S*\s*/, ''));
+    throw error;
+  }
+}
+
+/**
+ * Checks top-level `callers`.
+ *
+ * @example
+ * ```ts
+ * checkCallers([{ name: 'app', apiKey: '${APP_KEY}', sources: '*', scopes: 'system/*.rs' }], 'callers');
+ * ```
+ */
+export function checkCallers(value: unknown, path: string): FHIRFacadeOptions['callers'] {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw configError(path, 'must be a list of callers ({ name, apiKey, … } or { issuer, jwks | jwksUrl, … })');
+  value.forEach((c, i) => asConfig(`${path}[${i}]`, () => checkFacadeOptions({ callers: [c] })));
+  asConfig(path, () => checkFacadeOptions({ callers: value }));
+  return Object.freeze(value.map((c) => Object.freeze({ ...c })));
+}
+
+/**
+ * Checks the `facade` section.
+ *
+ * @example
+ * ```ts
+ * checkFacade({ federatedName: 'everything', limits: { ehr: { perSecond: 20 } } }, 'facade').enabled; // true
+ * ```
+ */
+export function checkFacade(value: unknown, path: string): FacadeConfig {
+  const record = value === undefined ? {} : object(value, path);
+  onlyKeys(record, KEYS, path);
+  const { enabled, ...options } = record;
+  asConfig(path, () => checkFacadeOptions(options as FHIRFacadeOptions));
+  return Object.freeze({ enabled: optionalBoolean(enabled, `${path}.enabled`) ?? true, options: Object.freeze(options) as FacadeConfig['options'] });
+}
+
+/** Interfaces that reach this machine only. */
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/**
+ * How `serve` runs the facade: off (`facade.enabled: false`), with the configured callers, open for
+ * read and search on loopback when no caller is configured, or serving nothing beyond loopback then.
+ *
+ * @example
+ * ```ts
+ * facadeMode({ enabled: true, options: {} }, undefined, '0.0.0.0'); // 'closed'
+ * ```
+ */
+export function facadeMode(facade: FacadeConfig, callers: FHIRFacadeOptions['callers'], host: string | undefined): 'off' | 'callers' | 'open-read-only' | 'closed' {
+  if (!facade.enabled) return 'off';
+  if ((callers ?? []).length > 0) return 'callers';
+  return LOOPBACK.test(host ?? '127.0.0.1') ? 'open-read-only' : 'closed';
+}
+
+/**
+ * Refuses source names the facade cannot serve under the prefix: the gateway's own routes and the
+ * federated base's name.
+ *
+ * @example
+ * ```ts
+ * checkFacadeNames(['ehr', 'metadata'], 'all'); // throws ERR_CONFIG at sources.metadata
+ * ```
+ */
+export function checkFacadeNames(sources: Iterable<string>, federatedName: string): void {
+  for (const name of sources) {
+    if (RESERVED_NAMES.includes(name) || name === federatedName) {
+      throw configError(`sources.${name}`, `the name is taken under the gateway's prefix (${[...RESERVED_NAMES, federatedName].join(', ')}); rename the source`);
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * A batch or transaction is allowed only when the policy allows every one of its entries, each read as
+ * the interaction it asks for (`GET Patient/1` a read, `POST Observation` a create, ...).
+ * @module
+ */
+import type { Caller } from './caller.js';
+import { interactionOf } from './interaction.js';
+import { decide } from './policy.js';
+
+/**
+ * Why the caller may not send this Bundle, or `undefined` when every entry is allowed.
+ *
+ * @example
+ * ```ts
+ * bundlePolicy(caller, 'ehr', { resourceType: 'Bundle', type: 'batch', entry: [{ request: { method: 'DELETE', url: 'Patient/1' } }] });
+ * // 'entry 0 (DELETE Patient/1): scope does not allow delete on Patient'
+ * ```
+ */
+export function bundlePolicy(caller: Caller, source: string, bundle: Record<string, unknown> | undefined): string | undefined {
+  if (bundle?.resourceType !== 'Bundle' || (bundle.type !== 'batch' && bundle.type !== 'transaction')) return 'the body must be a batch or transaction Bundle';
+  const entries = Array.isArray(bundle.entry) ? (bundle.entry as { request?: { method?: unknown; url?: unknown }; resource?: unknown }[]) : [];
+  for (const [i, entry] of entries.entries()) {
+    const method = entry.request?.method;
+    const url = entry.request?.url;
+    if (typeof method !== 'string' || typeof url !== 'string') return `entry ${i} has no request.method and request.url`;
+    const [path = '', search = ''] = url.split('?', 2);
+    const segments = path.split('/').filter((s) => s !== '');
+    const interaction = interactionOf(method.toUpperCase(), segments, search !== '', false);
+    if (interaction === undefined || interaction.name === 'batch' || interaction.name === 'transaction') return `entry ${i} (${method} ${url.slice(0, 100)}) is not a FHIR interaction`;
+    const decision = decide(caller, source, interaction, new URLSearchParams(search));
+    if (!decision.allowed) return `entry ${i} (${method} ${url.slice(0, 100)}): ${decision.reason}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,134 @@
+/**
+ * The Patient compartment (FHIR R4 CompartmentDefinition `patient`, for the types a gateway's callers
+ * use most): which search parameter ties a type to a patient, and which elements hold the reference.
+ * A type not listed is outside every patient compartment: a compartment-bound caller cannot reach it.
+ * @module
+ */
+
+/** Per type: the search parameter that constrains a search, then the element paths that hold the patient. */
+const MEMBERS: Readonly<Record<string, readonly [string, ...string[]]>> = {
+  AllergyIntolerance: ['patient', 'patient', 'recorder', 'asserter'],
+  Appointment: ['patient', 'participant.actor'],
+  CarePlan: ['patient', 'subject'],
+  CareTeam: ['patient', 'subject', 'participant.member'],
+  Claim: ['patient', 'patient'],
+  Communication: ['subject', 'subject', 'recipient', 'sender'],
+  Composition: ['subject', 'subject', 'author'],
+  Condition: ['patient', 'subject', 'asserter'],
+  Consent: ['patient', 'patient'],
+  Coverage: ['beneficiary', 'beneficiary', 'subscriber', 'policyHolder'],
+  Device: ['patient', 'patient'],
+  DiagnosticReport: ['subject', 'subject'],
+  DocumentReference: ['subject', 'subject', 'author'],
+  Encounter: ['patient', 'subject'],
+  ExplanationOfBenefit: ['patient', 'patient'],
+  FamilyMemberHistory: ['patient', 'patient'],
+  Flag: ['patient', 'subject'],
+  Goal: ['patient', 'subject'],
+  Immunization: ['patient', 'patient'],
+  List: ['subject', 'subject', 'source'],
+  MedicationAdministration: ['patient', 'subject', 'performer.actor'],
+  MedicationDispense: ['subject', 'subject', 'receiver'],
+  MedicationRequest: ['subject', 'subject'],
+  MedicationStatement: ['subject', 'subject'],
+  Observation: ['subject', 'subject', 'performer'],
+  Procedure: ['patient', 'subject', 'performer.actor'],
+  QuestionnaireResponse: ['subject', 'subject', 'author'],
+  RelatedPerson: ['patient', 'patient'],
+  ServiceRequest: ['subject', 'subject', 'performer'],
+  Specimen: ['subject', 'subject'],
+};
+
+/**
+ * The search parameter that limits a search of `type` to a patient (`_id` for Patient itself), or
+ * `undefined` when the type is outside the Patient compartment.
+ *
+ * @example
+ * ```ts
+ * compartmentParam('Observation'); // 'subject'
+ * ```
+ */
+export function compartmentParam(type: string): string | undefined {
+  if (type === 'Patient') return '_id';
+  return Object.hasOwn(MEMBERS, type) ? MEMBERS[type]![0] : undefined;
+}
+
+/**
+ * True when `resource` is in the compartment of `Patient/<patientId>`: the Patient itself (or one it
+ * links to), or a resource of a listed type whose patient elements reference it. `bases` are the
+ * absolute bases a reference may start with (the upstream's and the facade's).
+ *
+ * @example
+ * ```ts
+ * inCompartment({ resourceType: 'Observation', subject: { reference: 'Patient/123' } }, '123', []); // true
+ * ```
+ */
+export function inCompartment(resource: unknown, patientId: string, bases: readonly string[]): boolean {
+  if (typeof resource !== 'object' || resource === null) return false;
+  const r = resource as Record<string, unknown>;
+  if (r.resourceType === 'Patient') return r.id === patientId;
+  const paths = typeof r.resourceType === 'string' && Object.hasOwn(MEMBERS, r.resourceType) ? MEMBERS[r.resourceType]!.slice(1) : [];
+  const wanted = `Patient/${patientId}`;
+  return paths.some((path) => referencesAt(r, path.split('.')).some((ref) => localReference(ref, bases) === wanted));
+}
+
+/** The `reference` strings at a dotted element path (arrays walked). */
+function referencesAt(value: unknown, path: readonly string[]): string[] {
+  if (Array.isArray(value)) return value.flatMap((v) => referencesAt(v, path));
+  if (typeof value !== 'object' || value === null) return [];
+  const obj = value as Record<string, unknown>;
+  if (path.length === 0) return typeof obj.reference === 'string' ? [obj.reference] : [];
+  return referencesAt(obj[path[0]!], path.slice(1));
+}
+
+/** `Type/id` of a relative or base-absolute reference, without `_history`; anything else as given. */
+function localReference(reference: string, bases: readonly string[]): string {
+  let ref = reference;
+  for (const base of bases) {
+    if (ref.startsWith(`${base}/`)) {
+      ref = ref.slice(base.length + 1);
+      break;
+    }
+  }
+  const m = /^([A-Za-z]+\/[A-Za-z0-9\-.]{1,64})(\/_history\/.*)?$/.exec(ref);
+  return m === null ? reference : m[1]!;
+}
+
+/**
+ * The search parameters a compartment-bound caller may not use unless allowed: they reach outside
+ * the compartment (chains, reverse chains, includes).
+ *
+ * @example
+ * ```ts
+ * reachingParams(new URLSearchParams('subject.name=x&_include=Observation:performer')); // ['subject.name', '_include']
+ * ```
+ */
+export function reachingParams(query: URLSearchParams): string[] {
+  const found: string[] = [];
+  for (const key of new Set(query.keys())) {
+    const base = key.split(':')[0]!;
+    if (key.includes('.') || base === '_has' || base === '_include' || base === '_revinclude' || base === '_contained') found.push(key);
+  }
+  return found;
+}
+
+/**
+ * The patient a resource is about (`Patient/<id>`): the Patient itself, or the first patient reference
+ * among its compartment elements; `undefined` when there is none.
+ *
+ * @example
+ * ```ts
+ * patientOf({ resourceType: 'Observation', subject: { reference: 'Patient/7' } }, []); // 'Patient/7'
+ * ```
+ */
+export function patientOf(resource: unknown, bases: readonly string[]): string | undefined {
+  if (typeof resource !== 'object' || resource === null) return undefined;
+  const r = resource as Record<string, unknown>;
+  if (r.resourceType === 'Patient') return typeof r.id === 'string' ? `Patient/${r.id}` : undefined;
+  const paths = typeof r.resourceType === 'string' && Object.hasOwn(MEMBERS, r.resourceType) ? MEMBERS[r.resourceType]!.slice(1) : [];
+  for (const path of paths) {
+    const found = referencesAt(r, path.split('.')).map((ref) => localReference(ref, bases)).find((ref) => ref.startsWith('Patient/'));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

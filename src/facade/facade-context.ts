@@ -1,0 +1,59 @@
+/**
+ * What every facade request is answered with: the gateway, the callers, page tokens, limits and the
+ * audit trail, built once by the `FHIRFacade`.
+ * @module
+ */
+import type { AsyncFHIRGateway } from '../gateway/index.js';
+import type { RouteRequest } from '../mount/index.js';
+import type { AuditFacts } from './audit-event.js';
+import type { AuditTrail } from './audit-trail.js';
+import type { Caller } from './caller.js';
+import type { CallerDirectory } from './identify-caller.js';
+import type { Interaction } from './interaction.js';
+import type { CheckedFacadeOptions } from './options.js';
+import type { PageTokens } from './page-token.js';
+import type { UpstreamLimits } from './upstream-limits.js';
+import type { BaseRewriter } from './url-rewrite.js';
+
+/**
+ * The facade's parts, shared by its routes.
+ *
+ * @example
+ * ```ts
+ * const reply = await answerSource(ctx, req, 'ehr', ['Patient', '1']);
+ * ```
+ */
+export interface FacadeContext {
+  readonly gateway: AsyncFHIRGateway;
+  readonly callers: CallerDirectory;
+  readonly tokens: PageTokens;
+  readonly limits: UpstreamLimits;
+  readonly audit: AuditTrail;
+  readonly options: CheckedFacadeOptions;
+  /** The URL rewriter between a source's upstream base and its facade base (kept per pair). */
+  rewriter(source: string, facadeBase: string): BaseRewriter;
+}
+
+/**
+ * The audit facts every access of `req` shares; the caller adds the rest.
+ *
+ * @example
+ * ```ts
+ * ctx.audit.record({ ...accessFacts(ctx, req, 'ehr', interaction, caller), outcome: 0 });
+ * ```
+ */
+export function accessFacts(ctx: FacadeContext, req: RouteRequest, source: string, interaction: Interaction, caller: Caller | undefined): Omit<AuditFacts, 'outcome'> {
+  return { interaction, source, caller, address: req.remoteAddress, server: `${req.baseUrl}/${source}`, requestId: req.requestId, observer: ctx.options.observerName };
+}
+
+/**
+ * The outcome code of an HTTP status: 0 below 400, 4 for a 4xx, 8 for a 5xx.
+ *
+ * @example
+ * ```ts
+ * outcomeOf(404); // 4
+ * ```
+ */
+export function outcomeOf(status: number): 0 | 4 | 8 {
+  return status < 400 ? 0 : status < 500 ? 4 : 8;
+}

@@ -1,0 +1,121 @@
+/**
+ * `FHIRFacade`: every source of an `AsyncFHIRGateway` as a FHIR base at `{prefix}/{source}`, one
+ * federated base over them, callers held to a policy (denied by default), signed page tokens,
+ * AuditEvents, rate limits. A mountable component: `app.registerService(facade, { path: '/fhir' })`
+ * beside the gateway.
+ * @module
+ */
+import type { EventDispatcher } from '../events/types.js';
+import type { AsyncFHIRGateway } from '../gateway/index.js';
+import { MOUNT } from '../mount/index.js';
+import type { Mountable, PublicError, Route, RouteReply, RouteRequest } from '../mount/index.js';
+import { AuditSink } from './audit-sink.js';
+import { AuditTrail } from './audit-trail.js';
+import type { FacadeContext } from './facade-context.js';
+import { facadeOpenAPI } from './facade-openapi.js';
+import { answerFederated } from './federated-search.js';
+import { outcome } from './fhir-answer.js';
+import { CallerDirectory } from './identify-caller.js';
+import { checkFacadeOptions, RESERVED_NAMES } from './options.js';
+import type { FHIRFacadeOptions } from './options.js';
+import { PageTokens } from './page-token.js';
+import { answerSource } from './source-base.js';
+import { UpstreamLimits } from './upstream-limits.js';
+import { BaseRewriter } from './url-rewrite.js';
+
+/** Rewriters kept per upstream and facade base (a replaced source gets a new one); at most 256, then started afresh. */
+function rewriters(gateway: AsyncFHIRGateway): FacadeContext['rewriter'] {
+  const kept = new Map<string, BaseRewriter>();
+  return (source, facadeBase) => {
+    const upstream = gateway.sourceBaseUrl(source);
+    const key = `${upstream} ${facadeBase}`;
+    let rewriter = kept.get(key);
+    if (rewriter === undefined) {
+      if (kept.size >= 256) kept.clear();
+      kept.set(key, (rewriter = new BaseRewriter(upstream, facadeBase)));
+    }
+    return rewriter;
+  };
+}
+
+const PATHS = ['/:source', '/:source/:a', '/:source/:a/:b', '/:source/:a/:b/:c', '/:source/:a/:b/:c/:d'];
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * The FHIR facade over a gateway's sources.
+ *
+ * @example
+ * ```ts
+ * const gw = new AsyncFHIRGateway();
+ * gw.addSource('ehr', 'fhir://ehr.example.org/r4/?client_id=app&client_secret=s3cret');
+ * const facade = new FHIRFacade(gw, { callers: [{ name: 'billing', apiKey: process.env.BILLING_KEY!, sources: ['ehr'], scopes: 'system/Patient.rs' }] });
+ * const app = createServiceAPI();
+ * app.registerGateway(gw, { path: '/fhir' });
+ * app.registerService(facade, { path: '/fhir' });
+ * ```
+ */
+export class FHIRFacade {
+  readonly #ctx: FacadeContext;
+  readonly #sink: AuditSink | undefined;
+
+  constructor(gateway: AsyncFHIRGateway, options: FHIRFacadeOptions = {}) {
+    if (typeof gateway?.exchange !== 'function') throw new TypeError('FHIRFacade needs an AsyncFHIRGateway');
+    const checked = checkFacadeOptions(options);
+    const audit = checked.audit;
+    this.#sink = audit === undefined ? undefined : new AuditSink(audit, (bundle) => gateway.batch(bundle, audit.source));
+    this.#ctx = {
+      gateway,
+      callers: new CallerDirectory(checked.callers, checked.openReadOnly),
+      tokens: new PageTokens(checked.pageTokenSecret, checked.pageTokenTtlSeconds),
+      limits: new UpstreamLimits(checked.limits, checked.limitStore),
+      audit: new AuditTrail(this.#sink),
+      options: checked,
+      rewriter: rewriters(gateway),
+    };
+  }
+
+  /**
+   * True when the facade serves nothing: no caller is configured and it is not open for reads.
+   *
+   * @example
+   * ```ts
+   * new FHIRFacade(gw).closed; // true
+   * ```
+   */
+  get closed(): boolean {
+    return this.#ctx.callers.closed;
+  }
+
+  /** The facade's face for `createServiceAPI().registerService()`. */
+  [MOUNT](): Mountable {
+    const ctx = this.#ctx;
+    const handle = (req: RouteRequest): Promise<RouteReply> => this.#answer(req);
+    return {
+      kind: 'service',
+      defaultPath: '/fhir',
+      routes: (): Route[] => (this.closed ? [] : PATHS.flatMap((path) => METHODS.map((method) => ({ method, path, handle, public: true })))),
+      status: () => ({
+        status: this.closed ? 'closed' : 'active',
+        sources: ctx.gateway.sourceNames,
+        federated: ctx.options.federatedName,
+        open_read_only: ctx.options.openReadOnly,
+        in_flight: ctx.limits.inFlight(),
+        ...(this.#sink === undefined ? {} : { audit: this.#sink.status() }),
+      }),
+      openapi: () => (this.closed ? {} : facadeOpenAPI(ctx.gateway.sourceNames.filter((s) => !RESERVED_NAMES.includes(s)), ctx.options.federatedName)),
+      useEvents: (dispatcher: EventDispatcher | null) => ctx.audit.use(dispatcher),
+      errorReply: (error: PublicError) => outcome(error.status, error.status === 404 ? 'not-found' : 'processing', error.message),
+      close: async () => {
+        await this.#sink?.close();
+      },
+    };
+  }
+
+  async #answer(req: RouteRequest): Promise<RouteReply> {
+    const { source, a, b, c, d } = req.params;
+    const rest = [a, b, c, d].filter((s): s is string => s !== undefined);
+    if (source === this.#ctx.options.federatedName) return answerFederated(this.#ctx, req, rest);
+    if (source === undefined || !this.#ctx.gateway.sourceNames.includes(source) || RESERVED_NAMES.includes(source)) return outcome(404, 'not-found', `no FHIR base "${String(source).slice(0, 64)}" here`);
+    return answerSource(this.#ctx, req, source, rest);
+  }
+}

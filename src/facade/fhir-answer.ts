@@ -1,0 +1,34 @@
+/**
+ * The facade's replies: FHIR JSON bodies, and OperationOutcomes for what it refuses itself.
+ * @module
+ */
+import { operationOutcome } from '../fhir/index.js';
+import type { IssueType } from '../fhir/operation-outcome.js';
+import type { RouteReply } from '../mount/index.js';
+
+/** The content type of every facade answer. */
+export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
+
+/**
+ * A FHIR JSON reply.
+ *
+ * @example
+ * ```ts
+ * fhirJSON(200, patient, { etag: 'W/"2"' });
+ * ```
+ */
+export function fhirJSON(status: number, body: unknown, headers: Record<string, string> = {}): RouteReply {
+  return { status, headers: { ...headers, 'content-type': FHIR_JSON }, body: body === undefined ? '' : JSON.stringify(body) };
+}
+
+/**
+ * An OperationOutcome reply with one error issue.
+ *
+ * @example
+ * ```ts
+ * outcome(403, 'forbidden', 'scope does not allow create on Patient');
+ * ```
+ */
+export function outcome(status: number, code: IssueType, diagnostics: string, headers: Record<string, string> = {}): RouteReply {
+  return fhirJSON(status, operationOutcome('error', code, diagnostics), headers);
+}

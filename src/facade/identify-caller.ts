@@ -1,0 +1,141 @@
+/**
+ * How the facade knows who calls: an API key (`X-API-Key`, or `Authorization: Bearer <key>`) compared
+ * in constant time against SHA-256 digests, or a bearer JWT verified against a configured issuer's
+ * JWKS. Credentials that are given and wrong are refused (401) even where anonymous reads are open.
+ * @module
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { JsonWebKey } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { FhirgateError } from '../errors.js';
+import { JWKSCache } from '../http/jwks-cache.js';
+import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
+import type { JWTClaims, JWTHeader } from '../lib/jwt/types.js';
+import type { Caller } from './caller.js';
+import type { APIKeyCaller, CallerPolicy, IssuerCallers } from './options.js';
+import { parseScopes, scopeAccess } from './scopes.js';
+import type { Scope, ScopeLetter } from './scopes.js';
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+const ALGORITHMS = ['RS256', 'RS384', 'ES256', 'ES384'];
+const unauthorized = (reason: string): never => {
+  throw new FhirgateError('ERR_UNAUTHORIZED', reason);
+};
+
+/** The caller of an open, read-only facade (loopback without configured callers). */
+const ANONYMOUS: Caller = Object.freeze({
+  id: 'anonymous', name: 'anonymous', kind: 'anonymous', sources: '*', scopes: parseScopes('system/*.rs'),
+  operations: new Set<string>(), patient: undefined, allowReaching: false,
+});
+
+/**
+ * The configured callers, ready to identify requests.
+ *
+ * @example
+ * ```ts
+ * const callers = new CallerDirectory([{ name: 'app', apiKey: 'a-key-of-16-chars+', sources: '*', scopes: 'system/*.rs' }], false);
+ * const caller = await callers.identify({ 'x-api-key': 'a-key-of-16-chars+' });
+ * ```
+ */
+export class CallerDirectory {
+  readonly #keys: { readonly digest: Buffer; readonly caller: Caller }[];
+  readonly #issuers: ReadonlyMap<string, IssuerCallers>;
+  readonly #open: boolean;
+  readonly #jwks = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000 });
+
+  constructor(callers: readonly (APIKeyCaller | IssuerCallers)[], openReadOnly: boolean) {
+    this.#keys = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => ({ digest: digest(c.apiKey), caller: policyCaller(c, `key:${c.name}`, c.name, 'api-key', parseScopes(c.scopes), c.patient) }));
+    this.#issuers = new Map(callers.filter((c): c is IssuerCallers => !('apiKey' in c)).map((c) => [c.issuer, c]));
+    this.#open = openReadOnly;
+  }
+
+  /** True when no caller is configured and nothing is open: the facade serves nothing. */
+  get closed(): boolean {
+    return !this.#open && this.#keys.length === 0 && this.#issuers.size === 0;
+  }
+
+  /**
+   * The caller of a request. Rejects with `ERR_UNAUTHORIZED` (a reason for the audit, never for the
+   * client) when credentials are missing (and the facade is not open) or do not verify.
+   */
+  async identify(headers: IncomingHttpHeaders): Promise<Caller> {
+    const apiKey = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined;
+    const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+    if (apiKey === undefined && bearer === undefined) return this.#open ? ANONYMOUS : unauthorized('no credentials');
+    if (bearer !== undefined && bearer.split('.').length === 3 && this.#issuers.size > 0) return this.#verifyToken(bearer);
+    const given = digest((apiKey ?? bearer)!);
+    let found: Caller | undefined;
+    for (const key of this.#keys) if (timingSafeEqual(given, key.digest)) found = key.caller;
+    return found ?? unauthorized('unknown API key');
+  }
+
+  async #verifyToken(token: string): Promise<Caller> {
+    let claims: JWTClaims;
+    let issuer: IssuerCallers | undefined;
+    try {
+      const iss = decodeJWT(token).payload.iss;
+      issuer = typeof iss === 'string' ? this.#issuers.get(iss) : undefined;
+      if (issuer === undefined) return unauthorized('unknown issuer');
+      const trusted = issuer;
+      claims = (await verifyJWT(token, {
+        algorithms: ALGORITHMS,
+        key: (header) => this.#key(trusted, header),
+        issuer: trusted.issuer,
+        ...(trusted.audience === undefined ? {} : { audience: trusted.audience }),
+        requiredClaims: ['exp'],
+        clockToleranceSeconds: 30,
+      })).payload;
+    } catch (error) {
+      if (error instanceof FhirgateError && error.code === 'ERR_UNAUTHORIZED') throw error;
+      return unauthorized(`token refused: ${error instanceof FhirgateError ? error.message : 'invalid'}`);
+    }
+    const granted = typeof claims.scope === 'string' ? claims.scope : Array.isArray(claims.scp) ? claims.scp.join(' ') : '';
+    const allowed = withinCeiling(parseScopes(granted), parseScopes(issuer.scopes));
+    const patient = issuer.patient ?? (allowed.some((s) => s.context === 'patient') && typeof claims.patient === 'string' ? claims.patient : undefined);
+    // Patient scopes mean nothing without a patient: dropped, so that they grant nothing.
+    const scopes = patient === undefined ? allowed.filter((s) => s.context !== 'patient') : allowed;
+    const subject = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.sub === 'string' ? claims.sub : 'unknown';
+    const caller = policyCaller(issuer, `jwt:${issuer.issuer}#${typeof claims.sub === 'string' ? claims.sub : subject}`, subject, 'jwt', scopes, patient);
+    return {
+      ...caller,
+      issuer: issuer.issuer,
+      ...(typeof claims.jti === 'string' ? { jti: claims.jti } : {}),
+      ...(typeof claims.fhirUser === 'string' ? { user: claims.fhirUser } : {}),
+    };
+  }
+
+  async #key(issuer: IssuerCallers, header: JWTHeader): Promise<JsonWebKey | undefined> {
+    const kid = header.kid;
+    const local = issuer.jwks?.keys.find((k) => kid === undefined || k.kid === kid);
+    if (local !== undefined) return local as JsonWebKey;
+    if (issuer.jwksUrl === undefined || typeof kid !== 'string') return undefined;
+    return this.#jwks.find(issuer.jwksUrl, kid);
+  }
+}
+
+/** A caller from a policy and the scopes it holds. */
+function policyCaller(policy: CallerPolicy, id: string, name: string, kind: Caller['kind'], scopes: readonly Scope[], patient: string | undefined): Caller {
+  const sources = policy.sources === undefined ? new Set<string>() : policy.sources === '*' ? '*' : new Set(policy.sources);
+  const rate = policy.rate?.perSecond === undefined ? undefined : { perSecond: policy.rate.perSecond, burst: policy.rate.burst ?? Math.max(1, Math.ceil(policy.rate.perSecond)) };
+  return Object.freeze({
+    id, name, kind, sources, scopes, patient,
+    operations: new Set(policy.operations ?? []),
+    allowReaching: policy.allowReaching === true,
+    ...(rate === undefined ? {} : { rate }),
+  });
+}
+
+/** The token's scopes, each cut down to the letters the issuer's ceiling allows (a ceiling of `patient/` scopes makes them `patient/`). */
+function withinCeiling(granted: readonly Scope[], ceiling: readonly Scope[]): Scope[] {
+  const kept: Scope[] = [];
+  for (const scope of granted) {
+    for (const context of ['open', 'compartment'] as const) {
+      const letters = [...scope.letters].filter((l: ScopeLetter) => {
+        const access = scopeAccess(ceiling, scope.type, l);
+        return context === 'open' ? access === 'open' && scope.context !== 'patient' : access !== undefined && (access === 'compartment' || scope.context === 'patient');
+      });
+      if (letters.length > 0) kept.push({ context: context === 'open' ? scope.context : 'patient', type: scope.type, letters: new Set(letters) });
+    }
+  }
+  return kept;
+}

@@ -1,0 +1,120 @@
+/**
+ * One source as a FHIR base: a request under `{prefix}/{source}` read as an interaction, its caller
+ * identified, the policy decided before anything goes upstream (and a compartment-bound write checked
+ * against what it would touch), the limits taken, the exchange made through the gateway, the answer
+ * rewritten, and every access (refusals and failures too) audited.
+ * @module
+ */
+import { FhirgateError, httpStatusOf, isFhirgateError } from '../errors.js';
+import type { FHIRExchangeRequest } from '../gateway/index.js';
+import type { RouteReply, RouteRequest } from '../mount/index.js';
+import { bundlePolicy } from './bundle-policy.js';
+import type { Caller } from './caller.js';
+import { inCompartment } from './compartment.js';
+import type { FacadeContext } from './facade-context.js';
+import { outcome } from './fhir-answer.js';
+import type { IssueType } from '../fhir/operation-outcome.js';
+import type { Interaction } from './interaction.js';
+import { interactionOf } from './interaction.js';
+import { decide } from './policy.js';
+import { rateLimitHeaders } from './rate-limiter.js';
+import { accessFacts } from './facade-context.js';
+import { recordAnswer } from './record-answer.js';
+import { facadeAnswer } from './upstream-answer.js';
+import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
+
+/** The largest request body the facade reads (a transaction Bundle), in bytes. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The reply to a request under `{prefix}/{source}`; `rest` are the path segments after the source.
+ *
+ * @example
+ * ```ts
+ * const reply = await answerSource(ctx, req, 'ehr', ['Patient', '1']);
+ * ```
+ */
+export async function answerSource(ctx: FacadeContext, req: RouteRequest, source: string, rest: readonly string[]): Promise<RouteReply> {
+  const method = req.method as FHIRExchangeRequest['method'];
+  const token = method === 'GET' && rest.length === 0 ? req.query.get(PAGE_TOKEN_PARAM) : null;
+  const found = interactionOf(method, rest, [...req.query.keys()].length > 0, typeof req.headers['if-none-exist'] === 'string');
+  if (found === undefined) return outcome(404, 'not-found', `no FHIR interaction for ${method} ${[source, ...rest].join('/')}`);
+  let interaction: Interaction = token === null ? found : { name: 'search-type', conditional: false };
+  let caller: Caller | undefined;
+  const refuse = (status: number, code: IssueType, reason: string, headers: Record<string, string> = {}, shown = reason): RouteReply => {
+    ctx.audit.record({ ...accessFacts(ctx, req, source, interaction, caller), outcome: status >= 500 ? 8 : 4, outcomeDesc: reason });
+    return outcome(status, code, shown, headers);
+  };
+  try {
+    caller = await ctx.callers.identify(req.headers);
+  } catch (error) {
+    return refuse(401, 'login', `caller not identified: ${(error as Error).message}`, { 'www-authenticate': 'Bearer' }, 'credentials are missing or not valid');
+  }
+  try {
+    checkFormat(req.headers, req.query);
+  } catch (error) {
+    return refuse(406, 'not-supported', (error as Error).message);
+  }
+  let upstreamPath: readonly string[] = rest;
+  let pageLink: string | undefined;
+  if (token !== null) {
+    try {
+      const state = ctx.tokens.open(token, caller.id);
+      const page = state.pages.find((p) => p.source === source);
+      if (page?.link == null) throw new FhirgateError('ERR_PAGE_TOKEN', 'the page token is for another base');
+      pageLink = page.link;
+      interaction = { name: state.type === undefined ? 'search-system' : 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
+    } catch (error) {
+      return refuse(400, 'invalid', isFhirgateError(error) ? error.message : 'the page token is not valid');
+    }
+  }
+  let body: { text: string; contentType: string } | undefined;
+  if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
+    const contentType = req.headers['content-type'] ?? '';
+    if (!/json|x-www-form-urlencoded/i.test(contentType)) return refuse(415, 'not-supported', 'the body must be FHIR JSON (application/fhir+json), JSON Patch or a search form');
+    body = { text: (await req.bytes(MAX_BODY_BYTES)).toString('utf8'), contentType };
+  }
+  let parsed: Record<string, unknown> | undefined;
+  if (body !== undefined && /json/i.test(body.contentType)) {
+    try {
+      parsed = JSON.parse(body.text) as Record<string, unknown>;
+    } catch {
+      return refuse(400, 'invalid', 'the body is not JSON');
+    }
+  }
+  if (interaction.name === 'batch') interaction = { ...interaction, name: parsed?.type === 'transaction' ? 'transaction' : 'batch' };
+  const decision = decide(caller, source, interaction, req.query);
+  if (!decision.allowed) return refuse(decision.status, decision.status === 404 ? 'not-found' : 'forbidden', decision.reason, {}, decision.status === 404 ? `${interaction.type ?? 'resource'}/${interaction.id ?? ''} is not known` : decision.reason);
+  if (interaction.name === 'batch' || interaction.name === 'transaction') {
+    const why = bundlePolicy(caller, source, parsed);
+    if (why !== undefined) return refuse(403, 'forbidden', why);
+  }
+  const compartment = decision.compartment;
+  const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
+  const bases = [rewriter.upstreamBase, rewriter.facadeBase];
+  if (compartment !== undefined && (interaction.name === 'create' || interaction.name === 'update') && !inCompartment(parsed, compartment, bases)) {
+    return refuse(403, 'forbidden', `the ${interaction.type} would be outside the patient compartment`);
+  }
+  if (compartment !== undefined && interaction.name === 'patch') return refuse(403, 'forbidden', 'patch is not allowed for a compartment-bound caller');
+  const slot = await ctx.limits.acquire(source, caller);
+  if (slot.refused) return refuse(429, 'throttled', slot.reason, rateLimitHeaders(slot.verdict));
+  const extraHeaders = slot.verdict === undefined ? {} : rateLimitHeaders(slot.verdict);
+  try {
+    if (compartment !== undefined && (interaction.name === 'update' || interaction.name === 'delete')) {
+      const current = await ctx.gateway.exchange(source, { method: 'GET', path: `${interaction.type}/${interaction.id}`, headers: { accept: 'application/fhir+json' } }, { signal: req.signal });
+      const existing = current.status === 200 ? (JSON.parse(current.body.toString('utf8')) as unknown) : undefined;
+      if (existing !== undefined && !inCompartment(existing, compartment, bases)) return refuse(404, 'not-found', 'the target is outside the patient compartment', extraHeaders, `${interaction.type}/${interaction.id} is not known`);
+    }
+    const request = upstreamRequest(method, upstreamPath, req.query, req.headers, body, interaction, compartment, rewriter);
+    const res = await ctx.gateway.exchange(source, pageLink === undefined ? request : { ...request, method: 'GET', path: pageLink }, { signal: req.signal });
+    const answer = facadeAnswer(res, { source, interaction, compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders });
+    recordAnswer(ctx, req, source, interaction, caller, compartment, answer.reply.status ?? 200, answer.body, answer.reply.headers?.location, rewriter);
+    return answer.reply;
+  } catch (error) {
+    const status = httpStatusOf(error);
+    const code = isFhirgateError(error) ? error.code : 'ERR_INTERNAL';
+    return refuse(status >= 500 ? status : 502, status === 504 ? 'timeout' : 'exception', `source "${source}" failed: ${code}`, extraHeaders);
+  } finally {
+    slot.release();
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * What the facade makes of an upstream answer: the body parsed and rewritten by structure (paging
+ * links become signed page tokens of the caller, every other URL under the upstream base moves to the
+ * facade's), a compartment-bound caller's read of something outside answered 404 and search entries
+ * outside dropped, and only the headers FHIR clients need passed back.
+ * @module
+ */
+import type { FHIRExchangeResponse } from '../gateway/index.js';
+import type { RouteReply } from '../mount/index.js';
+import { inCompartment } from './compartment.js';
+import { FHIR_JSON, fhirJSON, outcome } from './fhir-answer.js';
+import type { Interaction } from './interaction.js';
+import type { PageState, PageTokens } from './page-token.js';
+import { PAGE_TOKEN_PARAM } from './upstream-request.js';
+import type { BaseRewriter } from './url-rewrite.js';
+
+/** The paging relations that become page tokens. */
+const PAGING = new Set(['next', 'previous', 'prev', 'first', 'last']);
+
+/**
+ * The answer, and what the audit needs of it.
+ *
+ * @example
+ * ```ts
+ * const { reply, body } = facadeAnswer(res, setting);
+ * ```
+ */
+export interface FacadeAnswer {
+  readonly reply: RouteReply;
+  /** The body as sent to the caller (parsed JSON), when there is one. */
+  readonly body: Record<string, unknown> | undefined;
+}
+
+/**
+ * What {@link facadeAnswer} needs to know.
+ *
+ * @example
+ * ```ts
+ * const setting: AnswerSetting = { source: 'ehr', interaction, compartment: undefined, callerId: 'key:app', rewriter, tokens, extraHeaders: {} };
+ * ```
+ */
+export interface AnswerSetting {
+  readonly source: string;
+  readonly interaction: Interaction;
+  readonly compartment: string | undefined;
+  readonly callerId: string;
+  readonly rewriter: BaseRewriter;
+  readonly tokens: PageTokens;
+  /** Headers added to the reply (`RateLimit-*`). */
+  readonly extraHeaders: Record<string, string>;
+}
+
+/**
+ * The facade's reply to an upstream answer.
+ *
+ * @example
+ * ```ts
+ * const { reply } = facadeAnswer(await gw.exchange('ehr', request), setting);
+ * ```
+ */
+export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): FacadeAnswer {
+  const headers: Record<string, string> = { ...s.extraHeaders };
+  for (const name of ['etag', 'last-modified', 'retry-after', 'x-progress'] as const) {
+    const value = res.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  for (const name of ['location', 'content-location'] as const) {
+    const value = res.headers[name];
+    const moved = value === undefined ? undefined : s.rewriter.toFacade(value);
+    if (moved !== undefined) headers[name] = moved;
+  }
+  if (res.body.length === 0) return { reply: { status: res.status, headers }, body: undefined };
+  let parsed: unknown;
+  try {
+    parsed = /json/i.test(res.headers['content-type'] ?? 'json') ? JSON.parse(res.body.toString('utf8')) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { reply: outcome(502, 'exception', `source "${s.source}" answered ${res.status} with a body that is not FHIR JSON`, s.extraHeaders), body: undefined };
+  }
+  let body = parsed as Record<string, unknown>;
+  if (s.compartment !== undefined && res.status < 300 && !withinCompartment(body, s)) {
+    const { type, id } = s.interaction;
+    return { reply: outcome(404, 'not-found', `${type}/${id} is not known`, s.extraHeaders), body: undefined };
+  }
+  if (body.resourceType === 'Bundle') body = pagedBundle(body, s);
+  if (body.resourceType === 'CapabilityStatement') {
+    const implementation = (body.implementation ?? {}) as Record<string, unknown>;
+    body = { ...body, url: `${s.rewriter.facadeBase}/metadata`, implementation: { ...implementation, description: implementation.description ?? `fhirgate facade of ${s.source}`, url: s.rewriter.facadeBase } };
+  }
+  const rewritten = s.rewriter.resourceToFacade(body);
+  // Nothing to rewrite: the upstream's bytes go out as they came.
+  if (rewritten === parsed) return { reply: { status: res.status, headers: { ...headers, 'content-type': FHIR_JSON }, body: res.body }, body };
+  return { reply: fhirJSON(res.status, rewritten, headers), body: rewritten };
+}
+
+/** A compartment-bound read (or instance history) of something outside is as if it did not exist. */
+function withinCompartment(body: Record<string, unknown>, s: AnswerSetting): boolean {
+  const bases = [s.rewriter.upstreamBase, s.rewriter.facadeBase];
+  const { name } = s.interaction;
+  if (name === 'read' || name === 'vread') return inCompartment(body, s.compartment!, bases);
+  if (name === 'history-instance') return ((body.entry ?? []) as { resource?: unknown }[]).every((e) => e.resource === undefined || inCompartment(e.resource, s.compartment!, bases));
+  return true;
+}
+
+/** A Bundle with paging links as page tokens, and (for a compartment-bound caller) entries outside dropped. */
+function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<string, unknown> {
+  const links = Array.isArray(bundle.link) ? (bundle.link as { relation?: string; url?: string }[]) : [];
+  const link = links.flatMap((l) => {
+    if (typeof l.url !== 'string' || typeof l.relation !== 'string') return [];
+    if (PAGING.has(l.relation)) {
+      const state: PageState = { caller: s.callerId, type: s.interaction.type, pages: [{ source: s.source, link: l.url, skip: 0 }] };
+      return [{ relation: l.relation, url: `${s.rewriter.facadeBase}?${PAGE_TOKEN_PARAM}=${s.tokens.sign(state)}` }];
+    }
+    const moved = s.rewriter.toFacade(l.url);
+    return moved === undefined ? [] : [{ relation: l.relation, url: moved }];
+  });
+  const compartment = s.compartment;
+  const bases = [s.rewriter.upstreamBase, s.rewriter.facadeBase];
+  const entries = Array.isArray(bundle.entry) ? (bundle.entry as { resource?: { resourceType?: string } }[]) : undefined;
+  const kept = compartment === undefined || entries === undefined ? entries : entries.filter((e) => e.resource === undefined || e.resource.resourceType === 'OperationOutcome' || inCompartment(e.resource, compartment, bases));
+  return { ...bundle, link, ...(kept === undefined ? {} : { entry: kept }) };
+}

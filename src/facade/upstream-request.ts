@@ -1,0 +1,89 @@
+/**
+ * The request the facade sends upstream for an allowed interaction: the path under the source's base,
+ * the query (held to the caller's compartment), the headers FHIR R4 REST defines (the caller's
+ * `Authorization` never), the body with the facade's own URLs moved back to the upstream base.
+ * @module
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { FhirgateError } from '../errors.js';
+import type { FHIRExchangeRequest } from '../gateway/index.js';
+import { compartmentParam } from './compartment.js';
+import type { Interaction } from './interaction.js';
+import type { BaseRewriter } from './url-rewrite.js';
+
+/** The caller's headers that go up (besides `content-type` with a body); `accept` is always FHIR JSON. */
+const PASSED = ['prefer', 'if-match', 'if-none-match', 'if-none-exist', 'if-modified-since'] as const;
+
+/** The query parameters the facade keeps for itself. */
+export const PAGE_TOKEN_PARAM = '_page_token';
+
+/**
+ * Refuses what the facade cannot answer in JSON: an `Accept` or `_format` that asks for XML or another
+ * format (`ERR_BAD_REQUEST` with status 406; the facade rewrites URLs by structure, in JSON only).
+ *
+ * @example
+ * ```ts
+ * checkFormat({ accept: 'application/fhir+xml' }, new URLSearchParams()); // throws (406)
+ * ```
+ */
+export function checkFormat(headers: IncomingHttpHeaders, query: URLSearchParams): void {
+  const accept = headers.accept;
+  const format = query.get('_format');
+  const json = (v: string) => /json|\*\/\*|^\s*$/i.test(v);
+  if ((accept !== undefined && !json(accept)) || (format !== null && !/json/i.test(format))) {
+    throw new FhirgateError('ERR_BAD_REQUEST', 'the facade answers FHIR JSON only (Accept: application/fhir+json)', { status: 406 });
+  }
+}
+
+/**
+ * The upstream request for `interaction`: `segments` are the path under the source's base, `query`
+ * the caller's; with a compartment the search is constrained to it before it goes up.
+ *
+ * @example
+ * ```ts
+ * upstreamRequest('GET', ['Observation'], new URLSearchParams('code=x'), {}, undefined, interaction, '123', rewriter);
+ * // { method: 'GET', path: 'Observation?code=x&subject=Patient%2F123', ... }
+ * ```
+ */
+export function upstreamRequest(
+  method: FHIRExchangeRequest['method'],
+  segments: readonly string[],
+  query: URLSearchParams,
+  headers: IncomingHttpHeaders,
+  body: { readonly text: string; readonly contentType: string } | undefined,
+  interaction: Interaction,
+  compartment: string | undefined,
+  rewriter: BaseRewriter,
+): FHIRExchangeRequest {
+  const q = new URLSearchParams(query);
+  q.delete(PAGE_TOKEN_PARAM);
+  q.delete('_format');
+  let text = body?.text;
+  const searching = interaction.name === 'search-type' || interaction.name === 'search-system';
+  if (compartment !== undefined && searching && interaction.type !== undefined) {
+    const param = compartmentParam(interaction.type)!;
+    const value = param === '_id' ? compartment : `Patient/${compartment}`;
+    if (method === 'POST' && text !== undefined) {
+      const form = new URLSearchParams(text);
+      form.append(param, value);
+      text = form.toString();
+    } else q.append(param, value);
+  }
+  if (text !== undefined && /json/i.test(body!.contentType)) text = JSON.stringify(rewriter.resourceToUpstream(JSON.parse(text)));
+  const passed: Record<string, string> = { accept: 'application/fhir+json' };
+  for (const name of PASSED) {
+    const value = headers[name];
+    if (typeof value === 'string') passed[name] = value;
+  }
+  if (body !== undefined) passed['content-type'] = body.contentType;
+  const search = q.toString();
+  const path = `${segments.map(encodeURIComponent).join('/')}${search === '' ? '' : `?${search}`}`;
+  return {
+    method,
+    path,
+    headers: passed,
+    ...(text === undefined ? {} : { body: text }),
+    ...(interaction.type === undefined ? {} : { resourceType: interaction.type }),
+    operation: interaction.name,
+  };
+}

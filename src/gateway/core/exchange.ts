@@ -1,0 +1,106 @@
+/**
+ * A raw FHIR exchange with a source, on the gateway's call path (pool, bearer token, one retry after a
+ * 401, the retry policy, the source's counts): what a pass-through component (the FHIR facade) needs
+ * and the typed operations do not give, since it must hand back any status with its headers.
+ * @module
+ */
+import { FhirgateError } from '../../errors.js';
+import { callFHIR } from './fhir-call.js';
+import type { CallScope } from './call-options.js';
+import type { CallContext } from './fhir-call.js';
+import type { GatewayEvents } from './gateway-events.js';
+import type { Source } from './source-registry.js';
+
+/**
+ * One request of {@link exchange}.
+ *
+ * @example
+ * ```ts
+ * const request: FHIRExchangeRequest = { method: 'GET', path: 'Patient?family=Doe', headers: { prefer: 'handling=strict' } };
+ * ```
+ */
+export interface FHIRExchangeRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * Path and query under the source's base (`''` is the base itself, `Patient/1`, `Patient?name=x`), or
+   * an absolute URL under the base (a `next` link as the server gave it); anything else is `ERR_CROSS_ORIGIN`.
+   */
+  readonly path: string;
+  /**
+   * Request headers. Only {@link EXCHANGE_REQUEST_HEADERS} are sent; `authorization` never is (the
+   * source's own token is). `accept` defaults to `application/fhir+json`.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The body; `content-type` defaults to `application/fhir+json; charset=utf-8`. */
+  readonly body?: string;
+  /** The resource type it is about, for its `fhir.<type>.<operation>` event (no event without it). */
+  readonly resourceType?: string;
+  /** The interaction (`read`, `search-type`, ...), for the event. Default the method in lower case. */
+  readonly operation?: string;
+}
+
+/**
+ * The answer of {@link exchange}, whatever its status.
+ *
+ * @example
+ * ```ts
+ * const { status, headers, body } = await gw.exchange('ehr', { method: 'GET', path: 'Patient/1' });
+ * ```
+ */
+export interface FHIRExchangeResponse {
+  readonly status: number;
+  /** Only {@link EXCHANGE_RESPONSE_HEADERS}, names in lower case; never a cookie or a server header. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+}
+
+/** The request headers an exchange sends on (FHIR R4 REST's conditional and preference headers). */
+export const EXCHANGE_REQUEST_HEADERS: readonly string[] = Object.freeze(['accept', 'prefer', 'if-match', 'if-none-match', 'if-none-exist', 'if-modified-since', 'content-type']);
+
+/** The response headers an exchange hands back. */
+export const EXCHANGE_RESPONSE_HEADERS: readonly string[] = Object.freeze(['content-type', 'etag', 'last-modified', 'location', 'content-location', 'retry-after', 'x-progress']);
+
+/**
+ * Sends one raw request to `source` and returns its answer, any status included; network failures,
+ * time-outs and token failures reject as every gateway call does.
+ *
+ * @example
+ * ```ts
+ * const res = await exchange(ctx, events, source, { method: 'GET', path: 'Patient/1', resourceType: 'Patient', operation: 'read' }, scope);
+ * ```
+ */
+export async function exchange(ctx: CallContext, events: GatewayEvents, source: Source, request: FHIRExchangeRequest, scope: CallScope): Promise<FHIRExchangeResponse> {
+  const url = targetOf(source, request.path);
+  const headers: Record<string, string> = {};
+  for (const name of EXCHANGE_REQUEST_HEADERS) {
+    const value = request.headers?.[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  const operation = request.operation ?? request.method.toLowerCase();
+  const reference = request.resourceType ?? source.name;
+  const res = await callFHIR(ctx, source, { method: request.method, url, body: request.body, headers, operation, reference, expected: 'all', ...scope });
+  const picked: Record<string, string> = {};
+  for (const name of EXCHANGE_RESPONSE_HEADERS) {
+    const value = res.headers[name];
+    if (typeof value === 'string') picked[name] = value;
+  }
+  const type = request.resourceType;
+  if (type !== undefined) {
+    const name = `fhir.${type.toLowerCase()}.${operation}`;
+    if (events.wants(name)) events.emit(name, { resource_type: type, source: source.name, operation, status: res.status });
+  }
+  return { status: res.status, headers: picked, body: res.body };
+}
+
+/** The URL of `path` under the source's base; an absolute URL must stay under it. */
+function targetOf(source: Source, path: string): URL {
+  if (typeof path !== 'string') throw new TypeError('request.path must be a string');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
+    const url = URL.canParse(path) ? new URL(path) : undefined;
+    if (url === undefined || url.origin !== source.origin || !(url.pathname === source.base.pathname || url.pathname.startsWith(`${source.base.pathname}/`))) {
+      throw new FhirgateError('ERR_CROSS_ORIGIN', `exchange: the URL is not under the base of source "${source.name}"`);
+    }
+    return url;
+  }
+  return new URL(path === '' ? source.baseUrl : `${source.baseUrl}/${path.replace(/^\/+/, '')}`);
+}

@@ -1,0 +1,122 @@
+/**
+ * A load client on `node:http` that counts what autocannon does not: connections reset, connections
+ * closed without an answer, refusals and time-outs, each apart from answers by status. For the cluster
+ * tests and `npm run scale-test`; loopback only, bounded in time.
+ */
+import { Agent, request } from 'node:http';
+
+/** What the load saw. A request is counted once, in exactly one of these. */
+export interface LoadCounts {
+  /** Requests started. */
+  sent: number;
+  /** Answers by status (`'200'`, `'503'`, …). */
+  status: Record<string, number>;
+  /** The connection was reset (`read ECONNRESET`, `EPIPE`): the request may or may not have run. */
+  reset: number;
+  /** The server closed the connection without an answer (`socket hang up`). */
+  closedWithoutAnswer: number;
+  /** The connection was refused (nothing listens any more): the request never reached a server. */
+  refused: number;
+  /** No answer within the per-request time-out. */
+  timedOut: number;
+  /** Any other error, by code. */
+  errors: Record<string, number>;
+}
+
+/** Options of {@link runLoad}. */
+export interface LoadOptions {
+  /** `http://127.0.0.1:<port>/path`. */
+  readonly url: string;
+  /** Concurrent request loops; with `keepAlive` each keeps one connection of its own. */
+  readonly connections: number;
+  /** Reuse connections (HTTP/1.1 keep-alive) or open one per request (`Connection: close`). */
+  readonly keepAlive: boolean;
+  /** Per request, in ms. Default 10 000. */
+  readonly requestTimeoutMs?: number;
+  /** The load stops at the latest after this long, in ms, whatever `until` does. Default 120 000. */
+  readonly maxDurationMs?: number;
+  /** Pause after a refusal, in ms, so that a stopped server is not hammered. Default 20. */
+  readonly refusedPauseMs?: number;
+}
+
+/** Requests that failed at the connection level or with a non-2xx answer (refusals are counted apart). */
+export function failures(counts: LoadCounts): number {
+  const non2xx = Object.entries(counts.status).filter(([s]) => !s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+  return counts.reset + counts.closedWithoutAnswer + counts.timedOut + non2xx + Object.values(counts.errors).reduce((n, c) => n + c, 0);
+}
+
+/** One line for a test's diagnostics or a report. */
+export function describeLoad(name: string, c: LoadCounts): string {
+  return `${name}: sent ${c.sent}, answered ${answered(c)}, status ${JSON.stringify(c.status)}, reset ${c.reset}, closed without answer ${c.closedWithoutAnswer}, refused ${c.refused}, timed out ${c.timedOut}, errors ${JSON.stringify(c.errors)}`;
+}
+
+/** Answered with a 2xx. */
+export function answered(counts: LoadCounts): number {
+  return Object.entries(counts.status).filter(([s]) => s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+}
+
+type Outcome = { status: number } | { error: NodeJS.ErrnoException };
+
+function once(url: URL, agent: Agent | false, timeoutMs: number): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, agent, headers: agent === false ? { connection: 'close' } : {}, signal: AbortSignal.timeout(timeoutMs) },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve({ status: res.statusCode ?? 0 }));
+        res.once('error', (error: NodeJS.ErrnoException) => resolve({ error }));
+      },
+    );
+    req.once('error', (error: NodeJS.ErrnoException) => resolve({ error }));
+    req.end();
+  });
+}
+
+function count(counts: LoadCounts, outcome: Outcome): void {
+  if ('status' in outcome) {
+    counts.status[String(outcome.status)] = (counts.status[String(outcome.status)] ?? 0) + 1;
+    return;
+  }
+  const { error } = outcome;
+  if (error.name === 'AbortError' || error.code === 'ABORT_ERR') counts.timedOut += 1;
+  else if (error.code === 'ECONNREFUSED') counts.refused += 1;
+  else if (error.code === 'ECONNRESET' && error.message === 'socket hang up') counts.closedWithoutAnswer += 1;
+  else if (error.code === 'ECONNRESET' || error.code === 'EPIPE') counts.reset += 1;
+  else counts.errors[error.code ?? error.name] = (counts.errors[error.code ?? error.name] ?? 0) + 1;
+}
+
+/**
+ * Sends GET requests to `url` from `connections` loops until `until` aborts (or `maxDurationMs`), and
+ * resolves to what they saw.
+ *
+ * @example
+ * ```ts
+ * const stop = new AbortController();
+ * const load = runLoad({ url: `${base}/health`, connections: 8, keepAlive: true }, stop.signal);
+ * // … restart something …
+ * stop.abort();
+ * assert.equal(failures(await load), 0);
+ * ```
+ */
+export async function runLoad(options: LoadOptions, until: AbortSignal): Promise<LoadCounts> {
+  const url = new URL(options.url);
+  const timeoutMs = options.requestTimeoutMs ?? 10_000;
+  const stopAt = performance.now() + (options.maxDurationMs ?? 120_000);
+  const pauseMs = options.refusedPauseMs ?? 20;
+  const counts: LoadCounts = { sent: 0, status: {}, reset: 0, closedWithoutAnswer: 0, refused: 0, timedOut: 0, errors: {} };
+  const loop = async () => {
+    const agent = options.keepAlive ? new Agent({ keepAlive: true, maxSockets: 1 }) : false;
+    try {
+      while (!until.aborted && performance.now() < stopAt) {
+        counts.sent += 1;
+        const outcome = await once(url, agent, timeoutMs);
+        count(counts, outcome);
+        if ('error' in outcome && outcome.error.code === 'ECONNREFUSED') await new Promise((r) => setTimeout(r, pauseMs));
+      }
+    } finally {
+      if (agent !== false) agent.destroy();
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, loop));
+  return counts;
+}
