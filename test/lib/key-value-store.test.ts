@@ -33,7 +33,7 @@ test('MemoryStore: expired entries are swept as it grows, live ones stay', async
 });
 
 test('checkStore names the option when the store lacks a method', () => {
-  assert.throws(() => checkStore({ get() {}, set() {} }, 'tokenStore'), { name: 'TypeError', message: /"tokenStore".*setIfAbsent/ });
+  assert.throws(() => checkStore({ get() {}, set() {} }, 'tokenStore'), { name: 'TypeError', message: /^tokenStore must be a store with get, set and setIfAbsent$/ });
   assert.throws(() => checkStore(null, 'x'), { name: 'TypeError' });
   assert.doesNotThrow(() => checkStore(new MemoryStore(), 'x'));
 });
