@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AuthTokenError, FHIRHTTPError, FhirgateError } from '../../../src/errors.js';
 import { SyncBridge, siblingModuleUrl } from '../../../src/lib/worker-bridge/bridge.js';
+import { sourceSettings } from '../../../src/gateway/core/source-settings.js';
 
 const workerUrl = siblingModuleUrl(import.meta.url, './echo-worker');
 const LONG = 60_000;
@@ -140,9 +141,10 @@ test('a worker whose entry cannot load tells its caller why at once', (t) => {
 
 test('the gateway worker serves only the sync gateway methods', (t) => {
   const b = bridge(t, { workerUrl: siblingModuleUrl(import.meta.url, '../../../src/gateway/sync/gateway-worker'), workerData: { gateway: {}, maxOpenCursors: 1 } });
-  assert.deepEqual(b.call('addSource', ['s', 'fhir://127.0.0.1:9/fhir'], LONG), undefined);
+  // The calling thread parses the connection string once; the worker takes the parsed settings.
+  assert.deepEqual(b.call('addCheckedSource', ['s', sourceSettings('fhir://127.0.0.1:9/fhir', undefined, 30_000)], LONG), undefined);
   assert.equal(b.call('sourceBaseUrl', ['s'], LONG), 'http://127.0.0.1:9/fhir');
-  for (const method of ['getPoolStatus', 'modify', 'useEvents', 'constructor', '__proto__']) {
+  for (const method of ['addSource', 'getPoolStatus', 'modify', 'useEvents', 'constructor', '__proto__']) {
     const err = catchSync(() => b.call(method, [], LONG));
     assert.ok(err instanceof TypeError, method);
     assert.match(err.message, /FHIRGateway has no method/);
