@@ -5,12 +5,12 @@
 // `@example`: one line on why they exist is enough.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { exportedNames } from './support/exported-names.js';
-import { publicExamples } from './support/tsdoc-examples.js';
+import { misplacedExamples, publicExamples } from './support/tsdoc-examples.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -92,4 +92,24 @@ test('the check can fail: an example that misuses the API is refused', () => {
   const { status, output } = typeCheck(new Map([['bad.ts', bad]]));
   assert.notEqual(status, 0);
   assert.match(output, /Patient/);
+});
+
+test('no @example on an internal: only public exports, their public members and the entries carry one', () => {
+  const entries = ENTRIES.map((e) => e.source);
+  assert.deepEqual(misplacedExamples(ROOT, entries), [], 'an internal gets one line on why it exists, not an @example');
+});
+
+test('the guard can fail: an @example on an internal declaration is found', () => {
+  const dir = mkdtempSync(join(ROOT, '.tsdoc-guard-'));
+  try {
+    const src = join(dir, 'src');
+    mkdirSync(join(src, 'room'), { recursive: true });
+    const doc = (what: string, indent = '') => `${indent}/**\n${indent} * ${what}\n${indent} *\n${indent} * @example\n${indent} * \`\`\`ts\n${indent} * x;\n${indent} * \`\`\`\n${indent} */\n`;
+    writeFileSync(join(src, 'index.ts'), `${doc('The entry.').replace(' */', ' * @module\n */')}export { Shown } from './room/shown.js';\n`);
+    writeFileSync(join(src, 'room', 'shown.ts'), `${doc('Public.')}export class Shown {\n${doc('Public member.', '  ')}  run(): void {}\n${doc('Private member.', '  ')}  #hide(): void {}\n}\n`);
+    writeFileSync(join(src, 'room', 'hidden.ts'), `${doc('Internal.')}export function hidden(): void {}\n`);
+    assert.deepEqual(misplacedExamples(dir, [join(src, 'index.ts')]), ['src/room/hidden.ts:1 hidden', 'src/room/shown.ts:19 Shown > #hide(): void {}']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -21,11 +21,6 @@ export type ModifyFn<R> = (resource: R) => void | R | Promise<void | R>;
 /**
  * Tries of the callback form of `modify` when the server answers 412 (someone else saved first):
  * the resource is read again and the callback runs again on the new version.
- *
- * @example
- * ```ts
- * MODIFY_ATTEMPTS; // 3
- * ```
  */
 export const MODIFY_ATTEMPTS = 3;
 
@@ -90,11 +85,6 @@ export class ModifyHandle<R> implements AsyncDisposable {
 /**
  * The read-modify-write loop of `modify(type, id, source, fn)`: reads, saves, and on a lost race
  * (`ERR_CONFLICT`) reads again, {@link MODIFY_ATTEMPTS} tries at most.
- *
- * @example
- * ```ts
- * const saved = await modifyWithRetries(() => read(), async (r) => save(r, await fn(r.resource)));
- * ```
  */
 export async function modifyWithRetries<R, T>(read: () => Promise<R>, save: (read: R) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -111,11 +101,6 @@ export async function modifyWithRetries<R, T>(read: () => Promise<R>, save: (rea
  * `AsyncFHIRGateway.modify` on the gateway's engine: with a function, one public call that reads, runs it and saves
  * ({@link modifyWithRetries}); else one call that reads and returns a {@link ModifyHandle} whose save
  * is a second call.
- *
- * @example
- * ```ts
- * await modifyCall(engine, 'Patient', '123', 'epic', (p) => { p.active = true; }, undefined);
- * ```
  */
 export function modifyCall<R>(engine: GatewayEngine, type: ResourceType, id: string, source: string | undefined, fnOrOptions: ModifyFn<R> | CallOptions | undefined, options: CallOptions | undefined): Promise<unknown> {
   if (typeof fnOrOptions !== 'function') {
