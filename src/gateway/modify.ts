@@ -56,6 +56,8 @@ export class ModifyHandle<R> implements AsyncDisposable {
    *
    * @example
    * ```ts
+   * const r = await gw.modify('Patient', '123', 'epic');
+   * r.resource.active = true;
    * const saved = await r.save();
    * ```
    */
@@ -69,7 +71,8 @@ export class ModifyHandle<R> implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * try { change(r.resource) } catch (e) { r.discard(); throw e }
+   * const r = await gw.modify('Patient', '123', 'epic');
+   * try { r.resource.active = true; } catch (e) { r.discard(); throw e; }
    * ```
    */
   discard(): void {

@@ -1,6 +1,7 @@
 /**
  * The `@example` blocks of the TSDoc of every public export (the top-level declarations the package
- * entries export, found through `exportedNames`), so that a test can type-check them like the README's.
+ * entries export, found through `exportedNames`), of their public members and of the entries' `@module`
+ * TSDoc, so that a test can type-check them like the README's; and every `@example` anywhere else.
  * @module
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -45,16 +46,32 @@ function publicDeclarations(entries: readonly string[]): Map<string, string> {
   return where;
 }
 
-/** Every ```ts block under `@example` in the TSDoc of the public exports of `entries` (source files). */
+/** The TSDoc (without margins) of each public member (two spaces in, not `private`/`protected`/`#`) of the exported class or interface `name` in `text`. */
+function memberDocs(text: string, name: string): [string, string][] {
+  const start = new RegExp(`^export\\s+(?:declare\\s+)?(?:abstract\\s+)?(?:class|interface)\\s+${name.replaceAll('$', '\\$')}\\b.*$`, 'm').exec(text);
+  if (start === null) return [];
+  const body = text.slice(start.index, text.indexOf('\n}', start.index));
+  return [...body.matchAll(/^ {2}\/\*\*((?:(?!\*\/)[\s\S])*?)\*\/\s*\n {2}(?!private\b|protected\b|(?:static\s+|readonly\s+|async\s+|get\s+|set\s+)*#)(?:static\s+|readonly\s+|async\s+|get\s+|set\s+)*([^\s(<:?]+)/gm)]
+    .map((m) => [m[2]!, m[1]!.split('\n').map((line) => line.replace(/^\s*\* ?/, '')).join('\n')]);
+}
+
+/** Every ```ts block under `@example` in the TSDoc of the public exports of `entries` (source files), of their public members, and of the entries' own `@module` TSDoc. */
 export function publicExamples(root: string, entries: readonly string[]): TSDocExample[] {
   const examples: TSDocExample[] = [];
   const where = publicDeclarations(entries);
   for (const name of [...where.keys()].sort()) {
     const file = where.get(name);
     if (file === undefined || file.includes('/generated/')) continue;
-    const doc = docOf(readFileSync(file, 'utf8'), name);
-    const example = doc?.split(/^@example\b/m).slice(1).join('\n') ?? '';
-    for (const m of example.matchAll(/```ts\n([\s\S]*?)```/g)) examples.push({ name, file: relative(root, file), code: m[1]! });
+    const text = readFileSync(file, 'utf8');
+    for (const [label, doc] of [[name, docOf(text, name)] as const, ...memberDocs(text, name).map(([member, d]) => [`${name}.${member}`, d] as const)]) {
+      const example = doc?.split(/^@example\b/m).slice(1).join('\n') ?? '';
+      for (const m of example.matchAll(/```ts\n([\s\S]*?)```/g)) examples.push({ name: label, file: relative(root, file), code: m[1]! });
+    }
+  }
+  for (const entry of entries) {
+    const doc = /^\/\*\*((?:(?!\*\/)[\s\S])*?^\s*\* @module\b[\s\S]*?)\*\//m.exec(readFileSync(entry, 'utf8'))?.[1];
+    const example = doc?.split('\n').map((line) => line.replace(/^\s*\* ?/, '')).join('\n').split(/^@example\b/m).slice(1).join('\n') ?? '';
+    for (const m of example.matchAll(/```ts\n([\s\S]*?)```/g)) examples.push({ name: '@module', file: relative(root, entry), code: m[1]! });
   }
   return examples;
 }
