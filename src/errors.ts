@@ -8,11 +8,13 @@
  * @example
  * ```ts
  * import { isFhirgateError } from 'fhirgate/errors';
- * try {
- *   await gw.read('Patient', '123', 'epic');
- * } catch (err) {
- *   if (isFhirgateError(err) && err.code === 'ERR_FHIR_HTTP' && err.status === 404) return null;
- *   throw err;
+ * async function findPatient(id: string) {
+ *   try {
+ *     return await gw.read('Patient', id, 'epic');
+ *   } catch (err) {
+ *     if (isFhirgateError(err) && err.code === 'ERR_FHIR_HTTP' && err.status === 404) return null;
+ *     throw err;
+ *   }
  * }
  * ```
  * @module

@@ -18,11 +18,5 @@ function readVersion(): string {
 /**
  * The fhirgate version (`0.1.0`): the `User-Agent` of outgoing requests, `software.version` in the
  * gateway's CapabilityStatement, `version` in `/status`. `'0.0.0'` when package.json cannot be read.
- *
- * @example
- * ```ts
- * import { VERSION } from './version.js';
- * console.log(`fhirgate ${VERSION}`);
- * ```
  */
 export const VERSION: string = readVersion();

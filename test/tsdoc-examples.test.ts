@@ -1,16 +1,17 @@
-// The `@example` blocks of every public export's TSDoc type-check against the sources, like the README's
+// The `@example` blocks of every public export's TSDoc (and of the public members of public classes and
+// interfaces, and of each entry's `@module` TSDoc) type-check against the sources, like the README's
 // blocks (readme.test.ts). An example that has no import of its own is written as if every public name
 // were in scope (they are imported for it, each from the first entry that exports it), and may use the
 // few stand-ins of PRELUDE (`gw`, `app`, `cds`, ...) instead of building them first. Internals carry no
-// `@example`: one line on why they exist is enough.
+// `@example` (the guard below finds any): one line on why they exist is enough.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { exportedNames } from './support/exported-names.js';
-import { publicExamples } from './support/tsdoc-examples.js';
+import { misplacedExamples, publicExamples } from './support/tsdoc-examples.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -80,7 +81,7 @@ const asModule = (code: string, imports: string) => `${/^\s*import\s/m.test(code
 
 test('every @example of a public export type-checks', () => {
   const examples = publicExamples(ROOT, ENTRIES.map((e) => e.source));
-  assert.ok(examples.length >= 100, `found ${examples.length} examples`);
+  assert.ok(examples.length >= 200, `found ${examples.length} examples`);
   const imports = importAll();
   const files = new Map(examples.map((e, i) => [`${e.name}-${i + 1}.ts`, `// ${e.file}: ${e.name}\n${asModule(e.code, imports)}`]));
   const { status, output } = typeCheck(files);
@@ -92,4 +93,24 @@ test('the check can fail: an example that misuses the API is refused', () => {
   const { status, output } = typeCheck(new Map([['bad.ts', bad]]));
   assert.notEqual(status, 0);
   assert.match(output, /Patient/);
+});
+
+test('no @example on an internal: only public exports, their public members and the entries carry one', () => {
+  const entries = ENTRIES.map((e) => e.source);
+  assert.deepEqual(misplacedExamples(ROOT, entries), [], 'an internal gets one line on why it exists, not an @example');
+});
+
+test('the guard can fail: an @example on an internal declaration is found', () => {
+  const dir = mkdtempSync(join(ROOT, '.tsdoc-guard-'));
+  try {
+    const src = join(dir, 'src');
+    mkdirSync(join(src, 'room'), { recursive: true });
+    const doc = (what: string, indent = '') => `${indent}/**\n${indent} * ${what}\n${indent} *\n${indent} * @example\n${indent} * \`\`\`ts\n${indent} * x;\n${indent} * \`\`\`\n${indent} */\n`;
+    writeFileSync(join(src, 'index.ts'), `${doc('The entry.').replace(' */', ' * @module\n */')}export { Shown } from './room/shown.js';\n`);
+    writeFileSync(join(src, 'room', 'shown.ts'), `${doc('Public.')}export class Shown {\n${doc('Public member.', '  ')}  run(): void {}\n${doc('Private member.', '  ')}  #hide(): void {}\n}\n`);
+    writeFileSync(join(src, 'room', 'hidden.ts'), `${doc('Internal.')}export function hidden(): void {}\n`);
+    assert.deepEqual(misplacedExamples(dir, [join(src, 'index.ts')]), ['src/room/hidden.ts:1 hidden', 'src/room/shown.ts:19 Shown > #hide(): void {}']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

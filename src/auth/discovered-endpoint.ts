@@ -11,24 +11,10 @@ import { signingAlgorithms } from './key-ring.js';
 import { isAllowedEndpoint } from './parse-connection-string.js';
 import type { SmartConfiguration } from './smart-discovery.js';
 
-/**
- * The client authentication methods of RFC 6749 §2.3.1 and RFC 7523 the gateway uses.
- *
- * @example
- * ```ts
- * const method: TokenAuthMethod = auth.kind === 'jwt_assertion' ? 'private_key_jwt' : auth.method;
- * ```
- */
+/** The client authentication methods of RFC 6749 §2.3.1 and RFC 7523 the gateway uses. */
 export type TokenAuthMethod = 'private_key_jwt' | 'client_secret_basic' | 'client_secret_post';
 
-/**
- * A token endpoint the gateway may use, with the signing algorithms it accepts (`undefined`: not said).
- *
- * @example
- * ```ts
- * const endpoint: TokenEndpoint = { url: 'https://fhir.example.org/oauth2/token', signingAlgs: ['RS384', 'ES384'] };
- * ```
- */
+/** A token endpoint the gateway may use, with the signing algorithms it accepts (`undefined`: not said). */
 export interface TokenEndpoint {
   readonly url: string;
   readonly signingAlgs: readonly string[] | undefined;
@@ -37,11 +23,6 @@ export interface TokenEndpoint {
 /**
  * How the source will use a discovered endpoint: its authentication method, whether plain http may
  * reach a non-loopback host, its assertion keys, and the origins a client secret may be sent to.
- *
- * @example
- * ```ts
- * const use: EndpointUse = { method: 'client_secret_basic', allowHttp: false, keys: undefined, secretOrigins: ['https://fhir.example.org'] };
- * ```
  */
 export interface EndpointUse {
   readonly method: TokenAuthMethod;
@@ -56,11 +37,6 @@ export interface EndpointUse {
  * document and the reason. A client secret is never sent to an origin outside `use.secretOrigins` (a
  * signed assertion may go: it names its audience). A server that lists no methods or no algorithms is
  * not second-guessed.
- *
- * @example
- * ```ts
- * const endpoint = checkDiscovered(found, { method: 'private_key_jwt', allowHttp: false, keys: ring, secretOrigins: [] });
- * ```
  */
 export function checkDiscovered(found: SmartConfiguration, use: EndpointUse): TokenEndpoint {
   const where = `the token_endpoint from ${found.documentUrl}`;

@@ -11,38 +11,17 @@ import type { Signer } from './key-ring.js';
 import { signAssertion } from './sign-assertion.js';
 import type { ClientSecretAuth, JWTAssertionAuth } from './source-config.js';
 
-/**
- * Sends a request (the gateway's pool, or `request()`).
- *
- * @example
- * ```ts
- * const send: Send = (url, options) => pool.request(url, options);
- * ```
- */
+/** Sends a request (the gateway's pool, or `request()`). */
 export type Send = (url: string, options: Omit<HTTPRequestOptions, 'agent'>) => Promise<HTTPResponse>;
 
-/**
- * A token endpoint's successful answer.
- *
- * @example
- * ```ts
- * const { accessToken, expiresIn } = await fetchToken(credentials, send, { timeoutMs: 30_000, nowMs: Date.now() });
- * ```
- */
+/** A token endpoint's successful answer. */
 export interface TokenAnswer {
   readonly accessToken: string;
   /** Seconds the token lives, when the endpoint said. */
   readonly expiresIn: number | undefined;
 }
 
-/**
- * How to authenticate: the parsed flow, plus the key (and algorithm) that signs an assertion.
- *
- * @example
- * ```ts
- * const credentials: Credentials = { auth: parseConnectionString(cs).auth as ClientSecretAuth };
- * ```
- */
+/** How to authenticate: the parsed flow, plus the key (and algorithm) that signs an assertion. */
 export type Credentials = { readonly auth: ClientSecretAuth } | { readonly auth: JWTAssertionAuth; readonly key: Signer };
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -50,11 +29,6 @@ const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /**
  * `application/x-www-form-urlencoded` encoding of one value, as RFC 6749 §2.3.1 asks for Basic
  * credentials (a space is `+`; `+`, `:` and `%` are escaped).
- *
- * @example
- * ```ts
- * formEncode('a+b:c%'); // 'a%2Bb%3Ac%25'
- * ```
  */
 export function formEncode(value: string): string {
   return new URLSearchParams([['', value]]).toString().slice(1);
@@ -65,11 +39,6 @@ export function formEncode(value: string): string {
  * `token_url`) and reads the answer. Failures are `ERR_AUTH_TOKEN` with the HTTP status and the OAuth
  * `error`/`error_description`, capped, with every form of the secret or the assertion removed (an
  * endpoint that echoes the request would otherwise put them there).
- *
- * @example
- * ```ts
- * const { accessToken, expiresIn } = await fetchToken({ auth }, request, { timeoutMs: 30_000, nowMs: Date.now() });
- * ```
  */
 export async function fetchToken(credentials: Credentials, send: Send, options: { timeoutMs: number; nowMs: number; tokenUrl?: string }): Promise<TokenAnswer> {
   const { auth } = credentials;

@@ -8,24 +8,10 @@ import { FhirgateError } from '../errors.js';
 import { requiredMembers, toPublicJWK } from '../lib/jwt/keys.js';
 import type { AssertionKey } from './load-key.js';
 
-/**
- * The JWS algorithms an assertion may be signed with.
- *
- * @example
- * ```ts
- * const alg: AssertionAlg = 'ES384';
- * ```
- */
+/** The JWS algorithms an assertion may be signed with. */
 export type AssertionAlg = 'RS384' | 'RS512' | 'RS256' | 'ES384';
 
-/**
- * A key ready to sign one assertion: the key, the algorithm chosen for the token endpoint, its `kid`.
- *
- * @example
- * ```ts
- * const signer: Signer = ring.signer(['RS384', 'ES384']);
- * ```
- */
+/** A key ready to sign one assertion: the key, the algorithm chosen for the token endpoint, its `kid`. */
 export interface Signer {
   readonly key: KeyObject;
   readonly alg: AssertionAlg;
@@ -58,14 +44,7 @@ const CANDIDATES: Readonly<Record<AssertionKey['alg'], readonly AssertionAlg[]>>
   ES384: Object.freeze(['ES384'] as const),
 });
 
-/**
- * The algorithms `key` can sign with, preferred first.
- *
- * @example
- * ```ts
- * signingAlgorithms(rsaKey); // ['RS384', 'RS512', 'RS256']
- * ```
- */
+/** The algorithms `key` can sign with, preferred first. */
 export function signingAlgorithms(key: AssertionKey): readonly AssertionAlg[] {
   return CANDIDATES[key.alg];
 }
@@ -74,28 +53,13 @@ export function signingAlgorithms(key: AssertionKey): readonly AssertionAlg[] {
  * The algorithm `key` signs with for a token endpoint that accepts `accepted` (its
  * `token_endpoint_auth_signing_alg_values_supported`): the first of the key's algorithms it lists, or
  * the key's SMART algorithm when the endpoint said nothing. `undefined` when it lists none of them.
- *
- * @example
- * ```ts
- * chooseAlgorithm(rsaKey, ['RS256']); // 'RS256'
- * chooseAlgorithm(ecKey, undefined);  // 'ES384'
- * ```
  */
 export function chooseAlgorithm(key: AssertionKey, accepted: readonly string[] | undefined): AssertionAlg | undefined {
   const candidates = signingAlgorithms(key);
   return accepted === undefined ? candidates[0] : candidates.find((alg) => accepted.includes(alg));
 }
 
-/**
- * The current key of a source and, when staged, the next one.
- *
- * @example
- * ```ts
- * const ring = new KeyRing(loadAssertionKey('k1.pem', undefined), loadAssertionKey('k2.pem', undefined));
- * ring.publicJWKS(undefined).length; // 2
- * ring.rotate(undefined);            // k2 signs from now on; k1 is no longer published
- * ```
- */
+/** The current key of a source and, when staged, the next one. */
 export class KeyRing {
   #current: AssertionKey;
   #next: AssertionKey | undefined;
@@ -106,26 +70,12 @@ export class KeyRing {
     this.#next = next;
   }
 
-  /**
-   * The key that signs now.
-   *
-   * @example
-   * ```ts
-   * ring.current.kid; // 'k1'
-   * ```
-   */
+  /** The key that signs now. */
   get current(): AssertionKey {
     return this.#current;
   }
 
-  /**
-   * The staged next key, if any.
-   *
-   * @example
-   * ```ts
-   * ring.next?.kid; // 'k2'
-   * ```
-   */
+  /** The staged next key, if any. */
   get next(): AssertionKey | undefined {
     return this.#next;
   }
@@ -133,11 +83,6 @@ export class KeyRing {
   /**
    * The current key with the algorithm for a token endpoint accepting `accepted`
    * (see {@link chooseAlgorithm}); `undefined` when the key cannot sign any of them.
-   *
-   * @example
-   * ```ts
-   * const signer = ring.signer(['RS384']);
-   * ```
    */
   signer(accepted: readonly string[] | undefined): Signer | undefined {
     const alg = chooseAlgorithm(this.#current, accepted);
@@ -148,11 +93,6 @@ export class KeyRing {
    * Makes the next key current and stages `staged` (or nothing) as the new next key. The former current
    * key is dropped: it is no longer published. Without a next key it is `ERR_AUTH_KEY` and nothing
    * changes.
-   *
-   * @example
-   * ```ts
-   * const { kid } = ring.rotate(loadAssertionKey('k3.pem', undefined));
-   * ```
    */
   rotate(staged: AssertionKey | undefined): AssertionKey {
     const next = this.#next;
@@ -166,11 +106,6 @@ export class KeyRing {
   /**
    * The public JWKs of the current and next keys, each with the algorithm it signs with for a token
    * endpoint accepting `accepted` (its SMART algorithm when it can sign none of them).
-   *
-   * @example
-   * ```ts
-   * ring.publicJWKS(undefined).map((k) => k.kid); // ['k1', 'k2']
-   * ```
    */
   publicJWKS(accepted: readonly string[] | undefined): PublicJWK[] {
     return [this.#current, this.#next]

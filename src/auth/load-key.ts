@@ -7,14 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import { FhirgateError } from '../errors.js';
 import { algorithmFor, jwkThumbprint, readKey, toPublicJWK } from '../lib/jwt/keys.js';
 
-/**
- * A private key ready to sign assertions, with its algorithm and `kid`.
- *
- * @example
- * ```ts
- * const key: AssertionKey = loadAssertionKey('/secrets/key.pem', 'my-kid'); // { key, alg: 'ES384', kid: 'my-kid' }
- * ```
- */
+/** A private key ready to sign assertions, with its algorithm and `kid`. */
 export interface AssertionKey {
   readonly key: KeyObject;
   readonly alg: 'RS384' | 'ES384';
@@ -26,11 +19,6 @@ export interface AssertionKey {
  * the key: RS384 for RSA, ES384 for EC P-384. A public key, another key type, or a JWK whose `alg`
  * says otherwise is `ERR_AUTH_KEY`. `kid` is `keyId` when given, else the JWK's own `kid` (the one its
  * JWKS publishes), else the RFC 7638 thumbprint.
- *
- * @example
- * ```ts
- * const { alg, kid } = loadAssertionKey('/secrets/backend-key.pem', undefined); // 'ES384', 'kq3…'
- * ```
  */
 export function loadAssertionKey(path: string, keyId: string | undefined): AssertionKey {
   let text: string;

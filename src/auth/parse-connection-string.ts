@@ -175,12 +175,6 @@ function readTokenOrigin(value: string | undefined, allowHttp: boolean): string 
 /**
  * The rule for every URL credentials are sent to (`token_url`, a discovered token endpoint): https, or
  * http for a loopback host or with `allow_http=true`.
- *
- * @example
- * ```ts
- * isAllowedEndpoint(new URL('http://127.0.0.1:8080/token'), false); // true
- * isAllowedEndpoint(new URL('http://auth.example.org/token'), false); // false
- * ```
  */
 export function isAllowedEndpoint(url: URL, allowHttp: boolean): boolean {
   return url.protocol === 'https:' || (url.protocol === 'http:' && (allowHttp || isLoopback(url.hostname)));
@@ -219,14 +213,7 @@ function readTimeout(value: string | undefined): number | undefined {
   return seconds * 1000;
 }
 
-/**
- * True for hosts that never leave the machine: `localhost` (and `*.localhost`), `127.0.0.0/8`, `[::1]`.
- *
- * @example
- * ```ts
- * isLoopback('127.0.0.1'); // true
- * ```
- */
+/** True for hosts that never leave the machine: `localhost` (and `*.localhost`), `127.0.0.0/8`, `[::1]`. */
 export function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase();
   return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]';

@@ -7,14 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KeyValueStore } from '../lib/key-value-store.js';
 
-/**
- * A token as the store holds it: the token and when every replica should refresh it (ms since the epoch).
- *
- * @example
- * ```ts
- * const shared: SharedToken = { token: 'eyJ…', refreshAt: Date.now() + 270_000 };
- * ```
- */
+/** A token as the store holds it: the token and when every replica should refresh it (ms since the epoch). */
 export interface SharedToken {
   readonly token: string;
   readonly refreshAt: number;
@@ -29,12 +22,6 @@ const POLL_MS = [10, 20, 40, 80, 160, 250] as const;
  * The store slot of one source's token. The key is `fhirgate:token:` and the SHA-256 (base64url) of the
  * token URL, client id, scope and audience: the same for every replica of a source, and never a secret.
  * The value is `{"access_token", "refresh_at"}` only.
- *
- * @example
- * ```ts
- * const slot = new SharedTokenSlot(store, [auth.tokenUrl, auth.clientId, auth.scope, auth.audience ?? '']);
- * const shared = await slot.read();
- * ```
  */
 export class SharedTokenSlot {
   readonly #store: KeyValueStore;

@@ -9,22 +9,10 @@ import type { Signer } from './key-ring.js';
 /**
  * Seconds an assertion stays valid: 4 minutes, inside SMART's 5-minute maximum even with a minute of
  * clock skew between client and server.
- *
- * @example
- * ```ts
- * ASSERTION_LIFETIME_SECONDS; // 240
- * ```
  */
 export const ASSERTION_LIFETIME_SECONDS = 240;
 
-/**
- * Who signs for whom.
- *
- * @example
- * ```ts
- * const claims: AssertionClaims = { clientId: 'app', tokenUrl: 'https://h/token', jku: undefined };
- * ```
- */
+/** Who signs for whom. */
 export interface AssertionClaims {
   readonly clientId: string;
   readonly tokenUrl: string;
@@ -34,11 +22,6 @@ export interface AssertionClaims {
 /**
  * Signs a fresh assertion: header `alg` (the signer's), `typ: JWT`, `kid`, `jku` when given; claims
  * `iss` = `sub` = client id, `aud` = token URL, a random `jti`, `iat`, `exp` = `iat` + 240 s.
- *
- * @example
- * ```ts
- * const assertion = signAssertion(key, { clientId: 'app', tokenUrl, jku: undefined }, Date.now());
- * ```
  */
 export function signAssertion(key: Signer, claims: AssertionClaims, nowMs: number): string {
   const iat = Math.floor(nowMs / 1000);

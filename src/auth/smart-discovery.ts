@@ -8,25 +8,12 @@ import { FhirgateError, isFhirgateError } from '../errors.js';
 import type { HTTPResponse } from '../http/request-options.js';
 import type { Send } from './fetch-token.js';
 
-/**
- * The extension of `CapabilityStatement.rest.security` that names the OAuth endpoints (SMART 1.0).
- *
- * @example
- * ```ts
- * security.extension?.find((e) => e.url === OAUTH_URIS_EXTENSION);
- * ```
- */
+/** The extension of `CapabilityStatement.rest.security` that names the OAuth endpoints (SMART 1.0). */
 export const OAUTH_URIS_EXTENSION = 'http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris';
 
 /**
  * What discovery found. The lists are `undefined` when the server did not say (always so for the
  * CapabilityStatement fallback).
- *
- * @example
- * ```ts
- * const found: SmartConfiguration = await discoverSmart('https://fhir.example.org/r4', send, { timeoutMs: 30_000 });
- * found.tokenEndpoint; // 'https://fhir.example.org/oauth2/token'
- * ```
  */
 export interface SmartConfiguration {
   /** The URL the token endpoint was read from. */
@@ -43,11 +30,6 @@ export interface SmartConfiguration {
  * Reads the SMART configuration of the FHIR server at `baseUrl` (no trailing slash). A server without
  * one (any non-2xx answer) is asked for its CapabilityStatement instead. Every failure is
  * `ERR_DISCOVERY` naming the URL and the reason.
- *
- * @example
- * ```ts
- * const { tokenEndpoint, authMethods } = await discoverSmart(source.baseUrl, (url, o) => pool.request(url, o), { timeoutMs: 30_000 });
- * ```
  */
 export async function discoverSmart(baseUrl: string, send: Send, options: { timeoutMs: number }): Promise<SmartConfiguration> {
   const documentUrl = `${baseUrl}/.well-known/smart-configuration`;

@@ -3,14 +3,7 @@
  * @module
  */
 
-/**
- * How a client authenticates with a client secret (RFC 6749 §2.3.1).
- *
- * @example
- * ```ts
- * const method: ClientSecretMethod = 'client_secret_basic'; // from auth_method=…
- * ```
- */
+/** How a client authenticates with a client secret (RFC 6749 §2.3.1). */
 export type ClientSecretMethod = 'client_secret_basic' | 'client_secret_post';
 
 /** The parts every OAuth 2.0 flow shares. */
@@ -31,28 +24,14 @@ interface OAuthCommon {
   readonly audience: string | undefined;
 }
 
-/**
- * Client credentials with a shared secret.
- *
- * @example
- * ```ts
- * if (config.auth?.kind === 'client_secret') console.log(config.auth.method);
- * ```
- */
+/** Client credentials with a shared secret. */
 export interface ClientSecretAuth extends OAuthCommon {
   readonly kind: 'client_secret';
   readonly clientSecret: string;
   readonly method: ClientSecretMethod;
 }
 
-/**
- * Client credentials with a signed JWT assertion (SMART Backend Services).
- *
- * @example
- * ```ts
- * if (config.auth?.kind === 'jwt_assertion') console.log(config.auth.keyPath, config.auth.keyId);
- * ```
- */
+/** Client credentials with a signed JWT assertion (SMART Backend Services). */
 export interface JWTAssertionAuth extends OAuthCommon {
   readonly kind: 'jwt_assertion';
   /** Path of the private key file (PEM or JWK). */
@@ -67,14 +46,7 @@ export interface JWTAssertionAuth extends OAuthCommon {
   readonly nextKeyId: string | undefined;
 }
 
-/**
- * How a source authenticates: a secret, an assertion, or nothing (a public server).
- *
- * @example
- * ```ts
- * const auth: SourceAuth = parseConnectionString('fhir://localhost:8080/fhir').auth; // undefined: public
- * ```
- */
+/** How a source authenticates: a secret, an assertion, or nothing (a public server). */
 export type SourceAuth = ClientSecretAuth | JWTAssertionAuth | undefined;
 
 /**

@@ -18,14 +18,7 @@ import { discoverSmart } from './smart-discovery.js';
 import { SharedTokenSlot, type SharedToken } from './shared-token.js';
 import type { ClientSecretAuth, JWTAssertionAuth } from './source-config.js';
 
-/**
- * Options of {@link TokenManager}.
- *
- * @example
- * ```ts
- * new TokenManager(auth, { send: (u, o) => request(u, o), timeoutMs: 30_000 });
- * ```
- */
+/** Options of {@link TokenManager}. */
 export interface TokenManagerOptions {
   /** Sends the token request (the gateway's pool). */
   send: Send;
@@ -50,12 +43,6 @@ export interface TokenManagerOptions {
 /**
  * Seconds before expiry at which a cached token is refreshed: 10 % of its lifetime, at most 60 s
  * (a 5-minute token is reused for 4.5 minutes, a 1-hour token for 59 minutes).
- *
- * @example
- * ```ts
- * refreshMargin(300); // 30
- * refreshMargin(3600); // 60
- * ```
  */
 export function refreshMargin(expiresIn: number): number {
   return Math.min(60, expiresIn / 10);
@@ -67,14 +54,6 @@ export function refreshMargin(expiresIn: number): number {
  * (`ERR_AUTH_KEY`). Without a `token_url`, the first token request discovers the endpoint
  * (`ERR_DISCOVERY` on failure, tried again at the next request); the answer is kept for the
  * manager's life.
- *
- * @example
- * ```ts
- * const tokens = new TokenManager(auth, { send: (u, o) => pool.request(u, o), timeoutMs: 30_000 });
- * const token = await tokens.token(signal);
- * // after a 401 with that token:
- * tokens.invalidate(token);
- * ```
  */
 export class TokenManager {
   readonly #auth: ClientSecretAuth | JWTAssertionAuth;
@@ -112,11 +91,6 @@ export class TokenManager {
   /**
    * The public keys of an assertion source (current, then next), each with `kid`, `alg` and
    * `use: "sig"`; empty for a client secret source.
-   *
-   * @example
-   * ```ts
-   * tokens.publicJWKS().map((k) => k.kid); // ['k1', 'k2']
-   * ```
    */
   publicJWKS(): PublicJWK[] {
     return this.#keys?.publicJWKS(this.#endpoint?.signingAlgs) ?? [];
@@ -127,11 +101,6 @@ export class TokenManager {
    * stages `staged`, if given, as the new next key. The cached access token stays valid.
    * `ERR_AUTH_KEY` when there is no next key, or when the token endpoint accepts no algorithm the next
    * key signs; nothing changes then.
-   *
-   * @example
-   * ```ts
-   * const { kid, alg } = tokens.rotateKey(undefined);
-   * ```
    */
   rotateKey(staged: AssertionKey | undefined): { kid: string; alg: AssertionAlg } {
     const keys = this.#keys;
@@ -148,11 +117,6 @@ export class TokenManager {
   /**
    * A valid access token: the cached one, or a fresh one (one request for all callers). `signal`
    * stops this caller's wait only; the shared request goes on for the others.
-   *
-   * @example
-   * ```ts
-   * headers.authorization = `Bearer ${await tokens.token(signal)}`;
-   * ```
    */
   token(signal?: AbortSignal): Promise<string> {
     const cached = this.current();
@@ -164,11 +128,6 @@ export class TokenManager {
   /**
    * The cached token while it is fresh, else `undefined` (then call {@link TokenManager.token}): the
    * common path of a call, without a promise.
-   *
-   * @example
-   * ```ts
-   * const token = tokens.current() ?? (await tokens.token(signal));
-   * ```
    */
   current(): string | undefined {
     const cached = this.#cached;
@@ -178,11 +137,6 @@ export class TokenManager {
   /**
    * Drops the cached token when it is `token` (so that many requests failing with the same token cause
    * one refresh, not many).
-   *
-   * @example
-   * ```ts
-   * if (res.status === 401) tokens.invalidate(token);
-   * ```
    */
   invalidate(token: string): void {
     if (this.#cached?.token === token) this.#cached = undefined;

@@ -40,13 +40,6 @@ for (const [network, prefix] of NOT_PUBLIC) BLOCKED.addSubnet(network, prefix, n
  * True when `address` (an IP literal, IPv6 with or without brackets) is loopback, private, CGNAT,
  * link-local, unique-local, unspecified, multicast or reserved, IPv4-mapped forms included. A string that
  * is not an IP address gives false.
- *
- * @example
- * ```ts
- * isNonPublicAddress('10.1.2.3');          // true
- * isNonPublicAddress('[::ffff:7f00:1]');   // true (127.0.0.1)
- * isNonPublicAddress('93.184.215.14');     // false
- * ```
  */
 export function isNonPublicAddress(address: string): boolean {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
@@ -57,11 +50,6 @@ export function isNonPublicAddress(address: string): boolean {
 /**
  * The error a refused address fails the connection with. Internal: the prefetch tells it apart for its
  * log line and answers the caller its one `ERR_CDS_PREFETCH` message.
- *
- * @example
- * ```ts
- * if (err.cause instanceof NonPublicAddressError) log.warn('refused', { host: err.cause.hostname });
- * ```
  */
 export class NonPublicAddressError extends Error {
   constructor(readonly hostname: string) {
@@ -74,11 +62,6 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 /**
  * A `lookup` for sockets that resolves as usual and fails with {@link NonPublicAddressError} when any
  * address the name resolves to is not public (one bad record is enough: the connection could pick it).
- *
- * @example
- * ```ts
- * const agent = new https.Agent({ lookup: publicOnlyLookup });
- * ```
  */
 export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
@@ -94,13 +77,6 @@ export function publicOnlyLookup(hostname: string, options: LookupOptions, callb
  * A one-use agent for `url` whose sockets only connect to public addresses (see {@link publicOnlyLookup});
  * an IP literal host is checked before any socket is made (Node skips `lookup` for literals), and
  * `undefined` is returned for a non-public one.
- *
- * @example
- * ```ts
- * const agent = publicOnlyAgent(url);
- * if (agent === undefined) throw refused();
- * await request(url, { agent });
- * ```
  */
 export function publicOnlyAgent(url: URL): HttpAgent | undefined {
   if (isNonPublicAddress(url.hostname)) return undefined;

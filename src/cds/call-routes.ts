@@ -105,14 +105,7 @@ function failure(err: unknown, log: Logger, serviceId: string | undefined): Rout
   return cdsErrorReply(new CDSError('ERR_HANDLER', 'the CDS service failed to process the request', 500));
 }
 
-/**
- * `POST /cds-services/:id`.
- *
- * @example
- * ```ts
- * const route = { method: 'POST', path: '/cds-services/:id', handle: (req) => handleServiceCall(req, env) };
- * ```
- */
+/** `POST /cds-services/:id`. */
 export async function handleServiceCall(req: RouteRequest, env: CallEnvironment): Promise<RouteReply> {
   try {
     const { entry, body, context } = await admit(req, env);
@@ -135,14 +128,7 @@ export async function handleServiceCall(req: RouteRequest, env: CallEnvironment)
   }
 }
 
-/**
- * `POST /cds-services/:id/feedback`.
- *
- * @example
- * ```ts
- * const route = { method: 'POST', path: '/cds-services/:id/feedback', handle: (req) => handleFeedback(req, env) };
- * ```
- */
+/** `POST /cds-services/:id/feedback`. */
 export async function handleFeedback(req: RouteRequest, env: CallEnvironment): Promise<RouteReply> {
   try {
     const { entry, body, context } = await admit(req, env);

@@ -25,14 +25,7 @@ export class CDSError extends FhirgateError {
   }
 }
 
-/**
- * The JSON error reply `{ error: { code, message, field? } }` for a {@link CDSError}.
- *
- * @example
- * ```ts
- * return cdsErrorReply(new CDSError('ERR_NOT_FOUND', 'no CDS service "x"', 404));
- * ```
- */
+/** The JSON error reply `{ error: { code, message, field? } }` for a {@link CDSError}. */
 export function cdsErrorReply(err: CDSError, headers: Record<string, string> = {}): RouteReply {
   const error = err.field === undefined
     ? { code: err.code, message: err.message }

@@ -59,15 +59,7 @@ function reject(reason: string): never {
   throw new FhirgateError('ERR_UNAUTHORIZED', reason);
 }
 
-/**
- * Verifies `Authorization: Bearer <JWT>` headers of CDS clients.
- *
- * @example
- * ```ts
- * const auth = new ClientAuth({ issuers: [{ issuer: 'https://ehr.example.org', jwksUrls: ['https://ehr.example.org/jwks.json'] }] });
- * const client = await auth.verify(req.headers.authorization, req.url.href);
- * ```
- */
+/** Verifies `Authorization: Bearer <JWT>` headers of CDS clients. */
 export class ClientAuth {
   readonly #issuers: ReadonlyMap<string, TrustedIssuer>;
   readonly #settings: Settings;

@@ -9,17 +9,7 @@ interface Item {
   readonly id: string;
 }
 
-/**
- * Ids ordered by expiry time (the smallest first).
- *
- * @example
- * ```ts
- * const heap = new ExpiryHeap();
- * heap.push('a', 100);
- * heap.push('b', 50);
- * heap.popExpired(60); // [{ id: 'b', expiresAt: 50 }]
- * ```
- */
+/** Ids ordered by expiry time (the smallest first). */
 export class ExpiryHeap {
   readonly #items: Item[] = [];
 

@@ -34,14 +34,7 @@ function item(value: unknown, field: string): CDSFeedback {
   return result;
 }
 
-/**
- * Checks a feedback body and returns its items. Throws `CDSError('ERR_CDS_REQUEST', ..., 400, field)`.
- *
- * @example
- * ```ts
- * const items = validateFeedback({ feedback: [{ card: id, outcome: 'overridden', outcomeTimestamp: '2026-01-01T10:00:00Z' }] });
- * ```
- */
+/** Checks a feedback body and returns its items. Throws `CDSError('ERR_CDS_REQUEST', ..., 400, field)`. */
 export function validateFeedback(body: JSONObject): CDSFeedback[] {
   const list = check.array(body.feedback, 'feedback');
   if (list.length === 0) check.fail('feedback', 'must not be empty');

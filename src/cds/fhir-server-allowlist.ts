@@ -24,16 +24,7 @@ function prefixOf(value: unknown, name: string): Prefix {
   return { origin: url.origin, path: withSlash(url.pathname) };
 }
 
-/**
- * A checked, copied list of allowed FHIR server base URLs.
- *
- * @example
- * ```ts
- * const allowed = FHIRServerAllowlist.from(['https://ehr.example.org/fhir'], 'fhirServers');
- * allowed?.allows(new URL('https://ehr.example.org/fhir/Patient/1')); // true
- * allowed?.allows(new URL('https://ehr.example.org/other/Patient/1')); // false
- * ```
- */
+/** A checked, copied list of allowed FHIR server base URLs. */
 export class FHIRServerAllowlist {
   readonly #prefixes: readonly Prefix[];
 
@@ -44,11 +35,6 @@ export class FHIRServerAllowlist {
   /**
    * Checks an option value: `undefined` gives `undefined` (no list); anything but an array of absolute
    * http(s) URLs without credentials, query or fragment is a `TypeError` naming the option.
-   *
-   * @example
-   * ```ts
-   * const allowed = FHIRServerAllowlist.from(options.fhirServers, 'fhirServers');
-   * ```
    */
   static from(value: unknown, name: string): FHIRServerAllowlist | undefined {
     if (value === undefined) return undefined;
@@ -56,14 +42,7 @@ export class FHIRServerAllowlist {
     return new FHIRServerAllowlist(Object.freeze(value.map((entry, i) => prefixOf(entry, `${name}[${i}]`))));
   }
 
-  /**
-   * Whether `url` lies under one of the allowed base URLs (same origin, path prefix on a segment boundary).
-   *
-   * @example
-   * ```ts
-   * if (!allowed.allows(url)) throw refused();
-   * ```
-   */
+  /** Whether `url` lies under one of the allowed base URLs (same origin, path prefix on a segment boundary). */
   allows(url: URL): boolean {
     const path = withSlash(url.pathname);
     return this.#prefixes.some((p) => p.origin === url.origin && path.startsWith(p.path));

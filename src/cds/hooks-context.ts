@@ -84,11 +84,6 @@ function checkField(spec: HookSpec, kind: FieldKind, value: unknown, field: stri
 /**
  * Checks `context` against the hook's definition when the hook is a known one. Throws
  * `CDSError('ERR_CDS_REQUEST', ..., 400, 'context.<field>')`.
- *
- * @example
- * ```ts
- * validateContext('patient-view', { userId: 'Practitioner/1', patientId: '123' });
- * ```
  */
 export function validateContext(hook: string, context: JSONObject): void {
   const spec = specFor(hook);
@@ -106,11 +101,6 @@ export function validateContext(hook: string, context: JSONObject): void {
 /**
  * The context fields a prefetch template may name for a known hook (its primitive ones), or `undefined`
  * for a hook fhirgate does not know (any root-level name is then allowed).
- *
- * @example
- * ```ts
- * primitiveContextFields('patient-view'); // ['userId', 'patientId', 'encounterId']
- * ```
  */
 export function primitiveContextFields(hook: string): readonly string[] | undefined {
   const spec = specFor(hook);

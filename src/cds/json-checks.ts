@@ -13,12 +13,6 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 /**
  * Validation helpers bound to one error code and status (`ERR_CDS_REQUEST`/400 for requests,
  * `ERR_CDS_CARD`/500 for handler answers).
- *
- * @example
- * ```ts
- * const check = checker('ERR_CDS_REQUEST', 400);
- * const ctx = check.object(body.context, 'context');
- * ```
  */
 export interface Checker {
   fail(field: string, problem: string): never;
@@ -34,14 +28,7 @@ function isObject(value: unknown): value is JSONObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Builds a {@link Checker} whose failures carry `code` and `status`.
- *
- * @example
- * ```ts
- * checker('ERR_CDS_CARD', 500).string(card.summary, 'cards[0].summary');
- * ```
- */
+/** Builds a {@link Checker} whose failures carry `code` and `status`. */
 export function checker(code: ErrorCode, status: number): Checker {
   const fail = (field: string, problem: string): never => {
     throw new CDSError(code, `${field} ${problem}`, status, field);

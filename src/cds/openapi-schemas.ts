@@ -7,14 +7,7 @@ import type { CDSDiscoveryEntry } from './registry-entry.js';
 
 type Schema = Record<string, unknown>;
 
-/**
- * A CDS Hooks 2.0 card.
- *
- * @example
- * ```ts
- * const cards = { type: 'array', items: CARD_SCHEMA };
- * ```
- */
+/** A CDS Hooks 2.0 card. */
 export const CARD_SCHEMA: Schema = Object.freeze({
   type: 'object',
   required: ['summary', 'indicator', 'source'],
@@ -30,28 +23,14 @@ export const CARD_SCHEMA: Schema = Object.freeze({
   },
 });
 
-/**
- * A service call's answer: `{ cards, systemActions? }`.
- *
- * @example
- * ```ts
- * const content = { 'application/json': { schema: CARDS_SCHEMA } };
- * ```
- */
+/** A service call's answer: `{ cards, systemActions? }`. */
 export const CARDS_SCHEMA: Schema = Object.freeze({
   type: 'object',
   required: ['cards'],
   properties: { cards: { type: 'array', items: CARD_SCHEMA }, systemActions: { type: 'array', items: { type: 'object' } } },
 });
 
-/**
- * The discovery document's schema, with the registered services as its example.
- *
- * @example
- * ```ts
- * discoverySchema([{ hook: 'patient-view', id: 'age-check', description: 'Warns about patients over 65' }]);
- * ```
- */
+/** The discovery document's schema, with the registered services as its example. */
 export function discoverySchema(services: readonly CDSDiscoveryEntry[]): Schema {
   return {
     type: 'object',

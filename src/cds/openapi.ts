@@ -59,14 +59,7 @@ function callOperation(summary: string, hooks: readonly string[], extra: Partial
   };
 }
 
-/**
- * The paths of a CDS Hooks service, relative to its mount point.
- *
- * @example
- * ```ts
- * const paths = buildOpenAPI([{ hook: 'patient-view', id: 'greet', description: 'Greets' }]);
- * ```
- */
+/** The paths of a CDS Hooks service, relative to its mount point. */
 export function buildOpenAPI(services: readonly CDSDiscoveryEntry[]): OpenAPIPaths {
   const ids = services.map((s) => s.id);
   const idParameter: OpenAPIParameter = {

@@ -23,11 +23,6 @@ const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|\?|$)/;
 /**
  * Checks a service's prefetch templates. Throws a `TypeError` naming `prefetch.<key>` when a template is
  * not a relative FHIR query or uses a token the hook cannot fill.
- *
- * @example
- * ```ts
- * checkPrefetchTemplates('patient-view', { patient: 'Patient/{{context.patientId}}' });
- * ```
  */
 export function checkPrefetchTemplates(hook: string, prefetch: Readonly<Record<string, unknown>>): void {
   const fields = primitiveContextFields(hook);
@@ -68,11 +63,6 @@ function tokenValue(token: string, context: JSONObject): string | undefined {
  * value in this context (an absent optional field, a user of another type): the data does not exist.
  * Throws `CDSError('ERR_CDS_REQUEST', …, 400)` for a value that is not well-formed text, or a `.` or `..`
  * in the path (a dot segment, which would move the URL out of its resource type).
- *
- * @example
- * ```ts
- * renderTemplate('Patient/{{context.patientId}}', { patientId: '123' }); // 'Patient/123'
- * ```
  */
 export function renderTemplate(template: string, context: JSONObject): string | null {
   let missing = false;
@@ -93,15 +83,7 @@ export function renderTemplate(template: string, context: JSONObject): string | 
   return missing ? null : rendered;
 }
 
-/**
- * True when a rendered template is a read (no query part), for which a 404 means "no data".
- *
- * @example
- * ```ts
- * isReadQuery('Patient/123'); // true
- * isReadQuery('Observation?patient=123'); // false
- * ```
- */
+/** True when a rendered template is a read (no query part), for which a 404 means "no data". */
 export function isReadQuery(query: string): boolean {
   return !query.includes('?');
 }

@@ -93,11 +93,6 @@ async function fetchOne(key: string, query: string, req: CDSHookRequest, options
  * fetched from `fhirServer` (`null` when the data does not exist: a 404/410 read, or a token with no value
  * in this context). Throws `CDSError('ERR_CDS_PREFETCH', ..., 412, 'prefetch.<key>')` when data cannot be had,
  * and `CDSError('ERR_CDS_PREFETCH', ..., 412, 'fhirServer')` when `fhirServer` is not in `options.allowed`.
- *
- * @example
- * ```ts
- * request.prefetch = await fillPrefetch(request, { patient: 'Patient/{{context.patientId}}' }, options);
- * ```
  */
 export async function fillPrefetch(
   req: CDSHookRequest,

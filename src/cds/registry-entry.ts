@@ -37,15 +37,7 @@ function optionalString(value: unknown, name: string): string | undefined {
   return value;
 }
 
-/**
- * Checks and copies a service definition, without its handler. Throws a `TypeError` naming the option.
- *
- * @example
- * ```ts
- * const make = prepareEntry('patient-view', { id: 'greet', description: 'Greets' });
- * const entry = make(async () => ({ cards: [] }));
- * ```
- */
+/** Checks and copies a service definition, without its handler. Throws a `TypeError` naming the option. */
 export function prepareEntry(hookType: unknown, definition: CDSServiceDefinition): (handler: CDSHandler) => ServiceEntry {
   if (typeof hookType !== 'string' || !/^[^\s/]+$/.test(hookType)) throw new TypeError('hookType must be a non-empty string without blanks or slashes');
   if (typeof definition !== 'object' || definition === null) throw new TypeError('definition must be an object');

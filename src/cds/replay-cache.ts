@@ -12,16 +12,7 @@ import { ExpiryHeap } from './expiry-heap.js';
  */
 export type ReplayVerdict = 'accepted' | 'replayed' | 'full';
 
-/**
- * A bounded set of token ids with expiry times.
- *
- * @example
- * ```ts
- * const seen = new ReplayCache(100_000);
- * const verdict = seen.remember(`${iss} ${jti}`, exp);
- * if (verdict !== 'accepted') throw new Error(verdict === 'full' ? 'replay cache full' : 'jti replayed');
- * ```
- */
+/** A bounded set of token ids with expiry times. */
 export class ReplayCache {
   readonly #max: number;
   /** id → expiry, in seconds since the epoch. */

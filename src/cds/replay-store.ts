@@ -10,12 +10,6 @@ import type { ReplayVerdict } from './replay-cache.js';
 /**
  * Remembers accepted token ids in `store` until they expire. The key is `fhirgate:jti:` and the
  * SHA-256 (base64url) of `<issuer> <jti>`: bounded in length, and nothing of the token but that hash.
- *
- * @example
- * ```ts
- * const replays = new StoreReplayCheck(redisStore(client));
- * const verdict = await replays.remember(`${iss} ${jti}`, exp); // 'accepted' | 'replayed'
- * ```
  */
 export class StoreReplayCheck {
   readonly #store: KeyValueStore;

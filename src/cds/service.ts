@@ -79,7 +79,7 @@ export class CDSHooksService implements MountableComponent {
    *
    * @example
    * ```ts
-   * cds.hook('order-sign', { id: 'dup-check', description: 'Duplicate orders' }, checkDuplicates);
+   * cds.hook('order-sign', { id: 'dup-check', description: 'Duplicate orders' }, async () => ({ cards: [] }));
    * const greet = cds.hook('patient-view', { id: 'greet', description: 'Greets' })(async () => ({ cards: [] }));
    * ```
    */

@@ -86,11 +86,6 @@ function card(value: unknown, field: string): JSONObject {
 /**
  * Checks a handler's answer and returns the copy to send (uuids added). Throws
  * `CDSError('ERR_CDS_CARD', 'cards[1].indicator must be one of info, warning, critical', 500, 'cards[1].indicator')`.
- *
- * @example
- * ```ts
- * const body = validateResponse(await handler(request, ctx));
- * ```
  */
 export function validateResponse(value: unknown): CDSResponse {
   const response = check.object(value, 'response');

@@ -9,14 +9,7 @@ import type { CDSHookRequest, FHIRAuthorization, JSONObject } from './types.js';
 
 const check = checker('ERR_CDS_REQUEST', 400);
 
-/**
- * Parses a JSON body, answering 400 when it is not a JSON object.
- *
- * @example
- * ```ts
- * const body = parseJSONObject(await req.bytes(limit));
- * ```
- */
+/** Parses a JSON body, answering 400 when it is not a JSON object. */
 export function parseJSONObject(bytes: Buffer): JSONObject {
   let value: unknown;
   try {
@@ -64,11 +57,6 @@ function prefetchGiven(value: unknown): Record<string, JSONObject | null> {
 /**
  * Checks a parsed call body for the service registered on `hook`. The returned `prefetch` holds only
  * what the client sent. Throws `CDSError('ERR_CDS_REQUEST', ..., 400, field)`.
- *
- * @example
- * ```ts
- * const request = validateRequest(body, 'patient-view');
- * ```
  */
 export function validateRequest(body: JSONObject, hook: string): CDSHookRequest {
   const sentHook = check.string(body.hook, 'hook');

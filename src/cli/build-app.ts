@@ -14,15 +14,7 @@ import { checkFacadeNames, facadeMode } from './config/facade-config.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { runHandlerModule } from './handler-module.js';
 
-/**
- * The built application and the gateway it serves.
- *
- * @example
- * ```ts
- * const { app, gateway } = await buildApp(config, { logger });
- * await app.listen(8000);
- * ```
- */
+/** The built application and the gateway it serves. */
 export interface BuiltApp {
   readonly app: ServiceAPI;
   readonly gateway: AsyncFHIRGateway;
@@ -32,11 +24,6 @@ export interface BuiltApp {
  * Builds the application a config describes. A key file that cannot be read is `ERR_CONFIG` naming the
  * source; a handler module that fails is `ERR_CONFIG` naming its setting. On failure everything built so
  * far is closed.
- *
- * @example
- * ```ts
- * const { app } = await buildApp(await loadConfig('fhirgate.json', { cwd, env }), { logger: createJSONLogger() });
- * ```
  */
 export async function buildApp(config: FhirgateConfig, options: { logger: Logger }): Promise<BuiltApp> {
   const gateway = new AsyncFHIRGateway({
@@ -107,14 +94,7 @@ function facadeOf(gateway: AsyncFHIRGateway, config: FhirgateConfig, logger: Log
   return new FHIRFacade(gateway, { ...options, callers: config.callers ?? [], openReadOnly: mode === 'open-read-only' });
 }
 
-/**
- * Registers every source; a key file or connection string problem is `ERR_CONFIG` under the source's path.
- *
- * @example
- * ```ts
- * addSources(gateway, new Map([['ehr', 'fhir://localhost:8080/fhir/']]));
- * ```
- */
+/** Registers every source; a key file or connection string problem is `ERR_CONFIG` under the source's path. */
 export function addSources(gateway: AsyncFHIRGateway, sources: ReadonlyMap<string, string>): void {
   for (const [name, connectionString] of sources) {
     try {

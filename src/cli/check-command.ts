@@ -12,14 +12,7 @@ import { CONFIG_HELP } from './config/config-help.js';
 import { settingsOf, SOURCE_OPTIONS } from './settings.js';
 import { checkOneSource, type SourceCheck, type StepResult } from './source-check.js';
 
-/**
- * The `check` command. Exit code 0 when every source answered, 1 otherwise.
- *
- * @example
- * ```ts
- * const code = await CHECK_COMMAND.run({ config: 'fhirgate.json' }, io);
- * ```
- */
+/** The `check` command. Exit code 0 when every source answered, 1 otherwise. */
 export const CHECK_COMMAND: Command = {
   name: 'check',
   summary: 'Fetch a token from every source, read its CapabilityStatement and one resource with the token; print what works',

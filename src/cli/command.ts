@@ -8,11 +8,6 @@
 /**
  * Where a command reads and writes: the process's streams and environment in production, captured ones
  * in tests.
- *
- * @example
- * ```ts
- * const io: CliIO = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
- * ```
  */
 export interface CliIO {
   /** `isTTY` true: a terminal, where `serve` writes readable log lines instead of JSON. */
@@ -26,14 +21,7 @@ export interface CliIO {
   readonly signal?: AbortSignal;
 }
 
-/**
- * One command-line option: what `parseArgs` needs, plus what `--help` prints.
- *
- * @example
- * ```ts
- * const port: OptionSpec = { type: 'string', value: 'n', description: 'Port to listen on (PORT works too). Default 8000.' };
- * ```
- */
+/** One command-line option: what `parseArgs` needs, plus what `--help` prints. */
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
   /** May be given more than once (values collected in order). */
@@ -47,41 +35,16 @@ export interface OptionSpec {
 /**
  * A command's argument (not an option): its name, as help shows it (`<connection-string>`) and as its
  * value is keyed in the parsed values.
- *
- * @example
- * ```ts
- * const argument: ArgumentSpec = { name: 'connection-string', description: 'The fhir:// connection string of the server' };
- * ```
  */
 export interface ArgumentSpec {
   readonly name: string;
   readonly description: string;
 }
 
-/**
- * The parsed option values of a command, by option name.
- *
- * @example
- * ```ts
- * const values: OptionValues = { config: 'fhirgate.json', source: ['lab=fhir://localhost:8080/fhir/'] };
- * ```
- */
+/** The parsed option values of a command, by option name. */
 export type OptionValues = Readonly<Record<string, string | boolean | string[] | boolean[] | undefined>>;
 
-/**
- * A command of the `fhirgate` CLI.
- *
- * @example
- * ```ts
- * const hello: Command = {
- *   name: 'hello',
- *   summary: 'Says hello',
- *   usage: 'fhirgate hello [--name <who>]',
- *   options: { name: { type: 'string', value: 'who', description: 'Who to greet' } },
- *   run: async (values, io) => { io.stdout.write(`hello ${values.name ?? 'world'}\n`); return 0; },
- * };
- * ```
- */
+/** A command of the `fhirgate` CLI. */
 export interface Command {
   readonly name: string;
   readonly summary: string;
@@ -98,11 +61,6 @@ export interface Command {
 /**
  * A mistake on the command line (unknown option, missing value): printed with a pointer to `--help`,
  * exit code 2.
- *
- * @example
- * ```ts
- * throw new UsageError('serve: give --config or at least one --source');
- * ```
  */
 export class UsageError extends Error {
   override get name(): string {

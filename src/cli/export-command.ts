@@ -22,11 +22,6 @@ import { SOURCE_OPTIONS } from './settings.js';
 /**
  * The `export` command. Exit code 0 when the export finished, 1 when it failed (nothing is kept), 2 a
  * usage mistake, 130 cancelled by SIGINT/SIGTERM (the job is deleted on the server).
- *
- * @example
- * ```ts
- * const code = await EXPORT_COMMAND.run({ 'connection-string': 'fhir://localhost:8080/fhir/', type: 'Patient', out: 'export' }, io);
- * ```
  */
 export const EXPORT_COMMAND: Command = {
   name: 'export',

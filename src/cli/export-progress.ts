@@ -14,14 +14,6 @@ const REDRAW_MS = 100;
 /**
  * The progress line on stderr when it is a terminal (`isTTY`); silent otherwise, so that logs and pipes
  * get only the summary.
- *
- * @example
- * ```ts
- * const progress = new ExportProgress(io.stderr);
- * progress.server('in progress: 40%');
- * progress.counts(files.counts);
- * progress.end();
- * ```
  */
 export class ExportProgress {
   readonly #stream: CliIO['stderr'];
@@ -77,15 +69,7 @@ function totals(counts: readonly NDJSONFileCount[]): { files: number; lines: num
   return counts.reduce((sum, c) => ({ files: sum.files + 1, lines: sum.lines + c.lines, bytes: sum.bytes + c.bytes }), { files: 0, lines: 0, bytes: 0 });
 }
 
-/**
- * The summary of a finished export: one row per file, then the totals.
- *
- * @example
- * ```ts
- * exportSummary([{ name: 'Patient.ndjson', lines: 2, bytes: 100 }], 'export', 1.5);
- * // 'Patient.ndjson  2 lines  100 B\nexported 2 resource(s) in 1 file(s), 100 B, to export in 1.5 s\n'
- * ```
- */
+/** The summary of a finished export: one row per file, then the totals. */
 export function exportSummary(counts: readonly NDJSONFileCount[], dir: string, seconds: number): string {
   const width = Math.max(0, ...counts.map((c) => c.name.length));
   const rows = counts.map((c) => `${c.name.padEnd(width)}  ${c.lines} lines  ${formatBytes(c.bytes)}\n`);

@@ -14,12 +14,6 @@ import { settingsOf } from './settings.js';
 /**
  * The source to export from, checked: its name, its connection string, and the config file's
  * `gateway.timeoutSeconds` when a file was given.
- *
- * @example
- * ```ts
- * const { name, connectionString } = await exportSource({ 'connection-string': 'fhir://localhost:8080/fhir/' }, io);
- * name; // 'source'
- * ```
  */
 export interface ExportSource {
   readonly name: string;
@@ -31,11 +25,6 @@ export interface ExportSource {
  * Picks and checks the source. A bad connection string is `ERR_CONFIG` naming where it came from
  * (`<connection-string>: …`, `--source ehr: …`, `sources.ehr: …`), never its value; no source, or
  * several without `--source-name`, is a usage mistake.
- *
- * @example
- * ```ts
- * await exportSource({ config: 'fhirgate.json', 'source-name': 'ehr' }, io);
- * ```
  */
 export async function exportSource(values: OptionValues, io: CliIO): Promise<ExportSource> {
   const argument = values['connection-string'] as string | undefined;

@@ -39,11 +39,6 @@ export type HandlerSetup<T> = (target: T, context: HandlerModuleContext) => void
 /**
  * Imports the module at `file` and runs its default export (or its `setup` export) on `target`. A
  * module that cannot be loaded, exports no function or whose setup throws is `ERR_CONFIG` naming `path`.
- *
- * @example
- * ```ts
- * await runHandlerModule('/srv/app/cds.mjs', 'cds.module', cds, { gateway });
- * ```
  */
 export async function runHandlerModule<T>(file: string, path: string, target: T, context: HandlerModuleContext): Promise<void> {
   let loaded: Record<string, unknown>;

@@ -5,14 +5,7 @@
  */
 import type { Command, OptionSpec } from './command.js';
 
-/**
- * The help of one command: usage, summary, every option with its description, then the details.
- *
- * @example
- * ```ts
- * process.stdout.write(commandHelp(SERVE_COMMAND));
- * ```
- */
+/** The help of one command: usage, summary, every option with its description, then the details. */
 export function commandHelp(command: Command): string {
   const rows = Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [flag(name, spec), spec.description] as const);
   return [
@@ -28,14 +21,7 @@ export function commandHelp(command: Command): string {
   ].join('\n');
 }
 
-/**
- * The help of the program: the commands and how to get each one's help.
- *
- * @example
- * ```ts
- * process.stdout.write(programHelp(COMMANDS, '0.1.0'));
- * ```
- */
+/** The help of the program: the commands and how to get each one's help. */
 export function programHelp(commands: readonly Command[], version: string): string {
   return [
     'Usage: fhirgate <command> [options]',
@@ -66,14 +52,7 @@ export const EXIT_CODES: readonly string[] = Object.freeze([
   'setting, never its value.',
 ]);
 
-/**
- * The `--help` option every command has (added to each command's options when parsing).
- *
- * @example
- * ```ts
- * parseArgs({ args, options: { ...command.options, help: HELP_OPTION } });
- * ```
- */
+/** The `--help` option every command has (added to each command's options when parsing). */
 export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', description: 'Show this help' };
 
 function flag(name: string, spec: OptionSpec): string {

@@ -16,24 +16,12 @@ import { parseOptions } from './parse-options.js';
 import { SANDBOX_COMMAND } from './sandbox-command.js';
 import { SERVE_COMMAND } from './serve-command.js';
 
-/**
- * Every command, in the order `--help` lists them. A new command is one more entry.
- *
- * @example
- * ```ts
- * COMMANDS.map((c) => c.name); // ['serve', 'check', 'export', 'sandbox']
- * ```
- */
+/** Every command, in the order `--help` lists them. A new command is one more entry. */
 export const COMMANDS: readonly Command[] = Object.freeze([SERVE_COMMAND, CHECK_COMMAND, EXPORT_COMMAND, SANDBOX_COMMAND]);
 
 /**
  * Runs `fhirgate` with `argv` (without the node and script paths) and resolves to the exit code of
  * `EXIT_CODES` (help.ts): 0 done, 1 failed, 2 a mistake on the command line.
- *
- * @example
- * ```ts
- * process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
- * ```
  */
 export async function main(argv: readonly string[], io: CliIO, commands: readonly Command[] = COMMANDS): Promise<number> {
   const [first, ...rest] = argv;

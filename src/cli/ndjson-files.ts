@@ -9,14 +9,7 @@ import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { drained } from '../lib/drained.js';
 
-/**
- * What one file holds so far.
- *
- * @example
- * ```ts
- * const row: NDJSONFileCount = { name: 'Patient.ndjson', lines: 120, bytes: 48_210 };
- * ```
- */
+/** What one file holds so far. */
 export interface NDJSONFileCount {
   readonly name: string;
   readonly lines: number;
@@ -35,13 +28,6 @@ interface OpenFile {
  * A set of NDJSON files in one folder. `write` appends a line to `<name>.part` (opened on first use)
  * and waits when the disk is slower than the download; `commit` closes every file and renames it to
  * its final name; `discard` closes and removes what is left under a `.part` name. No write after either.
- *
- * @example
- * ```ts
- * const files = new NDJSONFiles('/tmp/export');
- * await files.write('Patient.ndjson', { resourceType: 'Patient', id: '1' });
- * await files.commit(); // /tmp/export/Patient.ndjson
- * ```
  */
 export class NDJSONFiles {
   readonly #dir: string;

@@ -14,11 +14,6 @@ import { HELP_OPTION } from './help.js';
 /**
  * The option values of `command` from `args` (the arguments after the command's name), its one
  * argument keyed by its name. Any mistake is a {@link UsageError} that quotes no argument.
- *
- * @example
- * ```ts
- * parseOptions(CHECK_COMMAND, ['--config', 'fhirgate.json']); // { config: 'fhirgate.json' }
- * ```
  */
 export function parseOptions(command: Command, args: readonly string[]): OptionValues {
   const options = { ...command.options, help: HELP_OPTION };

@@ -7,13 +7,6 @@ import { main } from './main.js';
 /**
  * Runs the CLI on `process.argv` and sets `process.exitCode`. SIGINT and SIGTERM stop a running `serve`
  * cleanly (requests in flight finish); a second signal exits at once.
- *
- * @example
- * ```ts
- * // bin/fhirgate.js
- * import { runProcess } from '../dist/cli/index.js';
- * await runProcess();
- * ```
  */
 export async function runProcess(): Promise<void> {
   const stop = new AbortController();

@@ -9,14 +9,7 @@ import type { CliIO, Command, OptionValues } from './command.js';
 import { configError, optionalPort } from './config/checks.js';
 import { untilStopped } from './until-stopped.js';
 
-/**
- * The port `fhirgate sandbox` listens on when `--port` does not say: next to `serve`'s 8000.
- *
- * @example
- * ```ts
- * SANDBOX_PORT; // 8001
- * ```
- */
+/** The port `fhirgate sandbox` listens on when `--port` does not say: next to `serve`'s 8000. */
 export const SANDBOX_PORT = 8001;
 
 const SEEDS: Readonly<Record<string, SandboxSeed>> = Object.freeze({ a: 'a', b: 'b', none: false });
@@ -24,11 +17,6 @@ const SEEDS: Readonly<Record<string, SandboxSeed>> = Object.freeze({ a: 'a', b: 
 /**
  * The `sandbox` command: starts the sandbox, prints its addresses, connection strings and ready
  * `check` / `serve` / `export` lines, and runs until SIGINT/SIGTERM (exit 0).
- *
- * @example
- * ```ts
- * await SANDBOX_COMMAND.run({ port: '0' }, io);
- * ```
  */
 export const SANDBOX_COMMAND: Command = {
   name: 'sandbox',

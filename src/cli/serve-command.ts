@@ -20,11 +20,6 @@ import { untilStopped } from './until-stopped.js';
 /**
  * The `serve` command: builds the app, listens, and runs until SIGINT/SIGTERM, then closes cleanly
  * (requests in flight finish).
- *
- * @example
- * ```ts
- * await SERVE_COMMAND.run({ source: ['ehr=fhir://localhost:8080/fhir/'], port: '0' }, io);
- * ```
  */
 export const SERVE_COMMAND: Command = {
   name: 'serve',

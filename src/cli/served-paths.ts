@@ -7,14 +7,7 @@
 import type { FhirgateConfig } from './config/config-types.js';
 import { facadeMode } from './config/facade-config.js';
 
-/**
- * A path prefix and the component that answers under it.
- *
- * @example
- * ```ts
- * const served: ServedPrefix = { path: '/fhir', component: 'AsyncFHIRGateway', sources: ['ehr', 'lab'] };
- * ```
- */
+/** A path prefix and the component that answers under it. */
 export interface ServedPrefix {
   readonly path: string;
   readonly component: string;
@@ -25,11 +18,6 @@ export interface ServedPrefix {
 /**
  * The components a config mounts, with the prefixes `buildApp` mounts them at (each component's
  * default when the config names none).
- *
- * @example
- * ```ts
- * servedPrefixes(config); // [{ path: '/fhir', component: 'AsyncFHIRGateway', sources: ['ehr'] }, { path: '/cds', component: 'CDSHooksService' }]
- * ```
  */
 export function servedPrefixes(config: FhirgateConfig): ServedPrefix[] {
   const served: ServedPrefix[] = [{ path: config.gateway.path ?? '/fhir', component: 'AsyncFHIRGateway', sources: [...config.sources.keys()] }];
@@ -44,14 +32,7 @@ export function servedPrefixes(config: FhirgateConfig): ServedPrefix[] {
   return served;
 }
 
-/**
- * The host's own routes for a config: the index, docs, OpenAPI, health, status, and `/metrics` when on.
- *
- * @example
- * ```ts
- * hostPaths(config); // ['/', '/docs', '/openapi.json', '/health', '/health/ready', '/gateway/status']
- * ```
- */
+/** The host's own routes for a config: the index, docs, OpenAPI, health, status, and `/metrics` when on. */
 export function hostPaths(config: FhirgateConfig): string[] {
   return ['/', '/docs', '/openapi.json', '/health', '/health/ready', '/gateway/status', ...(config.metrics === true ? ['/metrics'] : [])];
 }

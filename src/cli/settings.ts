@@ -11,14 +11,7 @@ import { checkSource, checkSourceName, validateConfig } from './config/validate-
 import { configError, optionalPort, optionalPrefix } from './config/checks.js';
 import { expandEnv } from './config/expand-env.js';
 
-/**
- * The options `serve` and `check` share: where the sources come from.
- *
- * @example
- * ```ts
- * const command: Command = { …, options: { ...SOURCE_OPTIONS, port: PORT_OPTION } };
- * ```
- */
+/** The options `serve` and `check` share: where the sources come from. */
 export const SOURCE_OPTIONS: Readonly<Record<string, OptionSpec>> = Object.freeze({
   config: { type: 'string', short: 'c', value: 'file', description: 'The config file (JSON; ${ENV_VAR} references are expanded)' },
   source: {
@@ -29,24 +22,10 @@ export const SOURCE_OPTIONS: Readonly<Record<string, OptionSpec>> = Object.freez
   },
 });
 
-/**
- * The port `serve` listens on when neither `--port`, `PORT` nor the file says.
- *
- * @example
- * ```ts
- * DEFAULT_PORT; // 8000
- * ```
- */
+/** The port `serve` listens on when neither `--port`, `PORT` nor the file says. */
 export const DEFAULT_PORT = 8000;
 
-/**
- * Reads the config file named by `--config` (or starts from an empty one) and lays `--source` over it.
- *
- * @example
- * ```ts
- * const config = await settingsOf({ config: 'fhirgate.json', source: ['lab=fhir://…'] }, io);
- * ```
- */
+/** Reads the config file named by `--config` (or starts from an empty one) and lays `--source` over it. */
 export async function settingsOf(values: OptionValues, io: CliIO): Promise<FhirgateConfig> {
   const file = values.config as string | undefined;
   const base = file === undefined ? validateConfig({}, { dir: io.cwd, env: io.env }) : await loadConfig(file, { cwd: io.cwd, env: io.env });
@@ -62,26 +41,12 @@ export async function settingsOf(values: OptionValues, io: CliIO): Promise<Fhirg
   return Object.freeze({ ...base, sources });
 }
 
-/**
- * The port: `--port`, else `PORT`, else the file's `port`, else 8000.
- *
- * @example
- * ```ts
- * portOf({ port: '9000' }, io, config); // 9000
- * ```
- */
+/** The port: `--port`, else `PORT`, else the file's `port`, else 8000. */
 export function portOf(values: OptionValues, io: CliIO, config: FhirgateConfig): number {
   return optionalPort(values.port, '--port') ?? optionalPort(io.env.PORT, 'PORT') ?? config.port ?? DEFAULT_PORT;
 }
 
-/**
- * The gateway prefix: `--prefix`, else the file's `gateway.path`, else `/fhir`.
- *
- * @example
- * ```ts
- * prefixOf({ prefix: '/api/fhir' }, config); // '/api/fhir'
- * ```
- */
+/** The gateway prefix: `--prefix`, else the file's `gateway.path`, else `/fhir`. */
 export function prefixOf(values: OptionValues, config: FhirgateConfig): string {
   return optionalPrefix(values.prefix, '--prefix') ?? config.gateway.path ?? '/fhir';
 }
@@ -89,11 +54,6 @@ export function prefixOf(values: OptionValues, config: FhirgateConfig): string {
 /**
  * The log format: `LOG_FORMAT`, else the file's `logFormat`, else pretty when stdout is a terminal and JSON
  * lines otherwise (a pipe, a file, a log collector).
- *
- * @example
- * ```ts
- * logFormatOf(io, config); // 'json' under a process manager
- * ```
  */
 export function logFormatOf(io: CliIO, config: FhirgateConfig): 'json' | 'pretty' {
   const env = io.env.LOG_FORMAT;
@@ -102,14 +62,7 @@ export function logFormatOf(io: CliIO, config: FhirgateConfig): 'json' | 'pretty
   return env;
 }
 
-/**
- * The log level: `LOG_LEVEL`, else the file's `logLevel`, else `info`.
- *
- * @example
- * ```ts
- * logLevelOf(io, config); // 'info'
- * ```
- */
+/** The log level: `LOG_LEVEL`, else the file's `logLevel`, else `info`. */
 export function logLevelOf(io: CliIO, config: FhirgateConfig): NonNullable<FhirgateConfig['logLevel']> {
   const env = io.env.LOG_LEVEL;
   if (env === undefined || env === '') return config.logLevel ?? 'info';
@@ -121,11 +74,6 @@ export function logLevelOf(io: CliIO, config: FhirgateConfig): NonNullable<Fhirg
 /**
  * The API keys: the file's `apiKeys`, else `FHIRGATE_API_KEYS` (comma-separated, blanks dropped), else
  * none (the check is off). The command reads the environment; `createServiceAPI` never does.
- *
- * @example
- * ```ts
- * apiKeysOf(io, config); // ['k1', 'k2'] with FHIRGATE_API_KEYS="k1, k2" and no apiKeys in the file
- * ```
  */
 export function apiKeysOf(io: CliIO, config: FhirgateConfig): readonly string[] {
   return config.apiKeys ?? (io.env.FHIRGATE_API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');

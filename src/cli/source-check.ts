@@ -14,27 +14,13 @@ import type { HTTPResponse } from '../http/request-options.js';
 import { printable } from '../lib/printable.js';
 import { SecretRedactor } from '../lib/redact-secrets.js';
 
-/**
- * One step's outcome: `ok` with what was learned, or not, with why (never a secret or a token).
- *
- * @example
- * ```ts
- * const step: StepResult = { ok: true, detail: 'Bearer token, expires in 300 s' };
- * ```
- */
+/** One step's outcome: `ok` with what was learned, or not, with why (never a secret or a token). */
 export interface StepResult {
   readonly ok: boolean;
   readonly detail: string;
 }
 
-/**
- * The result of checking one source.
- *
- * @example
- * ```ts
- * const row: SourceCheck = { source: 'ehr', base: 'https://ehr.example.org/r4', auth: 'client secret', token: { ok: true, detail: 'ok' }, metadata: { ok: true, detail: 'FHIR 4.0.1' }, read: { ok: true, detail: 'Patient search answered' } };
- * ```
- */
+/** The result of checking one source. */
 export interface SourceCheck {
   readonly source: string;
   readonly base: string;
@@ -47,14 +33,7 @@ export interface SourceCheck {
   readonly read: StepResult;
 }
 
-/**
- * Options of {@link checkOneSource}.
- *
- * @example
- * ```ts
- * const options: CheckOptions = { timeoutMs: 10_000, readType: 'Patient' };
- * ```
- */
+/** Options of {@link checkOneSource}. */
 export interface CheckOptions {
   /** Time allowed per step, in milliseconds (a connection string's `timeout` wins). */
   readonly timeoutMs: number;
@@ -62,14 +41,7 @@ export interface CheckOptions {
   readonly readType: ResourceType;
 }
 
-/**
- * Checks one source within `timeoutMs`. Never throws for a failing server: the failure is in the result.
- *
- * @example
- * ```ts
- * const row = await checkOneSource('ehr', 'fhir://localhost:8080/fhir/', { timeoutMs: 10_000, readType: 'Patient' });
- * ```
- */
+/** Checks one source within `timeoutMs`. Never throws for a failing server: the failure is in the result. */
 export async function checkOneSource(source: string, connectionString: string, options: CheckOptions): Promise<SourceCheck> {
   const config = parseConnectionString(connectionString);
   const auth = config.auth === undefined ? 'none' : config.auth.kind === 'client_secret' ? 'client secret' : 'JWT assertion';

@@ -4,15 +4,7 @@
  * @module
  */
 
-/**
- * Resolves once `signal` aborts (SIGINT or SIGTERM, see `runProcess`); never without a signal.
- *
- * @example
- * ```ts
- * await untilStopped(io.signal);
- * await app.close();
- * ```
- */
+/** Resolves once `signal` aborts (SIGINT or SIGTERM, see `runProcess`); never without a signal. */
 export function untilStopped(signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve) => {
     if (signal === undefined) return;

@@ -20,11 +20,6 @@ const keyOf = (s: Sample): string => `${s.suffix ?? ''}${JSON.stringify(s.labels
 /**
  * Merges per-worker families: summed families add up sample by sample (with `departed`, the summed
  * families of exited workers), the others get a `worker` label.
- *
- * @example
- * ```ts
- * mergeFamilies([['101', a.metricFamilies()], ['102', b.metricFamilies()]], []);
- * ```
  */
 export function mergeFamilies(perWorker: ReadonlyArray<readonly [string, readonly MetricFamily[]]>, departed: readonly MetricFamily[]): MetricFamily[] {
   const merged = new Map<string, { family: MetricFamily; samples: Map<string, Sample> }>();
@@ -43,15 +38,7 @@ export function mergeFamilies(perWorker: ReadonlyArray<readonly [string, readonl
   return [...merged.values()].map(({ family, samples }) => ({ name: family.name, type: family.type, help: family.help, samples: [...samples.values()] }));
 }
 
-/**
- * Gathers the workers' families for a scrape, and keeps what exited workers counted.
- *
- * @example
- * ```ts
- * const metrics = new ClusterMetrics();
- * const families = await metrics.gather(liveWorkers); // each is sent `metrics`; replies go to metrics.answer()
- * ```
- */
+/** Gathers the workers' families for a scrape, and keeps what exited workers counted. */
 export class ClusterMetrics {
   readonly #last = new Map<Worker, readonly MetricFamily[]>();
   readonly #pending = new Map<number, () => void>();

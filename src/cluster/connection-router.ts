@@ -17,17 +17,7 @@ const MAX_WAITING = 1_024;
 
 const CONNECTION: PrimaryMessage = { fhirgate: 'cluster', event: 'connection' };
 
-/**
- * Accepts connections on one port and hands them to the workers in the rotation.
- *
- * @example
- * ```ts
- * const router = new ConnectionRouter();
- * const port = await router.listen(8000, '127.0.0.1');
- * router.add(worker);    // it listens: give it connections
- * router.remove(worker); // before it is told to stop
- * ```
- */
+/** Accepts connections on one port and hands them to the workers in the rotation. */
 export class ConnectionRouter {
   readonly #server: Server;
   readonly #rotation: Worker[] = [];

@@ -30,14 +30,7 @@ export type WorkerMessage =
   | { readonly fhirgate: 'cluster'; readonly event: 'metrics-request'; readonly id: number }
   | { readonly fhirgate: 'cluster'; readonly event: 'stopped'; readonly families?: unknown };
 
-/**
- * Whether `value` is one of fhirgate's cluster messages (other IPC traffic is the user's).
- *
- * @example
- * ```ts
- * worker.on('message', (m) => { if (isClusterMessage<WorkerMessage>(m) && m.event === 'listening') ready(); });
- * ```
- */
+/** Whether `value` is one of fhirgate's cluster messages (other IPC traffic is the user's). */
 export function isClusterMessage<T extends { fhirgate: 'cluster' }>(value: unknown): value is T {
   return typeof value === 'object' && value !== null && (value as { fhirgate?: unknown }).fhirgate === 'cluster';
 }

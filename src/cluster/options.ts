@@ -73,15 +73,7 @@ function workerCount(value: unknown): number {
   return integer(value, 'workers', undefined, 1, 1024);
 }
 
-/**
- * Validates and copies `serveCluster` options. Throws `TypeError`/`RangeError` naming the option.
- *
- * @example
- * ```ts
- * resolveClusterOptions({ workers: 'auto', port: 8000 }).workers; // the number of cores
- * resolveClusterOptions({ workers: 0, port: 8000 });              // RangeError: options.workers must be an integer from 1 to 1024
- * ```
- */
+/** Validates and copies `serveCluster` options. Throws `TypeError`/`RangeError` naming the option. */
 export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('serveCluster options must be an object');
   if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('options.logger must have debug, info, warn and error methods');

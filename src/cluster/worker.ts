@@ -42,11 +42,6 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * Runs one worker. A failure to build is logged, reported to the primary and ends the process with exit
  * code 1 (the primary decides whether to try again). So does an uncaught error later (a handler that
  * throws outside a request): its message, never its stack, goes in the log line and to the primary.
- *
- * @example
- * ```ts
- * if (cluster.isWorker) await runWorker(() => createServiceAPI(), resolveClusterOptions({ port: 8000 }));
- * ```
  */
 export async function runWorker(createApp: CreateApp, options: ResolvedClusterOptions): Promise<ClusterWorker> {
   const { logger } = options;

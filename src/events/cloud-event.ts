@@ -30,15 +30,7 @@ export interface CloudEvent {
   readonly data: EventPayload;
 }
 
-/**
- * The CloudEvent of one emitted event.
- *
- * @example
- * ```ts
- * cloudEvent('fhir.patient.read', { resource_type: 'Patient', resource_id: '123' }, 'urn:fhirgate:gw-1');
- * // { specversion: '1.0', id: '7f0c…', source: 'urn:fhirgate:gw-1', type: 'fhir.patient.read', time: '2026-…Z', datacontenttype: 'application/json', data: {…} }
- * ```
- */
+/** The CloudEvent of one emitted event. */
 export function cloudEvent(type: string, data: EventPayload, source: string): CloudEvent {
   return { specversion: '1.0', id: randomUUID(), source, type, time: new Date().toISOString(), datacontenttype: 'application/json', data };
 }
@@ -46,11 +38,6 @@ export function cloudEvent(type: string, data: EventPayload, source: string): Cl
 /**
  * Percent-encodes a header value as the HTTP binding asks (§3.1.3.2): space, `"`, `%` and every
  * character outside U+0021–U+007E, as upper-case `%XY` of its UTF-8 bytes.
- *
- * @example
- * ```ts
- * percentEncodeHeader('Euro € 😀'); // 'Euro%20%E2%82%AC%20%F0%9F%98%80'
- * ```
  */
 export function percentEncodeHeader(value: string): string {
   let out = '';
@@ -65,11 +52,6 @@ export function percentEncodeHeader(value: string): string {
 /**
  * The headers of one event in binary content mode: `ce-specversion`, `ce-id`, `ce-source`, `ce-type`,
  * `ce-time`, and `content-type` from `datacontenttype` (no `ce-datacontenttype`, §3.1.1).
- *
- * @example
- * ```ts
- * fetch(url, { method: 'POST', headers: binaryHeaders(event), body: JSON.stringify(event.data) });
- * ```
  */
 export function binaryHeaders(event: CloudEvent): Record<string, string> {
   return {

@@ -4,14 +4,7 @@
  * @module
  */
 
-/**
- * Events a dispatcher gave up, told to a {@link DropLogger} the first time their reason occurs.
- *
- * @example
- * ```ts
- * const drop: DeliveryDrop = { dispatcher: 'CloudEventsDispatcher', reason: 'the sink answered 401', events: 1 };
- * ```
- */
+/** Events a dispatcher gave up, told to a {@link DropLogger} the first time their reason occurs. */
 export interface DeliveryDrop {
   /** The dispatcher, named as in its option errors (`CloudEventsDispatcher`, `natsDispatcher`). */
   readonly dispatcher: string;
@@ -21,28 +14,13 @@ export interface DeliveryDrop {
   readonly events: number;
 }
 
-/**
- * Receives the first drop of each reason. What it throws is ignored.
- *
- * @example
- * ```ts
- * const dropLogger: DropLogger = (d) => log.error('events dropped', { ...d });
- * ```
- */
+/** Receives the first drop of each reason. What it throws is ignored. */
 export type DropLogger = (drop: DeliveryDrop) => void;
 
 /** Distinct reasons remembered per dispatcher: reasons are few (statuses, limits), this bounds a pathological sink. */
 const MAX_REASONS = 64;
 
-/**
- * The default {@link DropLogger}: one JSON line on stderr.
- *
- * @example
- * ```ts
- * logDropToStderr({ dispatcher: 'CloudEventsDispatcher', reason: 'the sink answered 401', events: 1 });
- * // {"level":"error","msg":"events dropped","dispatcher":"CloudEventsDispatcher","reason":"the sink answered 401","events":1}
- * ```
- */
+/** The default {@link DropLogger}: one JSON line on stderr. */
 export function logDropToStderr(drop: DeliveryDrop): void {
   process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'events dropped', ...drop })}\n`);
 }
@@ -51,13 +29,6 @@ export function logDropToStderr(drop: DeliveryDrop): void {
  * A report for a {@link DeliveryQueue} that tells `logger` the first drop of each reason, and stays
  * silent after that (the counts keep growing), so that a sink refusing every event writes one line,
  * not one per event.
- *
- * @example
- * ```ts
- * const report = oncePerReason('CloudEventsDispatcher', logDropToStderr);
- * report('the sink answered 401', 1); // logged
- * report('the sink answered 401', 1); // counted elsewhere, not logged
- * ```
  */
 export function oncePerReason(dispatcher: string, logger: DropLogger): (reason: string, count: number) => void {
   const seen = new Set<string>();

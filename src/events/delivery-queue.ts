@@ -9,11 +9,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 /**
  * What one delivery attempt came to: delivered, worth another try, or hopeless: dropped, with the
  * reason (logged once per reason, so it must hold no event data and no secret).
- *
- * @example
- * ```ts
- * const verdict: DeliveryVerdict = res.ok ? 'sent' : res.status >= 500 ? 'retry' : { drop: `the sink answered ${res.status}` };
- * ```
  */
 export type DeliveryVerdict = 'sent' | 'retry' | { readonly drop: string };
 
@@ -37,14 +32,7 @@ export type DeliveryCounts = {
   queued: number;
 };
 
-/**
- * Settings of a {@link DeliveryQueue}, already validated by the dispatcher that makes it.
- *
- * @example
- * ```ts
- * const settings: DeliverySettings = { maxQueue: 10_000, concurrency: 4, batchSize: 1, retryBaseDelayMs: 100, maxRetryDelayMs: 2000 };
- * ```
- */
+/** Settings of a {@link DeliveryQueue}, already validated by the dispatcher that makes it. */
 export interface DeliverySettings {
   /** Events waiting at most; more are dropped. */
   readonly maxQueue: number;
@@ -68,13 +56,6 @@ export type DropReport = (reason: string, count: number) => void;
  * a back-off, for as long as the queue is open (or `retryForMs`): nothing that fits in the queue is lost
  * while the bus is down. Every drop is counted and told to `report` with its reason. `push` never
  * blocks and never throws.
- *
- * @example
- * ```ts
- * const queue = new DeliveryQueue<Event>(settings, async (batch) => ((await post(batch)).ok ? 'sent' : 'retry'));
- * queue.push(event);
- * await queue.idle(5_000);
- * ```
  */
 export class DeliveryQueue<T> {
   readonly #settings: DeliverySettings;

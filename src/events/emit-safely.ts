@@ -12,11 +12,6 @@ import type { EventDispatcher, EventPayload } from './types.js';
  * error's message, never the payload) and goes no further. So an event bus that is down never turns a
  * FHIR write that was done, a CDS answer or a SOAP answer into a failure (a caller would retry a create
  * that succeeded), and never crashes the process with an unhandled rejection.
- *
- * @example
- * ```ts
- * emitSafely(this.#dispatcher, 'fhir.patient.read', { resource_type: 'Patient', resource_id: '123' });
- * ```
  */
 export function emitSafely(dispatcher: EventDispatcher | null | undefined, eventName: string, payload: EventPayload): void {
   if (dispatcher === null || dispatcher === undefined) return;

@@ -21,14 +21,7 @@ export type HandlerFailureLogger = (failure: HandlerFailure) => void;
 
 const MAX_MESSAGE_LENGTH = 300;
 
-/**
- * An error's `message` (never its stack) or the string form of anything else, on one line, cut short.
- *
- * @example
- * ```ts
- * errorMessage(new Error('bus\ndown')); // 'bus down'
- * ```
- */
+/** An error's `message` (never its stack) or the string form of anything else, on one line, cut short. */
 export function errorMessage(error: unknown): string {
   let message: string;
   try {
@@ -44,12 +37,6 @@ export function errorMessage(error: unknown): string {
  * The default {@link HandlerFailureLogger}: writes one JSON line to stderr with the event name, the
  * pattern and the error's message (and `code`, when it has a string one). It never writes the stack or
  * the payload.
- *
- * @example
- * ```ts
- * logToStderr({ eventName: 'fhir.patient.read', pattern: 'fhir.*', error: new Error('boom'), payload: {} });
- * // {"level":"error","msg":"event handler failed","event":"fhir.patient.read","pattern":"fhir.*","error":"boom"}
- * ```
  */
 export function logToStderr(failure: HandlerFailure): void {
   const code = (failure.error as { code?: unknown } | null | undefined)?.code;

@@ -81,7 +81,7 @@ export class LocalEventDispatcher implements EventDispatcher {
    *
    * @example
    * ```ts
-   * localHandler.emit('cdshooks.patient-view', { hook_instance: id, cards: 2 });
+   * localHandler.emit('cdshooks.patient-view', { hook_instance: 'd1577c69-dfbe-44ad-ba6d-3e05e953b2ea', cards: 2 });
    * ```
    */
   emit(eventName: string, payload: EventPayload): void {
@@ -96,7 +96,7 @@ export class LocalEventDispatcher implements EventDispatcher {
    *
    * @example
    * ```ts
-   * if (localHandler.hasHandlers('fhir.patient.read')) localHandler.emit('fhir.patient.read', payloadOf(patient));
+   * if (localHandler.hasHandlers('fhir.patient.read')) localHandler.emit('fhir.patient.read', { id: patient.id });
    * ```
    */
   hasHandlers(eventName: string): boolean {
@@ -118,8 +118,8 @@ export class LocalEventDispatcher implements EventDispatcher {
    * ```ts
    * const off = localHandler.register('fhir.patient.read', ([name, payload]) => console.log(name, payload));
    * off();
-   * const audit = localHandler.register('fhir.*')(async ([name, payload]) => store(name, payload));
-   * localHandler.unregister('fhir.*', audit);
+   * const trail = localHandler.register('fhir.*')(async ([name, payload]) => audit(name, payload));
+   * localHandler.unregister('fhir.*', trail);
    * ```
    */
   register(pattern: string, handler: EventHandler): Unregister;
@@ -140,7 +140,8 @@ export class LocalEventDispatcher implements EventDispatcher {
    *
    * @example
    * ```ts
-   * const h = localHandler.register('cdshooks.*')(([name]) => seen.push(name));
+   * const seen: string[] = [];
+   * const h = localHandler.register('cdshooks.*')(([name]) => { seen.push(name); });
    * localHandler.unregister('cdshooks.*', h);  // true
    * ```
    */
@@ -161,7 +162,7 @@ export class LocalEventDispatcher implements EventDispatcher {
    *
    * @example
    * ```ts
-   * process.once('SIGTERM', async () => { await server.close(); await localHandler.drain(); });
+   * process.once('SIGTERM', async () => { await app.close(); await localHandler.drain(); });
    * ```
    */
   async drain(): Promise<void> {

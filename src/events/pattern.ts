@@ -14,13 +14,6 @@ export type PatternMatcher = (eventName: string) => boolean;
  *
  * @throws TypeError naming `pattern` when it is not a string, is empty, holds white space, or has a `*`
  * anywhere but at the end (`a*b`, `**`, `*.read`).
- * @example
- * ```ts
- * const m = compilePattern('fhir.patient.*');
- * m('fhir.patient.read');    // true
- * m('fhir.patient');         // false
- * compilePattern('fhir.*.read');  // TypeError
- * ```
  */
 export function compilePattern(pattern: unknown): PatternMatcher {
   if (typeof pattern !== 'string') throw new TypeError('"pattern" must be a string');

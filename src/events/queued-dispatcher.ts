@@ -10,14 +10,7 @@ import { LocalEventDispatcher } from './local-dispatcher.js';
 import type { EventDispatcher, EventHandler, EventPayload, Unregister } from './types.js';
 import { numberOption } from '../lib/options.js';
 
-/**
- * Options every queued dispatcher takes.
- *
- * @example
- * ```ts
- * const common: QueuedDispatcherOptions = { source: 'urn:fhirgate:eu-1', maxQueue: 20_000, drainTimeoutMs: 10_000 };
- * ```
- */
+/** Options every queued dispatcher takes. */
 export interface QueuedDispatcherOptions {
   /** The CloudEvents `source` of every event: a URI-reference naming this application (`urn:fhirgate:gw-1`, `/fhirgate/eu-1`). Required. */
   source: string;
@@ -32,14 +25,7 @@ export interface QueuedDispatcherOptions {
   dropLogger?: DropLogger;
 }
 
-/**
- * The settings a subclass chooses for its queue, after validating its own options.
- *
- * @example
- * ```ts
- * super('MyDispatcher', options, { concurrency: 1, batchSize: 100, retryBaseDelayMs: 100, maxRetryDelayMs: 2000 } satisfies QueueShape);
- * ```
- */
+/** The settings a subclass chooses for its queue, after validating its own options. */
 export interface QueueShape {
   readonly concurrency: number;
   readonly batchSize: number;
@@ -53,13 +39,6 @@ export interface QueueShape {
  * The base of `CloudEventsDispatcher` and the NATS dispatcher: `emit` wraps the event as a CloudEvent
  * and queues it (never blocking, never throwing), and also calls the handlers registered here, so that
  * local audit handlers keep working next to the bus. Subclasses implement `deliver`.
- *
- * @example
- * ```ts
- * class LogDispatcher extends QueuedDispatcher {
- *   protected deliver(batch: CloudEvent[]) { console.log(batch); return 'sent' as const; }
- * }
- * ```
  */
 export abstract class QueuedDispatcher implements EventDispatcher {
   readonly #local = new LocalEventDispatcher();

@@ -14,14 +14,7 @@ const DCM = 'http://dicom.nema.org/resources/ontology/DCM';
 const ENTITY_TYPE = 'http://terminology.hl7.org/CodeSystem/audit-entity-type';
 const OBJECT_ROLE = 'http://terminology.hl7.org/CodeSystem/object-role';
 
-/**
- * What the facade knows about one access.
- *
- * @example
- * ```ts
- * const facts: AuditFacts = { interaction, source: 'ehr', caller, address: '127.0.0.1', server: 'http://gw/fhir/ehr', requestId: 'r1', observer: 'fhirgate', outcome: 0 };
- * ```
- */
+/** What the facade knows about one access. */
 export interface AuditFacts {
   readonly interaction: Interaction;
   readonly source: string;
@@ -61,15 +54,7 @@ function kindOf(name: Interaction['name']): { action: 'R' | 'E' | 'C' | 'U' | 'D
 
 const coding = (system: string, code: string, display?: string) => ({ system, code, ...(display === undefined ? {} : { display }) });
 
-/**
- * The AuditEvent of one access.
- *
- * @example
- * ```ts
- * const event = auditEvent(facts);
- * event.action; // 'R' for a read
- * ```
- */
+/** The AuditEvent of one access. */
 export function auditEvent(facts: AuditFacts): Record<string, unknown> {
   const { interaction, caller, outcome } = facts;
   const kind = kindOf(interaction.name);

@@ -24,16 +24,7 @@ export interface AuditSinkStatus {
   readonly lost: number;
 }
 
-/**
- * A bounded, batching sender of AuditEvents.
- *
- * @example
- * ```ts
- * const sink = new AuditSink({ source: 'audit', batchSize: 50, flushIntervalMs: 1000, maxQueue: 10_000 }, (b) => gw.batch(b, 'audit'));
- * sink.add(auditEvent(facts));
- * await sink.close();
- * ```
- */
+/** A bounded, batching sender of AuditEvents. */
 export class AuditSink {
   readonly #options: Required<AuditSinkOptions>;
   readonly #post: PostBatch;

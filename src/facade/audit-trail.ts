@@ -14,16 +14,7 @@ import type { AuditSink } from './audit-sink.js';
 /** The event every access sends. */
 export const AUDIT_EVENT_NAME = 'fhir.audit';
 
-/**
- * The facade's audit trail.
- *
- * @example
- * ```ts
- * const trail = new AuditTrail(undefined);
- * trail.use(new LocalEventDispatcher());
- * trail.record(facts);
- * ```
- */
+/** The facade's audit trail. */
 export class AuditTrail {
   readonly #sink: AuditSink | undefined;
   #dispatcher: EventDispatcher | null = null;

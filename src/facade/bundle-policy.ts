@@ -7,15 +7,7 @@ import type { Caller } from './caller.js';
 import { interactionOf } from './interaction.js';
 import { decide } from './policy.js';
 
-/**
- * Why the caller may not send this Bundle, or `undefined` when every entry is allowed.
- *
- * @example
- * ```ts
- * bundlePolicy(caller, 'ehr', { resourceType: 'Bundle', type: 'batch', entry: [{ request: { method: 'DELETE', url: 'Patient/1' } }] });
- * // 'entry 0 (DELETE Patient/1): scope does not allow delete on Patient'
- * ```
- */
+/** Why the caller may not send this Bundle, or `undefined` when every entry is allowed. */
 export function bundlePolicy(caller: Caller, source: string, bundle: Record<string, unknown> | undefined): string | undefined {
   if (bundle?.resourceType !== 'Bundle' || (bundle.type !== 'batch' && bundle.type !== 'transaction')) return 'the body must be a batch or transaction Bundle';
   const entries = Array.isArray(bundle.entry) ? (bundle.entry as { request?: { method?: unknown; url?: unknown }; resource?: unknown }[]) : [];

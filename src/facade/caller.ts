@@ -5,14 +5,7 @@
  */
 import type { Scope } from './scopes.js';
 
-/**
- * An identified caller. Never holds the credential it was identified by.
- *
- * @example
- * ```ts
- * const caller: Caller = { id: 'key:billing', name: 'billing', kind: 'api-key', sources: '*', scopes: parseScopes('system/*.rs'), operations: new Set(), patient: undefined, allowReaching: false };
- * ```
- */
+/** An identified caller. Never holds the credential it was identified by. */
 export interface Caller {
   /** Unique and stable: binds page tokens, keys rate limits (`key:<name>`, `jwt:<iss>#<sub>`, `anonymous`). */
   readonly id: string;
@@ -39,14 +32,7 @@ export interface Caller {
   readonly rate?: { readonly perSecond: number; readonly burst: number };
 }
 
-/**
- * True when `caller` may use `source`.
- *
- * @example
- * ```ts
- * mayUseSource(caller, 'ehr'); // true for sources: '*'
- * ```
- */
+/** True when `caller` may use `source`. */
 export function mayUseSource(caller: Caller, source: string): boolean {
   return caller.sources === '*' || caller.sources.has(source);
 }

@@ -42,11 +42,6 @@ const MEMBERS: Readonly<Record<string, readonly [string, ...string[]]>> = {
 /**
  * The search parameter that limits a search of `type` to a patient (`_id` for Patient itself), or
  * `undefined` when the type is outside the Patient compartment.
- *
- * @example
- * ```ts
- * compartmentParam('Observation'); // 'subject'
- * ```
  */
 export function compartmentParam(type: string): string | undefined {
   if (type === 'Patient') return '_id';
@@ -57,11 +52,6 @@ export function compartmentParam(type: string): string | undefined {
  * True when `resource` is in the compartment of `Patient/<patientId>`: the Patient itself (or one it
  * links to), or a resource of a listed type whose patient elements reference it. `bases` are the
  * absolute bases a reference may start with (the upstream's and the facade's).
- *
- * @example
- * ```ts
- * inCompartment({ resourceType: 'Observation', subject: { reference: 'Patient/123' } }, '123', []); // true
- * ```
  */
 export function inCompartment(resource: unknown, patientId: string, bases: readonly string[]): boolean {
   if (typeof resource !== 'object' || resource === null) return false;
@@ -97,11 +87,6 @@ function localReference(reference: string, bases: readonly string[]): string {
 /**
  * The search parameters a compartment-bound caller may not use unless allowed: they reach outside
  * the compartment (chains, reverse chains, includes).
- *
- * @example
- * ```ts
- * reachingParams(new URLSearchParams('subject.name=x&_include=Observation:performer')); // ['subject.name', '_include']
- * ```
  */
 export function reachingParams(query: URLSearchParams): string[] {
   const found: string[] = [];
@@ -115,11 +100,6 @@ export function reachingParams(query: URLSearchParams): string[] {
 /**
  * The patient a resource is about (`Patient/<id>`): the Patient itself, or the first patient reference
  * among its compartment elements; `undefined` when there is none.
- *
- * @example
- * ```ts
- * patientOf({ resourceType: 'Observation', subject: { reference: 'Patient/7' } }, []); // 'Patient/7'
- * ```
  */
 export function patientOf(resource: unknown, bases: readonly string[]): string | undefined {
   if (typeof resource !== 'object' || resource === null) return undefined;

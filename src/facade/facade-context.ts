@@ -15,14 +15,7 @@ import type { PageTokens } from './page-token.js';
 import type { UpstreamLimits } from './upstream-limits.js';
 import type { BaseRewriter } from './url-rewrite.js';
 
-/**
- * The facade's parts, shared by its routes.
- *
- * @example
- * ```ts
- * const reply = await answerSource(ctx, req, 'ehr', ['Patient', '1']);
- * ```
- */
+/** The facade's parts, shared by its routes. */
 export interface FacadeContext {
   readonly gateway: AsyncFHIRGateway;
   readonly callers: CallerDirectory;
@@ -34,26 +27,12 @@ export interface FacadeContext {
   rewriter(source: string, facadeBase: string): BaseRewriter;
 }
 
-/**
- * The audit facts every access of `req` shares; the caller adds the rest.
- *
- * @example
- * ```ts
- * ctx.audit.record({ ...accessFacts(ctx, req, 'ehr', interaction, caller), outcome: 0 });
- * ```
- */
+/** The audit facts every access of `req` shares; the caller adds the rest. */
 export function accessFacts(ctx: FacadeContext, req: RouteRequest, source: string, interaction: Interaction, caller: Caller | undefined): Omit<AuditFacts, 'outcome'> {
   return { interaction, source, caller, address: req.remoteAddress, server: `${req.baseUrl}/${source}`, requestId: req.requestId, observer: ctx.options.observerName };
 }
 
-/**
- * The outcome code of an HTTP status: 0 below 400, 4 for a 4xx, 8 for a 5xx.
- *
- * @example
- * ```ts
- * outcomeOf(404); // 4
- * ```
- */
+/** The outcome code of an HTTP status: 0 below 400, 4 for a 4xx, 8 for a 5xx. */
 export function outcomeOf(status: number): 0 | 4 | 8 {
   return status < 400 ? 0 : status < 500 ? 4 : 8;
 }

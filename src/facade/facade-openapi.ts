@@ -20,14 +20,7 @@ function op(tag: string, summary: string, parameters: OpenAPIParameter[], body =
   };
 }
 
-/**
- * The OpenAPI paths of the facade over `sources`, plus the federated base `federated`.
- *
- * @example
- * ```ts
- * Object.keys(facadeOpenAPI(['ehr'], 'all')); // ['/ehr/metadata', '/ehr/{type}', ..., '/all/{type}']
- * ```
- */
+/** The OpenAPI paths of the facade over `sources`, plus the federated base `federated`. */
 export function facadeOpenAPI(sources: readonly string[], federated: string): OpenAPIPaths {
   const paths: OpenAPIPaths = {};
   for (const s of sources) {

@@ -18,14 +18,7 @@ export interface SourcePage {
   readonly skipped: number;
 }
 
-/**
- * The merged entries and each source's position after them.
- *
- * @example
- * ```ts
- * const { entries, positions, sorted } = mergePages(pages, 10, '-_lastUpdated');
- * ```
- */
+/** The merged entries and each source's position after them. */
 export interface Merged {
   readonly entries: Record<string, unknown>[];
   readonly positions: { source: string; link: string | null; skip: number }[];
@@ -60,14 +53,7 @@ function sortValue(entry: Record<string, unknown>, param: string): string {
   return '';
 }
 
-/**
- * Merges source pages into one page of at most `count` entries (all of them without `count`).
- *
- * @example
- * ```ts
- * mergePages([{ source: 'a', entries, pageLink: 'Patient?_count=2', nextLink: null, skipped: 0 }], 2, undefined);
- * ```
- */
+/** Merges source pages into one page of at most `count` entries (all of them without `count`). */
 export function mergePages(pages: readonly SourcePage[], count: number | undefined, sort: string | undefined): Merged {
   const key = sort?.split(',')[0]?.trim();
   const descending = key?.startsWith('-') === true;

@@ -26,14 +26,7 @@ import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-reque
 
 type Position = PageState['pages'][number];
 
-/**
- * The reply to a request under the federated base; `rest` are the segments after its name.
- *
- * @example
- * ```ts
- * const reply = await answerFederated(ctx, req, ['Patient']);
- * ```
- */
+/** The reply to a request under the federated base; `rest` are the segments after its name. */
 export async function answerFederated(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> {
   const name = ctx.options.federatedName;
   const token = req.method === 'GET' && rest.length === 0 ? req.query.get(PAGE_TOKEN_PARAM) : null;

@@ -9,26 +9,12 @@ import type { RouteReply } from '../mount/index.js';
 /** The content type of every facade answer. */
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 
-/**
- * A FHIR JSON reply.
- *
- * @example
- * ```ts
- * fhirJSON(200, patient, { etag: 'W/"2"' });
- * ```
- */
+/** A FHIR JSON reply. */
 export function fhirJSON(status: number, body: unknown, headers: Record<string, string> = {}): RouteReply {
   return { status, headers: { ...headers, 'content-type': FHIR_JSON }, body: body === undefined ? '' : JSON.stringify(body) };
 }
 
-/**
- * An OperationOutcome reply with one error issue.
- *
- * @example
- * ```ts
- * outcome(403, 'forbidden', 'scope does not allow create on Patient');
- * ```
- */
+/** An OperationOutcome reply with one error issue. */
 export function outcome(status: number, code: IssueType, diagnostics: string, headers: Record<string, string> = {}): RouteReply {
   return fhirJSON(status, operationOutcome('error', code, diagnostics), headers);
 }

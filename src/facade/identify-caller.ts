@@ -28,15 +28,7 @@ const ANONYMOUS: Caller = Object.freeze({
   operations: new Set<string>(), patient: undefined, allowReaching: false,
 });
 
-/**
- * The configured callers, ready to identify requests.
- *
- * @example
- * ```ts
- * const callers = new CallerDirectory([{ name: 'app', apiKey: 'a-key-of-16-chars+', sources: '*', scopes: 'system/*.rs' }], false);
- * const caller = await callers.identify({ 'x-api-key': 'a-key-of-16-chars+' });
- * ```
- */
+/** The configured callers, ready to identify requests. */
 export class CallerDirectory {
   readonly #keys: { readonly digest: Buffer; readonly caller: Caller }[];
   readonly #issuers: ReadonlyMap<string, IssuerCallers>;

@@ -11,14 +11,7 @@ export type InteractionName =
   | 'capabilities' | 'read' | 'vread' | 'search-type' | 'search-system' | 'history-instance' | 'history-type' | 'history-system'
   | 'create' | 'update' | 'patch' | 'delete' | 'batch' | 'transaction' | 'operation';
 
-/**
- * One interaction.
- *
- * @example
- * ```ts
- * const i: Interaction = { name: 'read', type: 'Patient', id: '1', conditional: false };
- * ```
- */
+/** One interaction. */
 export interface Interaction {
   readonly name: InteractionName;
   readonly type?: string;
@@ -33,11 +26,6 @@ export interface Interaction {
 /**
  * The interaction of `method` on the path segments under a source's base, or `undefined` when FHIR
  * has none there (answered 404). `batch` vs `transaction` is decided on the body later.
- *
- * @example
- * ```ts
- * interactionOf('GET', ['Patient', '1', '_history', '2'], false, false); // { name: 'vread', type: 'Patient', id: '1', versionId: '2', ... }
- * ```
  */
 export function interactionOf(method: string, segments: readonly string[], hasQuery: boolean, ifNoneExist: boolean): Interaction | undefined {
   const [a, b, c, d] = segments;
@@ -79,11 +67,6 @@ export function interactionOf(method: string, segments: readonly string[], hasQu
 /**
  * The SMART permission letter an interaction needs (`undefined`: none; capabilities, operations and
  * bundles are decided otherwise).
- *
- * @example
- * ```ts
- * letterOf('history-type'); // 's'
- * ```
  */
 export function letterOf(name: InteractionName): ScopeLetter | undefined {
   return LETTERS[name];

@@ -156,14 +156,7 @@ export const RESERVED_NAMES: readonly string[] = Object.freeze(['transform', 'ag
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/**
- * Checks and copies facade options; `TypeError`/`RangeError` naming the option.
- *
- * @example
- * ```ts
- * checkFacadeOptions({ federatedName: 'all' }).pageTokenTtlSeconds; // 600
- * ```
- */
+/** Checks and copies facade options; `TypeError`/`RangeError` naming the option. */
 export function checkFacadeOptions(options: FHIRFacadeOptions): CheckedFacadeOptions {
   checkObject(options, 'options');
   const callers = options.callers ?? [];

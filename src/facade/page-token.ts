@@ -13,11 +13,6 @@ import { FhirgateError } from '../errors.js';
 /**
  * What a token holds. `pages` has one position per source (a single source's link, or the federated
  * base's position in each source).
- *
- * @example
- * ```ts
- * const page: PageState = { caller: 'key:app', type: 'Patient', pages: [{ source: 'ehr', link: 'https://ehr/fhir?_getpages=x', skip: 0 }] };
- * ```
  */
 export interface PageState {
   readonly caller: string;
@@ -30,16 +25,7 @@ export interface PageState {
   readonly pages: readonly { readonly source: string; readonly link: string | null; readonly skip: number }[];
 }
 
-/**
- * Signs and opens page tokens.
- *
- * @example
- * ```ts
- * const tokens = new PageTokens(undefined, 600);
- * const token = tokens.sign({ caller: 'key:app', type: 'Patient', pages: [{ source: 'ehr', link, skip: 0 }] });
- * tokens.open(token, 'key:app').pages[0].link; // link
- * ```
- */
+/** Signs and opens page tokens. */
 export class PageTokens {
   readonly #cipherKey: Buffer;
   readonly #macKey: Buffer;

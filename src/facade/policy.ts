@@ -16,11 +16,6 @@ import { scopeAccess } from './scopes.js';
  * The decision: allowed (with the patient id of the compartment it is held to, if any), or refused
  * with the status to answer (403, or 404 where a refusal would tell that something exists) and a reason
  * for the audit and the OperationOutcome.
- *
- * @example
- * ```ts
- * const d: Decision = { allowed: false, status: 404, reason: 'outside the caller\'s patient compartment' };
- * ```
  */
 export type Decision =
   | { readonly allowed: true; readonly compartment: string | undefined }
@@ -28,14 +23,7 @@ export type Decision =
 
 const refuse = (status: 403 | 404, reason: string): Decision => ({ allowed: false, status, reason });
 
-/**
- * Decides whether `caller` may perform `interaction` on `source` with `query`.
- *
- * @example
- * ```ts
- * decide(caller, 'ehr', { name: 'read', type: 'Patient', id: '1', conditional: false }, new URLSearchParams());
- * ```
- */
+/** Decides whether `caller` may perform `interaction` on `source` with `query`. */
 export function decide(caller: Caller, source: string, interaction: Interaction, query: URLSearchParams): Decision {
   if (!mayUseSource(caller, source)) return refuse(403, `caller "${caller.name}" may not use source "${source}"`);
   const { name, type } = interaction;

@@ -5,27 +5,13 @@
  * @module
  */
 
-/**
- * A bucket's setting.
- *
- * @example
- * ```ts
- * const rate: Rate = { perSecond: 10, burst: 20 };
- * ```
- */
+/** A bucket's setting. */
 export interface Rate {
   readonly perSecond: number;
   readonly burst: number;
 }
 
-/**
- * The verdict on one request.
- *
- * @example
- * ```ts
- * const v: Verdict = { allowed: false, limit: 10, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 };
- * ```
- */
+/** The verdict on one request. */
 export interface Verdict {
   readonly allowed: boolean;
   /** The bucket's size (`RateLimit-Limit`). */
@@ -43,15 +29,7 @@ interface Bucket {
   at: number;
 }
 
-/**
- * Token buckets by key (`source:ehr`, `caller:key:app@ehr`).
- *
- * @example
- * ```ts
- * const buckets = new TokenBuckets();
- * buckets.take('source:ehr', { perSecond: 5, burst: 5 }).allowed; // true, five times in a row
- * ```
- */
+/** Token buckets by key (`source:ehr`, `caller:key:app@ehr`). */
 export class TokenBuckets {
   readonly #buckets = new Map<string, Bucket>();
   readonly #now: () => number;
@@ -76,14 +54,7 @@ export class TokenBuckets {
   }
 }
 
-/**
- * The `RateLimit-*` headers of a verdict (plus `Retry-After` when it refused).
- *
- * @example
- * ```ts
- * rateLimitHeaders(verdict)['ratelimit-remaining']; // '3'
- * ```
- */
+/** The `RateLimit-*` headers of a verdict (plus `Retry-After` when it refused). */
 export function rateLimitHeaders(v: Verdict): Record<string, string> {
   return {
     'ratelimit-limit': String(v.limit),

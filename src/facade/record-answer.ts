@@ -12,14 +12,7 @@ import type { FacadeContext } from './facade-context.js';
 import type { Interaction } from './interaction.js';
 import type { BaseRewriter } from './url-rewrite.js';
 
-/**
- * Records the AuditEvent(s) of an answered access.
- *
- * @example
- * ```ts
- * recordAnswer(ctx, req, 'ehr', interaction, caller, undefined, 200, body, undefined, rewriter);
- * ```
- */
+/** Records the AuditEvent(s) of an answered access. */
 export function recordAnswer(
   ctx: FacadeContext, req: RouteRequest, source: string, interaction: Interaction, caller: Caller, compartment: string | undefined,
   status: number, body: Record<string, unknown> | undefined, location: string | undefined, rewriter: BaseRewriter,

@@ -7,14 +7,7 @@
 /** One permission letter of SMART v2: create, read, update, delete, search. */
 export type ScopeLetter = 'c' | 'r' | 'u' | 'd' | 's';
 
-/**
- * A parsed resource scope.
- *
- * @example
- * ```ts
- * const scope: Scope = { context: 'system', type: 'Observation', letters: new Set(['r', 's']) };
- * ```
- */
+/** A parsed resource scope. */
 export interface Scope {
   readonly context: 'patient' | 'user' | 'system';
   /** A resource type name or `*`. */
@@ -29,11 +22,6 @@ const V1: Readonly<Record<string, string>> = { read: 'rs', write: 'cud', '*': 'c
  * The resource scopes of a space-separated scope string. Other scopes (`openid`, `launch`, ...) are
  * not resource scopes and are left out, as are v2 scopes with a query (`?category=…`, not supported:
  * leaving them out denies rather than widens).
- *
- * @example
- * ```ts
- * parseScopes('system/Patient.rs patient/*.read openid').length; // 2
- * ```
  */
 export function parseScopes(scope: string): Scope[] {
   const scopes: Scope[] = [];
@@ -49,11 +37,6 @@ export function parseScopes(scope: string): Scope[] {
 /**
  * How `scopes` allow `letter` on `type`: `'open'` through a `system` or `user` scope, `'compartment'`
  * through `patient` scopes only, `undefined` not at all.
- *
- * @example
- * ```ts
- * scopeAccess(parseScopes('patient/Observation.rs'), 'Observation', 'r'); // 'compartment'
- * ```
  */
 export function scopeAccess(scopes: readonly Scope[], type: string, letter: ScopeLetter): 'open' | 'compartment' | undefined {
   let access: 'open' | 'compartment' | undefined;

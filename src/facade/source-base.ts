@@ -26,14 +26,7 @@ import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-reque
 /** The largest request body the facade reads (a transaction Bundle), in bytes. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/**
- * The reply to a request under `{prefix}/{source}`; `rest` are the path segments after the source.
- *
- * @example
- * ```ts
- * const reply = await answerSource(ctx, req, 'ehr', ['Patient', '1']);
- * ```
- */
+/** The reply to a request under `{prefix}/{source}`; `rest` are the path segments after the source. */
 export async function answerSource(ctx: FacadeContext, req: RouteRequest, source: string, rest: readonly string[]): Promise<RouteReply> {
   const method = req.method as FHIRExchangeRequest['method'];
   const token = method === 'GET' && rest.length === 0 ? req.query.get(PAGE_TOKEN_PARAM) : null;

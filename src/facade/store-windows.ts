@@ -9,15 +9,7 @@
 import type { KeyValueStore } from '../lib/key-value-store.js';
 import type { Rate, Verdict } from './rate-limiter.js';
 
-/**
- * Shared per-second windows.
- *
- * @example
- * ```ts
- * const windows = new StoreWindows(new MemoryStore());
- * (await windows.take('source:ehr', { perSecond: 5, burst: 5 })).allowed; // true
- * ```
- */
+/** Shared per-second windows. */
 export class StoreWindows {
   readonly #store: KeyValueStore;
   readonly #now: () => number;

@@ -17,28 +17,14 @@ import type { BaseRewriter } from './url-rewrite.js';
 /** The paging relations that become page tokens. */
 const PAGING = new Set(['next', 'previous', 'prev', 'first', 'last']);
 
-/**
- * The answer, and what the audit needs of it.
- *
- * @example
- * ```ts
- * const { reply, body } = facadeAnswer(res, setting);
- * ```
- */
+/** The answer, and what the audit needs of it. */
 export interface FacadeAnswer {
   readonly reply: RouteReply;
   /** The body as sent to the caller (parsed JSON), when there is one. */
   readonly body: Record<string, unknown> | undefined;
 }
 
-/**
- * What {@link facadeAnswer} needs to know.
- *
- * @example
- * ```ts
- * const setting: AnswerSetting = { source: 'ehr', interaction, compartment: undefined, callerId: 'key:app', rewriter, tokens, extraHeaders: {} };
- * ```
- */
+/** What {@link facadeAnswer} needs to know. */
 export interface AnswerSetting {
   readonly source: string;
   readonly interaction: Interaction;
@@ -50,14 +36,7 @@ export interface AnswerSetting {
   readonly extraHeaders: Record<string, string>;
 }
 
-/**
- * The facade's reply to an upstream answer.
- *
- * @example
- * ```ts
- * const { reply } = facadeAnswer(await gw.exchange('ehr', request), setting);
- * ```
- */
+/** The facade's reply to an upstream answer. */
 export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): FacadeAnswer {
   const headers: Record<string, string> = { ...s.extraHeaders };
   for (const name of ['etag', 'last-modified', 'retry-after', 'x-progress'] as const) {

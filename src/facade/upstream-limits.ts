@@ -11,27 +11,12 @@ import { TokenBuckets } from './rate-limiter.js';
 import type { Rate, Verdict } from './rate-limiter.js';
 import { StoreWindows } from './store-windows.js';
 
-/**
- * A granted slot (release it when the upstream answered), or a refusal.
- *
- * @example
- * ```ts
- * const slot = await limits.acquire('ehr', caller);
- * if (slot.refused) return tooMany(slot.verdict); else try { ... } finally { slot.release(); }
- * ```
- */
+/** A granted slot (release it when the upstream answered), or a refusal. */
 export type Slot =
   | { readonly refused: false; readonly verdict: Verdict | undefined; release(): void }
   | { readonly refused: true; readonly verdict: Verdict; readonly reason: string };
 
-/**
- * The facade's upstream limits.
- *
- * @example
- * ```ts
- * const limits = new UpstreamLimits({ '*': { perSecond: 50, maxInFlight: 20 } }, undefined);
- * ```
- */
+/** The facade's upstream limits. */
 export class UpstreamLimits {
   readonly #limits: Readonly<Record<string, SourceLimits>>;
   readonly #buckets = new TokenBuckets();

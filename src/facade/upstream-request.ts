@@ -20,11 +20,6 @@ export const PAGE_TOKEN_PARAM = '_page_token';
 /**
  * Refuses what the facade cannot answer in JSON: an `Accept` or `_format` that asks for XML or another
  * format (`ERR_BAD_REQUEST` with status 406; the facade rewrites URLs by structure, in JSON only).
- *
- * @example
- * ```ts
- * checkFormat({ accept: 'application/fhir+xml' }, new URLSearchParams()); // throws (406)
- * ```
  */
 export function checkFormat(headers: IncomingHttpHeaders, query: URLSearchParams): void {
   const accept = headers.accept;
@@ -38,12 +33,6 @@ export function checkFormat(headers: IncomingHttpHeaders, query: URLSearchParams
 /**
  * The upstream request for `interaction`: `segments` are the path under the source's base, `query`
  * the caller's; with a compartment the search is constrained to it before it goes up.
- *
- * @example
- * ```ts
- * upstreamRequest('GET', ['Observation'], new URLSearchParams('code=x'), {}, undefined, interaction, '123', rewriter);
- * // { method: 'GET', path: 'Observation?code=x&subject=Patient%2F123', ... }
- * ```
  */
 export function upstreamRequest(
   method: FHIRExchangeRequest['method'],

@@ -9,15 +9,7 @@
 /** The keys whose string values may be absolute URLs into a FHIR base. */
 const URL_KEYS: ReadonlySet<string> = new Set(['reference', 'fullUrl', 'location', 'url']);
 
-/**
- * Maps URLs between an upstream FHIR base and the facade's base for it.
- *
- * @example
- * ```ts
- * const r = new BaseRewriter('http://10.0.0.5:8080/fhir', 'https://gw.example.org/fhir/ehr');
- * r.toFacade('http://10.0.0.5:8080/fhir/Patient/1'); // 'https://gw.example.org/fhir/ehr/Patient/1'
- * ```
- */
+/** Maps URLs between an upstream FHIR base and the facade's base for it. */
 export class BaseRewriter {
   readonly #upstream: URL;
   readonly #facade: URL;

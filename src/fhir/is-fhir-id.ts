@@ -6,11 +6,6 @@
 /**
  * The pattern {@link isFHIRId} checks, as text for JSON Schema / OpenAPI `pattern`: the FHIR id regex
  * without the dot segments `.` and `..`.
- *
- * @example
- * ```ts
- * const schema = { type: 'string', pattern: FHIR_ID_PATTERN };
- * ```
  */
 export const FHIR_ID_PATTERN = '^(?!\\.\\.?$)[A-Za-z0-9\\-.]{1,64}$';
 

@@ -27,13 +27,6 @@ function issueText(issue: unknown): string | undefined {
  * its `details.text`, else its first `details.coding[].display`, without duplicates, joined with `; `,
  * with control characters flattened and cut to {@link MAX_OUTCOME_MESSAGE_LENGTH} characters. Returns
  * `undefined` for anything else (not an OperationOutcome, malformed, or no text). Never throws.
- *
- * @example
- * ```ts
- * const body = JSON.parse(response.body.toString());
- * const why = outcomeMessage(body) ?? `HTTP ${response.status}`;
- * // 'Resource Patient/123 is not known'
- * ```
  */
 export function outcomeMessage(outcome: unknown): string | undefined {
   if (!isLoose(outcome) || outcome.resourceType !== 'OperationOutcome' || !Array.isArray(outcome.issue)) {

@@ -13,11 +13,6 @@ export const engines = new WeakMap<object, GatewayEngine>();
 /**
  * Adds a source whose connection string and key options were parsed on another thread (the sync
  * gateway's calling thread): they are not parsed again.
- *
- * @example
- * ```ts
- * addCheckedSource(gateway, 'epic', settings);
- * ```
  */
 export function addCheckedSource(gateway: object, name: string, settings: SourceSettings): void {
   engines.get(gateway)!.addSettings(name, settings);
@@ -27,11 +22,6 @@ export function addCheckedSource(gateway: object, name: string, settings: Source
  * What a Bulk Data export needs of the engine: each request is a call in flight (so `close()` waits
  * for it), a source is refused once closed (`ERR_CLOSED`), an event's payload is built only when
  * someone listens, and a line is at most `maxResponseBytes`.
- *
- * @example
- * ```ts
- * for await (const item of bulkExport(bulkHostOf(engine), 'epic', { types: ['Patient'] })) use(item);
- * ```
  */
 export function bulkHostOf(engine: GatewayEngine): BulkHost {
   return {

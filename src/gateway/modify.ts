@@ -21,11 +21,6 @@ export type ModifyFn<R> = (resource: R) => void | R | Promise<void | R>;
 /**
  * Tries of the callback form of `modify` when the server answers 412 (someone else saved first):
  * the resource is read again and the callback runs again on the new version.
- *
- * @example
- * ```ts
- * MODIFY_ATTEMPTS; // 3
- * ```
  */
 export const MODIFY_ATTEMPTS = 3;
 
@@ -61,6 +56,8 @@ export class ModifyHandle<R> implements AsyncDisposable {
    *
    * @example
    * ```ts
+   * const r = await gw.modify('Patient', '123', 'epic');
+   * r.resource.active = true;
    * const saved = await r.save();
    * ```
    */
@@ -74,7 +71,8 @@ export class ModifyHandle<R> implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * try { change(r.resource) } catch (e) { r.discard(); throw e }
+   * const r = await gw.modify('Patient', '123', 'epic');
+   * try { r.resource.active = true; } catch (e) { r.discard(); throw e; }
    * ```
    */
   discard(): void {
@@ -90,11 +88,6 @@ export class ModifyHandle<R> implements AsyncDisposable {
 /**
  * The read-modify-write loop of `modify(type, id, source, fn)`: reads, saves, and on a lost race
  * (`ERR_CONFLICT`) reads again, {@link MODIFY_ATTEMPTS} tries at most.
- *
- * @example
- * ```ts
- * const saved = await modifyWithRetries(() => read(), async (r) => save(r, await fn(r.resource)));
- * ```
  */
 export async function modifyWithRetries<R, T>(read: () => Promise<R>, save: (read: R) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -111,11 +104,6 @@ export async function modifyWithRetries<R, T>(read: () => Promise<R>, save: (rea
  * `AsyncFHIRGateway.modify` on the gateway's engine: with a function, one public call that reads, runs it and saves
  * ({@link modifyWithRetries}); else one call that reads and returns a {@link ModifyHandle} whose save
  * is a second call.
- *
- * @example
- * ```ts
- * await modifyCall(engine, 'Patient', '123', 'epic', (p) => { p.active = true; }, undefined);
- * ```
  */
 export function modifyCall<R>(engine: GatewayEngine, type: ResourceType, id: string, source: string | undefined, fnOrOptions: ModifyFn<R> | CallOptions | undefined, options: CallOptions | undefined): Promise<unknown> {
   if (typeof fnOrOptions !== 'function') {

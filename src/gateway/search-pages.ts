@@ -14,11 +14,6 @@ import { checkType } from './core/resource-path.js';
 /**
  * The pages of a search: the first page, then each `next` link (on the source's origin only, never
  * twice), at most `limits.maxPages`. Nothing is checked or sent until the first `next()`.
- *
- * @example
- * ```ts
- * for await (const page of searchPages(engine, 'Patient', {}, 'epic', checkPagingOptions({ maxPages: 3 }))) use(page);
- * ```
  */
 export async function* searchPages(engine: GatewayEngine, type: ResourceType, params: SearchParams, source: string | undefined, limits: PagingLimits): AsyncGenerator<Bundle> {
   const t = checkType(type);
@@ -38,11 +33,6 @@ export async function* searchPages(engine: GatewayEngine, type: ResourceType, pa
 /**
  * The resources `pages` matched (see `matchingResources`), at most `maxResources`: no page is fetched
  * past them.
- *
- * @example
- * ```ts
- * for await (const patient of searchMatches(searchPages(engine, 'Patient', {}, 'epic', limits), limits.maxResources)) use(patient);
- * ```
  */
 export async function* searchMatches(pages: AsyncIterable<Bundle>, maxResources: number): AsyncGenerator<Resource> {
   let count = 0;

@@ -10,24 +10,12 @@ import type { SearchParams } from './core/search-params.js';
 /**
  * What `aggregateSources` needs of a gateway. Both `AsyncFHIRGateway` (a Promise) and the synchronous
  * `FHIRGateway` (a value; its sources are then searched one after the other) fit.
- *
- * @example
- * ```ts
- * const fake: SearchingGateway = { search: async () => ({ resourceType: 'Bundle', type: 'searchset' }) };
- * ```
  */
 export interface SearchingGateway {
   search(type: ResourceType, params: SearchParams, source: string, options: { signal: AbortSignal }): Bundle | Promise<Bundle>;
 }
 
-/**
- * One search of {@link searchSource}.
- *
- * @example
- * ```ts
- * const one: SourceSearch = { type: 'Observation', params: { patient: '1' }, source: 'epic', timeoutSeconds: 10, signal: undefined };
- * ```
- */
+/** One search of {@link searchSource}. */
 export interface SourceSearch {
   readonly type: ResourceType;
   readonly params: SearchParams;
@@ -45,11 +33,6 @@ export interface SourceSearch {
  * the gateway made of the abort), `ERR_ABORTED` when the caller aborted, `ERR_FHIR_RESPONSE` when the
  * answer is not a Bundle, or the gateway's own error. A gateway that ignores its signal is not waited
  * for past the time-out.
- *
- * @example
- * ```ts
- * const bundle = await searchSource(gw, { type: 'Observation', params: { patient: '1' }, source: 'epic', timeoutSeconds: 10, signal: undefined });
- * ```
  */
 export async function searchSource(gw: SearchingGateway, one: SourceSearch): Promise<Bundle> {
   const deadline = new Deadline(one.signal, one.timeoutSeconds * 1000);

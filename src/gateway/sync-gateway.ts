@@ -145,6 +145,8 @@ export class FHIRGateway implements Disposable {
    *
    * @example
    * ```ts
+   * const gw = new FHIRGateway();
+   * gw.addSource('epic', process.env.EPIC_FHIR!);
    * for (const page of gw.pages('Patient')) break;
    * gw.openCursors; // 0: breaking out returned the cursor
    * ```
@@ -240,6 +242,8 @@ export class FHIRGateway implements Disposable {
    *
    * @example
    * ```ts
+   * const gw = new FHIRGateway();
+   * gw.addSource('epic', process.env.EPIC_FHIR!);
    * for (const page of gw.pages('Observation', { patient: '123', _count: 100 }, 'epic', { maxPages: 10 })) {
    *   console.log(page.entry?.length);
    * }
@@ -256,6 +260,8 @@ export class FHIRGateway implements Disposable {
    *
    * @example
    * ```ts
+   * const gw = new FHIRGateway();
+   * gw.addSource('epic', process.env.EPIC_FHIR!);
    * const all = Array.from(gw.searchAll('Observation', { patient: '123' }, 'epic', { maxResources: 1000 }));
    * ```
    */
@@ -271,6 +277,8 @@ export class FHIRGateway implements Disposable {
    *
    * @example
    * ```ts
+   * const gw = new FHIRGateway();
+   * gw.addSource('epic', process.env.EPIC_FHIR!);
    * for (const item of gw.bulkExport('epic', { types: ['Patient'], since: '2024-01-01' })) console.log(item.type, item.resource.id);
    * ```
    */
@@ -285,6 +293,9 @@ export class FHIRGateway implements Disposable {
    *
    * @example
    * ```ts
+   * const gw = new FHIRGateway();
+   * gw.addSource('epic', process.env.EPIC_FHIR!);
+   * gw.addSource('cerner', process.env.CERNER_FHIR!);
    * const patients = Array.from(gw.bulkExportAll(['epic', 'cerner'], { types: ['Patient'] }));
    * ```
    */
@@ -337,7 +348,7 @@ export class FHIRGateway implements Disposable {
    *
    * @example
    * ```ts
-   * { using gw = new FHIRGateway(); gw.addSource('a', cs); } // closed here
+   * { using gw = new FHIRGateway(); gw.addSource('epic', process.env.EPIC_FHIR!); } // closed here
    * ```
    */
   [Symbol.dispose](): void {

@@ -11,12 +11,6 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
 /**
  * The keys of the `apiKeys` option, checked and copied; none when it is not given (the check is off).
  * The library reads no environment: `fhirgate serve` reads `FHIRGATE_API_KEYS` and passes the keys here.
- *
- * @example
- * ```ts
- * checkAPIKeys(['k1', 'k2']); // ['k1', 'k2']
- * checkAPIKeys(undefined);    // []
- * ```
  */
 export function checkAPIKeys(option: readonly string[] | undefined): string[] {
   if (option === undefined) return [];
@@ -26,15 +20,7 @@ export function checkAPIKeys(option: readonly string[] | undefined): string[] {
   return [...option];
 }
 
-/**
- * Checks request credentials against a fixed set of keys.
- *
- * @example
- * ```ts
- * const keys = new APIKeyCheck(['s3cret']);
- * keys.accepts({ 'x-api-key': 's3cret' }); // true
- * ```
- */
+/** Checks request credentials against a fixed set of keys. */
 export class APIKeyCheck {
   readonly #digests: readonly Buffer[];
 

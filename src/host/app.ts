@@ -218,8 +218,10 @@ export class ServiceAPI {
    *
    * @example
    * ```ts
-   * const server = app.createServer({ stopAccepting: async () => feeder.stop() });
-   * feeder.on('socket', (socket) => server.emit('connection', socket));
+   * import { createServer as createTCPServer } from 'node:net';
+   * const feeder = createTCPServer();
+   * const server = app.createServer({ stopAccepting: async () => { feeder.close(); } });
+   * feeder.on('connection', (socket) => server.emit('connection', socket));
    * ```
    */
   createServer(options: { stopAccepting?: () => Promise<void> } = {}): Server {
@@ -271,7 +273,7 @@ export class ServiceAPI {
    *
    * @example
    * ```ts
-   * app.collectMetricsWith(async () => [...app.metricFamilies(), ...(await otherFamilies())]);
+   * app.collectMetricsWith(async () => app.metricFamilies().filter((family) => family.name.startsWith('fhirgate_')));
    * ```
    */
   collectMetricsWith(collect: () => Promise<readonly MetricFamily[]>): void {

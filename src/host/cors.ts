@@ -41,15 +41,7 @@ function checkOrigin(origin: string): string {
   return origin;
 }
 
-/**
- * A validated CORS policy.
- *
- * @example
- * ```ts
- * const cors = new CORSPolicy({ origins: ['https://ehr.example.org'], credentials: true });
- * cors.headersFor('https://ehr.example.org'); // { vary: 'Origin', 'access-control-allow-origin': …, … }
- * ```
- */
+/** A validated CORS policy. */
 export class CORSPolicy {
   readonly #origins: ReadonlySet<string> | '*';
   readonly #credentials: boolean;

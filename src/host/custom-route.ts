@@ -99,14 +99,7 @@ export interface CustomEndpoint extends Endpoint {
   readonly inject: InjectMap;
 }
 
-/**
- * Validates a custom route and builds its endpoint.
- *
- * @example
- * ```ts
- * const endpoint = customEndpoint(app, 'GET', '/hello', {}, () => ({ hello: 'world' }));
- * ```
- */
+/** Validates a custom route and builds its endpoint. */
 export function customEndpoint<I extends InjectMap>(
   app: ServiceAPI,
   method: string,

@@ -47,11 +47,6 @@ const endpoint = (path: string, isPublic: boolean, operation: OpenAPIOperation, 
 /**
  * The default endpoints. `/health`, `/docs` and `/openapi.json` are listed as public here only for the
  * docs; whether they need an API key is decided by the app's `publicPaths` option.
- *
- * @example
- * ```ts
- * for (const e of defaultEndpoints(view)) router.add(e.method, e.path, e);
- * ```
  */
 export function defaultEndpoints(view: DefaultRoutesView, publicPaths: readonly string[]): Endpoint[] {
   const isPublic = (path: string) => publicPaths.includes(path);

@@ -5,14 +5,7 @@
 
 type Schema = Record<string, unknown>;
 
-/**
- * `GET /`: name, version, description, the mounted gateways and services.
- *
- * @example
- * ```ts
- * const content = { 'application/json': { schema: INFO_SCHEMA } };
- * ```
- */
+/** `GET /`: name, version, description, the mounted gateways and services. */
 export const INFO_SCHEMA: Schema = Object.freeze({
   type: 'object',
   properties: {
@@ -25,37 +18,16 @@ export const INFO_SCHEMA: Schema = Object.freeze({
   },
 });
 
-/**
- * `GET /health`.
- *
- * @example
- * ```ts
- * const content = { 'application/json': { schema: HEALTH_SCHEMA } };
- * ```
- */
+/** `GET /health`. */
 export const HEALTH_SCHEMA: Schema = Object.freeze({
   type: 'object',
   properties: { status: { enum: ['healthy', 'shutting down'] }, pid: { type: 'integer', description: 'the process id (tells cluster workers apart)' } },
 });
 
-/**
- * `GET /health/ready`: whether the app takes traffic.
- *
- * @example
- * ```ts
- * const content = { 'application/json': { schema: READY_SCHEMA } };
- * ```
- */
+/** `GET /health/ready`: whether the app takes traffic. */
 export const READY_SCHEMA: Schema = Object.freeze({ type: 'object', properties: { status: { enum: ['starting', 'ready', 'draining'] } } });
 
-/**
- * `GET /gateway/status`: every component by name (keys vary, hence the explicit example).
- *
- * @example
- * ```ts
- * const content = { 'application/json': { schema: STATUS_SCHEMA } };
- * ```
- */
+/** `GET /gateway/status`: every component by name (keys vary, hence the explicit example). */
 export const STATUS_SCHEMA: Schema = Object.freeze({
   type: 'object',
   properties: {
@@ -70,14 +42,7 @@ export const STATUS_SCHEMA: Schema = Object.freeze({
   },
 });
 
-/**
- * `GET /openapi.json`.
- *
- * @example
- * ```ts
- * const content = { 'application/json': { schema: OPENAPI_SCHEMA } };
- * ```
- */
+/** `GET /openapi.json`. */
 export const OPENAPI_SCHEMA: Schema = Object.freeze({
   type: 'object',
   required: ['openapi', 'info', 'paths'],

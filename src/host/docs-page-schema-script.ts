@@ -8,11 +8,6 @@
  * Plain ES2017 function declarations, spliced into the page's script, where `doc` is the loaded
  * OpenAPI document. Generated examples go as deep as the schema does (a JSON document is a finite tree):
  * a schema's own `example` is used at any depth, and only a `$ref` cycle ends in `null`.
- *
- * @example
- * ```ts
- * const script = `(function () { var doc = null; ${SCHEMA_FUNCTIONS} /* … *\/ })();`;
- * ```
  */
 export const SCHEMA_FUNCTIONS = `
   function resolve(schema) {

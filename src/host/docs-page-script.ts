@@ -9,14 +9,7 @@
  */
 import { SCHEMA_FUNCTIONS } from './docs-page-schema-script.js';
 
-/**
- * The `/docs` page's JavaScript (plain ES2017, no dependency).
- *
- * @example
- * ```ts
- * const html = `<script>${DOCS_SCRIPT}</script>`;
- * ```
- */
+/** The `/docs` page's JavaScript (plain ES2017, no dependency). */
 export const DOCS_SCRIPT = `
 (function () {
   'use strict';

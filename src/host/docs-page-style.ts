@@ -3,14 +3,7 @@
  * @module
  */
 
-/**
- * The `/docs` page's CSS.
- *
- * @example
- * ```ts
- * const html = `<style>${DOCS_STYLE}</style>`;
- * ```
- */
+/** The `/docs` page's CSS. */
 export const DOCS_STYLE = `
 :root{--bg:#f6f7f9;--card:#fff;--ink:#1d2330;--mute:#5d6677;--line:#dde1e8;--get:#1f7a4d;--post:#1d5fb8;--put:#9a6400;--patch:#6b4bb8;--delete:#b42318}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--bg);color:var(--ink)}

@@ -15,12 +15,6 @@ const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(
 /**
  * The page and its Content-Security-Policy. Both are constant: the page holds no server data and reads
  * everything from `openapi.json`.
- *
- * @example
- * ```ts
- * const { html, csp } = docsPage();
- * res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp }).end(html);
- * ```
  */
 export function docsPage(): { readonly html: string; readonly csp: string } {
   return PAGE;

@@ -13,14 +13,7 @@ import type { Logger, PublicError, RouteReply } from '../mount/index.js';
 
 const SERVER_FAILURE: Record<number, string> = { 502: 'an upstream server failed', 503: 'the service is unavailable', 504: 'an upstream server timed out' };
 
-/**
- * The status, code and sendable message of an error. 5xx messages are generic and name the request id.
- *
- * @example
- * ```ts
- * describeError(new Error('db password wrong'), 'req-1').message; // 'internal error (request id req-1)'
- * ```
- */
+/** The status, code and sendable message of an error. 5xx messages are generic and name the request id. */
 export function describeError(error: unknown, requestId: string): PublicError {
   const status = httpStatusOf(error);
   const code: ErrorCode = isFhirgateError(error) ? error.code : 'ERR_HANDLER';
@@ -34,11 +27,6 @@ export function describeError(error: unknown, requestId: string): PublicError {
  * The reply for a {@link PublicError}: the component's own `errorReply` when the path is under one that
  * has it, else the JSON error body. A component's `errorReply` that throws is logged and the JSON body
  * is sent instead.
- *
- * @example
- * ```ts
- * replyToPublicError({ status: 404, code: 'ERR_NOT_FOUND', message: 'no route' }, gatewayFace.errorReply, log); // OperationOutcome, 404
- * ```
  */
 export function replyToPublicError(error: PublicError, own: ((error: PublicError) => RouteReply) | undefined, log: Logger): RouteReply {
   if (own === undefined) return jsonErrorReply(error);

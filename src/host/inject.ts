@@ -74,28 +74,14 @@ export function getApp(): Token<ServiceAPI> {
   return { [RESOLVE]: (app) => app };
 }
 
-/**
- * Resolves every token of `inject` into a null-prototype object. Throws what a token throws.
- *
- * @example
- * ```ts
- * const deps = resolveDeps({ fhir: getGateway('AsyncFHIRGateway') }, app);
- * ```
- */
+/** Resolves every token of `inject` into a null-prototype object. Throws what a token throws. */
 export function resolveDeps<I extends InjectMap>(inject: I, app: ServiceAPI): Deps<I> {
   const deps: Record<string, unknown> = Object.create(null);
   for (const [key, token] of Object.entries(inject)) deps[key] = token[RESOLVE](app);
   return deps as Deps<I>;
 }
 
-/**
- * True when `value` is a dependency token.
- *
- * @example
- * ```ts
- * isToken(getApp()); // true
- * ```
- */
+/** True when `value` is a dependency token. */
 export function isToken(value: unknown): value is Token<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as Partial<Token<unknown>>)[RESOLVE] === 'function';
 }

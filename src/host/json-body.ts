@@ -13,11 +13,6 @@ function isJSONMediaType(contentType: string | undefined): boolean {
 /**
  * Parses a JSON body: `undefined` when it is empty; `ERR_UNSUPPORTED_MEDIA_TYPE` (415) when it is not
  * empty and `contentType` is not a JSON media type; `ERR_BAD_REQUEST` (400) when it is not valid JSON.
- *
- * @example
- * ```ts
- * const value = parseJSONBody(await readBytes(req, limit), req.headers['content-type']);
- * ```
  */
 export function parseJSONBody(bytes: Buffer, contentType: string | undefined): unknown {
   if (bytes.length === 0) return undefined;

@@ -8,14 +8,7 @@ import type { Logger, Mountable, OpenAPIOperation } from '../mount/index.js';
 import { ERROR_RESPONSE } from './openapi.js';
 import type { Endpoint } from './pipeline.js';
 
-/**
- * The path of the JWK Set.
- *
- * @example
- * ```ts
- * await fetch(`http://127.0.0.1:${port}${JWKS_PATH}`);
- * ```
- */
+/** The path of the JWK Set. */
 export const JWKS_PATH = '/.well-known/jwks.json';
 
 /** Members that only private or symmetric keys have (RFC 7518 §6.2.2, §6.3.2, §6.4.1). */
@@ -35,11 +28,6 @@ const OPERATION: OpenAPIOperation = {
  * The JWKS endpoint over the mounted components (read at each request), answered with
  * `Cache-Control: public, max-age=<maxAgeSeconds>`. A component whose `jwks()` throws is logged and
  * left out; a key with a private member is never served.
- *
- * @example
- * ```ts
- * const endpoint = jwksEndpoint(() => mounted, { maxAgeSeconds: 300, logger });
- * ```
  */
 export function jwksEndpoint(components: () => readonly { name: string; mountable: Mountable }[], options: { maxAgeSeconds: number; logger: Logger }): Endpoint {
   return {

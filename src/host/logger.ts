@@ -118,15 +118,7 @@ function leveled(options: JSONLoggerOptions, line: (level: LogLevel, message: st
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/**
- * A logger that adds `bound` fields (such as `request_id`) to every line of `logger`.
- *
- * @example
- * ```ts
- * const log = bindLogger(appLogger, { request_id: 'abc' });
- * log.warn('slow upstream', { ms: 900 }); // request_id is on the line
- * ```
- */
+/** A logger that adds `bound` fields (such as `request_id`) to every line of `logger`. */
 export function bindLogger(logger: Logger, bound: Record<string, unknown>): Logger {
   return {
     debug: (m, f) => logger.debug(m, { ...bound, ...f }),

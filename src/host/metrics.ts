@@ -13,14 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { ProcessMetrics } from './process-metrics.js';
 import { HistogramCounts, renderFamilies, type MetricFamily, type Sample } from './prometheus.js';
 
-/**
- * What the metrics read from the app at scrape time.
- *
- * @example
- * ```ts
- * const view: MetricsView = { gateways: () => [{ name: 'AsyncFHIRGateway', status: gw[MOUNT]().status() }], events: () => undefined };
- * ```
- */
+/** What the metrics read from the app at scrape time. */
 export interface MetricsView {
   /** Every mounted gateway's name and its `status()` document. */
   gateways(): Array<{ name: string; status: Record<string, unknown> }>;
@@ -71,14 +64,6 @@ const ORIGIN_REFRESH_MS = 1_000;
  * until {@link HostMetrics.close}: upstream calls of every gateway in this process are counted,
  * labelled with the source names of their origin, or `other` for an origin no mounted gateway names:
  * folded when the call is counted, so that origins callers name (CDS prefetch) cannot grow the set.
- *
- * @example
- * ```ts
- * const metrics = new HostMetrics(view);
- * metrics.observe('GET', '/fhir/transform/:type/:id', 200, 0.012);
- * const text = renderFamilies(metrics.collect());
- * metrics.close();
- * ```
  */
 export class HostMetrics {
   readonly #view: MetricsView;
@@ -175,11 +160,6 @@ export class HostMetrics {
 /**
  * The `GET /metrics` endpoint (`text/plain; version=0.0.4`). Not public: it needs the API key when keys
  * are set, unless `/metrics` is put in `publicPaths`.
- *
- * @example
- * ```ts
- * router.add('GET', '/metrics', metricsEndpoint(() => metrics.collect(), false));
- * ```
  */
 export function metricsEndpoint(collect: () => readonly MetricFamily[] | Promise<readonly MetricFamily[]>, isPublic: boolean): Endpoint {
   return {

@@ -9,12 +9,6 @@ const SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=@-]+$/;
 /**
  * Checks and normalizes a mount prefix: it starts with `/`, has no parameter, query or empty segment;
  * a trailing slash is dropped and `/` becomes `''` (the root).
- *
- * @example
- * ```ts
- * normalizePrefix('/fhir/'); // '/fhir'
- * normalizePrefix('/');      // ''
- * ```
  */
 export function normalizePrefix(path: unknown): string {
   if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError('options.path must be a string starting with "/"');
@@ -26,12 +20,6 @@ export function normalizePrefix(path: unknown): string {
 /**
  * A route path under a prefix: `joinPath('/cds', '/cds-services/:id')`; `''` as the route path is the
  * prefix itself, and both empty is `/`.
- *
- * @example
- * ```ts
- * joinPath('/notereader', ''); // '/notereader'
- * joinPath('', '');            // '/'
- * ```
  */
 export function joinPath(prefix: string, path: string): string {
   const joined = `${prefix}${path === '' || path.startsWith('/') ? path : `/${path}`}`;
@@ -41,11 +29,6 @@ export function joinPath(prefix: string, path: string): string {
 /**
  * True when two route paths are the same pattern, whatever their parameter names and style
  * (`/a/:id` and `/a/{x}/` are).
- *
- * @example
- * ```ts
- * samePattern('/fhir/transform/:type/:id', '/fhir/transform/{type}/{id}'); // true
- * ```
  */
 export function samePattern(a: string, b: string): boolean {
   const shape = (p: string) => splitPath(p).map((s) => (s.startsWith(':') || /^\{.+\}$/.test(s) ? '{}' : s)).join('/');

@@ -39,11 +39,6 @@ const KEY = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)$/;
 /**
  * Checks the `openapiExamples` option once: keys `'<METHOD> /path'`, values objects with only
  * `parameters`, `body` and `response`. A `TypeError` names the key.
- *
- * @example
- * ```ts
- * checkOpenAPIExamples({ 'GET /fhir/transform/Patient/{id}': { parameters: { id: 'p1' } } });
- * ```
  */
 export function checkOpenAPIExamples(value: unknown): OpenAPIExamples {
   if (value === undefined) return Object.freeze({});
@@ -69,11 +64,6 @@ type Media = Record<string, unknown>;
  * Returns a copy of `doc` with the examples set: `example` on each named parameter, on the request
  * body's media types and on the first 2xx response's media types. Also returns what matched nothing (an
  * operation or a parameter), for a warning.
- *
- * @example
- * ```ts
- * const { doc, unmatched } = applyOpenAPIExamples(buildOpenAPI(info, operations), examples);
- * ```
  */
 export function applyOpenAPIExamples(doc: Record<string, unknown>, examples: OpenAPIExamples): { doc: Record<string, unknown>; unmatched: string[] } {
   const unmatched: string[] = [];
@@ -107,14 +97,7 @@ export function applyOpenAPIExamples(doc: Record<string, unknown>, examples: Ope
   return { doc: copy, unmatched };
 }
 
-/**
- * Logs one warning per example that matched nothing in `doc` (a typo in a path or a parameter name).
- *
- * @example
- * ```ts
- * warnUnmatchedExamples(applyOpenAPIExamples(doc, examples).unmatched, logger);
- * ```
- */
+/** Logs one warning per example that matched nothing in `doc` (a typo in a path or a parameter name). */
 export function warnUnmatchedExamples(unmatched: readonly string[], logger: Logger): void {
   for (const what of unmatched) logger.warn('openapiExamples: nothing in the OpenAPI document matches', { example: what });
 }

@@ -25,14 +25,7 @@ export interface APIInfo {
   readonly secured: boolean;
 }
 
-/**
- * Turns a route path into OpenAPI style: `/a/:id/` → `/a/{id}`; the empty path is `/`.
- *
- * @example
- * ```ts
- * toOpenAPIPath('/summary/:id'); // '/summary/{id}'
- * ```
- */
+/** Turns a route path into OpenAPI style: `/a/:id/` → `/a/{id}`; the empty path is `/`. */
 export function toOpenAPIPath(path: string): string {
   return `/${splitPath(path).map((s) => (s.startsWith(':') ? `{${s.slice(1)}}` : s)).join('/')}`;
 }
@@ -62,14 +55,7 @@ const SCHEMAS = Object.freeze({
   },
 });
 
-/**
- * The response object of the host's JSON errors (`{ error: { code, message } }`), for `responses.default`.
- *
- * @example
- * ```ts
- * const operation = { summary: 'Ping', responses: { 200: { description: 'pong' }, default: ERROR_RESPONSE } };
- * ```
- */
+/** The response object of the host's JSON errors (`{ error: { code, message } }`), for `responses.default`. */
 export const ERROR_RESPONSE = Object.freeze({
   description: 'An error: `{ error: { code, message } }`',
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
@@ -89,14 +75,6 @@ function withRequestId(responses: OpenAPIOperation['responses']): OpenAPIOperati
  * Builds the OpenAPI 3.1 document. Operation ids are made unique (a clash gets `_2`, `_3`, ...); every
  * path parameter is declared; with `secured`, the Bearer and `X-API-Key` schemes apply to every
  * operation but the public ones.
- *
- * @example
- * ```ts
- * const doc = buildOpenAPI({ title: 'demo', version: '1.0.0', description: '', secured: false }, [
- *   { method: 'GET', path: '/health', public: true, operation: { summary: 'Health', responses: { 200: { description: 'up' } } } },
- * ]);
- * doc.openapi; // '3.1.0'
- * ```
  */
 export function buildOpenAPI(info: APIInfo, operations: readonly DocumentedOperation[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};

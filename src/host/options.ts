@@ -128,14 +128,7 @@ const DEFAULTS = Object.freeze({
   metrics: false,
 });
 
-/**
- * Whether `value` has the four methods of a {@link Logger}.
- *
- * @example
- * ```ts
- * isLogger(console); // true
- * ```
- */
+/** Whether `value` has the four methods of a {@link Logger}. */
 export function isLogger(value: unknown): value is Logger {
   const l = value as Partial<Logger> | null;
   return typeof l === 'object' && l !== null && ['debug', 'info', 'warn', 'error'].every((m) => typeof l[m as keyof Logger] === 'function');
@@ -149,12 +142,6 @@ function isDispatcher(value: unknown): value is EventDispatcher {
 /**
  * Validates and copies `createServiceAPI` options. Throws `TypeError`/`RangeError` naming the option.
  * `dispatcher` stays `undefined` when not given: the app fills in the process-wide default.
- *
- * @example
- * ```ts
- * resolveOptions({ bodyLimit: 4096 }).bodyLimit; // 4096
- * resolveOptions({ bodyLimit: -1 });             // RangeError: options.bodyLimit must be an integer >= 1
- * ```
  */
 export function resolveOptions(options: ServiceAPIOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('createServiceAPI options must be an object');

@@ -65,11 +65,6 @@ const normalized = (path: string): string => splitPath(path).join('/');
  * Writes a reply in one `writeHead` (the fast path of `node:http`): the host's `base` headers, then the
  * reply's (names lower-cased, so that a reply's header replaces the host's), then `Content-Length`.
  * `HEAD` and 204/304 answers get no body.
- *
- * @example
- * ```ts
- * send(res, { status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' }, false, { 'x-request-id': id });
- * ```
  */
 export function send(res: ServerResponse, reply: RouteReply, head: boolean, base: Record<string, string>): void {
   if (res.headersSent) {
@@ -114,15 +109,7 @@ function errorFields(error: unknown): Record<string, unknown> {
   return { error: error.message, error_name: error.name, ...(isFhirgateError(error) ? { code: error.code } : {}) };
 }
 
-/**
- * Builds the `(req, res)` listener.
- *
- * @example
- * ```ts
- * const handler = createPipeline(state);
- * http.createServer(handler).listen(0);
- * ```
- */
+/** Builds the `(req, res)` listener. */
 export function createPipeline(state: PipelineState): (req: IncomingMessage, res: ServerResponse) => void {
   const publicPaths = new Set(state.options.publicPaths.map(normalized));
   return (req, res) => {

@@ -23,14 +23,7 @@ function headOf(message: string, fields: Record<string, unknown>): [string, Reco
   return [`${method} ${route} ${status === null ? '(client gone)' : String(status)}${typeof ms === 'number' ? ` ${ms} ms` : ''}`, rest];
 }
 
-/**
- * One log record as a readable line (ending in a newline); `color` adds ANSI colours to the level.
- *
- * @example
- * ```ts
- * prettyLine(new Date(), 'info', 'listening', { port: 8000 }, false); // '12:00:00.000 INFO  listening port=8000\n'
- * ```
- */
+/** One log record as a readable line (ending in a newline); `color` adds ANSI colours to the level. */
 export function prettyLine(time: Date, level: LogLevel, message: string, fields: Record<string, unknown>, color: boolean): string {
   const [head, rest] = headOf(message, fields);
   const label = level.toUpperCase().padEnd(5);

@@ -30,13 +30,6 @@ const gauge = (name: string, help: string, value: number): MetricFamily => ({ na
 /**
  * Samples this process for `/metrics`. Watches the event loop (20 ms resolution) and GC pauses until
  * {@link ProcessMetrics.close}; the lag figures cover the time since the previous collection.
- *
- * @example
- * ```ts
- * const proc = new ProcessMetrics();
- * renderFamilies(proc.collect());
- * proc.close();
- * ```
  */
 export class ProcessMetrics {
   readonly #started = Date.now() / 1000;

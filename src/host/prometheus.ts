@@ -4,24 +4,10 @@
  * @module
  */
 
-/**
- * Label names and values of one sample.
- *
- * @example
- * ```ts
- * const labels: Labels = { route: '/health', status: '200' };
- * ```
- */
+/** Label names and values of one sample. */
 export type Labels = Readonly<Record<string, string>>;
 
-/**
- * One sample: its labels (and a name suffix such as `_bucket`) and its value.
- *
- * @example
- * ```ts
- * const sample: Sample = { suffix: '_count', labels: { route: '/health' }, value: 12 };
- * ```
- */
+/** One sample: its labels (and a name suffix such as `_bucket`) and its value. */
 export interface Sample {
   readonly suffix?: string;
   readonly labels: Labels;
@@ -41,11 +27,6 @@ function formatValue(value: number): string {
 /**
  * One metric family: its name, type, help text and samples. What `app.metricFamilies()` returns and
  * `fhirgate/cluster` sends between processes (plain data, JSON-safe).
- *
- * @example
- * ```ts
- * const requests: MetricFamily = { name: 'fhirgate_http_requests_total', type: 'counter', help: 'Requests answered.', samples: [{ labels: { route: '/health' }, value: 3 }] };
- * ```
  */
 export interface MetricFamily {
   readonly name: string;
@@ -54,27 +35,12 @@ export interface MetricFamily {
   readonly samples: readonly Sample[];
 }
 
-/**
- * The exposition text of `families`, in order.
- *
- * @example
- * ```ts
- * renderFamilies(app.metricFamilies()); // '# HELP fhirgate_http_requests_total …'
- * ```
- */
+/** The exposition text of `families`, in order. */
 export function renderFamilies(families: readonly MetricFamily[]): string {
   return families.map((f) => family(f.name, f.type, f.help, f.samples)).join('');
 }
 
-/**
- * One metric family as text: its HELP and TYPE lines and its samples, each line ending in `\n`.
- *
- * @example
- * ```ts
- * family('fhirgate_http_requests_total', 'counter', 'Requests answered.', [{ labels: { route: '/health', status: '200' }, value: 3 }]);
- * // '# HELP fhirgate_http_requests_total Requests answered.\n# TYPE fhirgate_http_requests_total counter\nfhirgate_http_requests_total{route="/health",status="200"} 3\n'
- * ```
- */
+/** One metric family as text: its HELP and TYPE lines and its samples, each line ending in `\n`. */
 export function family(name: string, type: 'counter' | 'gauge' | 'histogram', help: string, samples: readonly Sample[]): string {
   let text = `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}\n`;
   for (const { suffix = '', labels, value } of samples) {
@@ -84,26 +50,10 @@ export function family(name: string, type: 'counter' | 'gauge' | 'histogram', he
   return text;
 }
 
-/**
- * Upper bounds of the latency histogram, in seconds.
- *
- * @example
- * ```ts
- * LATENCY_BUCKETS[0]; // 0.005
- * ```
- */
+/** Upper bounds of the latency histogram, in seconds. */
 export const LATENCY_BUCKETS: readonly number[] = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 
-/**
- * A histogram's counts for one label set: cumulative `_bucket` samples (with `le`), `_sum` and `_count`.
- *
- * @example
- * ```ts
- * const h = new HistogramCounts();
- * h.observe(0.012);
- * family('x_seconds', 'histogram', 'Latency.', h.samples({ route: '/health' }));
- * ```
- */
+/** A histogram's counts for one label set: cumulative `_bucket` samples (with `le`), `_sum` and `_count`. */
 export class HistogramCounts {
   readonly #counts = new Array<number>(LATENCY_BUCKETS.length).fill(0);
   #sum = 0;

@@ -33,14 +33,7 @@ function allowed(host: string | undefined, policy: OriginPolicy): host is string
   return policy.allowedHosts.has(lower) || policy.allowedHosts.has(lower.replace(/:\d+$/, ''));
 }
 
-/**
- * `scheme://host[:port][/path]` of the host as callers should see it, without a trailing slash.
- *
- * @example
- * ```ts
- * publicOrigin(req, { publicUrl: undefined, trustProxy: false, allowedHosts: new Set() }); // 'http://127.0.0.1:8000'
- * ```
- */
+/** `scheme://host[:port][/path]` of the host as callers should see it, without a trailing slash. */
 export function publicOrigin(req: IncomingMessage, policy: OriginPolicy): string {
   if (policy.publicUrl !== undefined) return policy.publicUrl;
   const encrypted = (req.socket as TLSSocket).encrypted === true;
@@ -54,14 +47,7 @@ export function publicOrigin(req: IncomingMessage, policy: OriginPolicy): string
   return `${encrypted ? 'https' : 'http'}://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort ?? 80}`;
 }
 
-/**
- * Checks option `allowedHosts` (host names or `host:port` values) and returns them in lower case.
- *
- * @example
- * ```ts
- * checkAllowedHosts(['API.example.org', 'api.example.org:8443']); // Set { 'api.example.org', 'api.example.org:8443' }
- * ```
- */
+/** Checks option `allowedHosts` (host names or `host:port` values) and returns them in lower case. */
 export function checkAllowedHosts(value: unknown): ReadonlySet<string> {
   if (value === undefined) return new Set();
   if (!Array.isArray(value) || value.some((h) => typeof h !== 'string' || !SANE_HOST.test(h))) {

@@ -37,15 +37,7 @@ function hasContentType(headers: Readonly<Record<string, string>>): boolean {
   return Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
 }
 
-/**
- * Turns what a custom handler returned into a {@link RouteReply}.
- *
- * @example
- * ```ts
- * toRouteReply(undefined);          // { status: 204 }
- * toRouteReply({ ok: true }).status; // 200
- * ```
- */
+/** Turns what a custom handler returned into a {@link RouteReply}. */
 export function toRouteReply(value: unknown): RouteReply {
   if (!isReply(value)) return value === undefined ? { status: 204 } : encode(200, value, {});
   return encode(value.status, value.body, value.headers);

@@ -62,12 +62,6 @@ export interface HostRequestInit {
 /**
  * One request as the host sees it. Implements the {@link RouteRequest} components get; custom routes
  * get {@link toRouteContext}'s view of it.
- *
- * @example
- * ```ts
- * const hr = new HostRequest({ req, res, rawPath: '/cds/cds-services', rawQuery: '', params, prefix: '/cds', requestId, logger, bodyLimit, origin: { publicUrl: undefined, trustProxy: false, allowedHosts: new Set() } });
- * hr.baseUrl; // 'http://127.0.0.1:8000/cds'
- * ```
  */
 export class HostRequest implements RouteRequest {
   readonly #init: HostRequestInit;
@@ -155,14 +149,7 @@ export class HostRequest implements RouteRequest {
   }
 }
 
-/**
- * The custom-route view of a {@link HostRequest}, with `deps` resolved.
- *
- * @example
- * ```ts
- * const result = await handler(toRouteContext(hostRequest, deps));
- * ```
- */
+/** The custom-route view of a {@link HostRequest}, with `deps` resolved. */
 export function toRouteContext<D>(request: HostRequest, deps: D): RouteContext<D> {
   return new CustomRouteContext(request, deps);
 }

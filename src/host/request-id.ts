@@ -18,12 +18,6 @@ let issued = 0;
  * Returns the request id to use: `incoming` when it is 1–128 characters of `[A-Za-z0-9._:-]`, else a
  * new UUID-shaped id unique to this process and request (so that nothing odd reaches a log line or a
  * header).
- *
- * @example
- * ```ts
- * pickRequestId('abc-123');        // 'abc-123'
- * pickRequestId('<script>');       // '3b0c95d2-7f1e-4a9c-b2e1-00000000002a'
- * ```
  */
 export function pickRequestId(incoming: string | string[] | undefined): string {
   if (typeof incoming === 'string' && SANE_ID.test(incoming)) return incoming;

@@ -16,16 +16,7 @@ export type RouteMatch<H> =
   | { readonly kind: 'method-not-allowed'; readonly allow: readonly string[] }
   | { readonly kind: 'not-found' };
 
-/**
- * A router: add routes, match requests. `HEAD` matches the `GET` route of the same path.
- *
- * @example
- * ```ts
- * const router: Router<string> = new TrieRouter();
- * router.add('GET', '/patients/:id', 'show');
- * router.match('GET', '/patients/7'); // { kind: 'found', handler: 'show', params: { id: '7' }, ... }
- * ```
- */
+/** A router: add routes, match requests. `HEAD` matches the `GET` route of the same path. */
 export interface Router<H> {
   /** Adds a route. Throws `ERR_DUPLICATE_ROUTE` when the method and path are already taken. */
   add(method: string, path: string, handler: H): void;
@@ -50,11 +41,6 @@ const newNode = <H>(): Node<H> => ({ statics: new Map(), param: undefined, leave
 /**
  * Splits a path into segments under the trailing-slash policy: `'/a/b/'` → `['a', 'b']`, `'/'` and `''`
  * → `[]`.
- *
- * @example
- * ```ts
- * splitPath('/cds/cds-services/'); // ['cds', 'cds-services']
- * ```
  */
 export function splitPath(path: string): string[] {
   const parts = path.split('/');
@@ -82,17 +68,7 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/**
- * The one router implementation: a segment trie, one leaf per method.
- *
- * @example
- * ```ts
- * const router = new TrieRouter<() => string>();
- * router.add('POST', '/notereader', () => 'soap');
- * router.match('POST', '/notereader/').kind; // 'found'
- * router.match('GET', '/notereader').kind;   // 'method-not-allowed'
- * ```
- */
+/** The one router implementation: a segment trie, one leaf per method. */
 export class TrieRouter<H> implements Router<H> {
   readonly #root: Node<H> = newNode();
 

@@ -13,12 +13,6 @@ import type { IncomingMessage } from 'node:http';
  * `Content-Length` within `limit`, or a chunked body, which is cut with the socket once it passes
  * `limit`); `connection: close` when the declared length is over `limit`, in which case Node closes the
  * socket after the answer.
- *
- * @example
- * ```ts
- * Object.assign(headers, settleBody(req, 1024 * 1024));
- * res.writeHead(401, headers).end();
- * ```
  */
 export function settleBody(req: IncomingMessage, limit: number): Record<string, string> {
   if (req.complete || req.readableEnded || req.destroyed) return {};

@@ -16,13 +16,6 @@ export interface Abortable {
  * for an abort signal; aborting the others would change nothing). Counting rather than keeping every
  * request in a set: a `Set` insert and delete per request was a visible share of the host's own CPU on
  * the transform endpoint (`node --cpu-prof`).
- *
- * @example
- * ```ts
- * const inFlight = new InFlight();
- * inFlight.enter(); // … inFlight.watch(request) once it has a signal; inFlight.leave(request) when answered
- * await inFlight.idle();
- * ```
  */
 export class InFlight {
   #count = 0;
@@ -89,11 +82,6 @@ const IDLE_DRAIN_MS = 1_000;
 /**
  * Starts tracking the connections of `server` (also those handed to it with `emit('connection')`,
  * which Node's own count misses).
- *
- * @example
- * ```ts
- * const sockets = trackSockets(server);
- * ```
  */
 export function trackSockets(server: Server): ReadonlySet<Socket> {
   const sockets = new Set<Socket>();
@@ -127,11 +115,6 @@ function socketsGone(served: readonly Served[], ms: number): Promise<void> {
  * the connections still idle, let requests in flight finish, and close each connection after its answer.
  * When that takes longer than `graceMs`, in-flight requests are aborted with `reason` and every
  * connection is cut. Resolves when no connection is left (or the grace period is over).
- *
- * @example
- * ```ts
- * await stopServers([{ server, sockets: trackSockets(server), stopAccepting: async () => void server.close() }], inFlight, 10_000, new FhirgateError('ERR_CLOSED', 'shutting down'));
- * ```
  */
 export async function stopServers(served: readonly Served[], inFlight: InFlight, graceMs: number, reason: unknown): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

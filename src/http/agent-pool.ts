@@ -49,13 +49,6 @@ interface Waiter {
  * waiting request and another origin holds an idle one, that idle socket is closed to make room);
  * `maxKeepaliveConnections` idle sockets are kept per origin for `keepaliveExpiry` seconds. Counts are
  * read from the agents' own socket lists, so a failed or aborted request cannot leak a slot.
- *
- * @example
- * ```ts
- * const pool = new AgentPool({ maxConnections: 4 });
- * const res = await pool.request('https://fhir.example.org/r4/Patient/1', { timeoutMs: 5000 });
- * await pool.close();
- * ```
  */
 export class AgentPool {
   readonly #limits: Readonly<Required<AgentPoolOptions>>;
@@ -89,11 +82,6 @@ export class AgentPool {
    * request through the pool; same contract as `request()` (the agent is the pool's), retries
    * included. The time-out covers the waits for a socket and between retries too. A request that
    * fails on a stale idle socket is sent once more after the origin's idle sockets are closed.
-   *
-   * @example
-   * ```ts
-   * const res = await pool.request(url, { method: 'GET', signal });
-   * ```
    */
   request(url: string | URL, options: Omit<HTTPRequestOptions, 'agent'> = {}): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
@@ -104,12 +92,6 @@ export class AgentPool {
    * {@link AgentPool.request} for a caller that has checked its options once with
    * `checkRequestOptions()` (or built them to that contract) and holds an `http:`/`https:` URL: nothing
    * is validated or copied again. `options.agent` is ignored (the pool's is used).
-   *
-   * @example
-   * ```ts
-   * const checked = checkRequestOptions({ headers: { accept: 'application/fhir+json' } });
-   * const res = await pool.sendChecked(new URL('https://fhir.example.org/r4/Patient/1'), checked);
-   * ```
    */
   sendChecked(target: HTTPTarget, options: CheckedRequestOptions): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
@@ -132,11 +114,6 @@ export class AgentPool {
   /**
    * Closes the connections of one origin: idle sockets now, busy ones when their requests finish.
    * Later requests to that origin open new connections.
-   *
-   * @example
-   * ```ts
-   * pool.retire('https://fhir.example.org');
-   * ```
    */
   retire(origin: string): void {
     const entry = this.#origins.get(origin);
@@ -147,14 +124,7 @@ export class AgentPool {
     if (entry.inFlight === 0) this.#destroy(entry);
   }
 
-  /**
-   * A JSON-safe picture: the limits, the totals and the counts per origin.
-   *
-   * @example
-   * ```ts
-   * const { totals } = pool.status(); // { active: 2, idle: 3, queued: 0 }
-   * ```
-   */
+  /** A JSON-safe picture: the limits, the totals and the counts per origin. */
   status(): AgentPoolStatus {
     const origins = [...this.#origins.values()].map((o) => ({
       origin: o.origin,
@@ -173,11 +143,6 @@ export class AgentPool {
   /**
    * Lets every request in flight (queued ones included) finish, then closes every socket. Idempotent;
    * requests after it reject with `ERR_CLOSED`.
-   *
-   * @example
-   * ```ts
-   * await pool.close();
-   * ```
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {

@@ -8,12 +8,6 @@ import type { HTTPResponse } from './request-options.js';
 /**
  * A complete, buffered answer. Node builds the `headers` object of a message only when it is first
  * read; a caller that needs only the status and the body never pays for it.
- *
- * @example
- * ```ts
- * const res = new BufferedResponse(message, Buffer.concat(chunks));
- * res.headers.etag; // built on first read
- * ```
  */
 export class BufferedResponse implements HTTPResponse {
   readonly status: number;
@@ -37,11 +31,6 @@ export class BufferedResponse implements HTTPResponse {
 /**
  * The `Content-Length` a message declares, read from its raw header list (so that the `headers`
  * object is not built); `NaN` when there is none.
- *
- * @example
- * ```ts
- * declaredLength(['Content-Type', 'text/plain', 'Content-Length', '12']); // 12
- * ```
  */
 export function declaredLength(raw: readonly string[]): number {
   for (let i = 0; i < raw.length; i += 2) {

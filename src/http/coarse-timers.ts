@@ -49,13 +49,6 @@ function unlink(timer: CoarseTimer): void {
  * `clearTimeout` per request were 3–5% of a gateway read at concurrency 16 (A/B against a raw
  * keep-alive agent with and without them); here setting one is a link into a list and stopping it an
  * unlink. (undici keeps its socket time-outs on a shared coarse tick for the same reason.)
- *
- * @example
- * ```ts
- * const timer = startTimer(30_000, (req) => req.destroy(), req);
- * // ... when the answer came:
- * stopTimer(timer);
- * ```
  */
 export function startTimer<A>(ms: number, fire: (arg: A) => void, arg: A): TimerHandle {
   if (ms < COARSE_FROM_MS) return setTimeout(fire, ms, arg);
@@ -68,14 +61,7 @@ export function startTimer<A>(ms: number, fire: (arg: A) => void, arg: A): Timer
   return timer;
 }
 
-/**
- * Stops a timer of {@link startTimer}; stopping one that fired or was stopped does nothing.
- *
- * @example
- * ```ts
- * stopTimer(startTimer(5000, console.log, 'never'));
- * ```
- */
+/** Stops a timer of {@link startTimer}; stopping one that fired or was stopped does nothing. */
 export function stopTimer(timer: TimerHandle): void {
   if (timer instanceof CoarseTimer) unlink(timer);
   else clearTimeout(timer);

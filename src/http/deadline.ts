@@ -13,13 +13,6 @@ import { abortError } from './signals.js';
  * The caller's signal and the moment the request's time is up (`performance.now()` milliseconds). A
  * wait arms one timer ({@link startTimer}) for the {@link Deadline.remaining} time and stops it when it
  * ends: the common path (no caller signal) allocates no `AbortSignal` and registers no listener.
- *
- * @example
- * ```ts
- * const deadline = new Deadline(options.signal, 30_000);
- * if (deadline.over()) throw deadline.error('GET https://h/r4/Patient/1');
- * const timer = deadline.arm(listener); // ... and when the wait ends: deadline.disarm(timer, listener)
- * ```
  */
 export class Deadline {
   /** The caller's signal, if any. */
@@ -67,11 +60,6 @@ export class Deadline {
 /**
  * What {@link Deadline.arm} calls when a wait ends early (an `EventListenerObject`, so that it also
  * serves as the abort listener).
- *
- * @example
- * ```ts
- * const listener: EndListener = { handleEvent: () => reject(deadline.error('waiting')) };
- * ```
  */
 export interface EndListener {
   handleEvent(): void;
@@ -84,11 +72,6 @@ function timeUp(listener: EndListener): void {
 /**
  * `ERR_TIMEOUT` for `what`, with a `TimeoutError` `DOMException` as the cause (what
  * `AbortSignal.timeout` would have given).
- *
- * @example
- * ```ts
- * reject(timeoutError('GET https://fhir.example.org/r4/Patient/1'));
- * ```
  */
 export function timeoutError(what: string): FhirgateError {
   const cause = new DOMException('The operation was aborted due to timeout', 'TimeoutError');

@@ -3,62 +3,24 @@
  * Messages hold the method, the origin and the path only: never a query string (search values may be
  * patient data), never a header, never a token or secret.
  *
- * @example
- * ```ts
- * import diagnostics_channel from 'node:diagnostics_channel';
- * diagnostics_channel.subscribe('fhirgate:request:end', (m) => console.log(m));
- * ```
  * @module
  */
 import diagnostics_channel from 'node:diagnostics_channel';
 
-/**
- * Published when a request is sent: `{ method, origin, path }`.
- *
- * @example
- * ```ts
- * requestStartChannel.subscribe((m) => console.log('start', m));
- * ```
- */
+/** Published when a request is sent: `{ method, origin, path }`. */
 export const requestStartChannel = diagnostics_channel.channel('fhirgate:request:start');
-/**
- * Published when a request settles: `{ method, origin, path, status?, error?, durationMs }`.
- *
- * @example
- * ```ts
- * requestEndChannel.subscribe((m) => console.log('end', m));
- * ```
- */
+/** Published when a request settles: `{ method, origin, path, status?, error?, durationMs }`. */
 export const requestEndChannel = diagnostics_channel.channel('fhirgate:request:end');
 /**
  * Published before a request is sent again: `{ method, origin, path, attempt, delayMs, status?, error? }`
  * (`attempt` is the number of the try about to be sent, 2 for the first resend; `status` or `error`
  * tells what the previous try got).
- *
- * @example
- * ```ts
- * requestRetryChannel.subscribe((m) => console.log('retry', m));
- * ```
  */
 export const requestRetryChannel = diagnostics_channel.channel('fhirgate:request:retry');
-/**
- * Published when a token is fetched: `{ origin, path, clientId, status?, error?, expiresIn?, durationMs }`.
- *
- * @example
- * ```ts
- * authTokenChannel.subscribe((m) => console.log('token', m));
- * ```
- */
+/** Published when a token is fetched: `{ origin, path, clientId, status?, error?, expiresIn?, durationMs }`. */
 export const authTokenChannel = diagnostics_channel.channel('fhirgate:auth:token');
 
-/**
- * Publishes `message` on `channel` when it has subscribers; builds the message lazily.
- *
- * @example
- * ```ts
- * publish(requestStartChannel, () => ({ method: 'GET', origin: url.origin, path: url.pathname }));
- * ```
- */
+/** Publishes `message` on `channel` when it has subscribers; builds the message lazily. */
 export function publish(channel: diagnostics_channel.Channel, message: () => Record<string, unknown>): void {
   if (channel.hasSubscribers) channel.publish(message());
 }

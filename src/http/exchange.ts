@@ -23,11 +23,6 @@ const failures = new WeakMap<Error, TryFailure>();
  * How a failed try of {@link startExchange} failed, for the retry decision: `refused`, `reset` (reset, broken
  * pipe or hang-up before any response byte), `stale` (the same on a reused keep-alive socket: the
  * server had closed an idle connection) or `other`.
- *
- * @example
- * ```ts
- * if (tryFailureOf(err).failure === 'stale') startExchange(url, options, deadline, listener);
- * ```
  */
 export function tryFailureOf(err: unknown): { readonly failure: TryFailure } {
   return { failure: (err instanceof Error && failures.get(err)) || 'other' };
@@ -36,11 +31,6 @@ export function tryFailureOf(err: unknown): { readonly failure: TryFailure } {
 /**
  * Where one try reports its end: an error (`ERR_*`, with {@link tryFailureOf} telling how it failed) or
  * an answer. An object rather than a callback, so that a try needs no closure.
- *
- * @example
- * ```ts
- * const listener: TryListener = { tryDone: (err, res) => (res ? resolve(res) : reject(err)) };
- * ```
  */
 export interface TryListener {
   tryDone(error: unknown, res: HTTPResponse | undefined): void;
@@ -52,11 +42,6 @@ export interface TryListener {
  * pool passes its own rather than copying the options per request. The socket is taken synchronously
  * (so that a pool that counts sockets sees the new one at once). Misuse that Node refuses at once (a
  * header it cannot send) throws.
- *
- * @example
- * ```ts
- * startExchange(new URL('https://h/r4/metadata'), checkRequestOptions({}), new Deadline(undefined, 30_000), listener);
- * ```
  */
 export function startExchange(target: HTTPTarget, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener, agent: Agent | undefined = options.agent): void {
   if (deadline.over()) listener.tryDone(deadline.error(describe(options, target)), undefined);

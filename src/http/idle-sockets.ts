@@ -13,11 +13,6 @@ import type { HTTPTarget } from './request-options.js';
  * Destroys the idle sockets `agent` keeps for `target`'s host and port (Node names its socket lists
  * `host:port:...`). Used after a request failed on a stale socket: the server closed it while idle,
  * and the idle sockets opened alongside it are likely closed too.
- *
- * @example
- * ```ts
- * dropIdleSockets(http.globalAgent, new URL('http://127.0.0.1:8080/fhir'));
- * ```
  */
 export function dropIdleSockets(agent: http.Agent, target: HTTPTarget): void {
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -44,12 +39,6 @@ type TimedSocket = Socket & { [IDLE_TIMER]?: TimerHandle | undefined };
  * `timeout` option, used before, kept a socket timer armed during every request too, refreshed on
  * every read and write, with a `timeout` listener added and removed per request: 7–10% of a gateway
  * read at concurrency 16 (A/B against a raw keep-alive agent with and without that option).
- *
- * @example
- * ```ts
- * const agent = new http.Agent({ keepAlive: true });
- * expireIdleSockets(agent, 5000);
- * ```
  */
 export function expireIdleSockets(agent: http.Agent, idleMs: number): void {
   const keep = agent.keepSocketAlive as unknown as KeepSocketAlive;

@@ -49,15 +49,7 @@ async function download(url: string, timeoutMs: number): Promise<JsonWebKey[]> {
   return keys.filter((k): k is JsonWebKey => typeof k === 'object' && k !== null && !Array.isArray(k));
 }
 
-/**
- * Finds signing keys by `kid` in remote JWK Sets.
- *
- * @example
- * ```ts
- * const cache = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000 });
- * const jwk = await cache.find('https://ehr.example.org/jwks.json', header.kid);
- * ```
- */
+/** Finds signing keys by `kid` in remote JWK Sets. */
 export class JWKSCache {
   readonly #options: JWKSCacheOptions;
   readonly #entries = new Map<string, Entry>();

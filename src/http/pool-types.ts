@@ -3,14 +3,7 @@
  * @module
  */
 
-/**
- * Options of {@link AgentPool}.
- *
- * @example
- * ```ts
- * new AgentPool({ maxConnections: 10, maxKeepaliveConnections: 5, keepaliveExpiry: 2.5 });
- * ```
- */
+/** Options of {@link AgentPool}. */
 export interface AgentPoolOptions {
   /** Sockets open at once across all origins (busy and idle). Default 100. */
   maxConnections?: number;
@@ -20,14 +13,7 @@ export interface AgentPoolOptions {
   keepaliveExpiry?: number;
 }
 
-/**
- * Counts for one origin.
- *
- * @example
- * ```ts
- * pool.status().origins[0]; // { origin: 'https://h', active: 1, idle: 0, queued: 0 }
- * ```
- */
+/** Counts for one origin. */
 export interface OriginPoolStatus {
   origin: string;
   /** Sockets carrying a request. */
@@ -38,14 +24,7 @@ export interface OriginPoolStatus {
   queued: number;
 }
 
-/**
- * A JSON-safe picture of the pool: its limits and its counts, in total and per origin.
- *
- * @example
- * ```ts
- * const { limits, totals } = pool.status();
- * ```
- */
+/** A JSON-safe picture of the pool: its limits and its counts, in total and per origin. */
 export interface AgentPoolStatus {
   /** The limits the pool was built with (camelCase here; HTTP status bodies use snake_case). */
   limits: Readonly<Required<AgentPoolOptions>>;
@@ -53,12 +32,5 @@ export interface AgentPoolStatus {
   origins: OriginPoolStatus[];
 }
 
-/**
- * Defaults of {@link AgentPool}: 100 connections, 20 idle per origin, 5 s idle expiry.
- *
- * @example
- * ```ts
- * new AgentPool({ ...POOL_DEFAULTS, maxConnections: 10 });
- * ```
- */
+/** Defaults of {@link AgentPool}: 100 connections, 20 idle per origin, 5 s idle expiry. */
 export const POOL_DEFAULTS = Object.freeze({ maxConnections: 100, maxKeepaliveConnections: 20, keepaliveExpiry: 5 });

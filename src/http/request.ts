@@ -22,15 +22,6 @@ import { sendWithRetries } from './send-with-retries.js';
  * Idempotent requests are retried (see the retry options of {@link HTTPRequestOptions}) and the last answer is returned: a 503
  * retried twice resolves as the third 503. A request that fails on a stale keep-alive socket is sent
  * once more on a new socket, whatever its method.
- *
- * @example
- * ```ts
- * const res = await request('https://fhir.example.org/r4/metadata', {
- *   headers: { accept: 'application/fhir+json' },
- *   timeoutMs: 10_000,
- * });
- * if (res.status === 200) console.log(JSON.parse(res.body.toString('utf8')));
- * ```
  */
 export function request(url: string | URL, options: HTTPRequestOptions = {}): Promise<HTTPResponse> {
   const target = toHTTPUrl(url);

@@ -14,13 +14,6 @@ const ASCTIME = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([ \\d]\\d
 /**
  * Milliseconds to wait according to a `Retry-After` value: `0` for an HTTP-date in the past,
  * `undefined` for anything that is neither form (the caller then uses its own backoff).
- *
- * @example
- * ```ts
- * parseRetryAfter('120', Date.now()); // 120000
- * parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:00 GMT')); // 60000
- * parseRetryAfter('soon', Date.now()); // undefined
- * ```
  */
 export function parseRetryAfter(value: string | readonly string[] | undefined, nowMs: number): number | undefined {
   if (typeof value !== 'string') return undefined;
@@ -34,11 +27,6 @@ export function parseRetryAfter(value: string | readonly string[] | undefined, n
  * An HTTP-date in milliseconds since the epoch, or `undefined` when `text` is not one (or names a day
  * that does not exist). A two-digit RFC 850 year more than 50 years ahead of `nowMs` is read as the
  * most recent past year with those digits (RFC 9110 §5.6.7).
- *
- * @example
- * ```ts
- * parseHTTPDate('Sun, 06 Nov 1994 08:49:37 GMT', Date.now()); // 784111777000
- * ```
  */
 export function parseHTTPDate(text: string, nowMs: number): number | undefined {
   let m = IMF_FIXDATE.exec(text);

@@ -7,14 +7,7 @@ import { booleanOption, numberOption } from '../lib/options.js';
 
 const MILLISECONDS = Object.freeze({ min: 0, unit: 'milliseconds' });
 
-/**
- * The retry options of `request()` and `AgentPool.request()`.
- *
- * @example
- * ```ts
- * const options: RetryOptions = { maxRetries: 4, retryOn: [429, 503], retryBaseDelayMs: 200, maxRetryDelayMs: 5_000 };
- * ```
- */
+/** The retry options of `request()` and `AgentPool.request()`. */
 export interface RetryOptions {
   /** `false` sends the request once (a stale keep-alive socket is still replaced once). Default `true`. */
   retry?: boolean;
@@ -28,14 +21,7 @@ export interface RetryOptions {
   maxRetryDelayMs?: number;
 }
 
-/**
- * The retry options after validation. `retry: false` is `maxRetries: 0`.
- *
- * @example
- * ```ts
- * const policy: RetryPolicy = checkRetryOptions({ maxRetries: 1 });
- * ```
- */
+/** The retry options after validation. `retry: false` is `maxRetries: 0`. */
 export interface RetryPolicy {
   readonly maxRetries: number;
   readonly retryOn: ReadonlySet<number>;
@@ -43,14 +29,7 @@ export interface RetryPolicy {
   readonly maxRetryDelayMs: number;
 }
 
-/**
- * Defaults: 2 retries of 429, 502, 503 and 504, a 100 ms backoff base, waits of 10 s at most.
- *
- * @example
- * ```ts
- * RETRY_DEFAULTS.maxRetries; // 2
- * ```
- */
+/** Defaults: 2 retries of 429, 502, 503 and 504, a 100 ms backoff base, waits of 10 s at most. */
 export const RETRY_DEFAULTS = Object.freeze({
   maxRetries: 2,
   retryOn: Object.freeze([429, 502, 503, 504]) as readonly number[],
@@ -61,11 +40,6 @@ export const RETRY_DEFAULTS = Object.freeze({
 /**
  * Validates and copies the retry options once; `TypeError`/`RangeError` name the option
  * (`prefix` + name, e.g. `options.maxRetries`).
- *
- * @example
- * ```ts
- * const policy = checkRetryOptions({ retry: false }); // maxRetries 0
- * ```
  */
 export function checkRetryOptions(options: RetryOptions, prefix = 'options.'): RetryPolicy {
   const retry = booleanOption(options.retry, `${prefix}retry`, true);
@@ -85,11 +59,6 @@ export function checkRetryOptions(options: RetryOptions, prefix = 'options.'): R
 /**
  * The backoff before retry number `retry` (1 for the first): full jitter, a uniformly random time in
  * `[0, min(maxRetryDelayMs, retryBaseDelayMs × 2^(retry-1)))`. `random` returns a number in `[0, 1)`.
- *
- * @example
- * ```ts
- * backoffDelay(3, { retryBaseDelayMs: 100, maxRetryDelayMs: 10_000 }, () => 0.5); // 200
- * ```
  */
 export function backoffDelay(retry: number, policy: Pick<RetryPolicy, 'retryBaseDelayMs' | 'maxRetryDelayMs'>, random: () => number = Math.random): number {
   return random() * Math.min(policy.maxRetryDelayMs, policy.retryBaseDelayMs * 2 ** (retry - 1));
@@ -99,43 +68,21 @@ export function backoffDelay(retry: number, policy: Pick<RetryPolicy, 'retryBase
  * How a try failed without an answer: `refused` (the connection was never made), `reset` (reset,
  * broken pipe or hang-up before any response byte), `stale` (the same on a reused keep-alive socket),
  * `other` (time-out, abort, DNS, size limit, an answer cut short, ...).
- *
- * @example
- * ```ts
- * const failure: TryFailure = 'refused';
- * ```
  */
 export type TryFailure = 'refused' | 'reset' | 'stale' | 'other';
 
-/**
- * How one try ended: an answer's status, or a failure.
- *
- * @example
- * ```ts
- * const outcome: TryOutcome = { status: 503 };
- * ```
- */
+/** How one try ended: an answer's status, or a failure. */
 export type TryOutcome = { readonly status: number } | { readonly failure: TryFailure };
 
 /**
  * What to do after a try: nothing (`none`), send again at once on a new socket (`fresh-socket`), or
  * wait a backoff and send again (`backoff`, when retries are left).
- *
- * @example
- * ```ts
- * const action: RetryAction = 'backoff';
- * ```
  */
 export type RetryAction = 'none' | 'fresh-socket' | 'backoff';
 
 /**
  * True for requests that may be sent twice: GET, HEAD, OPTIONS, PUT, DELETE, and a conditional create
  * (a POST with `If-None-Exist`). `headers` has lower-case names.
- *
- * @example
- * ```ts
- * isIdempotent('POST', { 'if-none-exist': 'identifier=x|1' }); // true
- * ```
  */
 export function isIdempotent(method: string, headers: Readonly<Record<string, string>>): boolean {
   if (method === 'POST') return headers['if-none-exist'] !== undefined;
@@ -148,12 +95,6 @@ export function isIdempotent(method: string, headers: Readonly<Record<string, st
  * method (nothing reached the server). Resets before any answer, and answers whose status is in
  * `retryOn`, are retried for idempotent requests only: a plain POST that may have reached the server
  * is never sent twice.
- *
- * @example
- * ```ts
- * retryAction({ method: 'GET', headers: {} }, { status: 503 }, policy, false); // 'backoff'
- * retryAction({ method: 'POST', headers: {} }, { status: 503 }, policy, false); // 'none'
- * ```
  */
 export function retryAction(
   request: { readonly method: string; readonly headers: Readonly<Record<string, string>> },

@@ -17,11 +17,6 @@ import { pause } from './signals.js';
 /**
  * Starts one try and reports its end to `listener`. `freshSocket` is true when the previous try failed
  * on a stale keep-alive socket: this try must not reuse an idle one.
- *
- * @example
- * ```ts
- * const sendTry: SendTry = (fresh, listener) => startExchange(target, options, deadline, listener);
- * ```
  */
 export type SendTry = (freshSocket: boolean, listener: TryListener) => void;
 
@@ -32,11 +27,6 @@ export type SendTry = (freshSocket: boolean, listener: TryListener) => void;
  * once. One promise for the whole request: the tries report through callbacks, and a first answer
  * that is not retried settles it at once. `settled` is called once the request has settled, whatever
  * the outcome (before the promise settles).
- *
- * @example
- * ```ts
- * const res = await sendWithRetries(target, checked, deadline, (fresh, listener) => startExchange(target, checked, deadline, listener));
- * ```
  */
 export function sendWithRetries(
   target: HTTPTarget,

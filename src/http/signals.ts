@@ -7,11 +7,6 @@ import { FhirgateError } from '../errors.js';
 /**
  * The coded error for an aborted signal: `ERR_TIMEOUT` when its reason is a `TimeoutError` (from
  * `AbortSignal.timeout`), else `ERR_ABORTED`. The reason is kept as the cause.
- *
- * @example
- * ```ts
- * if (signal.aborted) throw abortError(signal, 'GET https://fhir.example.org');
- * ```
  */
 export function abortError(signal: AbortSignal, what: string): FhirgateError {
   const reason: unknown = signal.reason;
@@ -24,11 +19,6 @@ export function abortError(signal: AbortSignal, what: string): FhirgateError {
 /**
  * Resolves after `ms` milliseconds; rejects at once with {@link abortError} when `signal` aborts
  * (before or during the wait).
- *
- * @example
- * ```ts
- * await pause(250, signal, 'GET https://fhir.example.org/r4/Patient');
- * ```
  */
 export function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {

@@ -6,14 +6,7 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 
-/**
- * Every socket in an agent's lists (`agent.sockets`, `agent.freeSockets`).
- *
- * @example
- * ```ts
- * sockets(agent.freeSockets).length; // idle sockets
- * ```
- */
+/** Every socket in an agent's lists (`agent.sockets`, `agent.freeSockets`). */
 export function sockets(lists: NodeJS.ReadOnlyDict<Socket[]>): Socket[] {
   return Object.values(lists).flatMap((list) => list ?? []);
 }
@@ -21,11 +14,6 @@ export function sockets(lists: NodeJS.ReadOnlyDict<Socket[]>): Socket[] {
 /**
  * The idle sockets of an origin's agent that are not destroyed; `name` is the key of its socket lists
  * (`agent.getName()`; one list to look at: the agent serves one origin), `undefined` before the first socket.
- *
- * @example
- * ```ts
- * idleSockets(agent, agent.getName({ host: 'h', port: 443 }));
- * ```
  */
 export function idleSockets(agent: http.Agent, name: string | undefined): number {
   const idle = name === undefined ? undefined : agent.freeSockets[name];
@@ -34,28 +22,14 @@ export function idleSockets(agent: http.Agent, name: string | undefined): number
   return n;
 }
 
-/**
- * The destroyed sockets still in an agent's lists (closing: each will make room when it is gone).
- *
- * @example
- * ```ts
- * countDestroyed(agent.sockets) + countDestroyed(agent.freeSockets);
- * ```
- */
+/** The destroyed sockets still in an agent's lists (closing: each will make room when it is gone). */
 export function countDestroyed(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
   let n = 0;
   for (const name in lists) for (const s of lists[name] ?? []) if (s.destroyed) n++;
   return n;
 }
 
-/**
- * The number of sockets in an agent's lists, counted without copying them.
- *
- * @example
- * ```ts
- * countSockets(agent.sockets) + countSockets(agent.freeSockets);
- * ```
- */
+/** The number of sockets in an agent's lists, counted without copying them. */
 export function countSockets(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
   let n = 0;
   for (const name in lists) n += lists[name]?.length ?? 0;

@@ -4,12 +4,5 @@
  */
 import { VERSION } from '../version.js';
 
-/**
- * `fhirgate/<version>`, the value of the `User-Agent` header of every outgoing request.
- *
- * @example
- * ```ts
- * console.log(USER_AGENT); // "fhirgate/0.1.0"
- * ```
- */
+/** `fhirgate/<version>`, the value of the `User-Agent` header of every outgoing request. */
 export const USER_AGENT = `fhirgate/${VERSION}`;

@@ -8,12 +8,6 @@
  * native searches; a text of `max` characters or fewer cannot nest deeper and is not read. Values nested
  * thousands deep parse, but then break what walks them recursively: a structured clone to another
  * thread, `JSON.stringify`, a redaction.
- *
- * @example
- * ```ts
- * nestsDeeperThan('{"a":[[1]]}', 2); // true
- * nestsDeeperThan('{"a":"[[[["}', 2); // false
- * ```
  */
 export function nestsDeeperThan(text: string, max: number): boolean {
   if (text.length <= max) return false;

@@ -24,14 +24,7 @@ export interface KeyValueStore {
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
 }
 
-/**
- * Throws a `TypeError` naming `option` unless `value` has the three {@link KeyValueStore} methods.
- *
- * @example
- * ```ts
- * checkStore(options.tokenStore, 'options.tokenStore');
- * ```
- */
+/** Throws a `TypeError` naming `option` unless `value` has the three {@link KeyValueStore} methods. */
 export function checkStore(value: unknown, option: string): asserts value is KeyValueStore {
   const s = value as Partial<KeyValueStore> | null;
   if (typeof s !== 'object' || s === null || typeof s.get !== 'function' || typeof s.set !== 'function' || typeof s.setIfAbsent !== 'function') {

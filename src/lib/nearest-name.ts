@@ -13,12 +13,6 @@ function allowedEdits(length: number): number {
 /**
  * The known name `typed` is an obvious typo of (case, `-` for `_`, or 1–2 letters inserted, dropped,
  * changed or swapped), or `undefined`. Names of 1 or 2 characters never match: any text is close to them.
- *
- * @example
- * ```ts
- * nearestName('client_secert', ['client_id', 'client_secret']); // 'client_secret'
- * nearestName('TopSecretTail123', ['client_id', 'client_secret']); // undefined
- * ```
  */
 export function nearestName(typed: string, known: readonly string[]): string | undefined {
   const wanted = normalise(typed);

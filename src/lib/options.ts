@@ -15,11 +15,6 @@
  * The range a number option must be in. `min`/`max` are inclusive, `above` is exclusive (`above: 0`
  * asks for a positive number). Infinity passes only with `infinite: true`; `integer` asks for a safe
  * integer. `unit` names what the number counts (`seconds`, `milliseconds`), for the message.
- *
- * @example
- * ```ts
- * const port: NumberRange = { integer: true, min: 0, max: 65535 };
- * ```
  */
 export interface NumberRange {
   readonly min?: number;
@@ -33,11 +28,6 @@ export interface NumberRange {
 /**
  * The text after "must be" for a number in `range`: `an integer from 0 to 65535`, `a finite number of
  * seconds >= 0`, `a number > 0`.
- *
- * @example
- * ```ts
- * describeRange({ integer: true, min: 1 }); // 'an integer >= 1'
- * ```
  */
 export function describeRange(range: NumberRange): string {
   const kind = range.integer === true ? 'an integer' : range.infinite === true ? 'a number' : 'a finite number';
@@ -51,11 +41,6 @@ export function describeRange(range: NumberRange): string {
 /**
  * Checks a number option: `fallback` when `undefined`, a `TypeError` when it is not a number (or is
  * NaN), a `RangeError` when it is outside `range`.
- *
- * @example
- * ```ts
- * const timeoutMs = numberOption(options.timeoutMs, 'options.timeoutMs', 30_000, { above: 0, unit: 'milliseconds' });
- * ```
  */
 export function numberOption(value: unknown, name: string, fallback: number, range: NumberRange = {}): number {
   if (value === undefined) return fallback;
@@ -68,14 +53,7 @@ export function numberOption(value: unknown, name: string, fallback: number, ran
   return value;
 }
 
-/**
- * Checks a boolean option: `fallback` when `undefined`, else a `TypeError` unless it is a boolean.
- *
- * @example
- * ```ts
- * const events = booleanOption(options.events, 'options.events', true);
- * ```
- */
+/** Checks a boolean option: `fallback` when `undefined`, else a `TypeError` unless it is a boolean. */
 export function booleanOption(value: unknown, name: string, fallback: boolean): boolean {
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean`);
@@ -85,12 +63,6 @@ export function booleanOption(value: unknown, name: string, fallback: boolean): 
 /**
  * Checks a string option: `fallback` when `undefined`, else a `TypeError` unless it is a string (a
  * non-empty one with `nonEmpty`).
- *
- * @example
- * ```ts
- * const title = stringOption(options.title, 'options.title', 'fhirgate');
- * const host = stringOption(options.host, 'options.host', '127.0.0.1', true);
- * ```
  */
 export function stringOption(value: unknown, name: string, fallback: string, nonEmpty = false): string {
   if (value === undefined) return fallback;
@@ -98,26 +70,12 @@ export function stringOption(value: unknown, name: string, fallback: string, non
   return value;
 }
 
-/**
- * Throws a `TypeError` unless `value` is an object (not `null`); `name` names it (`options`).
- *
- * @example
- * ```ts
- * checkObject(options, 'createServiceAPI options');
- * ```
- */
+/** Throws a `TypeError` unless `value` is an object (not `null`); `name` names it (`options`). */
 export function checkObject(value: unknown, name: string): asserts value is object {
   if (typeof value !== 'object' || value === null) throw new TypeError(`${name} must be an object`);
 }
 
-/**
- * Checks a signal option: `undefined` stays `undefined`, else a `TypeError` unless it is an `AbortSignal`.
- *
- * @example
- * ```ts
- * const signal = signalOption(options.signal, 'options.signal');
- * ```
- */
+/** Checks a signal option: `undefined` stays `undefined`, else a `TypeError` unless it is an `AbortSignal`. */
 export function signalOption(value: unknown, name: string): AbortSignal | undefined {
   if (value !== undefined && !(value instanceof AbortSignal)) throw new TypeError(`${name} must be an AbortSignal`);
   return value;

@@ -26,11 +26,6 @@ export interface PrintableOptions {
  * `text` without terminal escape sequences and control characters: C0 controls other than tab (and line
  * feed, when `multiline`), DEL, and C1 controls (U+0080–U+009F). Without `multiline`, a line break
  * becomes a space, so that the text cannot start a line of its own. Text that holds none comes back as it is.
- *
- * @example
- * ```ts
- * printable('40%\x1b[2J\x9b31m done\r\nnext'); // '40% done next'
- * ```
  */
 export function printable(text: string, options: PrintableOptions = {}): string {
   if (!UNSAFE.test(text)) return text;

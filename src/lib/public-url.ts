@@ -6,11 +6,6 @@
 /**
  * Checks option `publicUrl` (an absolute http(s) URL, no credentials, query or fragment) and returns
  * it without a trailing slash; `undefined` stays `undefined`. Throws a `TypeError` naming `name`.
- *
- * @example
- * ```ts
- * checkPublicUrl('https://api.example.org/', 'options.publicUrl'); // 'https://api.example.org'
- * ```
  */
 export function checkPublicUrl(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;

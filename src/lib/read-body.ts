@@ -25,11 +25,6 @@ function readable(req: IncomingMessage): Promise<void> {
 /**
  * The body of `req` chunk by chunk. Rejects with `ERR_BODY_TOO_LARGE` (413) as soon as the declared
  * `Content-Length` or the bytes received pass `limit`, and with `ERR_ABORTED` when the client goes away.
- *
- * @example
- * ```ts
- * for await (const chunk of readChunks(req, 1 << 20)) parser.write(chunk);
- * ```
  */
 export async function* readChunks(req: IncomingMessage, limit: number): AsyncGenerator<Buffer, void, undefined> {
   const declared = Number(req.headers['content-length']);
@@ -55,14 +50,7 @@ export async function* readChunks(req: IncomingMessage, limit: number): AsyncGen
   }
 }
 
-/**
- * The whole body of `req` (see {@link readChunks} for the limit and errors).
- *
- * @example
- * ```ts
- * const body = await readBytes(req, 1024);
- * ```
- */
+/** The whole body of `req` (see {@link readChunks} for the limit and errors). */
 export async function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of readChunks(req, limit)) chunks.push(chunk);

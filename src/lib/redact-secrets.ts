@@ -26,14 +26,7 @@ function formsOf(secret: string): string[] {
   return [secret, ...encoded, ...lower, JSON.stringify(secret).slice(1, -1)];
 }
 
-/**
- * The known credentials of one exchange.
- *
- * @example
- * ```ts
- * const known: KnownCredentials = { secrets: [clientSecret, accessToken], basic: [[clientId, clientSecret]] };
- * ```
- */
+/** The known credentials of one exchange. */
 export interface KnownCredentials {
   /** Secret values (a client secret, a signed assertion, an access token); empty strings are ignored. */
   readonly secrets?: readonly (string | undefined)[];
@@ -41,15 +34,7 @@ export interface KnownCredentials {
   readonly basic?: readonly (readonly [string, string])[];
 }
 
-/**
- * Removes every known credential from upstream text. Build one per exchange; it is cheap.
- *
- * @example
- * ```ts
- * const redact = new SecretRedactor({ secrets: [secret], basic: [[id, secret]] });
- * redact.text('client_secret=s3cr%2Bt was wrong', 300); // 'client_secret=[redacted] was wrong'
- * ```
- */
+/** Removes every known credential from upstream text. Build one per exchange; it is cheap. */
 export class SecretRedactor {
   readonly #pattern: RegExp | undefined;
 
@@ -68,25 +53,13 @@ export class SecretRedactor {
   /**
    * `value` without the credentials, then cut to `maxLength` characters (ending in `…` when cut). Redacting
    * comes first, so a cut never leaves part of a credential behind.
-   *
-   * @example
-   * ```ts
-   * redact.text(description, 300);
-   * ```
    */
   text(value: string, maxLength = Infinity): string {
     const clean = this.#pattern === undefined ? value : value.replace(this.#pattern, REDACTED);
     return clean.length <= maxLength ? clean : `${clean.slice(0, Math.max(0, maxLength - 1))}…`;
   }
 
-  /**
-   * A copy of a JSON value with every string redacted (an OperationOutcome kept on an error).
-   *
-   * @example
-   * ```ts
-   * const outcome = redact.json(JSON.parse(body));
-   * ```
-   */
+  /** A copy of a JSON value with every string redacted (an OperationOutcome kept on an error). */
   json(value: unknown): unknown {
     if (typeof value === 'string') return this.text(value);
     if (Array.isArray(value)) return value.map((v) => this.json(v));

@@ -20,11 +20,6 @@ function locationOf(line: string): string | undefined {
 /**
  * The first frame of `err`'s stack in the user's code (not fhirgate's, not Node's, not a dependency's):
  * `/srv/app/handlers.mjs:12:9`, or undefined when there is none.
- *
- * @example
- * ```ts
- * userCodeFrame(new Error('boom')); // '/srv/app/handlers.mjs:12:9' when thrown there
- * ```
  */
 export function userCodeFrame(err: unknown): string | undefined {
   const stack = err instanceof Error && typeof err.stack === 'string' ? err.stack : '';
@@ -45,11 +40,6 @@ interface FailureLog {
 /**
  * Logs a handler's failure at `level` with `at`, the file and line in the user's code where it failed, and
  * at `debug` one more line with the error's stack. Neither ever goes to a client.
- *
- * @example
- * ```ts
- * logUserCodeFailure(req.log, 'error', 'transform handler failed', { resource_type: 'Patient' }, err);
- * ```
  */
 export function logUserCodeFailure(log: FailureLog, level: 'warn' | 'error', message: string, fields: Record<string, unknown>, err: unknown): void {
   const at = userCodeFrame(err);

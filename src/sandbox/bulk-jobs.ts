@@ -8,25 +8,12 @@ import { FhirgateError } from '../errors.js';
 import { isResourceType, RESOURCE_TYPES, type Resource } from '../fhir/index.js';
 import type { SandboxContext } from './context.js';
 
-/**
- * Where an export starts: the whole server, every patient, or the members of one Group.
- *
- * @example
- * ```ts
- * const level: ExportLevel = { kind: 'group', id: 'cohort-1' };
- * ```
- */
+/** Where an export starts: the whole server, every patient, or the members of one Group. */
 export type ExportLevel = { readonly kind: 'system' } | { readonly kind: 'patient' } | { readonly kind: 'group'; readonly id: string };
 
 /**
  * One export job: the resources it selected at kick-off (references, never copies: a write stores a
  * new object), and how many more status requests answer "in progress".
- *
- * @example
- * ```ts
- * const job = startJob(ctx, { kind: 'system' }, new URLSearchParams('_type=Patient'), request);
- * job.files.get('Patient')?.length;
- * ```
  */
 export interface ExportJob {
   readonly id: string;
@@ -42,14 +29,7 @@ export interface ExportJob {
 
 const jobsOf = new WeakMap<SandboxContext, Map<string, ExportJob>>();
 
-/**
- * The export jobs of a sandbox.
- *
- * @example
- * ```ts
- * exportJobs(ctx).get(id);
- * ```
- */
+/** The export jobs of a sandbox. */
 export function exportJobs(ctx: SandboxContext): Map<string, ExportJob> {
   let jobs = jobsOf.get(ctx);
   if (jobs === undefined) jobsOf.set(ctx, (jobs = new Map()));
@@ -66,11 +46,6 @@ function bad(message: string): FhirgateError {
 /**
  * Checks the kick-off parameters (`_type`, `_since`, `_outputFormat`; `_typeFilter` is refused as
  * not supported, 400), selects the resources and stores a new job. A Group that does not exist is 404.
- *
- * @example
- * ```ts
- * const job = startJob(ctx, { kind: 'group', id: 'g1' }, query, `${ctx.fhirBase}/Group/g1/$export`);
- * ```
  */
 export function startJob(ctx: SandboxContext, level: ExportLevel, query: URLSearchParams, request: string): ExportJob {
   const types = query.getAll('_type').flatMap((v) => v.split(',')).map((t) => t.trim()).filter((t) => t !== '');

@@ -20,11 +20,6 @@ const FILE = '$export-file';
 /**
  * The Bulk Data route for the path segments after the FHIR base, or `undefined` when the path is
  * not a Bulk Data one.
- *
- * @example
- * ```ts
- * bulkRoute('GET', ['Patient', '$export'])?.run(ctx, req, res, query);
- * ```
  */
 export function bulkRoute(method: string, rest: readonly string[]): SandboxRoute | undefined {
   const [first = '', second, third] = rest;

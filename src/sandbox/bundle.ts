@@ -181,11 +181,6 @@ function transaction(ctx: SandboxContext, raw: readonly unknown[]): BundleEntry[
 /**
  * `POST [base]`: runs a `transaction` or `batch` Bundle and answers the `transaction-response` or
  * `batch-response` Bundle, one entry per request entry, in order.
- *
- * @example
- * ```ts
- * await postBundle(ctx, req, res);
- * ```
  */
 export async function postBundle(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const bundle = parseResource(req.headers['content-type'], await readBytes(req, ctx.options.bodyLimit), 'Bundle') as Resource & { type?: unknown; entry?: unknown };

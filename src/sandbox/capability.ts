@@ -13,11 +13,6 @@ const SEARCH_TYPE = { string: 'string', token: 'token', date: 'date', reference:
 /**
  * The CapabilityStatement of a running sandbox: every R4B resource type with read, vread, create,
  * update, delete and search, and the search parameters each one takes; transaction and batch at the base.
- *
- * @example
- * ```ts
- * capabilityStatement(ctx).rest?.[0]?.resource?.find((r) => r.type === 'Patient')?.searchParam;
- * ```
  */
 export function capabilityStatement(ctx: SandboxContext): CapabilityStatement {
   return {
@@ -52,14 +47,7 @@ export function capabilityStatement(ctx: SandboxContext): CapabilityStatement {
   };
 }
 
-/**
- * The SMART App Launch configuration document (`.well-known/smart-configuration`).
- *
- * @example
- * ```ts
- * smartConfiguration(ctx).token_endpoint; // 'http://127.0.0.1:PORT/oauth2/token'
- * ```
- */
+/** The SMART App Launch configuration document (`.well-known/smart-configuration`). */
 export function smartConfiguration(ctx: SandboxContext): Record<string, unknown> {
   return {
     token_endpoint: ctx.tokenUrl,

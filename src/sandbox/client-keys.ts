@@ -15,24 +15,12 @@ const JWKS_LIMIT = 64 * 1024;
 /** Milliseconds a JWKS fetch may take. */
 const JWKS_TIMEOUT_MS = 5_000;
 
-/**
- * Why no key was found, said to the client as an `invalid_client` description (never a key).
- *
- * @example
- * ```ts
- * throw new KeyLookupError('no key in the JWKS has that kid');
- * ```
- */
+/** Why no key was found, said to the client as an `invalid_client` description (never a key). */
 export class KeyLookupError extends Error {}
 
 /**
  * The public key that verifies an assertion of `client` with this `header`. Throws
  * {@link KeyLookupError} when the client's set has no usable key for it, or cannot be fetched.
- *
- * @example
- * ```ts
- * const key = await clientKey(client, decodeJWT(assertion).header);
- * ```
  */
 export async function clientKey(client: ResolvedClient, header: JWTHeader): Promise<KeyObject> {
   if (client.publicKey !== undefined) return client.publicKey;

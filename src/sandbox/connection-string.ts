@@ -27,12 +27,6 @@ export interface ConnectionStringOptions {
  * a key or JWKS client; without `token_url` when `discover` is set. Values are percent-encoded.
  *
  * @throws TypeError for a key client without `keyPath`, or a non-string option.
- * @example
- * ```ts
- * buildConnectionString('http://127.0.0.1:8000/fhir/R4', 'http://127.0.0.1:8000/oauth2/token',
- *   { clientId: 'fhirgate-demo', clientSecret: 'demo-secret' });
- * // 'fhir://127.0.0.1:8000/fhir/R4/?client_id=fhirgate-demo&client_secret=demo-secret&token_url=http%3A%2F%2F127.0.0.1%3A8000%2Foauth2%2Ftoken'
- * ```
  */
 export function buildConnectionString(
   fhirBase: string,

@@ -9,14 +9,7 @@ import type { RequestKind, StatsRecorder } from './stats.js';
 import type { ResourceStore } from './store.js';
 import type { TokenStore } from './token-store.js';
 
-/**
- * The state of one running sandbox, built once it listens (the URLs need the port).
- *
- * @example
- * ```ts
- * const ctx: SandboxContext = { options, store, tokens, stats, faults, fhirBase, tokenUrl, signal };
- * ```
- */
+/** The state of one running sandbox, built once it listens (the URLs need the port). */
 export interface SandboxContext {
   readonly options: ResolvedOptions;
   readonly store: ResourceStore;
@@ -31,14 +24,7 @@ export interface SandboxContext {
   readonly signal: AbortSignal;
 }
 
-/**
- * A resolved route of the sandbox's FHIR server or token endpoint.
- *
- * @example
- * ```ts
- * const route: SandboxRoute = { kind: 'read', public: false, run: (ctx, req, res) => sendJSON(res, 200, {}) };
- * ```
- */
+/** A resolved route of the sandbox's FHIR server or token endpoint. */
 export interface SandboxRoute {
   readonly kind: RequestKind;
   /** True when no bearer token is needed (metadata, SMART configuration, token endpoint, errors). */

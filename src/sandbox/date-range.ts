@@ -18,14 +18,7 @@ export type DatePrefix = (typeof DATE_PREFIXES)[number];
 
 const DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$/;
 
-/**
- * The range a FHIR date, partial date or dateTime covers, or undefined when the text is not one.
- *
- * @example
- * ```ts
- * dateRange('1974-12'); // { start: Date.UTC(1974, 11, 1), end: Date.UTC(1975, 0, 1) }
- * ```
- */
+/** The range a FHIR date, partial date or dateTime covers, or undefined when the text is not one. */
 export function dateRange(text: string): DateRange | undefined {
   const m = DATE.exec(text);
   if (m === null) return undefined;
@@ -46,14 +39,7 @@ export function dateRange(text: string): DateRange | undefined {
   return { start, end };
 }
 
-/**
- * True when the target range matches the search range under the prefix (FHIR R4 search.html#prefix).
- *
- * @example
- * ```ts
- * matchesDate('ge', dateRange('1970')!, dateRange('1974-12-25')!); // true
- * ```
- */
+/** True when the target range matches the search range under the prefix (FHIR R4 search.html#prefix). */
 export function matchesDate(prefix: DatePrefix, search: DateRange, target: DateRange): boolean {
   const contains = target.start >= search.start && target.end <= search.end;
   switch (prefix) {

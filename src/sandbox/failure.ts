@@ -18,11 +18,6 @@ const ISSUE_FOR: Partial<Record<ErrorCode, IssueType>> = {
 /**
  * The status, issue code and text to answer a failure with: a `FhirgateError` with a status as it
  * says, anything else a 500 that shows nothing of the failure.
- *
- * @example
- * ```ts
- * const { status, code, message } = failureOf(err);
- * ```
  */
 export function failureOf(err: unknown): { status: number; code: IssueType; message: string } {
   if (isFhirgateError(err) && err.status !== undefined) {

@@ -80,16 +80,7 @@ function retryAfterHeader(value: unknown): string | undefined {
   throw new TypeError('faults.failNext: options.retryAfter must be a non-negative integer or an HTTP date string');
 }
 
-/**
- * The sandbox's fault switches. `hooks` do what needs the server (closing sockets, expiring tokens).
- *
- * @example
- * ```ts
- * sandbox.faults.failNext(2, 429, { retryAfter: 1 });
- * sandbox.faults.latency(50);
- * sandbox.faults.reset();
- * ```
- */
+/** The sandbox's fault switches. `hooks` do what needs the server (closing sockets, expiring tokens). */
 export class FaultSwitches implements SandboxFaults {
   readonly #hooks: { readonly closeSockets: () => void; readonly expireTokens: () => void };
   #latency: { ms: number; target: FaultTarget } = { ms: 0, target: 'fhir' };

@@ -32,14 +32,7 @@ function sendWritten(ctx: SandboxContext, req: IncomingMessage, res: ServerRespo
   else sendJSON(res, status, resource, headers);
 }
 
-/**
- * `GET [type]/[id]` and `GET [type]/[id]/_history/[vid]`: 200 with `ETag`, 404 unknown, 410 deleted.
- *
- * @example
- * ```ts
- * read(ctx, res, { type: 'Patient', id: 'a-patient-1', vid: 1 });
- * ```
- */
+/** `GET [type]/[id]` and `GET [type]/[id]/_history/[vid]`: 200 with `ETag`, 404 unknown, 410 deleted. */
 export function read(ctx: SandboxContext, res: ServerResponse, target: Target & { id: string }): void {
   const resource = readResource(ctx, target);
   sendJSON(res, 200, resource, versionHeaders(ctx, resource, false));
@@ -48,11 +41,6 @@ export function read(ctx: SandboxContext, res: ServerResponse, target: Target & 
 /**
  * `GET [type]?…` and `POST [type]/_search` (form body parameters join the query's): a searchset
  * Bundle with `total`, absolute `self`/`next` links and `fullUrl`s.
- *
- * @example
- * ```ts
- * await search(ctx, req, res, 'Patient', new URLSearchParams('family=Chalmers'));
- * ```
  */
 export async function search(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, type: ResourceType, query: URLSearchParams): Promise<void> {
   const params = new URLSearchParams(query);
@@ -68,11 +56,6 @@ export async function search(ctx: SandboxContext, req: IncomingMessage, res: Ser
 /**
  * `POST [type]`: 201 with `Location` and `ETag`; an id in the body is replaced. `If-None-Exist` makes
  * it conditional (200 with the one match, 412 for several).
- *
- * @example
- * ```ts
- * await create(ctx, req, res, 'Patient');
- * ```
  */
 export async function create(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, type: ResourceType): Promise<void> {
   const resource = parseResource(req.headers['content-type'], await readBytes(req, ctx.options.bodyLimit), type);
@@ -83,25 +66,13 @@ export async function create(ctx: SandboxContext, req: IncomingMessage, res: Ser
 /**
  * `PUT [type]/[id]`: 200 with the next version, 201 when it creates; `If-Match: W/"[vid]"` that is
  * not the current version answers 412.
- *
- * @example
- * ```ts
- * await update(ctx, req, res, { type: 'Patient', id: 'a-patient-1' });
- * ```
  */
 export async function update(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse, target: Target & { id: string }): Promise<void> {
   const resource = parseResource(req.headers['content-type'], await readBytes(req, ctx.options.bodyLimit), target.type);
   sendWritten(ctx, req, res, updateResource(ctx, target, resource, req.headers['if-match']));
 }
 
-/**
- * `DELETE [type]/[id]`: 204, also when already deleted; 404 when it never existed.
- *
- * @example
- * ```ts
- * remove(ctx, res, { type: 'Patient', id: 'a-patient-1' });
- * ```
- */
+/** `DELETE [type]/[id]`: 204, also when already deleted; 404 when it never existed. */
 export function remove(ctx: SandboxContext, res: ServerResponse, target: Target & { id: string }): void {
   deleteResource(ctx, target);
   sendJSON(res, 204, undefined);

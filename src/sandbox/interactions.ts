@@ -32,14 +32,7 @@ function notThere(target: Target, state: 'deleted' | 'missing'): FhirgateError {
     : new FhirgateError('ERR_NOT_FOUND', `${ref} is not known`, { status: 404 });
 }
 
-/**
- * A resource, or one version of it: 404 unknown, 410 deleted.
- *
- * @example
- * ```ts
- * const patient = readResource(ctx, { type: 'Patient', id: 'a-patient-1' });
- * ```
- */
+/** A resource, or one version of it: 404 unknown, 410 deleted. */
 export function readResource(ctx: SandboxContext, target: Target & { id: string }): Resource {
   const found = target.vid === undefined ? ctx.store.read(target.type, target.id) : ctx.store.vread(target.type, target.id, target.vid);
   if (found.state !== 'found') throw notThere(target, found.state);
@@ -50,11 +43,6 @@ export function readResource(ctx: SandboxContext, target: Target & { id: string 
  * Creates `resource` (an id in it is replaced by `id`, default a fresh UUID): 201. With `ifNoneExist`
  * (a query, with or without a leading `[type]?`) it is conditional: 200 and the one match, 412 for several,
  * 400 for a query without any criterion (it would match everything).
- *
- * @example
- * ```ts
- * const { status, resource } = createResource(ctx, patient, 'identifier=sys|123');
- * ```
  */
 export function createResource(ctx: SandboxContext, resource: Resource, ifNoneExist?: string, id?: string): Written {
   if (ifNoneExist !== undefined) {
@@ -75,11 +63,6 @@ export function createResource(ctx: SandboxContext, resource: Resource, ifNoneEx
 /**
  * Writes the next version of `target` (201 when it creates it, else 200). The resource's id must be
  * the target's (400); `ifMatch` (`W/"[vid]"`) that is not the current version is 412.
- *
- * @example
- * ```ts
- * updateResource(ctx, { type: 'Patient', id: 'p1' }, patient, 'W/"3"');
- * ```
  */
 export function updateResource(ctx: SandboxContext, target: Target & { id: string }, resource: Resource, ifMatch?: string): Written {
   if (resource.id !== target.id) {
@@ -96,14 +79,7 @@ export function updateResource(ctx: SandboxContext, target: Target & { id: strin
   return { status: current.state === 'found' ? 200 : 201, resource: ctx.store.update(resource as Resource & { id: string }) };
 }
 
-/**
- * Deletes `target`; also when already deleted. 404 when it never existed.
- *
- * @example
- * ```ts
- * deleteResource(ctx, { type: 'Patient', id: 'p1' });
- * ```
- */
+/** Deletes `target`; also when already deleted. 404 when it never existed. */
 export function deleteResource(ctx: SandboxContext, target: Target & { id: string }): void {
   if (ctx.store.delete(target.type, target.id) === 'missing') throw notThere(target, 'missing');
 }

@@ -115,14 +115,7 @@ export interface ResolvedOptions {
   readonly exportRetryAfterSeconds: number;
 }
 
-/**
- * The defaults of every sandbox option.
- *
- * @example
- * ```ts
- * SANDBOX_DEFAULTS.tokenLifetimeSeconds; // 300
- * ```
- */
+/** The defaults of every sandbox option. */
 export const DEFAULTS = Object.freeze({
   port: 0,
   host: '127.0.0.1',
@@ -186,15 +179,7 @@ function resolveSeed(seed: unknown): ResolvedOptions['seed'] {
   });
 }
 
-/**
- * Checks and copies the options of `startSandbox`; misuse throws `TypeError`/`RangeError` naming the option.
- *
- * @example
- * ```ts
- * const o = resolveOptions({ port: 0, open: true });
- * o.clients.get('fhirgate-demo')?.clientSecret; // 'demo-secret'
- * ```
- */
+/** Checks and copies the options of `startSandbox`; misuse throws `TypeError`/`RangeError` naming the option. */
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('startSandbox: options must be an object');
   const { host = DEFAULTS.host, open = DEFAULTS.open, clients = [DEFAULTS.client] } = options;

@@ -8,11 +8,6 @@ import { isResourceType, type Resource } from '../fhir/index.js';
 /**
  * Parses a FHIR JSON body that must be a resource of `type`: 415 for another media type, 400 for
  * malformed JSON, a non-resource or a resource of another type.
- *
- * @example
- * ```ts
- * const patient = parseResource(req.headers['content-type'], body, 'Patient');
- * ```
  */
 export function parseResource(contentType: string | undefined, body: Buffer, type: string): Resource {
   const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase();

@@ -10,14 +10,7 @@ import type { IssueType } from '../fhir/operation-outcome.js';
 /** The FHIR JSON media type with its charset. */
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 
-/**
- * Sends `text` with a content type (or no body at all when `text` is undefined).
- *
- * @example
- * ```ts
- * sendText(res, 503, 'down for maintenance', 'text/plain; charset=utf-8', { 'retry-after': '5' });
- * ```
- */
+/** Sends `text` with a content type (or no body at all when `text` is undefined). */
 export function sendText(
   res: ServerResponse,
   status: number,
@@ -34,14 +27,7 @@ export function sendText(
   res.end(text);
 }
 
-/**
- * Sends `body` as JSON (or nothing when `body` is undefined).
- *
- * @example
- * ```ts
- * sendJSON(res, 200, patient, { etag: 'W/"1"' });
- * ```
- */
+/** Sends `body` as JSON (or nothing when `body` is undefined). */
 export function sendJSON(
   res: ServerResponse,
   status: number,
@@ -52,14 +38,7 @@ export function sendJSON(
   sendText(res, status, body === undefined ? undefined : JSON.stringify(body), contentType, headers);
 }
 
-/**
- * Sends an OperationOutcome with one issue (`severity` error unless the status is below 400).
- *
- * @example
- * ```ts
- * sendOutcome(res, 404, 'not-found', 'Patient/123 is not known');
- * ```
- */
+/** Sends an OperationOutcome with one issue (`severity` error unless the status is below 400). */
 export function sendOutcome(
   res: ServerResponse,
   status: number,

@@ -66,14 +66,7 @@ async function handle(ctx: SandboxContext, req: IncomingMessage, res: ServerResp
   await route.run(ctx, req, res, query);
 }
 
-/**
- * The listener of a sandbox's HTTP server.
- *
- * @example
- * ```ts
- * server.on('request', requestListener(ctx));
- * ```
- */
+/** The listener of a sandbox's HTTP server. */
 export function requestListener(ctx: SandboxContext): RequestListener {
   return (req, res) => {
     handle(ctx, req, res).catch((err: unknown) => answerError(ctx, res, err));

@@ -95,15 +95,7 @@ function fhirRoute(method: string, rest: readonly string[]): SandboxRoute {
   return { kind: 'vread', public: false, run: (ctx, _req, res) => read(ctx, res, { type: first, id: checkId(second), vid }) };
 }
 
-/**
- * The route of a request, from its raw URL. Malformed percent-encoding anywhere in it answers 400.
- *
- * @example
- * ```ts
- * const { route, query } = resolveRoute('GET', '/fhir/R4/Patient?family=Doe');
- * route.kind; // 'search'
- * ```
- */
+/** The route of a request, from its raw URL. Malformed percent-encoding anywhere in it answers 400. */
 export function resolveRoute(method: string, rawUrl: string): { route: SandboxRoute; query: URLSearchParams } {
   const mark = rawUrl.indexOf('?');
   const rawPath = mark < 0 ? rawUrl : rawUrl.slice(0, mark);

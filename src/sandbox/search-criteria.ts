@@ -17,14 +17,7 @@ const MODIFIERS: Readonly<Record<SearchParamDef['kind'], readonly string[]>> = {
   reference: ['', 'missing'],
 };
 
-/**
- * A 400 answer (`ERR_INVALID_SEARCH`) for a search the sandbox cannot run.
- *
- * @example
- * ```ts
- * throw badSearch('unknown search parameter "foo" for Patient');
- * ```
- */
+/** A 400 answer (`ERR_INVALID_SEARCH`) for a search the sandbox cannot run. */
 export function badSearch(message: string): FhirgateError {
   return new FhirgateError('ERR_INVALID_SEARCH', message, { status: 400 });
 }
@@ -115,15 +108,7 @@ function oneValue(def: SearchParamDef, modifier: string, value: string): Predica
   }
 }
 
-/**
- * The predicate for one occurrence of a search parameter.
- *
- * @example
- * ```ts
- * const p = criterion('gender', searchParamsFor('Patient').gender!, '', 'female,other');
- * p({ resourceType: 'Patient', gender: 'female' }); // true
- * ```
- */
+/** The predicate for one occurrence of a search parameter. */
 export function criterion(name: string, def: SearchParamDef, modifier: string, value: string): Predicate {
   if (!MODIFIERS[def.kind].includes(modifier)) {
     throw badSearch(`modifier ":${modifier}" is not supported on search parameter "${name}"`);
@@ -138,14 +123,7 @@ export function criterion(name: string, def: SearchParamDef, modifier: string, v
   return modifier === 'not' ? (r) => !any(r) : any;
 }
 
-/**
- * A sort key of a parameter: its first value in a comparable form, or undefined when absent.
- *
- * @example
- * ```ts
- * sortKey(searchParamsFor('Patient').birthdate!, patient); // -157766400000
- * ```
- */
+/** A sort key of a parameter: its first value in a comparable form, or undefined when absent. */
 export function sortKey(def: SearchParamDef, resource: Fields): string | number | undefined {
   switch (def.kind) {
     case 'date': {

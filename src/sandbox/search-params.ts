@@ -105,14 +105,7 @@ const CLINICAL: Readonly<Record<string, SearchParamDef>> = {
   identifier: { kind: 'token', values: (r) => identifiers(r.identifier) },
 };
 
-/**
- * The search parameters of a resource type, by name.
- *
- * @example
- * ```ts
- * searchParamsFor('Patient').birthdate?.kind; // 'date'
- * ```
- */
+/** The search parameters of a resource type, by name. */
 export function searchParamsFor(type: Resource['resourceType']): Readonly<Record<string, SearchParamDef>> {
   return type === 'Patient' ? PATIENT : CLINICAL;
 }

@@ -94,12 +94,6 @@ function compare(a: Fields, b: Fields, sorts: readonly SortBy[]): number {
  * Runs a search of one resource type. Throws `ERR_INVALID_SEARCH` (status 400) for an unknown
  * parameter or modifier, a bad value, or a repeated `_count`/`_sort`/`_offset`/`_elements`. A `_count` over
  * {@link MAX_PAGE_SIZE} is cut to it (the `self` link says so).
- *
- * @example
- * ```ts
- * const page = runSearch(store, 'Patient', new URLSearchParams('birthdate=ge1970&_sort=-birthdate&_count=2'));
- * page.total; page.resources; page.next?.toString();
- * ```
  */
 export function runSearch(store: ResourceStore, type: Resource['resourceType'], query: URLSearchParams): SearchPage {
   const defs = searchParamsFor(type);

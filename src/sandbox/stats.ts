@@ -75,16 +75,7 @@ export interface TokenRequestFacts {
   readonly keyId?: string | undefined;
 }
 
-/**
- * The sandbox's own, writable side of {@link SandboxStats}.
- *
- * @example
- * ```ts
- * const stats = new StatsRecorder();
- * stats.countRequest('GET', 'read');
- * stats.requests.total; // 1
- * ```
- */
+/** The sandbox's own, writable side of {@link SandboxStats}. */
 export class StatsRecorder implements SandboxStats {
   #total = 0;
   #byMethod: Record<string, number> = {};

@@ -22,16 +22,7 @@ export interface StoreSnapshot {
   readonly types: ReadonlyMap<string, Map<string, Version[]>>;
 }
 
-/**
- * An in-memory store of FHIR resources with version history. Resources go in and come out as copies.
- *
- * @example
- * ```ts
- * const store = new ResourceStore();
- * const p = store.create({ resourceType: 'Patient' });
- * store.read('Patient', p.id!); // { state: 'found', resource: { ..., meta: { versionId: '1', ... } } }
- * ```
- */
+/** An in-memory store of FHIR resources with version history. Resources go in and come out as copies. */
 export class ResourceStore {
   readonly #types = new Map<string, Map<string, Version[]>>();
 

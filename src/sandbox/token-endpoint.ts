@@ -173,15 +173,7 @@ async function grant(ctx: TokenEndpointContext, headers: IncomingHttpHeaders, fo
   return { status: 200, body, headers: {} };
 }
 
-/**
- * Answers one token request (the body already read). Records what it saw in the stats.
- *
- * @example
- * ```ts
- * const answer = await answerTokenRequest(ctx, req.headers, body);
- * sendJSON(res, answer.status, answer.body, { ...answer.headers, 'cache-control': 'no-store' }, 'application/json');
- * ```
- */
+/** Answers one token request (the body already read). Records what it saw in the stats. */
 export async function answerTokenRequest(ctx: TokenEndpointContext, headers: IncomingHttpHeaders, body: Buffer): Promise<TokenAnswer> {
   const form = new URLSearchParams(body.toString('utf8'));
   const facts: Facts = {

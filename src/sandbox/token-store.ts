@@ -16,18 +16,7 @@ function digest(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
 
-/**
- * Issues and checks opaque bearer tokens; remembers assertion ids to refuse replays.
- *
- * @example
- * ```ts
- * const tokens = new TokenStore();
- * const t = tokens.issue(300);
- * tokens.check(t); // 'valid'
- * tokens.expireAll();
- * tokens.check(t); // 'expired'
- * ```
- */
+/** Issues and checks opaque bearer tokens; remembers assertion ids to refuse replays. */
 export class TokenStore {
   readonly #tokens = new Map<string, Issued>();
   readonly #jtis = new Map<string, number>();

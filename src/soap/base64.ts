@@ -15,11 +15,6 @@ function hasWhiteSpace(text: string): boolean {
  * Decodes base64 (RFC 4648 §4 alphabet, padding required) where white space and line breaks may appear
  * anywhere, as XML Schema's `base64Binary` allows. Anything else — the URL-safe alphabet, a missing or
  * misplaced `=`, a stray character — throws `FhirgateError('ERR_SOAP_CLIENT')`.
- *
- * @example
- * ```ts
- * decodeBase64Strict('dGVz\r\ndGluZw==').toString(); // 'testing'
- * ```
  */
 export function decodeBase64Strict(text: string): Buffer {
   const reader = new Base64Reader();
@@ -37,13 +32,6 @@ export function decodeBase64Strict(text: string): Buffer {
  * text of this length, which a skipped or misplaced character always shortens (in any piece). No
  * per-character regular expression over the text (on a 1 MB document that scan cost 7 ms, the decode
  * 0.5 ms), and white space is only removed from a piece that has some.
- *
- * @example
- * ```ts
- * const reader = new Base64Reader();
- * for (const piece of ['dGVzd', 'GluZw', '==']) reader.write(piece);
- * reader.end().toString(); // 'testing'
- * ```
  */
 export class Base64Reader {
   readonly #parts: Buffer[] = [];

@@ -14,11 +14,6 @@ const FAULT = { description: 'soap:Fault', content: { 'text/xml': { schema: { ty
 /**
  * The OpenAPI path item of a NoteReader service, relative to its prefix: the SOAP POST and the GET with
  * the `wsdl` query parameter.
- *
- * @example
- * ```ts
- * noteReaderOpenAPI('CDSServices', ['ProcessDocument'], 'urn:epic-com:Common.2013.Services')[''].post?.summary;
- * ```
  */
 export function noteReaderOpenAPI(serviceName: string, operations: readonly string[], namespace: string): OpenAPIPaths {
   const ops = operations.join(', ') || 'none registered';
@@ -55,14 +50,7 @@ export function noteReaderOpenAPI(serviceName: string, operations: readonly stri
   };
 }
 
-/**
- * The plain-text answer of a GET without `?wsdl`.
- *
- * @example
- * ```ts
- * describeService('CDSServices', ['ProcessDocument'], 'http://127.0.0.1:8000/notereader');
- * ```
- */
+/** The plain-text answer of a GET without `?wsdl`. */
 export function describeService(serviceName: string, operations: readonly string[], baseUrl: string): string {
   return (
     `${serviceName}: a SOAP 1.1 NoteReader service.\n` +

@@ -9,14 +9,6 @@ import type { TextSink } from './read-envelope.js';
  * Takes the text of a `Document` element piece by piece, leaves out the white space around it all (as
  * `String#trim` would on the whole text) and decodes the rest as strict base64 as it comes, so that a
  * megabyte document is never held as text.
- *
- * @example
- * ```ts
- * const doc = new DocumentReader();
- * doc.write('\n  dGVzdGlu');
- * doc.write('Zw==\n');
- * doc.bytes().toString(); // 'testing'
- * ```
  */
 export class DocumentReader implements TextSink {
   readonly #base64 = new Base64Reader();

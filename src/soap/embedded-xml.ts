@@ -13,13 +13,6 @@ const XML_URI = 'http://www.w3.org/XML/1998/namespace';
 /**
  * Collects parser events into a standalone XML string. Namespace declarations written in the fragment
  * are kept; a prefix bound outside the fragment is declared on the first element that needs it.
- *
- * @example
- * ```ts
- * const w = new EmbeddedXMLWriter();
- * createSecureParser(limits, 'ERR_SOAP_CLIENT', { open: (t) => w.open(t), close: () => w.close(), text: (s) => w.text(s) });
- * w.toString();
- * ```
  */
 export class EmbeddedXMLWriter {
   /** The XML written so far: appended to, never joined (V8 keeps the pieces until the string is read). */

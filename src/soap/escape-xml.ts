@@ -9,11 +9,6 @@ const ENTITY: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>
 /**
  * Escapes `&`, `<`, `>`, `"` and `'`, and replaces characters XML 1.0 cannot hold (control characters,
  * lone surrogates) with U+FFFD, so that any string can be put in element text or an attribute value.
- *
- * @example
- * ```ts
- * escapeXML('a < b & "c"'); // 'a &lt; b &amp; &quot;c&quot;'
- * ```
  */
 export function escapeXML(text: string): string {
   return text.replace(SPECIAL, (c) => ENTITY[c] ?? '\uFFFD');

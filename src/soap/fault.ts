@@ -43,26 +43,12 @@ export class SOAPFault extends FhirgateError {
   }
 }
 
-/**
- * Shortens text taken from a request before it goes into a `faultstring` (at most `max` characters).
- *
- * @example
- * ```ts
- * clip('urn:' + 'x'.repeat(1000)); // 'urn:xxx…' (200 characters)
- * ```
- */
+/** Shortens text taken from a request before it goes into a `faultstring` (at most `max` characters). */
 export function clip(text: string, max = 200): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/**
- * A `Client` fault (HTTP 500 unless `status` is given).
- *
- * @example
- * ```ts
- * throw clientFault('Missing SOAP Body', 'MissingBody');
- * ```
- */
+/** A `Client` fault (HTTP 500 unless `status` is given). */
 export function clientFault(message: string, type: string, status?: number): SOAPFault {
   return new SOAPFault('Client', message, { type, status });
 }
@@ -72,11 +58,6 @@ export function clientFault(message: string, type: string, status?: number): SOA
  * (`ERR_BODY_TOO_LARGE`) into a `Client` fault with status 413; another `ERR_SOAP_CLIENT` (from the XML
  * parser or the base64 decoder) into a `Client` fault with its message; anything else into a generic
  * `Server` fault whose `faultstring` reveals nothing.
- *
- * @example
- * ```ts
- * const fault = toSOAPFault(err); // then writeFault(fault)
- * ```
  */
 export function toSOAPFault(err: unknown): SOAPFault {
   if (err instanceof SOAPFault) return err;

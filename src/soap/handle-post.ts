@@ -108,11 +108,6 @@ async function answer(req: RouteRequest, ctx: PostContext): Promise<RouteReply> 
 /**
  * Answers a SOAP POST. Every failure becomes a `soap:Fault` answer: HTTP 500 (SOAP 1.1 §6.2), or 413
  * for a body over `bodyLimit` and 415 for a `Content-Type` other than `text/xml`.
- *
- * @example
- * ```ts
- * const route = { method: 'POST', path: '', handle: (req) => handlePost(req, context) };
- * ```
  */
 export async function handlePost(req: RouteRequest, ctx: PostContext): Promise<RouteReply> {
   try {

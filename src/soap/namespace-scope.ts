@@ -7,16 +7,6 @@
  * Answers "which URI does this prefix mean here" in constant time. Walking the open elements' declarations
  * innermost first, as `saxes` does, costs each element and attribute a step per open ancestor: a body of
  * elements nested 250 deep took about a second per MiB, several times a flat one.
- *
- * @example
- * ```ts
- * const scope = new NamespaceScope();
- * scope.enter();
- * scope.declare('h', 'urn:hl7-org:v3');
- * scope.lookup('h'); // 'urn:hl7-org:v3'
- * scope.leave();
- * scope.lookup('h'); // undefined
- * ```
  */
 export class NamespaceScope {
   readonly #bound = new Map<string, string[]>();

@@ -8,14 +8,7 @@ import type { NoteReaderServiceOptions } from './types.js';
 import { numberOption } from '../lib/options.js';
 import { ATTRIBUTE_LIMITS } from './secure-parser.js';
 
-/**
- * The defaults of every NoteReader option.
- *
- * @example
- * ```ts
- * NOTEREADER_DEFAULTS.bodyLimit; // 10485760
- * ```
- */
+/** The defaults of every NoteReader option. */
 export const DEFAULTS = Object.freeze({
   namespace: 'urn:epic-com:Common.2013.Services',
   serviceName: 'CDSServices',
@@ -60,11 +53,6 @@ const NC_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 /**
  * Throws a `TypeError` naming `option` unless `value` is an XML name without a colon (an NCName in
  * ASCII), as WSDL names and operation names must be.
- *
- * @example
- * ```ts
- * checkNCName('ProcessDocument', 'name'); // ok
- * ```
  */
 export function checkNCName(value: unknown, option: string): string {
   if (typeof value !== 'string' || !NC_NAME.test(value)) {
@@ -73,14 +61,7 @@ export function checkNCName(value: unknown, option: string): string {
   return value;
 }
 
-/**
- * Checks the options once and fills in {@link DEFAULTS}. Misuse throws `TypeError`/`RangeError`.
- *
- * @example
- * ```ts
- * resolveOptions({ bodyLimit: 1024 }).bodyLimit; // 1024
- * ```
- */
+/** Checks the options once and fills in {@link DEFAULTS}. Misuse throws `TypeError`/`RangeError`. */
 export function resolveOptions(options: NoteReaderServiceOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const { namespace = DEFAULTS.namespace, dispatcher } = options;

@@ -21,12 +21,6 @@ const ASCII_NOT_PLAIN: readonly string[] = [
 /**
  * The index of the first character in `text` from `from` that is not plain character data, or
  * `text.length` when there is none.
- *
- * @example
- * ```ts
- * plainEnd('QUJD\nREVG</Document>', 0); // 9, the '<'
- * plainEnd('a &amp; b', 0); // 2
- * ```
  */
 export function plainEnd(text: string, from: number): number {
   const lt = text.indexOf('<', from);
@@ -48,11 +42,6 @@ export function plainEnd(text: string, from: number): number {
  * reaching the end of `text`) follows: just after a `>`. Only a place to look: whether that `>` ended a
  * tag (and not an attribute value, a comment or text) is for the parser to tell. `text.length` when there
  * is no such place.
- *
- * @example
- * ```ts
- * stopBeforePlain('<a><b>' + 'Q'.repeat(600) + '</b></a>', 0, 512); // 6
- * ```
  */
 export function stopBeforePlain(text: string, from: number, min: number): number {
   let gt = text.indexOf('>', from);
@@ -71,11 +60,6 @@ export function stopBeforePlain(text: string, from: number, min: number): number
 /**
  * Lines and column after `text`, counted as `saxes` counts them (ASCII text: one column a character),
  * from `line` and `column`.
- *
- * @example
- * ```ts
- * advance({ line: 1, column: 4 }, 'AB\nCDE'); // { line: 2, column: 3 }
- * ```
  */
 export function advance(at: { line: number; column: number }, text: string): { line: number; column: number } {
   let { line, column } = at;

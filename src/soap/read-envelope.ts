@@ -131,13 +131,6 @@ class EnvelopeCollector<S extends TextSink> {
  * operation; its children are matched by local name. The bytes must be UTF-8. Rejects with a
  * {@link SOAPFault} (`Client`, or `VersionMismatch` for another envelope namespace), or with the
  * error the chunk source throws (such as `ERR_BODY_TOO_LARGE`).
- *
- * @example
- * ```ts
- * const msg = await readEnvelope(req.chunks(10 * 1024 * 1024), { maxDepth: 256, maxElements: 200_000 });
- * msg.operation; // 'ProcessDocument'
- * msg.params.get('Document'); // base64 text
- * ```
  */
 export async function readEnvelope(
   chunks: AsyncIterable<Uint8Array>,
@@ -153,12 +146,6 @@ export async function readEnvelope(
  * parameters named in `sinks` to a sink made for each as it is read: a megabyte of base64 is decoded
  * while it arrives, and never kept as text. A sink's parameter whose content turns out to be XML elements
  * is kept as XML, its sink dropped.
- *
- * @example
- * ```ts
- * const parts = await readEnvelopeParts(req.chunks(limit), limits, new Set(), new Map([['Document', () => new Base64Reader()]]));
- * parts.streamed.get('Document')?.end(); // the bytes
- * ```
  */
 export async function readEnvelopeParts<S extends TextSink>(
   chunks: AsyncIterable<Uint8Array>,

@@ -104,15 +104,6 @@ export interface SecureParser {
  * well-formedness error, any DOCTYPE, an undefined entity, or a limit exceeded. Attribute limits are
  * checked as each attribute is read, so an element with a million attributes is refused at the first one
  * over the limit, not after all of them were read.
- *
- * @example
- * ```ts
- * const p = createSecureParser({ maxDepth: 64, maxElements: 10_000 }, 'ERR_CDA', {
- *   open: (tag, depth) => console.log(depth, tag.local, tag.uri),
- * });
- * p.write('<a xmlns="urn:x"><b/></a>');
- * p.close();
- * ```
  */
 export function createSecureParser(limits: XMLLimits, code: ErrorCode, events: XMLEvents): SecureParser {
   const parser = new SaxesParser({ xmlns: true, position: true });
@@ -227,14 +218,7 @@ function isDeclaration(attribute: SaxesAttributeNS): boolean {
   return attribute.prefix === 'xmlns' || (attribute.prefix === '' && attribute.local === 'xmlns');
 }
 
-/**
- * Parses a whole string with {@link createSecureParser}.
- *
- * @example
- * ```ts
- * parseSecurely('<a/>', { maxDepth: 8, maxElements: 8 }, 'ERR_CDA', { open: (t) => console.log(t.local) });
- * ```
- */
+/** Parses a whole string with {@link createSecureParser}. */
 export function parseSecurely(text: string, limits: XMLLimits, code: ErrorCode, events: XMLEvents): void {
   const parser = createSecureParser(limits, code, events);
   parser.write(text);

@@ -5,14 +5,7 @@
 import { escapeXML } from './escape-xml.js';
 import type { SOAPFault } from './fault.js';
 
-/**
- * The SOAP 1.1 envelope namespace.
- *
- * @example
- * ```ts
- * tag.uri === SOAP_ENVELOPE_NS;
- * ```
- */
+/** The SOAP 1.1 envelope namespace. */
 export const SOAP_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 
 const XML_DECL = '<?xml version="1.0" encoding="utf-8"?>';
@@ -40,11 +33,6 @@ function responseAround(namespace: string, operation: string, result: OperationR
 /**
  * Writes `<soap:Envelope><soap:Body><tns:{operation}Response><tns:{operation}Result>` with `Document`
  * and `Error` children, in the service's namespace `namespace`.
- *
- * @example
- * ```ts
- * writeResponse('urn:epic-com:Common.2013.Services', 'ProcessDocument', { document: '<ClinicalDocument/>' });
- * ```
  */
 export function writeResponse(namespace: string, operation: string, result: OperationResult): string {
   const [before, after] = responseAround(namespace, operation, result);
@@ -56,11 +44,6 @@ export function writeResponse(namespace: string, operation: string, result: Oper
  * measured and encoded again on the way out. The document's UTF-8 bytes are taken as Latin-1 when it
  * is all ASCII (the same bytes, five times faster), and the base64 is written beside the envelope's
  * head and tail, its length known from the byte count.
- *
- * @example
- * ```ts
- * const body = writeResponseBytes('urn:epic-com:Common.2013.Services', 'ProcessDocument', { document: cda });
- * ```
  */
 export function writeResponseBytes(namespace: string, operation: string, result: OperationResult): Buffer {
   const [before, after] = responseAround(namespace, operation, result);
@@ -99,11 +82,6 @@ function writeBase64(out: Buffer, at: number, data: string | Buffer): void {
  * Writes a `soap:Fault` (SOAP 1.1 §4.4): `faultcode` qualified by the envelope prefix, `faultstring`,
  * and a `detail` holding `tns:ClientFault` or `tns:ServerFault` with the fault's `Type`. A
  * `MustUnderstand` fault has no `detail`: §4.4 keeps `detail` for errors of the Body, never of headers.
- *
- * @example
- * ```ts
- * writeFault('urn:epic-com:Common.2013.Services', new SOAPFault('Client', 'Missing SOAP Body', { type: 'MissingBody' }));
- * ```
  */
 export function writeFault(namespace: string, fault: SOAPFault): string {
   const detailName = fault.faultCode === 'Server' ? 'ServerFault' : 'ClientFault';

@@ -86,12 +86,6 @@ function binding(d: WSDLDescription): string {
  * schema of each operation's request and `DocumentResponse` result and of the `ClientFault` and
  * `ServerFault` details, the messages, the port type, the binding (`soapAction` = the operation name)
  * and the service with its `soap:address`.
- *
- * @example
- * ```ts
- * buildWSDL({ namespace: 'urn:epic-com:Common.2013.Services', serviceName: 'CDSServices',
- *   portName: 'ICDSServices', operations: ['ProcessDocument'], address: 'https://h.example/notereader' });
- * ```
  */
 export function buildWSDL(d: WSDLDescription): string {
   const ns = escapeXML(d.namespace);

@@ -27,12 +27,6 @@ const XMLNS_URI = 'http://www.w3.org/2000/xmlns/';
 /**
  * Parses `text` into an {@link XMLElement} tree, refusing DOCTYPEs and unknown entities and enforcing
  * `limits`. Failures throw `FhirgateError(code, 'Invalid XML: …')`.
- *
- * @example
- * ```ts
- * const root = parseXMLTree('<a x="1"><b>hi</b></a>', { maxDepth: 8, maxElements: 100 }, 'ERR_CDA');
- * root.attributes.x; // '1'
- * ```
  */
 export function parseXMLTree(text: string, limits: XMLLimits, code: ErrorCode): XMLElement {
   const stack: { children: (XMLElement | string)[] }[] = [{ children: [] }];
@@ -55,41 +49,20 @@ export function parseXMLTree(text: string, limits: XMLLimits, code: ErrorCode): 
   return stack[0]!.children[0] as XMLElement;
 }
 
-/**
- * The child elements of `el`, optionally only those with local name `name`.
- *
- * @example
- * ```ts
- * children(section, 'entry').length;
- * ```
- */
+/** The child elements of `el`, optionally only those with local name `name`. */
 export function children(el: XMLElement | undefined, name?: string): XMLElement[] {
   if (!el) return [];
   return el.children.filter((c): c is XMLElement => typeof c !== 'string' && (name === undefined || c.name === name));
 }
 
-/**
- * Follows a path of local names from `el`, taking the first match at each step.
- *
- * @example
- * ```ts
- * child(doc, 'recordTarget', 'patientRole', 'patient');
- * ```
- */
+/** Follows a path of local names from `el`, taking the first match at each step. */
 export function child(el: XMLElement | undefined, ...path: string[]): XMLElement | undefined {
   let current = el;
   for (const name of path) current = children(current, name)[0];
   return current;
 }
 
-/**
- * Every descendant element of `el` with local name `name`, in document order.
- *
- * @example
- * ```ts
- * descendants(entry, 'observation');
- * ```
- */
+/** Every descendant element of `el` with local name `name`, in document order. */
 export function descendants(el: XMLElement | undefined, name: string): XMLElement[] {
   const found: XMLElement[] = [];
   const walk = (e: XMLElement): void => {
@@ -102,14 +75,7 @@ export function descendants(el: XMLElement | undefined, name: string): XMLElemen
   return found;
 }
 
-/**
- * The text content of `el` and its descendants, joined.
- *
- * @example
- * ```ts
- * textContent(child(doc, 'title')); // 'CDA for NoteReader'
- * ```
- */
+/** The text content of `el` and its descendants, joined. */
 export function textContent(el: XMLElement | undefined): string {
   if (!el) return '';
   return el.children.map((c) => (typeof c === 'string' ? c : textContent(c))).join('');

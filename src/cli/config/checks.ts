@@ -12,11 +12,6 @@ import { nearestName } from '../../lib/nearest-name.js';
  * The error of an option value that is not a resource type. The value is quoted only when it is a near
  * miss of a type name (an argument may hold anything, a secret included); else it is named by
  * `position` in the option's list, if any. `r4Only`: the types R4B dropped count too.
- *
- * @example
- * ```ts
- * throw notAResourceType('--type', 'Pateint', { position: 2 }); // --type: "Pateint" is not a FHIR R4 resource type (did you mean Patient?)
- * ```
  */
 export function notAResourceType(option: string, typed: string, where: { position?: number; r4Only?: boolean } = {}): FhirgateError {
   const what = where.r4Only === true ? 'a FHIR R4 or R4B resource type' : 'a FHIR R4 resource type';
@@ -25,67 +20,32 @@ export function notAResourceType(option: string, typed: string, where: { positio
   return configError(option, `${where.position === undefined ? 'not' : `the type at position ${where.position} is not`} ${what}`);
 }
 
-/**
- * The error of a config value: `<path>: <problem>`.
- *
- * @example
- * ```ts
- * throw configError('sources.ehr', 'token_url must be https');
- * ```
- */
+/** The error of a config value: `<path>: <problem>`. */
 export function configError(path: string, problem: string): FhirgateError {
   return new FhirgateError('ERR_CONFIG', `${path}: ${problem}`);
 }
 
-/**
- * A plain object (not an array, not null), as a record.
- *
- * @example
- * ```ts
- * const gateway = object(raw.gateway, 'gateway');
- * ```
- */
+/** A plain object (not an array, not null), as a record. */
 export function object(value: unknown, path: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw configError(path, 'must be an object');
   return value as Record<string, unknown>;
 }
 
-/**
- * Refuses keys outside `allowed`: a typo must fail, not be ignored.
- *
- * @example
- * ```ts
- * onlyKeys(gateway, ['path', 'module'], 'gateway');
- * ```
- */
+/** Refuses keys outside `allowed`: a typo must fail, not be ignored. */
 export function onlyKeys(record: Record<string, unknown>, allowed: readonly string[], path: string): void {
   for (const key of Object.keys(record)) {
     if (!allowed.includes(key)) throw configError(path === '' ? key.slice(0, 60) : `${path}.${key.slice(0, 60)}`, `unknown setting; allowed: ${allowed.join(', ')}`);
   }
 }
 
-/**
- * A non-empty string, or `undefined` when absent.
- *
- * @example
- * ```ts
- * const title = optionalString(raw.title, 'title');
- * ```
- */
+/** A non-empty string, or `undefined` when absent. */
 export function optionalString(value: unknown, path: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value === '') throw configError(path, 'must be a non-empty string');
   return value;
 }
 
-/**
- * A TCP port, 0 to 65535 (a number, or a string of digits after `${PORT}` expansion).
- *
- * @example
- * ```ts
- * const port = optionalPort(raw.port, 'port'); // 8000
- * ```
- */
+/** A TCP port, 0 to 65535 (a number, or a string of digits after `${PORT}` expansion). */
 export function optionalPort(value: unknown, path: string): number | undefined {
   if (value === undefined) return undefined;
   const port = typeof value === 'string' && /^\d{1,5}$/.test(value) ? Number(value) : value;
@@ -93,28 +53,14 @@ export function optionalPort(value: unknown, path: string): number | undefined {
   return port;
 }
 
-/**
- * A positive number, or `undefined`.
- *
- * @example
- * ```ts
- * const timeoutSeconds = optionalPositive(raw.timeoutSeconds, 'gateway.timeoutSeconds');
- * ```
- */
+/** A positive number, or `undefined`. */
 export function optionalPositive(value: unknown, path: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw configError(path, 'must be a positive number');
   return value;
 }
 
-/**
- * A URL path prefix: starts with `/`, no query, no `..`.
- *
- * @example
- * ```ts
- * const path = optionalPrefix(raw.path, 'gateway.path'); // '/fhir'
- * ```
- */
+/** A URL path prefix: starts with `/`, no query, no `..`. */
 export function optionalPrefix(value: unknown, path: string): string | undefined {
   const text = optionalString(value, path);
   if (text !== undefined && !/^\/[A-Za-z0-9._~\-/]*$/.test(text)) throw configError(path, 'must be a path such as /fhir (letters, digits, - . _ ~ and /)');
@@ -122,14 +68,7 @@ export function optionalPrefix(value: unknown, path: string): string | undefined
   return text;
 }
 
-/**
- * A list of non-empty strings, or `undefined`.
- *
- * @example
- * ```ts
- * const keys = optionalStrings(raw.apiKeys, 'apiKeys');
- * ```
- */
+/** A list of non-empty strings, or `undefined`. */
 export function optionalStrings(value: unknown, path: string): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value)) throw configError(path, 'must be an array of strings');
@@ -137,27 +76,13 @@ export function optionalStrings(value: unknown, path: string): string[] | undefi
   return [...(value as string[])];
 }
 
-/**
- * `true`, `false`, or `undefined`.
- *
- * @example
- * ```ts
- * const metrics = optionalBoolean(raw.metrics, 'metrics');
- * ```
- */
+/** `true`, `false`, or `undefined`. */
 export function optionalBoolean(value: unknown, path: string): boolean | undefined {
   if (value !== undefined && typeof value !== 'boolean') throw configError(path, 'must be true or false');
   return value;
 }
 
-/**
- * A whole number of milliseconds, `min` (default 0) or more, or `undefined`.
- *
- * @example
- * ```ts
- * const drain = optionalMilliseconds(raw.readinessDrainMs, 'readinessDrainMs'); // 5000
- * ```
- */
+/** A whole number of milliseconds, `min` (default 0) or more, or `undefined`. */
 export function optionalMilliseconds(value: unknown, path: string, min = 0): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw configError(path, `must be a whole number of milliseconds, ${min} or more`);
@@ -167,12 +92,6 @@ export function optionalMilliseconds(value: unknown, path: string, min = 0): num
 /**
  * How many worker processes: `'auto'` (one per core) or an integer from 1 to 1024 (a number, or a
  * string of digits from the command line or after `${…}` expansion), or `undefined`.
- *
- * @example
- * ```ts
- * optionalWorkers('4', '--workers'); // 4
- * optionalWorkers('auto', 'workers'); // 'auto'
- * ```
  */
 export function optionalWorkers(value: unknown, path: string): 'auto' | number | undefined {
   if (value === undefined || value === 'auto') return value;

@@ -3,14 +3,7 @@
  * @module
  */
 
-/**
- * One line per setting of `fhirgate.json`; kept next to the validation so both change together.
- *
- * @example
- * ```ts
- * console.log(CONFIG_HELP.join('\n'));
- * ```
- */
+/** One line per setting of `fhirgate.json`; kept next to the validation so both change together. */
 export const CONFIG_HELP: readonly string[] = Object.freeze([
   'Config file (JSON; any string but title and description may hold ${ENV_VAR} references, percent-encoded after the ? of',
   'a fhir:// string; $${ for a literal ${; unknown settings are errors):',

@@ -6,14 +6,7 @@
 import type { FHIRFacadeOptions } from '../../facade/index.js';
 import type { FacadeConfig } from './facade-config.js';
 
-/**
- * A CDS Hooks or NoteReader mount: where it is served and the module that registers its handlers.
- *
- * @example
- * ```ts
- * const cds: ServiceMountConfig = { path: '/cds', module: '/srv/app/cds-handlers.mjs' };
- * ```
- */
+/** A CDS Hooks or NoteReader mount: where it is served and the module that registers its handlers. */
 export interface ServiceMountConfig {
   /** The path prefix (`/cds`, `/notereader` by default). */
   readonly path: string | undefined;
@@ -21,27 +14,13 @@ export interface ServiceMountConfig {
   readonly module: string;
 }
 
-/**
- * The CDS Hooks mount: a service mount plus the FHIR servers prefetch may read from.
- *
- * @example
- * ```ts
- * const cds: CDSMountConfig = { path: '/cds', module: '/srv/app/cds-handlers.mjs', fhirServers: ['https://ehr.example.org/fhir'] };
- * ```
- */
+/** The CDS Hooks mount: a service mount plus the FHIR servers prefetch may read from. */
 export interface CDSMountConfig extends ServiceMountConfig {
   /** `new CDSHooksService({ fhirServers })`: the allowlist of prefetch; `undefined` reaches public addresses only. */
   readonly fhirServers: readonly string[] | undefined;
 }
 
-/**
- * The gateway section.
- *
- * @example
- * ```ts
- * const gateway: GatewayConfig = { path: '/fhir', fhirVersion: '4.0.1', timeoutSeconds: 30, module: undefined };
- * ```
- */
+/** The gateway section. */
 export interface GatewayConfig {
   /** The gateway's path prefix. Default `/fhir`. */
   readonly path: string | undefined;
@@ -53,28 +32,13 @@ export interface GatewayConfig {
   readonly module: string | undefined;
 }
 
-/**
- * CORS settings, as `createServiceAPI({ cors })` takes them.
- *
- * @example
- * ```ts
- * const cors: CorsConfig = { origins: ['https://ehr.example.org'], credentials: false };
- * ```
- */
+/** CORS settings, as `createServiceAPI({ cors })` takes them. */
 export interface CorsConfig {
   readonly origins: readonly string[] | '*';
   readonly credentials: boolean | undefined;
 }
 
-/**
- * A validated configuration. Every string has had its `${ENV_VAR}` references expanded.
- *
- * @example
- * ```ts
- * const config = await loadConfig('fhirgate.json', process.env);
- * config.sources.get('ehr'); // 'fhir://…'
- * ```
- */
+/** A validated configuration. Every string has had its `${ENV_VAR}` references expanded. */
 export interface FhirgateConfig {
   readonly title: string | undefined;
   readonly description: string | undefined;

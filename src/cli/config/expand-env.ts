@@ -16,12 +16,6 @@ const CONNECTION_STRING = /^\s*fhir:\/\//i;
  * that a secret holding `&`, `%`, `=` or `#` arrives as written; a reference before the `?` (or one that
  * holds a whole connection string) is inserted as is. An unset variable or a malformed name is
  * `ERR_CONFIG` naming `path` and the variable, never a value.
- *
- * @example
- * ```ts
- * expandEnv('fhir://h/?client_id=app&client_secret=${EHR_SECRET}', 'sources.ehr', { EHR_SECRET: 'a&b' });
- * // 'fhir://h/?client_id=app&client_secret=a%26b'
- * ```
  */
 export function expandEnv(text: string, path: string, env: Readonly<Record<string, string | undefined>>): string {
   const query = CONNECTION_STRING.test(text) ? text.indexOf('?') : -1;
@@ -43,11 +37,6 @@ function lookup(name: string, path: string, env: Readonly<Record<string, string 
  * A setting that is never expanded (one shown on pages served without an API key): a `${…}` reference
  * there is `ERR_CONFIG`, so that no variable (a secret, by mistake) can be published; `$${` is a literal
  * `${` as elsewhere.
- *
- * @example
- * ```ts
- * literalText('Lab gateway $${beta}', 'title'); // 'Lab gateway ${beta}'
- * ```
  */
 export function literalText(text: string, path: string): string {
   return text.replace(TOKEN, (_: string, name: string | undefined) => {

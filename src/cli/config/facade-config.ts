@@ -10,14 +10,7 @@ import { checkFacadeOptions } from '../../facade/options.js';
 import type { FHIRFacadeOptions } from '../../facade/index.js';
 import { configError, object, onlyKeys, optionalBoolean } from './checks.js';
 
-/**
- * The `facade` section after checks (callers apart, at the top level).
- *
- * @example
- * ```ts
- * const facade: FacadeConfig = { enabled: true, options: { federatedName: 'all' } };
- * ```
- */
+/** The `facade` section after checks (callers apart, at the top level). */
 export interface FacadeConfig {
   /** `false` turns the facade off. Default on. */
   readonly enabled: boolean;
@@ -36,14 +29,7 @@ function asConfig<T>(path: string, check: () => T): T {
   }
 }
 
-/**
- * Checks top-level `callers`.
- *
- * @example
- * ```ts
- * checkCallers([{ name: 'app', apiKey: '${APP_KEY}', sources: '*', scopes: 'system/*.rs' }], 'callers');
- * ```
- */
+/** Checks top-level `callers`. */
 export function checkCallers(value: unknown, path: string): FHIRFacadeOptions['callers'] {
   if (value === undefined) return undefined;
   if (!Array.isArray(value)) throw configError(path, 'must be a list of callers ({ name, apiKey, … } or { issuer, jwks | jwksUrl, … })');
@@ -52,14 +38,7 @@ export function checkCallers(value: unknown, path: string): FHIRFacadeOptions['c
   return Object.freeze(value.map((c) => Object.freeze({ ...c })));
 }
 
-/**
- * Checks the `facade` section.
- *
- * @example
- * ```ts
- * checkFacade({ federatedName: 'everything', limits: { ehr: { perSecond: 20 } } }, 'facade').enabled; // true
- * ```
- */
+/** Checks the `facade` section. */
 export function checkFacade(value: unknown, path: string): FacadeConfig {
   const record = value === undefined ? {} : object(value, path);
   onlyKeys(record, KEYS, path);
@@ -74,11 +53,6 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 /**
  * How `serve` runs the facade: off (`facade.enabled: false`), with the configured callers, open for
  * read and search on loopback when no caller is configured, or serving nothing beyond loopback then.
- *
- * @example
- * ```ts
- * facadeMode({ enabled: true, options: {} }, undefined, '0.0.0.0'); // 'closed'
- * ```
  */
 export function facadeMode(facade: FacadeConfig, callers: FHIRFacadeOptions['callers'], host: string | undefined): 'off' | 'callers' | 'open-read-only' | 'closed' {
   if (!facade.enabled) return 'off';
@@ -89,11 +63,6 @@ export function facadeMode(facade: FacadeConfig, callers: FHIRFacadeOptions['cal
 /**
  * Refuses source names the facade cannot serve under the prefix: the gateway's own routes and the
  * federated base's name.
- *
- * @example
- * ```ts
- * checkFacadeNames(['ehr', 'metadata'], 'all'); // throws ERR_CONFIG at sources.metadata
- * ```
  */
 export function checkFacadeNames(sources: Iterable<string>, federatedName: string): void {
   for (const name of sources) {

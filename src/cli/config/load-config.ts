@@ -14,11 +14,6 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 /**
  * Reads, parses and validates a config file. A missing or unreadable file, malformed JSON or an invalid
  * setting is `ERR_CONFIG` naming the file (and the setting's path); no value is ever quoted.
- *
- * @example
- * ```ts
- * const config = await loadConfig('fhirgate.json', { cwd: process.cwd(), env: process.env });
- * ```
  */
 export async function loadConfig(file: string, where: { cwd: string; env: Readonly<Record<string, string | undefined>> }): Promise<FhirgateConfig> {
   const path = resolve(where.cwd, file);

@@ -19,14 +19,7 @@ function underPath<T>(path: string, problem: string, check: () => T): T {
   }
 }
 
-/**
- * `publicUrl` (or `--public-url`): an absolute http(s) URL without credentials, query or fragment, or `undefined`.
- *
- * @example
- * ```ts
- * optionalPublicUrl('https://fhir.example.org/', 'publicUrl'); // 'https://fhir.example.org'
- * ```
- */
+/** `publicUrl` (or `--public-url`): an absolute http(s) URL without credentials, query or fragment, or `undefined`. */
 export function optionalPublicUrl(value: unknown, path: string): string | undefined {
   return underPath(path, 'must be an absolute http(s) URL without credentials, query or fragment', () => checkPublicUrl(value, path));
 }
@@ -34,11 +27,6 @@ export function optionalPublicUrl(value: unknown, path: string): string | undefi
 /**
  * `allowedHosts`: the `Host` / `X-Forwarded-Host` values a trusted proxy may send (`api.example.org`,
  * `api.example.org:8443`), or `undefined`.
- *
- * @example
- * ```ts
- * optionalAllowedHosts(['fhir.example.org'], 'allowedHosts'); // ['fhir.example.org']
- * ```
  */
 export function optionalAllowedHosts(value: unknown, path: string): readonly string[] | undefined {
   if (value === undefined) return undefined;
@@ -49,11 +37,6 @@ export function optionalAllowedHosts(value: unknown, path: string): readonly str
 /**
  * `cds.fhirServers`: the FHIR server base URLs CDS prefetch may read from, or `undefined` (public
  * addresses only).
- *
- * @example
- * ```ts
- * optionalFHIRServers(['https://ehr.example.org/fhir'], 'cds.fhirServers'); // ['https://ehr.example.org/fhir']
- * ```
  */
 export function optionalFHIRServers(value: unknown, path: string): readonly string[] | undefined {
   if (value === undefined) return undefined;

@@ -26,14 +26,7 @@ import { expandEnv, literalText } from './expand-env.js';
 import { checkCallers, checkFacade } from './facade-config.js';
 import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
 
-/**
- * Where relative module paths are resolved and where `${…}` values come from.
- *
- * @example
- * ```ts
- * const where: ConfigContext = { dir: '/srv/app', env: process.env };
- * ```
- */
+/** Where relative module paths are resolved and where `${…}` values come from. */
 export interface ConfigContext {
   /** The folder of the config file (or the working directory). */
   readonly dir: string;
@@ -84,14 +77,7 @@ const CHECKS: Checks = {
   facade: checkFacade,
 };
 
-/**
- * Validates a parsed config file (any JSON value) and returns it typed and frozen.
- *
- * @example
- * ```ts
- * const config = validateConfig(JSON.parse(text), { dir: '/srv/app', env: process.env });
- * ```
- */
+/** Validates a parsed config file (any JSON value) and returns it typed and frozen. */
 export function validateConfig(raw: unknown, ctx: ConfigContext): FhirgateConfig {
   const top = object(expandAll(raw, '', ctx.env), '(the file)');
   onlyKeys(top, ['$schema', ...Object.keys(CHECKS)], '');
@@ -105,11 +91,6 @@ export function validateConfig(raw: unknown, ctx: ConfigContext): FhirgateConfig
 /**
  * Checks one connection string, as `sources.<name>` or `--source <name>`: the parser's own message
  * (which never quotes a value) under the path.
- *
- * @example
- * ```ts
- * checkSource('fhir://h/fhir/?client_id=a&token_url=http://x/t&client_secret=s', 'sources.ehr'); // ERR_CONFIG
- * ```
  */
 export function checkSource(value: unknown, path: string): string {
   if (typeof value !== 'string' || value === '') throw configError(path, 'must be a fhir:// connection string');
@@ -122,14 +103,7 @@ export function checkSource(value: unknown, path: string): string {
   return value;
 }
 
-/**
- * Checks a source name: what `addSource` accepts and a URL query value carries unescaped.
- *
- * @example
- * ```ts
- * checkSourceName('ehr', 'sources'); // 'ehr'
- * ```
- */
+/** Checks a source name: what `addSource` accepts and a URL query value carries unescaped. */
 export function checkSourceName(name: string, path: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(name)) throw configError(path, 'a source name is 1 to 100 letters, digits, _ . or -, starting with a letter or digit');
   return name;

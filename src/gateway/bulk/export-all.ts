@@ -29,11 +29,6 @@ type Step = { readonly run: AsyncGenerator<BulkItem, void, undefined>; readonly 
  * each tagged with its `source`. At most `concurrency` exports run at once; the others start as
  * those finish. The first failure stops the others (their jobs are cancelled) and is thrown with
  * the source's name in its message and the same `code`. Leaving the loop early stops them all.
- *
- * @example
- * ```ts
- * for await (const item of bulkExportAll(host, ['epic', 'cerner'], { types: ['Patient'] })) console.log(item.source, item.resource.id);
- * ```
  */
 export function bulkExportAll(host: BulkHost, names: readonly string[], options: BulkExportAllOptions = {}): AsyncGenerator<BulkItem, void, undefined> {
   if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string')) throw new TypeError('sources must be a non-empty array of source names');

@@ -19,11 +19,6 @@ import type { BulkHost, BulkItem } from './types.js';
  * `X-Progress`), `fhir.bulk.complete` (counts only). When the export is aborted, fails, or the loop
  * is left before the manifest, the job is cancelled with `DELETE` on its status URL; after the
  * manifest, `DELETE` tells the server the files may go (unless `deleteJob: false`).
- *
- * @example
- * ```ts
- * for await (const item of bulkExport(host, 'epic', { types: ['Patient'] })) console.log(item.resource.id);
- * ```
  */
 export function bulkExport(host: BulkHost, source: string | undefined, options?: BulkExportOptions | BulkSettings): AsyncGenerator<BulkItem, void, undefined> {
   return run(host, source, checkBulkOptions(options));

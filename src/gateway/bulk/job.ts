@@ -21,11 +21,6 @@ const TRANSIENT = new Set(['transient', 'lock-error', 'no-store', 'exception', '
  * Sends the kick-off request (`Prefer: respond-async`, `Accept: application/fhir+json`) and returns
  * the status URL from the 202's `Content-Location`. A non-2xx answer is `ERR_FHIR_HTTP` with the
  * server's OperationOutcome; any other answer is `ERR_BULK_RESPONSE`.
- *
- * @example
- * ```ts
- * const statusUrl = await kickOff(host, source, checkBulkOptions({ types: ['Patient'] }));
- * ```
  */
 export async function kickOff(host: BulkHost, src: Source, settings: BulkSettings): Promise<URL> {
   const path = exportPath(settings);
@@ -43,14 +38,7 @@ export async function kickOff(host: BulkHost, src: Source, settings: BulkSetting
   return new URL(location, `${src.baseUrl}/`);
 }
 
-/**
- * The kick-off path under the base: `$export`, `Patient/$export` or `Group/[id]/$export`.
- *
- * @example
- * ```ts
- * exportPath(checkBulkOptions({ level: { group: 'g1' } })); // 'Group/g1/$export'
- * ```
- */
+/** The kick-off path under the base: `$export`, `Patient/$export` or `Group/[id]/$export`. */
 export function exportPath({ level }: BulkSettings): string {
   return level === 'system' ? '$export' : level === 'patient' ? 'Patient/$export' : `Group/${level.group}/$export`;
 }
@@ -63,11 +51,6 @@ export function exportPath({ level }: BulkSettings): string {
  * error status, `ERR_BULK_FAILED` (the server's answer is the cause). A `Retry-After` that reaches past the
  * deadline is `ERR_TIMEOUT`, one of more than a day (an absolute time sent where seconds belong)
  * `ERR_BULK_RESPONSE`; both name the status and the header.
- *
- * @example
- * ```ts
- * const manifest = await awaitManifest(host, source, statusUrl, settings);
- * ```
  */
 export async function awaitManifest(host: BulkHost, src: Source, statusUrl: URL, settings: BulkSettings): Promise<unknown> {
   const endAt = performance.now() + settings.deadlineMs;
@@ -121,11 +104,6 @@ function nextWait(res: HTTPResponse, settings: BulkSettings, leftMs: number, wha
 /**
  * Sends `DELETE` to the status URL (cancels a running job, or tells the server its files may go);
  * never throws: a job that cannot be deleted must not hide why the export ended.
- *
- * @example
- * ```ts
- * await deleteJob(host, source, statusUrl);
- * ```
  */
 export async function deleteJob(host: BulkHost, src: Source, statusUrl: URL): Promise<void> {
   try {

@@ -6,14 +6,7 @@ import { FhirgateError } from '../../errors.js';
 import type { Source } from '../core/source-registry.js';
 import type { BulkItem } from './types.js';
 
-/**
- * One file of a manifest to download.
- *
- * @example
- * ```ts
- * const file: BulkFile = { kind: 'output', type: 'Patient', url: new URL('https://fhir.example.org/files/1.ndjson') };
- * ```
- */
+/** One file of a manifest to download. */
 export interface BulkFile {
   readonly kind: BulkItem['kind'];
   /** The manifest's `type` (`OperationOutcome` for error files, `Bundle` for deleted ones when absent). */
@@ -24,11 +17,6 @@ export interface BulkFile {
 /**
  * What a manifest says: its files (`output`, then `deleted`, then `error`, each in manifest order),
  * whether they need the access token, and its `transactionTime`.
- *
- * @example
- * ```ts
- * const { files, requiresAccessToken } = readManifest(json, source, []);
- * ```
  */
 export interface Manifest {
   readonly files: readonly BulkFile[];
@@ -43,11 +31,6 @@ const KINDS = ['output', 'deleted', 'error'] as const;
  * `{type, url}`, optional `deleted`): a malformed one is `ERR_BULK_RESPONSE`. Every file URL must be
  * on the source's origin or one of `fileOrigins`, else `ERR_CROSS_ORIGIN` before anything is
  * downloaded.
- *
- * @example
- * ```ts
- * const manifest = readManifest(await awaitManifest(host, source, statusUrl, settings), source, settings.fileOrigins);
- * ```
  */
 export function readManifest(value: unknown, src: Source, fileOrigins: readonly string[]): Manifest {
   const what = `bulk export at source "${src.name}": the manifest`;

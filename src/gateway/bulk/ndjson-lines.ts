@@ -8,11 +8,6 @@ import { FhirgateError } from '../../errors.js';
 /**
  * One line of an NDJSON stream: its text (without the line break), its number from 1, and whether it
  * ended without a line break (the last line of the stream).
- *
- * @example
- * ```ts
- * const line: NdjsonLine = { text: '{"resourceType":"Patient"}', number: 1, unterminated: false };
- * ```
  */
 export interface NdjsonLine {
   readonly text: string;
@@ -24,11 +19,6 @@ export interface NdjsonLine {
  * The lines of `stream`, read as the consumer asks for them (the stream is paused in between, so
  * that a slow consumer slows the sender down). A line longer than `maxLineBytes` is
  * `ERR_BULK_FILE`; `counter.bytes` grows with every chunk read.
- *
- * @example
- * ```ts
- * for await (const line of ndjsonLines(res.stream, 10_485_760, { bytes: 0 }, 'Patient file')) JSON.parse(line.text);
- * ```
  */
 export async function* ndjsonLines(stream: Readable, maxLineBytes: number, counter: { bytes: number }, what: string): AsyncGenerator<NdjsonLine, void, undefined> {
   let held: Buffer[] = [];

@@ -63,14 +63,7 @@ export interface BulkExportOptions extends BulkExportBaseOptions {
   signal?: AbortSignal;
 }
 
-/**
- * The options after validation: times in milliseconds, `since` an instant, origins normalised.
- *
- * @example
- * ```ts
- * const { deadlineMs, since } = checkBulkOptions({ deadlineSeconds: 600, since: '2024-01-01' }); // 600000, '2024-01-01T00:00:00Z'
- * ```
- */
+/** The options after validation: times in milliseconds, `since` an instant, origins normalised. */
 export interface BulkSettings {
   readonly level: BulkLevel;
   readonly types: readonly string[];
@@ -87,11 +80,6 @@ export interface BulkSettings {
 /**
  * Defaults of the export options: a deadline of an hour, a status request every 2 s when the server
  * sends no `Retry-After`, 5 transient status failures in a row tolerated.
- *
- * @example
- * ```ts
- * BULK_DEFAULTS.deadlineSeconds; // 3600
- * ```
  */
 export const BULK_DEFAULTS = Object.freeze({ deadlineSeconds: 3600, pollIntervalSeconds: 2, maxPollErrors: 5 });
 
@@ -101,15 +89,7 @@ const MIN_POLL_INTERVAL_SECONDS = 0.1;
 const DATE_OR_INSTANT = /^\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2}))?)?)?$/;
 const GROUP_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
-/**
- * Checks and copies export options: `TypeError`/`RangeError` naming the option.
- *
- * @example
- * ```ts
- * const settings = checkBulkOptions({ types: ['Patient'], since: new Date('2024-01-01') });
- * settings.since; // '2024-01-01T00:00:00.000Z'
- * ```
- */
+/** Checks and copies export options: `TypeError`/`RangeError` naming the option. */
 export function checkBulkOptions(options: BulkExportOptions | BulkSettings = {}): BulkSettings {
   if (CHECKED.has(options as BulkSettings)) return options as BulkSettings;
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
@@ -148,11 +128,6 @@ const CHECKED = new WeakSet<BulkSettings>();
 /**
  * Marks settings as checked (settings checked on another thread arrive as a copy; an export of several
  * sources gives each its own signal): {@link checkBulkOptions} then takes them as they are.
- *
- * @example
- * ```ts
- * bulkExport(host, name, checkedSettings({ ...settings, signal }));
- * ```
  */
 export function checkedSettings(settings: BulkSettings): BulkSettings {
   const frozen = Object.freeze(settings);

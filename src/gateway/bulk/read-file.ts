@@ -14,14 +14,7 @@ import type { BulkFile } from './manifest.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import type { BulkHost } from './types.js';
 
-/**
- * What one export counted so far (the `fhir.bulk.complete` event's numbers).
- *
- * @example
- * ```ts
- * const counts: BulkCounts = { files: 0, output: 0, error: 0, deleted: 0, bytes: 0 };
- * ```
- */
+/** What one export counted so far (the `fhir.bulk.complete` event's numbers). */
 export interface BulkCounts {
   files: number;
   output: number;
@@ -36,11 +29,6 @@ export interface BulkCounts {
  * and the sender waits while the consumer does. A line that is not a resource, a file cut in the
  * middle of a line, or a connection lost before the end is `ERR_BULK_FILE` naming the line; no data
  * for `timeoutMs` (the source's time-out) is `ERR_TIMEOUT`; the signal, `ERR_ABORTED`.
- *
- * @example
- * ```ts
- * for await (const resource of readFile(host, source, file, true, [], signal, counts)) console.log(resource.resourceType);
- * ```
  */
 export async function* readFile(
   host: BulkHost,

@@ -36,11 +36,6 @@ export interface BulkItem {
 /**
  * What an export needs from its gateway: its sources, calls counted as in flight (so that `close()`
  * waits for them), its events, and its limits.
- *
- * @example
- * ```ts
- * const host: BulkHost = { source: (n) => registry.get(n), call: (s, c) => callFHIR(ctx, s, c), closed: () => false, emit, maxLineBytes: 10_485_760, maxConnections: 100 };
- * ```
  */
 export interface BulkHost {
   /** The named source, or the first one (`ERR_UNKNOWN_SOURCE`, `ERR_NO_SOURCES`, `ERR_CLOSED`). */

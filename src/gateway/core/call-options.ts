@@ -40,12 +40,6 @@ export interface CreateOptions extends CallOptions {
 /**
  * What one public gateway call hands down to every FHIR request it makes: its abort signal and its
  * retry setting (`retry: false` sends each request once, whatever the gateway's retry options).
- *
- * @example
- * ```ts
- * const scope: CallScope = { signal: controller.signal, retry: false };
- * await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', ...scope });
- * ```
  */
 export interface CallScope {
   readonly signal: AbortSignal | undefined;
@@ -55,11 +49,6 @@ export interface CallScope {
 /**
  * Checks a call's options once (a `TypeError` naming the option) and gives the {@link CallScope} its
  * FHIR requests carry.
- *
- * @example
- * ```ts
- * const scope = callScope({ signal, retry: false }); // { signal, retry: false }
- * ```
  */
 export function callScope(options: CallOptions | undefined): CallScope {
   if (options !== undefined) checkObject(options, 'options');

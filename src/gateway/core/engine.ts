@@ -37,16 +37,7 @@ import type { Source } from './source-registry.js';
 import { openSource, sourceSettings } from './source-settings.js';
 import type { SourceSettings } from './source-settings.js';
 
-/**
- * One gateway's pool, sources, events, calls in flight and FHIR operations.
- *
- * @example
- * ```ts
- * const engine = new GatewayEngine(checkGatewayOptions({ events: false }));
- * engine.addSource('local', 'fhir://localhost:8080/fhir/');
- * const patient = await engine.read('Patient', '1', 'local', undefined);
- * ```
- */
+/** One gateway's pool, sources, events, calls in flight and FHIR operations. */
 export class GatewayEngine {
   /** The sources, in registration order. */
   readonly sources = new SourceRegistry();

@@ -63,11 +63,6 @@ export const EXCHANGE_RESPONSE_HEADERS: readonly string[] = Object.freeze(['cont
 /**
  * Sends one raw request to `source` and returns its answer, any status included; network failures,
  * time-outs and token failures reject as every gateway call does.
- *
- * @example
- * ```ts
- * const res = await exchange(ctx, events, source, { method: 'GET', path: 'Patient/1', resourceType: 'Patient', operation: 'read' }, scope);
- * ```
  */
 export async function exchange(ctx: CallContext, events: GatewayEvents, source: Source, request: FHIRExchangeRequest, scope: CallScope): Promise<FHIRExchangeResponse> {
   const url = targetOf(source, request.path);

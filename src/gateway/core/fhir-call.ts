@@ -16,14 +16,7 @@ import { SecretRedactor } from '../../lib/redact-secrets.js';
 import { MAX_RESOURCE_DEPTH } from './read-back.js';
 import type { Source } from './source-registry.js';
 
-/**
- * What to send, and what it is about (for error messages).
- *
- * @example
- * ```ts
- * const call: FHIRCall = { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal: undefined };
- * ```
- */
+/** What to send, and what it is about (for error messages). */
 export interface FHIRCall {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly url: HTTPTarget;
@@ -47,14 +40,7 @@ export interface FHIRCall {
   readonly stream?: boolean;
 }
 
-/**
- * The transport a call needs.
- *
- * @example
- * ```ts
- * const ctx: CallContext = { pool: new AgentPool(), maxResponseBytes: 10 * 1024 * 1024, retry: checkRetryOptions({ maxRetries: 2 }) };
- * ```
- */
+/** The transport a call needs. */
 export interface CallContext {
   readonly pool: AgentPool;
   readonly maxResponseBytes: number;
@@ -68,11 +54,6 @@ export interface CallContext {
  * as `ctx.retry` says (not when the call says `retry: false`). A 401 drops the token and the
  * call is sent once more with a new one. A non-2xx answer is `ERR_FHIR_HTTP` with the status of the
  * last try and the server's OperationOutcome.
- *
- * @example
- * ```ts
- * const res = await callFHIR(ctx, source, { method: 'GET', url, operation: 'read', reference: 'Patient/1', signal });
- * ```
  */
 export async function callFHIR(ctx: CallContext, source: Source, call: FHIRCall): Promise<HTTPResponse> {
   if (call.url.origin !== source.origin && call.origins?.includes(call.url.origin) !== true) {

@@ -7,14 +7,7 @@ import { LocalEventDispatcher, localHandler } from '../../events/index.js';
 import { emitSafely } from '../../events/emit-safely.js';
 import type { EventDispatcher, EventPayload } from '../../events/types.js';
 
-/**
- * The event settings a gateway was built with (already validated).
- *
- * @example
- * ```ts
- * const settings: EventSettings = { events: true, dispatcher: undefined }; // the process-wide localHandler
- * ```
- */
+/** The event settings a gateway was built with (already validated). */
 export interface EventSettings {
   /** `false`: the gateway stays silent whatever `useEvents` is given. */
   readonly events: boolean;
@@ -22,15 +15,7 @@ export interface EventSettings {
   readonly dispatcher: EventDispatcher | undefined;
 }
 
-/**
- * Where a gateway's events go: its dispatcher, switched by the host when it mounts the gateway.
- *
- * @example
- * ```ts
- * const events = new GatewayEvents({ events: true, dispatcher: undefined });
- * if (events.wants('fhir.patient.read')) events.emit('fhir.patient.read', { resource_id: '1' });
- * ```
- */
+/** Where a gateway's events go: its dispatcher, switched by the host when it mounts the gateway. */
 export class GatewayEvents {
   readonly #allowed: boolean;
   #dispatcher: EventDispatcher | null;
@@ -40,14 +25,7 @@ export class GatewayEvents {
     this.#dispatcher = settings.events ? (settings.dispatcher ?? localHandler) : null;
   }
 
-  /**
-   * Sets where events go; `null` turns them off. A gateway built with `events: false` stays silent.
-   *
-   * @example
-   * ```ts
-   * events.use(new LocalEventDispatcher());
-   * ```
-   */
+  /** Sets where events go; `null` turns them off. A gateway built with `events: false` stays silent. */
   use(dispatcher: EventDispatcher | null): void {
     if (dispatcher !== null && typeof dispatcher?.emit !== 'function') throw new TypeError('dispatcher must be an EventDispatcher or null');
     if (this.#allowed) this.#dispatcher = dispatcher;
@@ -62,25 +40,13 @@ export class GatewayEvents {
    * False when an event named `eventName` would reach nobody: events are off, or the dispatcher is a
    * `LocalEventDispatcher` with no handler matching it. An external dispatcher always gets the event.
    * Lets a caller skip building the payload.
-   *
-   * @example
-   * ```ts
-   * if (events.wants(name)) events.emit(name, buildPayload());
-   * ```
    */
   wants(eventName: string): boolean {
     const dispatcher = this.#dispatcher;
     return dispatcher !== null && (!(dispatcher instanceof LocalEventDispatcher) || dispatcher.hasHandlers(eventName));
   }
 
-  /**
-   * Sends an event through the current dispatcher; nothing when events are off. Never throws.
-   *
-   * @example
-   * ```ts
-   * events.emit('fhir.patient.read', { resource_type: 'Patient', resource_id: '1', source: 'epic' });
-   * ```
-   */
+  /** Sends an event through the current dispatcher; nothing when events are off. Never throws. */
   emit(eventName: string, payload: EventPayload): void {
     emitSafely(this.#dispatcher, eventName, payload);
   }

@@ -14,12 +14,6 @@ const QUERY = /^[^?#&=\s][^#&=\s]*=[^#&\s]*(?:&[^#&=\s]+=[^#&\s]*)*$/;
  * search parameters encoded like a search's. A string with a leading `?`, a `#`, a part without `=`,
  * or characters outside visible ASCII (percent-encode them) is a `RangeError`; another type a
  * `TypeError`.
- *
- * @example
- * ```ts
- * ifNoneExistHeader('identifier=http://hospital.example/mrn|123'); // as given
- * ifNoneExistHeader({ identifier: 'sys|123', family: 'Müller' }); // 'identifier=sys%7C123&family=M%C3%BCller'
- * ```
  */
 export function ifNoneExistHeader(value: string | SearchParams): string {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {

@@ -5,42 +5,19 @@
  */
 import { FhirgateError } from '../../errors.js';
 
-/**
- * Counts running calls and closes once, after the last one.
- *
- * @example
- * ```ts
- * const calls = new InFlightCalls();
- * const patient = await calls.run(() => fetchPatient());
- * await calls.close(() => pool.close()); // waits for calls in flight, then closes the pool
- * ```
- */
+/** Counts running calls and closes once, after the last one. */
 export class InFlightCalls {
   #count = 0;
   /** Resolves the wait of `close()` when `#count` reaches 0. */
   #idle: (() => void) | undefined;
   #closing: Promise<void> | undefined;
 
-  /**
-   * True once {@link close} was called.
-   *
-   * @example
-   * ```ts
-   * if (calls.closed) return;
-   * ```
-   */
+  /** True once {@link close} was called. */
   get closed(): boolean {
     return this.#closing !== undefined;
   }
 
-  /**
-   * Throws `ERR_CLOSED` once {@link close} was called.
-   *
-   * @example
-   * ```ts
-   * calls.assertOpen();
-   * ```
-   */
+  /** Throws `ERR_CLOSED` once {@link close} was called. */
   assertOpen(): void {
     if (this.closed) throw closedError();
   }
@@ -48,11 +25,6 @@ export class InFlightCalls {
   /**
    * Runs `body` counted (counted at once: the part of `body` before its first `await` is synchronous);
    * rejects with `ERR_CLOSED` after {@link close}.
-   *
-   * @example
-   * ```ts
-   * return calls.run(() => this.#read(type, id));
-   * ```
    */
   run<T>(body: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(closedError());
@@ -85,11 +57,6 @@ export class InFlightCalls {
   /**
    * Refuses new calls, waits for the running ones, then runs `release`. Idempotent: later calls get
    * the first call's Promise.
-   *
-   * @example
-   * ```ts
-   * close() { return this.#calls.close(() => this.#pool.close()); }
-   * ```
    */
   close(release: () => Promise<void>): Promise<void> {
     this.#closing ??= (async () => {

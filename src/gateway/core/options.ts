@@ -66,14 +66,7 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
   fhirVersion?: string;
 }
 
-/**
- * The options after validation.
- *
- * @example
- * ```ts
- * const { timeoutMs, events } = checkGatewayOptions({ timeoutSeconds: 10 }); // 10000, true
- * ```
- */
+/** The options after validation. */
 export interface GatewayOptions {
   readonly pool: { maxConnections?: number; maxKeepaliveConnections?: number; keepaliveExpiry?: number };
   readonly timeoutMs: number;
@@ -108,11 +101,6 @@ export const GATEWAY_DEFAULTS = Object.freeze({
 /**
  * Validates and copies the options once: `TypeError`/`RangeError` naming the option. The pool limits
  * are checked by the pool itself.
- *
- * @example
- * ```ts
- * const checked = checkGatewayOptions({ timeoutSeconds: 10, events: false });
- * ```
  */
 export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
@@ -146,11 +134,6 @@ const CHECKED = new WeakSet<GatewayOptions>();
 /**
  * True for options that were checked already: made by {@link checkGatewayOptions}, or marked by
  * {@link checkedElsewhere}.
- *
- * @example
- * ```ts
- * const checked = isChecked(options) ? options : checkGatewayOptions(options);
- * ```
  */
 export function isChecked(options: unknown): options is GatewayOptions {
   return typeof options === 'object' && options !== null && CHECKED.has(options as GatewayOptions);
@@ -159,11 +142,6 @@ export function isChecked(options: unknown): options is GatewayOptions {
 /**
  * Options checked on another thread arrive as a copy (the sync gateway's worker data): marked checked,
  * so that the worker's gateway does not parse them again.
- *
- * @example
- * ```ts
- * const gateway = new AsyncFHIRGateway(checkedElsewhere({ ...start.gateway, dispatcher: events, events: true }));
- * ```
  */
 export function checkedElsewhere(copy: GatewayOptions): GatewayOptions {
   const checked = Object.freeze(copy);

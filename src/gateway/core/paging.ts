@@ -35,14 +35,7 @@ export interface SearchAllOptions extends PageOptions {
   maxResources?: number;
 }
 
-/**
- * The paging options after validation: limits as numbers (`Infinity` when absent).
- *
- * @example
- * ```ts
- * const { maxPages, maxResources } = checkPagingOptions({ maxPages: 3 }); // 3, Infinity
- * ```
- */
+/** The paging options after validation: limits as numbers (`Infinity` when absent). */
 export interface PagingLimits {
   readonly maxPages: number;
   readonly maxResources: number;
@@ -52,11 +45,6 @@ export interface PagingLimits {
 /**
  * Validates and copies the paging options once; misuse is a `TypeError`/`RangeError` naming the option.
  * With `allowSignal: false` (the sync gateway, whose calls cannot be aborted) a `signal` is a `TypeError`.
- *
- * @example
- * ```ts
- * const limits = checkPagingOptions({ maxPages: 10, signal: AbortSignal.timeout(60_000) });
- * ```
  */
 export function checkPagingOptions(options: SearchAllOptions | undefined, allowSignal = true): PagingLimits {
   if (options === undefined) return { maxPages: Infinity, maxResources: Infinity, signal: undefined };
@@ -72,12 +60,6 @@ export function checkPagingOptions(options: SearchAllOptions | undefined, allowS
  * (a relative link is resolved against the base), or `undefined` on the last page. A link that is not
  * a URL, or one already in `seen` (a loop), is `ERR_PAGINATION`; a link to another origin than the
  * source's is `ERR_CROSS_ORIGIN` (it is never followed, so no token goes there). Adds the URL to `seen`.
- *
- * @example
- * ```ts
- * const seen = new Set([firstUrl.href]);
- * const next = nextPageUrl(bundle, { baseUrl: src.baseUrl, origin: src.origin, name: 'epic' }, seen, 'Patient');
- * ```
  */
 export function nextPageUrl(
   page: Bundle,
@@ -108,25 +90,13 @@ export function nextPageUrl(
 /**
  * True for an entry a search matched: `search.mode` `match`, or no mode at all (not `include`, not
  * `outcome`).
- *
- * @example
- * ```ts
- * const matches = (bundle.entry ?? []).filter(isMatch).length;
- * ```
  */
 export function isMatch(entry: BundleEntry | undefined): boolean {
   const mode = entry?.search?.mode;
   return mode === undefined || mode === 'match';
 }
 
-/**
- * The resources a searchset page matched (see {@link isMatch}); entries without a resource are skipped.
- *
- * @example
- * ```ts
- * const patients = matchingResources(bundle) as Patient[];
- * ```
- */
+/** The resources a searchset page matched (see {@link isMatch}); entries without a resource are skipped. */
 export function matchingResources<T extends Resource>(page: Bundle<T>): T[] {
   const entries = Array.isArray(page.entry) ? page.entry : [];
   return entries.filter((e) => e?.resource !== undefined && isMatch(e)).map((e) => e.resource as T);

@@ -38,15 +38,7 @@ export interface PoolStatus {
   sources: Record<string, SourcePoolStatus>;
 }
 
-/**
- * Joins the pool's counts per origin with the sources' own counters.
- *
- * @example
- * ```ts
- * const status = poolStatus(pool.status(), registry.all());
- * status.sources.epic; // { origin: 'https://fhir.epic.com', active: 1, idle: 3, queued: 0, requests: 40, errors: 0 }
- * ```
- */
+/** Joins the pool's counts per origin with the sources' own counters. */
 export function poolStatus(pool: AgentPoolStatus, sources: readonly Source[]): PoolStatus {
   const byOrigin = new Map(pool.origins.map((o) => [o.origin, o]));
   const entries = sources.map((s): [string, SourcePoolStatus] => {
@@ -59,11 +51,6 @@ export function poolStatus(pool: AgentPoolStatus, sources: readonly Source[]): P
 /**
  * The pool status as HTTP bodies show it (`/gateway/status`, `<prefix>/status`): the limits in
  * snake_case, as the rest of those bodies; counts and sources as they are.
- *
- * @example
- * ```ts
- * poolStatusBody(gw.getPoolStatus()).limits; // { max_connections: 100, max_keepalive_connections: 20, keepalive_expiry: 5 }
- * ```
  */
 export function poolStatusBody(status: PoolStatus): Record<string, unknown> {
   const { maxConnections, maxKeepaliveConnections, keepaliveExpiry } = status.limits;

@@ -7,14 +7,7 @@ import { FhirgateError } from '../../errors.js';
 import type { HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import { nestsDeeperThan } from '../../lib/json-depth.js';
 
-/**
- * A resource as read for a versioned save.
- *
- * @example
- * ```ts
- * const read: Versioned = { resource, original: JSON.stringify(resource), etag: 'W/"3"' };
- * ```
- */
+/** A resource as read for a versioned save. */
 export interface Versioned {
   resource: Record<string, unknown>;
   /** The resource as read, serialised: a save of an unchanged resource is skipped. */
@@ -25,11 +18,6 @@ export interface Versioned {
 /**
  * What the answer is about: the source's base URL (a relative location is resolved against it), the
  * resource type, the gateway operation, and the URL to read back when the answer names no location.
- *
- * @example
- * ```ts
- * const about: WriteAnswer = { baseUrl: 'https://h/r4', type: 'Patient', operation: 'update', fallback: new URL('https://h/r4/Patient/1') };
- * ```
  */
 export interface WriteAnswer {
   readonly baseUrl: string;
@@ -42,11 +30,6 @@ export interface WriteAnswer {
  * The resource in a 2xx answer. When the body is empty or an OperationOutcome, the resource is read
  * back (with `get`, which keeps to the source's origin) from `Content-Location`/`Location`, else from
  * `about.fallback`; a location that is not a URL, or no way to read back, is `ERR_FHIR_RESPONSE`.
- *
- * @example
- * ```ts
- * const saved = await resourceOf(res, { baseUrl, type: 'Patient', operation: 'create', fallback: undefined }, (url) => call(url));
- * ```
  */
 export async function resourceOf(res: HTTPResponse, about: WriteAnswer, get: (url: HTTPTarget) => Promise<HTTPResponse>): Promise<Record<string, unknown>> {
   const { type, operation } = about;
@@ -72,14 +55,7 @@ function isOutcome(res: HTTPResponse): boolean {
   }
 }
 
-/**
- * The version a save must match: the `ETag` header, else `W/"<meta.versionId>"`, else `undefined`.
- *
- * @example
- * ```ts
- * etagOf(res, patient); // 'W/"3"'
- * ```
- */
+/** The version a save must match: the `ETag` header, else `W/"<meta.versionId>"`, else `undefined`. */
 export function etagOf(res: HTTPResponse, resource: Record<string, unknown>): string | undefined {
   const header = res.headers.etag;
   if (typeof header === 'string' && header !== '') return header;
@@ -96,11 +72,6 @@ export const MAX_RESOURCE_DEPTH = 512;
 /**
  * The JSON object in a 2xx answer, checked to be a resource of `resourceType` (when given) nested at
  * most {@link MAX_RESOURCE_DEPTH} levels deep; anything else is `ERR_FHIR_RESPONSE`.
- *
- * @example
- * ```ts
- * const patient = resourceFromAnswer(res, 'Patient', 'read Patient/1');
- * ```
  */
 export function resourceFromAnswer(res: HTTPResponse, resourceType: string | undefined, what: string): Record<string, unknown> {
   let value: unknown;

@@ -26,11 +26,6 @@ function invalid(kind: BundleKind, message: string): FhirgateError {
  * The Bundle to send, as a copy whose `type` is `kind`. A value that is not a Bundle, a Bundle of
  * another type, or an entry without `request.method` (GET, HEAD, POST, PUT, DELETE, PATCH) and
  * `request.url`, or a POST/PUT entry without a resource, is `ERR_INVALID_RESOURCE` before any I/O.
- *
- * @example
- * ```ts
- * const body = checkRequestBundle({ resourceType: 'Bundle', type: 'batch', entry: [readEntry('Patient', '1')] }, 'batch');
- * ```
  */
 export function checkRequestBundle(bundle: unknown, kind: BundleKind): Bundle {
   if (typeof bundle !== 'object' || bundle === null || Array.isArray(bundle)) throw invalid(kind, 'the Bundle must be an object');
@@ -53,14 +48,7 @@ export function checkRequestBundle(bundle: unknown, kind: BundleKind): Bundle {
   return { ...(bundle as Bundle), type: kind };
 }
 
-/**
- * How many entries of a response Bundle did not succeed (a `response.status` that does not start with 2).
- *
- * @example
- * ```ts
- * failedEntries(batchResponse); // 1 when one entry answered "404 Not Found"
- * ```
- */
+/** How many entries of a response Bundle did not succeed (a `response.status` that does not start with 2). */
 export function failedEntries(response: Bundle): number {
   const entries = Array.isArray(response.entry) ? response.entry : [];
   return entries.filter((e) => !/^2\d\d\b/.test(String(e?.response?.status ?? ''))).length;

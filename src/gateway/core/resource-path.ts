@@ -7,30 +7,14 @@ import { isFHIRId, isResourceType } from '../../fhir/index.js';
 import type { ResourceType } from '../../fhir/index.js';
 import type { HTTPTarget } from '../../http/request-options.js';
 
-/**
- * `type` as an R4B resource type name, else `ERR_INVALID_RESOURCE_TYPE`.
- *
- * @example
- * ```ts
- * checkType('Patient'); // 'Patient'
- * checkType('../admin'); // throws ERR_INVALID_RESOURCE_TYPE
- * ```
- */
+/** `type` as an R4B resource type name, else `ERR_INVALID_RESOURCE_TYPE`. */
 export function checkType(type: unknown): ResourceType {
   if (typeof type === 'string' && isResourceType(type)) return type;
   const shown = typeof type === 'string' ? JSON.stringify(type.slice(0, 64)) : typeof type;
   throw new FhirgateError('ERR_INVALID_RESOURCE_TYPE', `${shown} is not a FHIR resource type name`);
 }
 
-/**
- * `id` as a FHIR id (`[A-Za-z0-9\-.]{1,64}`), else `ERR_INVALID_ID`.
- *
- * @example
- * ```ts
- * checkId('123'); // '123'
- * checkId('1/_history'); // throws ERR_INVALID_ID
- * ```
- */
+/** `id` as a FHIR id (`[A-Za-z0-9\-.]{1,64}`), else `ERR_INVALID_ID`. */
 export function checkId(id: unknown): string {
   if (typeof id === 'string' && isFHIRId(id)) return id;
   const shown = typeof id === 'string' ? JSON.stringify(id.slice(0, 70)) : typeof id;
@@ -40,11 +24,6 @@ export function checkId(id: unknown): string {
 /**
  * The type and id of a resource about to be sent. Not an object, or no `resourceType`, is
  * `ERR_INVALID_RESOURCE`; with `needId`, a missing id is `ERR_INVALID_RESOURCE` too.
- *
- * @example
- * ```ts
- * const { type, id } = checkResource(patient, true, 'update');
- * ```
  */
 export function checkResource(resource: unknown, needId: boolean, operation: string): { type: ResourceType; id: string | undefined } {
   if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) {
@@ -63,14 +42,7 @@ export function checkResource(resource: unknown, needId: boolean, operation: str
 /** A source's FHIR base URL parsed once; `pathname` has no trailing slash (`''` for a base at the root). */
 export type SourceBase = Readonly<Omit<HTTPTarget, 'search'>>;
 
-/**
- * Parses a FHIR base URL once, for {@link resourceUrl}.
- *
- * @example
- * ```ts
- * sourceBase('https://h/r4/').pathname; // '/r4'
- * ```
- */
+/** Parses a FHIR base URL once, for {@link resourceUrl}. */
 export function sourceBase(baseUrl: string): SourceBase {
   const url = new URL(baseUrl);
   const { origin, protocol, hostname, port, username, password } = url;
@@ -81,11 +53,6 @@ export function sourceBase(baseUrl: string): SourceBase {
  * The target of `[base]/[type]` or `[base]/[type]/[id]`, from checked parts (a type name, a FHIR id:
  * nothing to escape, no dot segment): built from the base parsed once, without a URL parse per request
  * (see `HTTPTarget`).
- *
- * @example
- * ```ts
- * resourceUrl(sourceBase('https://h/r4'), 'Patient', '1').pathname; // '/r4/Patient/1'
- * ```
  */
 export function resourceUrl(base: SourceBase, type: ResourceType, id?: string): HTTPTarget {
   const { origin, protocol, hostname, port, username, password } = base;

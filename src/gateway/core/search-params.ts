@@ -30,12 +30,6 @@ export type SearchParams = Readonly<Record<string, SearchParamValue | readonly S
  * Builds the query string (without `?`) of a search: strings as they are, numbers in decimal,
  * booleans as `true`/`false`, arrays repeat the parameter (`date=ge2020&date=le2021`). Names and values
  * are percent-encoded. A value of another type, `NaN` or an infinite number is `ERR_INVALID_SEARCH`.
- *
- * @example
- * ```ts
- * searchQuery({ family: 'Doe', _count: 10, active: true, date: ['ge2020', 'le2021'] });
- * // 'family=Doe&_count=10&active=true&date=ge2020&date=le2021'
- * ```
  */
 export function searchQuery(params: SearchParams): string {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
@@ -67,14 +61,7 @@ function valueText(name: string, value: unknown): string {
   throw new FhirgateError('ERR_INVALID_SEARCH', `search parameter ${JSON.stringify(name.slice(0, 60))} must be a string, a finite number or a boolean`);
 }
 
-/**
- * `[base]/[type]?params` of a search's first page.
- *
- * @example
- * ```ts
- * searchUrl(source, 'Patient', { family: 'Doe' }).href; // 'https://h/r4/Patient?family=Doe'
- * ```
- */
+/** `[base]/[type]?params` of a search's first page. */
 export function searchUrl(src: Source, type: ResourceType, params: SearchParams): URL {
   const url = new URL(`${src.baseUrl}/${type}`);
   url.search = searchQuery(params);

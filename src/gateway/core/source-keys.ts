@@ -66,11 +66,6 @@ export interface JWKSet {
 /**
  * Checks the options of `addSource`/`rotateKey` (`TypeError` naming the option); `undefined` when no
  * next key is given.
- *
- * @example
- * ```ts
- * const next = checkSourceOptions(options, 'addSource'); // { path, keyId } | undefined
- * ```
  */
 export function checkSourceOptions(options: SourceOptions | undefined, method: string): { path: string; keyId: string | undefined } | undefined {
   if (options === undefined) return undefined;
@@ -85,25 +80,13 @@ export function checkSourceOptions(options: SourceOptions | undefined, method: s
 /**
  * The options of `addSource`/`rotateKey`, checked, as the tail of the arguments sent to the sync
  * gateway's worker: `[]`, or one plain copy.
- *
- * @example
- * ```ts
- * bridge.call('rotateKey', [source, ...keyOptionArgs(options, 'rotateKey')], timeoutMs);
- * ```
  */
 export function keyOptionArgs(options: SourceOptions | undefined, method: string): [] | [SourceOptions] {
   const next = checkSourceOptions(options, method);
   return next === undefined ? [] : [{ nextKeyPath: next.path, ...(next.keyId === undefined ? {} : { nextKeyId: next.keyId }) }];
 }
 
-/**
- * The connection string's auth with the next key of `addSource`'s options added.
- *
- * @example
- * ```ts
- * const auth = withNextKey(config.auth, options);
- * ```
- */
+/** The connection string's auth with the next key of `addSource`'s options added. */
 export function withNextKey(auth: SourceAuth, options: SourceOptions | undefined): SourceAuth {
   const next = checkSourceOptions(options, 'addSource');
   if (next === undefined) return auth;
@@ -115,11 +98,6 @@ export function withNextKey(auth: SourceAuth, options: SourceOptions | undefined
 /**
  * Switches `source` to its next key and stages the one in `options`, if any (read first: a bad file
  * changes nothing). `ERR_AUTH_KEY` for a source without assertion keys or without a next key.
- *
- * @example
- * ```ts
- * rotateSourceKey(registry.get('epic'), { nextKeyPath: 'k3.pem' });
- * ```
  */
 export function rotateSourceKey(source: Source, options: RotateKeyOptions | undefined): RotatedKey {
   const next = checkSourceOptions(options, 'rotateKey');
@@ -131,11 +109,6 @@ export function rotateSourceKey(source: Source, options: RotateKeyOptions | unde
 /**
  * The public keys of every source, current and next, once each (a key shared by several sources is
  * listed once).
- *
- * @example
- * ```ts
- * sourcesJWKS(registry.all()).keys.length;
- * ```
  */
 export function sourcesJWKS(sources: readonly Source[]): JWKSet {
   const seen = new Map<string, PublicJWK>();

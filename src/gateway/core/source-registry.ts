@@ -6,14 +6,7 @@ import type { TokenManager } from '../../auth/token-manager.js';
 import { FhirgateError } from '../../errors.js';
 import type { SourceBase } from './resource-path.js';
 
-/**
- * One registered source. Holds a token manager (and through it a secret): never serialise it.
- *
- * @example
- * ```ts
- * const source: Source = registry.get('epic'); source.baseUrl; // 'https://fhir.example.org/r4'
- * ```
- */
+/** One registered source. Holds a token manager (and through it a secret): never serialise it. */
 export interface Source {
   readonly name: string;
   /** The FHIR base URL, without a trailing slash. */
@@ -32,27 +25,11 @@ export interface Source {
   errors: number;
 }
 
-/**
- * Sources by name. Re-adding a name replaces the source and keeps its place in the order.
- *
- * @example
- * ```ts
- * const registry = new SourceRegistry();
- * registry.add(source);
- * registry.get(undefined); // the first registered source
- * ```
- */
+/** Sources by name. Re-adding a name replaces the source and keeps its place in the order. */
 export class SourceRegistry {
   readonly #sources = new Map<string, Source>();
 
-  /**
-   * Adds or replaces a source; returns the one it replaced.
-   *
-   * @example
-   * ```ts
-   * const old = registry.add(source);
-   * ```
-   */
+  /** Adds or replaces a source; returns the one it replaced. */
   add(source: Source): Source | undefined {
     const old = this.#sources.get(source.name);
     this.#sources.set(source.name, source);
@@ -62,11 +39,6 @@ export class SourceRegistry {
   /**
    * The source called `name`, or the first registered one when `name` is `undefined`.
    * `ERR_NO_SOURCES` when there is none, `ERR_UNKNOWN_SOURCE` (listing the names) for an unknown name.
-   *
-   * @example
-   * ```ts
-   * const epic = registry.get('epic');
-   * ```
    */
   get(name: string | undefined): Source {
     if (name !== undefined && typeof name !== 'string') throw new TypeError('source must be a string');
@@ -81,26 +53,12 @@ export class SourceRegistry {
     return source;
   }
 
-  /**
-   * The names, in registration order.
-   *
-   * @example
-   * ```ts
-   * registry.names; // ['epic', 'cerner']
-   * ```
-   */
+  /** The names, in registration order. */
   get names(): string[] {
     return [...this.#sources.keys()];
   }
 
-  /**
-   * Every source, in registration order.
-   *
-   * @example
-   * ```ts
-   * for (const s of registry.all()) console.log(s.name, s.origin);
-   * ```
-   */
+  /** Every source, in registration order. */
   all(): Source[] {
     return [...this.#sources.values()];
   }

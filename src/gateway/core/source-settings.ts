@@ -15,14 +15,7 @@ import { withNextKey } from './source-keys.js';
 import type { SourceOptions } from './source-keys.js';
 import type { Source } from './source-registry.js';
 
-/**
- * What `addSource` learns from its arguments before anything is stored.
- *
- * @example
- * ```ts
- * const { config, timeoutMs } = sourceSettings('fhir://localhost:8080/fhir/', undefined, 30_000);
- * ```
- */
+/** What `addSource` learns from its arguments before anything is stored. */
 export interface SourceSettings {
   /** The parsed connection string. */
   readonly config: SourceConfig;
@@ -35,11 +28,6 @@ export interface SourceSettings {
 /**
  * Checks the connection string (`ERR_CONNECTION_STRING`) and the key options (`TypeError` naming the
  * option) of `addSource`; reads no file.
- *
- * @example
- * ```ts
- * const settings = sourceSettings(connectionString, { nextKeyPath: 'next.pem' }, this.#options.timeoutMs);
- * ```
  */
 export function sourceSettings(connectionString: string, options: SourceOptions | undefined, defaultTimeoutMs: number): SourceSettings {
   const config = parseConnectionString(connectionString);
@@ -51,11 +39,6 @@ export function sourceSettings(connectionString: string, options: SourceOptions 
  * A new source of the async gateway: its token manager (when it has auth) reads its key files now
  * (`ERR_AUTH_KEY`), sends through `pool`, discovers the token endpoint when the connection string
  * has no `token_url`, and shares tokens through `store` when given.
- *
- * @example
- * ```ts
- * registry.add(openSource('epic', sourceSettings(cs, undefined, 30_000), pool, undefined));
- * ```
  */
 export function openSource(name: string, settings: SourceSettings, pool: AgentPool, store: KeyValueStore | undefined): Source {
   const { config, auth, timeoutMs } = settings;

@@ -6,14 +6,7 @@ import type { ResourceOf } from '../../fhir/index.js';
 import { handledOperations, requestLine, type HandledOperation } from './handled-operations.js';
 import type { HandlerRegistry } from './registry.js';
 
-/**
- * What the statement is built from besides the registry.
- *
- * @example
- * ```ts
- * const facts: CapabilityFacts = { className: 'AsyncFHIRGateway', baseUrl: 'http://localhost:8000/fhir', version: '0.1.0' };
- * ```
- */
+/** What the statement is built from besides the registry. */
 export interface CapabilityFacts {
   /** The gateway's class name, used in the implementation description. */
   readonly className: string;
@@ -34,12 +27,6 @@ type CapabilityStatement = ResourceOf<'CapabilityStatement'>;
  * a transform handler gives the `read` interaction, an aggregate handler `search-type`. The real
  * endpoint paths go in each interaction's `documentation`, since they are not the standard REST paths.
  * `implementation` is present, as invariant cpb-14 requires for instances.
- *
- * @example
- * ```ts
- * const cs = capabilityStatement(registry, { className: 'AsyncFHIRGateway', baseUrl: 'http://h/fhir', version: '0.1.0', fhirVersion: '4.0.1' });
- * cs.rest?.[0]?.resource?.map((r) => r.type); // ['Patient', 'Observation']
- * ```
  */
 export function capabilityStatement(registry: HandlerRegistry, facts: CapabilityFacts): CapabilityStatement {
   const byType = new Map<string, HandledOperation[]>();

@@ -9,14 +9,7 @@ import type { IssueType } from '../../fhir/operation-outcome.js';
 /** The `Content-Type` of every FHIR answer of the gateway face. */
 const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 
-/**
- * A FHIR JSON reply.
- *
- * @example
- * ```ts
- * return fhirReply(200, patient);
- * ```
- */
+/** A FHIR JSON reply. */
 export function fhirReply(status: number, resource: unknown): RouteReply {
   return { status, headers: FHIR_HEADERS, body: JSON.stringify(resource) };
 }
@@ -24,14 +17,7 @@ export function fhirReply(status: number, resource: unknown): RouteReply {
 /** The headers of every FHIR reply: one frozen object, shared. */
 const FHIR_HEADERS = Object.freeze({ 'content-type': FHIR_JSON }) as Record<string, string>;
 
-/**
- * An OperationOutcome reply with one `error` issue.
- *
- * @example
- * ```ts
- * return outcomeReply(404, 'not-found', 'no transform handler is registered for Patient');
- * ```
- */
+/** An OperationOutcome reply with one `error` issue. */
 export function outcomeReply(status: number, code: IssueType, diagnostics: string): RouteReply {
   return fhirReply(status, operationOutcome('error', code, diagnostics));
 }
@@ -41,11 +27,6 @@ const ISSUE_TYPE: Readonly<Record<number, IssueType>> = { 400: 'invalid', 401: '
 /**
  * The gateway face's answer to an error the host met under its prefix (no route, a method not
  * allowed, a missing API key, a body too large): an OperationOutcome with the issue type of the status.
- *
- * @example
- * ```ts
- * outcomeErrorReply({ status: 404, code: 'ERR_NOT_FOUND', message: 'no route for GET /fhir/x' }); // 404, issue not-found
- * ```
  */
 export function outcomeErrorReply(error: PublicError): RouteReply {
   return outcomeReply(error.status, ISSUE_TYPE[error.status] ?? 'exception', error.message);

@@ -6,23 +6,7 @@
 import type { GatewayEvents } from '../core/gateway-events.js';
 import type { HandlerRegistry } from './registry.js';
 
-/**
- * The facts and hooks a gateway offers its HTTP face.
- *
- * @example
- * ```ts
- * const facts: GatewayFacts = {
- *   className: 'AsyncFHIRGateway',
- *   fhirVersion: '4.0.1',
- *   registry,
- *   events,
- *   sourceNames: () => gw.sourceNames,
- *   poolStatus: () => poolStatusBody(gw.getPoolStatus()),
- *   jwks: () => gw.jwks().keys,
- *   close: () => gw.close(),
- * };
- * ```
- */
+/** The facts and hooks a gateway offers its HTTP face. */
 export interface GatewayFacts {
   /** The gateway's class name (`AsyncFHIRGateway`, `FHIRGateway`): `gateway_type` and OpenAPI tag. */
   readonly className: string;

@@ -36,11 +36,6 @@ function failures(op: HandledOperation): OpenAPIOperation['responses'] {
 /**
  * The OpenAPI 3.1 path items of a gateway whose class is `className`. Every operation is tagged with
  * the class name and has an `operationId` unique within the gateway (`AsyncFHIRGateway_transform_Patient`).
- *
- * @example
- * ```ts
- * Object.keys(gatewayOpenAPI('AsyncFHIRGateway', registry)); // ['/transform/Patient/{id}', '/metadata', '/status']
- * ```
  */
 export function gatewayOpenAPI(className: string, registry: HandlerRegistry): OpenAPIPaths {
   const tags = [className];

@@ -8,14 +8,7 @@ type Schema = Record<string, unknown>;
 
 const str = (example: string): Schema => ({ type: 'string', example });
 
-/**
- * A FHIR resource of `type` (only the elements every resource has are described; all others may appear).
- *
- * @example
- * ```ts
- * resourceSchema('Patient').properties; // { resourceType: { const: 'Patient' }, id: …, meta: … }
- * ```
- */
+/** A FHIR resource of `type` (only the elements every resource has are described; all others may appear). */
 export function resourceSchema(type: string): Schema {
   return {
     type: 'object',
@@ -37,14 +30,7 @@ export function resourceSchema(type: string): Schema {
   };
 }
 
-/**
- * A `searchset` Bundle of `type` resources, with the `outcome` entries of failed sources.
- *
- * @example
- * ```ts
- * searchsetSchema('Observation');
- * ```
- */
+/** A `searchset` Bundle of `type` resources, with the `outcome` entries of failed sources. */
 export function searchsetSchema(type: string): Schema {
   return {
     type: 'object',
@@ -68,14 +54,7 @@ export function searchsetSchema(type: string): Schema {
   };
 }
 
-/**
- * An OperationOutcome, as every gateway endpoint answers an error.
- *
- * @example
- * ```ts
- * const content = { 'application/fhir+json': { schema: OUTCOME_SCHEMA } };
- * ```
- */
+/** An OperationOutcome, as every gateway endpoint answers an error. */
 export const OUTCOME_SCHEMA: Schema = Object.freeze({
   type: 'object',
   required: ['resourceType', 'issue'],
@@ -92,14 +71,7 @@ export const OUTCOME_SCHEMA: Schema = Object.freeze({
   },
 });
 
-/**
- * The CapabilityStatement of `/metadata`.
- *
- * @example
- * ```ts
- * const content = { 'application/fhir+json': { schema: CAPABILITY_SCHEMA } };
- * ```
- */
+/** The CapabilityStatement of `/metadata`. */
 export const CAPABILITY_SCHEMA: Schema = Object.freeze({
   type: 'object',
   properties: {
@@ -126,14 +98,7 @@ export const CAPABILITY_SCHEMA: Schema = Object.freeze({
   },
 });
 
-/**
- * The body of `<prefix>/status`.
- *
- * @example
- * ```ts
- * const content = { 'application/json': { schema: STATUS_SCHEMA } };
- * ```
- */
+/** The body of `<prefix>/status`. */
 export const STATUS_SCHEMA: Schema = Object.freeze({
   type: 'object',
   properties: {

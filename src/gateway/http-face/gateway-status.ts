@@ -9,14 +9,7 @@ import { handledOperations } from './handled-operations.js';
 /** Stands in for the pool status of a gateway without a connection pool. */
 const NO_POOL_NOTE = Object.freeze({ note: 'the synchronous FHIRGateway has no connection pool' });
 
-/**
- * What `/status` needs besides the facts.
- *
- * @example
- * ```ts
- * const context: StatusContext = { prefix: '/fhir', version: '0.1.0', eventsEnabled: true };
- * ```
- */
+/** What `/status` needs besides the facts. */
 export interface StatusContext {
   /** The path of the gateway's mount point (`/fhir`; `''` at the root), prefixed to each endpoint. */
   readonly prefix: string;
@@ -26,27 +19,12 @@ export interface StatusContext {
   readonly now?: Date;
 }
 
-/**
- * The gateway's entry in `/gateway/status`: `{ status: 'active', sources, connection_pool }`.
- *
- * @example
- * ```ts
- * componentStatus(facts); // { status: 'active', sources: ['epic'], connection_pool: { limits: {…}, … } }
- * ```
- */
+/** The gateway's entry in `/gateway/status`: `{ status: 'active', sources, connection_pool }`. */
 export function componentStatus(facts: GatewayFacts): Record<string, unknown> {
   return { status: 'active', sources: facts.sourceNames(), connection_pool: facts.poolStatus() ?? NO_POOL_NOTE };
 }
 
-/**
- * The body of `GET <prefix>/status`.
- *
- * @example
- * ```ts
- * statusDocument(facts, { prefix: '/fhir', version: '0.1.0', eventsEnabled: true }).supported_operations;
- * // [{ type: 'Patient', operation: 'transform', endpoint: '/fhir/transform/Patient/{id}', method: 'GET', parameters: ['id', 'source'] }]
- * ```
- */
+/** The body of `GET <prefix>/status`. */
 export function statusDocument(facts: GatewayFacts, context: StatusContext): Record<string, unknown> {
   const names = facts.sourceNames();
   return {

@@ -6,14 +6,7 @@
 import type { ResourceType } from '../../fhir/index.js';
 import type { HandlerKind, HandlerRegistry } from './registry.js';
 
-/**
- * A parameter of a handler endpoint.
- *
- * @example
- * ```ts
- * const p: OperationParameter = { name: 'source', in: 'query', required: false, description: 'The source', repeats: false, fhirId: false };
- * ```
- */
+/** A parameter of a handler endpoint. */
 export interface OperationParameter {
   readonly name: string;
   readonly in: 'path' | 'query';
@@ -25,15 +18,7 @@ export interface OperationParameter {
   readonly fhirId: boolean;
 }
 
-/**
- * One endpoint served by a registered handler.
- *
- * @example
- * ```ts
- * const [first]: HandledOperation[] = handledOperations(registry);
- * console.log(first?.interaction, first?.path); // 'read' '/transform/Patient/{id}'
- * ```
- */
+/** One endpoint served by a registered handler. */
 export interface HandledOperation {
   readonly type: ResourceType;
   readonly kind: HandlerKind;
@@ -57,11 +42,6 @@ const AGGREGATE_PARAMETERS: readonly OperationParameter[] = Object.freeze([
 /**
  * The endpoints of every registered handler: transforms first, then aggregates, each in the order
  * their types were first registered.
- *
- * @example
- * ```ts
- * handledOperations(registry).map((op) => op.path); // ['/transform/Patient/{id}', '/aggregate/Observation']
- * ```
  */
 export function handledOperations(registry: HandlerRegistry): HandledOperation[] {
   return [
@@ -86,14 +66,7 @@ export function handledOperations(registry: HandlerRegistry): HandledOperation[]
   ];
 }
 
-/**
- * The example request line of an operation under `base` (`GET http://h/fhir/transform/Patient/{id}?source={source}`).
- *
- * @example
- * ```ts
- * requestLine('http://localhost:8000/fhir', op);
- * ```
- */
+/** The example request line of an operation under `base` (`GET http://h/fhir/transform/Patient/{id}?source={source}`). */
 export function requestLine(base: string, op: HandledOperation): string {
   const query = op.parameters
     .filter((p) => p.in === 'query')

@@ -19,12 +19,6 @@ const HANDLER_ROUTE_PATHS = Object.freeze({
 /**
  * `GET /transform/:type/:id?source=` → the transform handler's resource (200, FHIR JSON); emits
  * `fhir.<type>.transform` after a success.
- *
- * @example
- * ```ts
- * const route = transformRoute(facts);
- * const reply = await route.handle(req); // req.params = { type: 'Patient', id: '123' }
- * ```
  */
 export function transformRoute(facts: GatewayFacts): Route {
   return { method: 'GET', path: HANDLER_ROUTE_PATHS.transform, handle: (req) => transform(facts, req) };
@@ -34,12 +28,6 @@ export function transformRoute(facts: GatewayFacts): Route {
  * `GET /aggregate/:type?patient_id=…&sources=a&sources=b` → the aggregate handler's Bundle (200, FHIR
  * JSON). `id` is accepted in place of `patient_id` (HealthChain's name); `sources` may repeat or hold
  * comma-separated names. Emits `fhir.<type>.aggregate` after a success.
- *
- * @example
- * ```ts
- * const route = aggregateRoute(facts);
- * const reply = await route.handle(req); // req.query = patient_id=123&sources=epic,cerner
- * ```
  */
 export function aggregateRoute(facts: GatewayFacts): Route {
   return { method: 'GET', path: HANDLER_ROUTE_PATHS.aggregate, handle: (req) => aggregate(facts, req) };

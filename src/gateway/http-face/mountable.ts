@@ -16,15 +16,6 @@ import { PACKAGE_VERSION } from './package-version.js';
  * Builds the gateway's face: `GET /transform/:type/:id`, `GET /aggregate/:type`, `GET /metadata`
  * (public: no API key, like a FHIR server's) and `GET /status`, its `/gateway/status` entry and its
  * OpenAPI paths. Handlers are looked up per request, so handlers registered after mounting are served.
- *
- * @example
- * ```ts
- * class AsyncFHIRGateway {
- *   [MOUNT](): Mountable {
- *     return gatewayMountable({ className: 'AsyncFHIRGateway', fhirVersion: '4.0.1', registry: this.#handlers, events: this.#events, ...hooks });
- *   }
- * }
- * ```
  */
 export function gatewayMountable(f: GatewayFacts): Mountable {
   const routes: readonly Route[] = Object.freeze([

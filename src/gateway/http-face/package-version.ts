@@ -3,12 +3,5 @@
  * @module
  */
 
-/**
- * The fhirgate version (`software.version` in the CapabilityStatement, `version` in `/status`).
- *
- * @example
- * ```ts
- * console.log(`fhirgate ${PACKAGE_VERSION}`);
- * ```
- */
+/** The fhirgate version (`software.version` in the CapabilityStatement, `version` in `/status`). */
 export { VERSION as PACKAGE_VERSION } from '../../version.js';

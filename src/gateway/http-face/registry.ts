@@ -37,28 +37,13 @@ export type AggregateHandler<T extends ResourceType = ResourceType> = (
   sources?: string[],
 ) => Bundle<ResourceOf<T> | Resource> | Promise<Bundle<ResourceOf<T> | Resource>>;
 
-/**
- * The two kinds of handler a registry holds.
- *
- * @example
- * ```ts
- * const kind: HandlerKind = 'transform';
- * ```
- */
+/** The two kinds of handler a registry holds. */
 export type HandlerKind = 'transform' | 'aggregate';
 
 /**
  * Transform and aggregate handlers keyed by resource type. Registering a second handler of the same
  * kind for the same type replaces the first (like re-adding a source), so a module reloaded in
  * development does not fail; the type keeps its place in the lists.
- *
- * @example
- * ```ts
- * const registry = new HandlerRegistry();
- * registry.transform('Patient', async (id, source) => gw.read('Patient', id, source));
- * const withWrapper = registry.aggregate('Observation')(async (patientId) => bundleFor(patientId));
- * registry.transformTypes(); // ['Patient']
- * ```
  */
 export class HandlerRegistry {
   readonly #transforms = new Map<ResourceType, TransformHandler>();

@@ -10,14 +10,7 @@ import { logUserCodeFailure } from '../../lib/user-code-failure.js';
 import { outcomeReply } from './fhir-reply.js';
 import type { HandlerKind } from './registry.js';
 
-/**
- * What the failing call was about.
- *
- * @example
- * ```ts
- * const context: FailureContext = { kind: 'aggregate', type: 'Observation', sourcesNamed: true };
- * ```
- */
+/** What the failing call was about. */
 export interface FailureContext {
   readonly kind: HandlerKind;
   readonly type: string;
@@ -57,12 +50,6 @@ const HANDLER_FAILURE_OUTCOMES: Readonly<Partial<Record<ErrorCode, Outcome>>> = 
  *   `ERR_CLOSED` → 503;
  * - `ERR_UNKNOWN_SOURCE` when the request named its sources → 400;
  * - anything else → 500 with a generic message.
- *
- * @example
- * ```ts
- * try { return fhirReply(200, await handler(id, source)) }
- * catch (err) { return replyForError(err, req, { kind: 'transform', type, sourcesNamed: source !== undefined }) }
- * ```
  */
 export function replyForError(err: unknown, req: RouteRequest, context: FailureContext): RouteReply {
   const [status, issue, diagnostics] = mapError(err, context);

@@ -5,72 +5,27 @@
  */
 import type { EventDispatcher, EventPayload } from '../../events/types.js';
 
-/**
- * One collected event: its name and payload.
- *
- * @example
- * ```ts
- * const event: CollectedEvent = ['fhir.patient.read', { resource_id: '123', source: 'epic' }];
- * ```
- */
+/** One collected event: its name and payload. */
 export type CollectedEvent = [eventName: string, payload: EventPayload];
 
-/**
- * Keeps every emitted event until {@link take} hands them over.
- *
- * @example
- * ```ts
- * const events = new CollectingDispatcher();
- * const gw = new AsyncFHIRGateway({ dispatcher: events });
- * await gw.read('Patient', '123');
- * events.take(); // [['fhir.patient.read', { resource_id: '123', ... }]]
- * ```
- */
+/** Keeps every emitted event until {@link take} hands them over. */
 export class CollectingDispatcher implements EventDispatcher {
   #events: CollectedEvent[] = [];
 
-  /**
-   * Keeps a copy of the event.
-   *
-   * @example
-   * ```ts
-   * events.emit('fhir.patient.read', { resource_id: '123' });
-   * ```
-   */
+  /** Keeps a copy of the event. */
   emit(eventName: string, payload: EventPayload): void {
     this.#events.push([eventName, { ...payload }]);
   }
 
-  /**
-   * Handlers belong on the calling thread's dispatcher; registering here is a no-op.
-   *
-   * @example
-   * ```ts
-   * events.register()(); // nothing registered, nothing to undo
-   * ```
-   */
+  /** Handlers belong on the calling thread's dispatcher; registering here is a no-op. */
   register(): () => void {
     return () => {};
   }
 
-  /**
-   * Nothing runs here, so there is nothing to wait for.
-   *
-   * @example
-   * ```ts
-   * await events.drain();
-   * ```
-   */
+  /** Nothing runs here, so there is nothing to wait for. */
   async drain(): Promise<void> {}
 
-  /**
-   * The events collected since the last call, oldest first; the list starts over.
-   *
-   * @example
-   * ```ts
-   * port.postMessage({ id, ok: true, value, extra: events.take() });
-   * ```
-   */
+  /** The events collected since the last call, oldest first; the list starts over. */
   take(): CollectedEvent[] {
     const taken = this.#events;
     this.#events = [];

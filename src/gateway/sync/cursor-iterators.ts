@@ -7,14 +7,7 @@
 import type { PagingLimits } from '../core/paging.js';
 import type { SyncPagingOptions } from './options.js';
 
-/**
- * How the iterators reach the worker.
- *
- * @example
- * ```ts
- * const channel: CursorChannel = { io: (m, a, s, w) => bridgeCall(m, a, s, w), release: (c) => bridgeCall('return', [c]), releaseLater: (c) => bridge.send('return', [c]) };
- * ```
- */
+/** How the iterators reach the worker. */
 export interface CursorChannel {
   /**
    * A blocking call to the worker that reaches the FHIR server of `source` (`iterate`, `next`), waiting
@@ -32,15 +25,7 @@ interface CursorHandle {
   id: number | undefined;
 }
 
-/**
- * Makes the sync iterators of one gateway.
- *
- * @example
- * ```ts
- * const cursors = new SyncCursors(channel);
- * for (const page of cursors.iterate('pages', ['Patient', {}, 'epic', remoteLimits(limits)], 'epic')) console.log(page);
- * ```
- */
+/** Makes the sync iterators of one gateway. */
 export class SyncCursors {
   readonly #channel: CursorChannel;
   /** Returns the worker cursor of an iterator that was dropped unfinished, once it is garbage-collected. */
@@ -55,11 +40,6 @@ export class SyncCursors {
   /**
    * A sync iterator over the worker gateway's async iterator `method(...args)`, whose requests go to
    * `source`; each step waits `waitMs` at most (default: the source's time-out).
-   *
-   * @example
-   * ```ts
-   * const resources = Array.from(cursors.iterate('searchAll', ['Observation', { patient: '1' }, undefined, {}], undefined));
-   * ```
    */
   iterate(method: string, args: readonly unknown[], source: string | undefined, waitMs?: number): Generator<unknown> {
     const handle: CursorHandle = { id: undefined };
@@ -93,14 +73,7 @@ export class SyncCursors {
   }
 }
 
-/**
- * Paging limits as options the worker gateway takes again (no `Infinity`: it is not a limit).
- *
- * @example
- * ```ts
- * remoteLimits(checkPagingOptions({ maxPages: 2 }, false)); // { maxPages: 2 }
- * ```
- */
+/** Paging limits as options the worker gateway takes again (no `Infinity`: it is not a limit). */
 export function remoteLimits(limits: PagingLimits): SyncPagingOptions {
   return {
     ...(Number.isFinite(limits.maxPages) ? { maxPages: limits.maxPages } : {}),

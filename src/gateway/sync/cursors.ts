@@ -10,14 +10,6 @@ import { FhirgateError } from '../../errors.js';
  * Open async iterators by cursor number. A cursor is dropped once its iterator is done, has thrown,
  * or was returned, and when it is the least recently used (opened or stepped) of `maxOpen` open cursors
  * and another is opened: its iterator's `return()` runs, and its next step throws `ERR_CLOSED`.
- *
- * @example
- * ```ts
- * const cursors = new CursorTable(64);
- * const id = cursors.open(gateway.pages('Patient', {}));
- * await cursors.next(id); // { done: false, value: firstPage }
- * await cursors.return(id);
- * ```
  */
 export class CursorTable {
   readonly #maxOpen: number;
@@ -30,14 +22,7 @@ export class CursorTable {
     this.#maxOpen = maxOpen;
   }
 
-  /**
-   * How many cursors are open.
-   *
-   * @example
-   * ```ts
-   * if (cursors.size > 0) console.log('iterators left open');
-   * ```
-   */
+  /** How many cursors are open. */
   get size(): number {
     return this.#open.size;
   }
@@ -45,11 +30,6 @@ export class CursorTable {
   /**
    * Keeps `iterable`'s iterator and returns its cursor number; with `maxOpen` cursors already open, the
    * least recently used is closed first.
-   *
-   * @example
-   * ```ts
-   * const id = cursors.open(gateway.searchAll('Patient'));
-   * ```
    */
   open(iterable: AsyncIterable<unknown>): number {
     const iterator = iterable[Symbol.asyncIterator]();
@@ -68,12 +48,6 @@ export class CursorTable {
    * The next step of a cursor. A cursor that was opened and is closed (done, thrown, returned, or
    * evicted as the least recently used) throws `FhirgateError('ERR_CLOSED')`; one never opened, a
    * `RangeError`.
-   *
-   * @example
-   * ```ts
-   * const step = await cursors.next(id);
-   * if (step.done) console.log('last page seen');
-   * ```
    */
   async next(id: number): Promise<IteratorResult<unknown>> {
     const iterator = this.#open.get(id);
@@ -97,14 +71,7 @@ export class CursorTable {
     }
   }
 
-  /**
-   * Ends a cursor early (its iterator's `return()` runs); an unknown cursor is ignored.
-   *
-   * @example
-   * ```ts
-   * await cursors.return(id);
-   * ```
-   */
+  /** Ends a cursor early (its iterator's `return()` runs); an unknown cursor is ignored. */
   async return(id: number): Promise<void> {
     const iterator = this.#open.get(id);
     this.#open.delete(id);

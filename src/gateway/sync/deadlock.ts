@@ -18,11 +18,6 @@ function comparable(origin: string): string | undefined {
 /**
  * Throws `ERR_DEADLOCK` when one of `origins` (a source's FHIR and token origins) is one of
  * `sameThread`, the origins of servers that run on the calling thread.
- *
- * @example
- * ```ts
- * refuseSameThreadServer('FHIRGateway', ['http://127.0.0.1:8000'], [sandbox.origin]); // throws when the sandbox is at :8000
- * ```
  */
 export function refuseSameThreadServer(className: string, origins: readonly string[], sameThread: Iterable<string>): void {
   const local = new Set([...sameThread].map(comparable));

@@ -49,14 +49,7 @@ export interface FHIRGatewayOptions extends GatewayRetryOptions {
   sameThreadOrigins?: Iterable<string>;
 }
 
-/**
- * What the sync gateway's worker is started with (plain data: it crosses the thread boundary).
- *
- * @example
- * ```ts
- * const data: GatewayWorkerData = { gateway: checkGatewayOptions({ timeoutSeconds: 10 }), maxOpenCursors: 64 };
- * ```
- */
+/** What the sync gateway's worker is started with (plain data: it crosses the thread boundary). */
 export interface GatewayWorkerData {
   /** The gateway options, checked on the calling thread: the worker's `AsyncFHIRGateway` takes them as they are. */
   readonly gateway: GatewayOptions;
@@ -64,14 +57,7 @@ export interface GatewayWorkerData {
   readonly maxOpenCursors: number;
 }
 
-/**
- * The options after validation.
- *
- * @example
- * ```ts
- * const { worker, timeoutMs } = checkSyncOptions({ timeoutSeconds: 10 }); // worker.gateway.timeoutMs and timeoutMs: 10_000
- * ```
- */
+/** The options after validation. */
 export interface SyncGatewayOptions {
   /** What the worker is started with. */
   readonly worker: GatewayWorkerData;
@@ -94,11 +80,6 @@ const POOL_OPTIONS = ['maxConnections', 'maxKeepaliveConnections', 'keepaliveExp
 /**
  * Validates and copies the options once, with the same checks and messages as `AsyncFHIRGateway`;
  * a pool option is a `TypeError`.
- *
- * @example
- * ```ts
- * const checked = checkSyncOptions({ timeoutSeconds: 10, events: false });
- * ```
  */
 export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOptions {
   const checked = checkGatewayOptions(options);

@@ -30,13 +30,6 @@ interface SourceFacts {
 /**
  * The blocking calls of one `FHIRGateway` to its worker. A call waits at most three request time-outs
  * plus 5 s (`ERR_TIMEOUT`); the events the worker collected during a call are handed to `emit`.
- *
- * @example
- * ```ts
- * const calls = new WorkerCalls(checkSyncOptions({}), (events) => emitAll(events));
- * calls.addSource('local', 'fhir://localhost:8080/fhir/', undefined);
- * const patient = calls.io('read', ['Patient', '1', 'local'], 'local');
- * ```
  */
 export class WorkerCalls {
   readonly #options: SyncGatewayOptions;
@@ -54,38 +47,17 @@ export class WorkerCalls {
     });
   }
 
-  /**
-   * True while the worker runs: started by a first call, not yet closed.
-   *
-   * @example
-   * ```ts
-   * if (!calls.running) return { keys: [] };
-   * ```
-   */
+  /** True while the worker runs: started by a first call, not yet closed. */
   get running(): boolean {
     return this.#bridge.started && !this.#bridge.closed;
   }
 
-  /**
-   * True once {@link close} was called.
-   *
-   * @example
-   * ```ts
-   * if (!calls.closed) calls.call('return', [cursor]);
-   * ```
-   */
+  /** True once {@link close} was called. */
   get closed(): boolean {
     return this.#bridge.closed;
   }
 
-  /**
-   * The source names, in registration order.
-   *
-   * @example
-   * ```ts
-   * calls.sourceNames; // ['epic']
-   * ```
-   */
+  /** The source names, in registration order. */
   get sourceNames(): string[] {
     return [...this.#sources.keys()];
   }
@@ -94,11 +66,6 @@ export class WorkerCalls {
    * Registers a source: parsed once, on the calling thread (`ERR_CONNECTION_STRING`, `TypeError`); the
    * worker takes the parsed settings and reads key files (`ERR_AUTH_KEY`); its facts are kept only when
    * the worker took it.
-   *
-   * @example
-   * ```ts
-   * calls.addSource('epic', 'fhir://fhir.example.org/r4/', { nextKeyPath: 'next.pem' });
-   * ```
    */
   addSource(name: string, connectionString: string, options: SourceOptions | undefined): void {
     this.#bridge.assertOpen();
@@ -113,11 +80,6 @@ export class WorkerCalls {
   /**
    * A call that reaches a FHIR server: refused at once when that server runs on this thread
    * (`ERR_DEADLOCK`); waits `waitMs`, else what the source's time-out allows.
-   *
-   * @example
-   * ```ts
-   * const bundle = calls.io('search', ['Patient', { family: 'Doe' }, 'epic'], 'epic');
-   * ```
    */
   io(method: string, args: unknown[], source: string | undefined, waitMs?: number): unknown {
     this.#bridge.assertOpen();
@@ -130,24 +92,12 @@ export class WorkerCalls {
   /**
    * A blocking call of the worker's `method`, waiting what a request of `timeoutMs` (default: the
    * gateway's) may take.
-   *
-   * @example
-   * ```ts
-   * const kid = (calls.call('rotateKey', ['epic']) as RotatedKey).kid;
-   * ```
    */
   call(method: string, args: unknown[], timeoutMs = this.#options.timeoutMs): unknown {
     return this.#bridge.call(method, args, WAIT_REQUESTS * timeoutMs + WAIT_MARGIN_MS);
   }
 
-  /**
-   * Sends `method` to the worker without waiting for its answer.
-   *
-   * @example
-   * ```ts
-   * calls.send('return', [cursor]);
-   * ```
-   */
+  /** Sends `method` to the worker without waiting for its answer. */
   send(method: string, args: unknown[]): void {
     this.#bridge.send(method, args);
   }
@@ -156,11 +106,6 @@ export class WorkerCalls {
    * Checks export options once, at once (no `signal`: a blocking call cannot be aborted): the settings
    * the worker takes as they are, and the longest a step of the export may block (its deadline plus
    * three request time-outs plus 5 s).
-   *
-   * @example
-   * ```ts
-   * calls.bulkWait({ deadlineSeconds: 600 }).waitMs; // 695_000 with the default 30 s time-out
-   * ```
    */
   bulkWait(options: BulkExportBaseOptions): { settings: BulkSettings; waitMs: number } {
     if ((options as { signal?: unknown } | null)?.signal !== undefined) throw new TypeError('options.signal: a blocking FHIRGateway call cannot be aborted; leave the loop instead');
@@ -168,14 +113,7 @@ export class WorkerCalls {
     return { settings, waitMs: settings.deadlineMs + WAIT_REQUESTS * this.#options.timeoutMs + WAIT_MARGIN_MS };
   }
 
-  /**
-   * Closes the worker's gateway, then ends the worker whatever it answered. Idempotent.
-   *
-   * @example
-   * ```ts
-   * calls.close();
-   * ```
-   */
+  /** Closes the worker's gateway, then ends the worker whatever it answered. Idempotent. */
   close(): void {
     if (this.#bridge.closed) return;
     try {

@@ -6,26 +6,12 @@ import { FhirgateError } from '../../errors.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-/**
- * Encodes bytes or a UTF-8 string as unpadded base64url.
- *
- * @example
- * ```ts
- * encodeBase64url('{"alg":"ES384"}'); // 'eyJhbGciOiJFUzM4NCJ9'
- * ```
- */
+/** Encodes bytes or a UTF-8 string as unpadded base64url. */
 export function encodeBase64url(data: Uint8Array | string): string {
   return Buffer.from(data as Uint8Array).toString('base64url');
 }
 
-/**
- * Decodes unpadded base64url. Anything outside the alphabet, or an impossible length, is `ERR_JWT`.
- *
- * @example
- * ```ts
- * decodeBase64url('eyJhbGciOiJFUzM4NCJ9').toString(); // '{"alg":"ES384"}'
- * ```
- */
+/** Decodes unpadded base64url. Anything outside the alphabet, or an impossible length, is `ERR_JWT`. */
 export function decodeBase64url(s: string): Buffer {
   if (typeof s !== 'string' || !BASE64URL.test(s) || s.length % 4 === 1) {
     throw new FhirgateError('ERR_JWT', 'malformed base64url');

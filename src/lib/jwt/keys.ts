@@ -13,12 +13,6 @@ const MIN_RSA_BITS = 2048;
  * Reads a private or public key from a PEM text (PKCS#1, PKCS#8, SEC1, SPKI, or a certificate) or a JWK
  * JSON text. Encrypted PEM keys are refused: fhirgate takes no passphrases. Failures are `ERR_AUTH_KEY`
  * and never quote the key.
- *
- * @example
- * ```ts
- * const key = readKey(readFileSync('private-key.pem'));
- * key.type; // 'private'
- * ```
  */
 export function readKey(text: string | Buffer): KeyObject {
   const source = (typeof text === 'string' ? text : text.toString('utf8')).trim();
@@ -44,12 +38,6 @@ export function readKey(text: string | Buffer): KeyObject {
 /**
  * The SMART Backend Services algorithm a key signs with: `RS384` for RSA (2048 bits or more), `ES384` for
  * EC P-384. Any other key is `ERR_AUTH_KEY`.
- *
- * @example
- * ```ts
- * const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' });
- * algorithmFor(privateKey); // 'ES384'
- * ```
  */
 export function algorithmFor(key: KeyObject): 'RS384' | 'ES384' {
   const details = key.asymmetricKeyDetails ?? {};
@@ -66,14 +54,7 @@ export function algorithmFor(key: KeyObject): 'RS384' | 'ES384' {
   throw new FhirgateError('ERR_AUTH_KEY', `a ${key.asymmetricKeyType ?? 'symmetric'} key cannot sign RS384 or ES384 assertions`);
 }
 
-/**
- * The public JWK of a private or public key (private members dropped).
- *
- * @example
- * ```ts
- * const jwk = toPublicJWK(privateKey); // { kty: 'EC', crv: 'P-384', x: '…', y: '…' }
- * ```
- */
+/** The public JWK of a private or public key (private members dropped). */
 export function toPublicJWK(key: KeyObject): JsonWebKey {
   return (key.type === 'public' ? key : createPublicKey(key)).export({ format: 'jwk' });
 }
@@ -90,11 +71,6 @@ const REQUIRED_MEMBERS: Record<string, readonly string[]> = {
  * The required members of a JWK (RFC 7638 §3.2), in lexicographic order, and nothing else: what its
  * thumbprint hashes, and (for a public key) all a JWKS needs to publish of it. `ERR_AUTH_KEY` for an
  * unknown key type or a missing member.
- *
- * @example
- * ```ts
- * requiredMembers(toPublicJWK(privateKey)); // { crv: 'P-384', kty: 'EC', x: '…', y: '…' }
- * ```
  */
 export function requiredMembers(jwk: JsonWebKey): Record<string, string> {
   const members = typeof jwk.kty === 'string' ? REQUIRED_MEMBERS[jwk.kty] : undefined;
@@ -111,11 +87,6 @@ export function requiredMembers(jwk: JsonWebKey): Record<string, string> {
 /**
  * The RFC 7638 thumbprint of a JWK: SHA-256 of the canonical JSON of its required members, base64url.
  * Used as the default `kid`.
- *
- * @example
- * ```ts
- * jwkThumbprint({ kty: 'RSA', e: 'AQAB', n: '0vx7…' }); // 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs' for RFC 7638's example key
- * ```
  */
 export function jwkThumbprint(jwk: JsonWebKey): string {
   return createHash('sha256').update(JSON.stringify(requiredMembers(jwk))).digest('base64url');

@@ -10,11 +10,6 @@ import type { JWTClaims, JWTHeader } from './types.js';
 /**
  * Signs `claims` with `key` and returns the compact JWT. `header.alg` picks the algorithm (RS256/384/512,
  * ES256/384/512; EC signatures in the raw `r||s` form JWS requires); `typ` defaults to `JWT`.
- *
- * @example
- * ```ts
- * const jwt = signJWT({ alg: 'ES384', kid: 'k1' }, { iss: 'app', sub: 'app', aud: tokenUrl, exp, jti }, privateKey);
- * ```
  */
 export function signJWT(header: JWTHeader, claims: JWTClaims, key: KeyObject): string {
   const params = signingParams(header.alg, key);

@@ -3,14 +3,7 @@
  * @module
  */
 
-/**
- * A JOSE header.
- *
- * @example
- * ```ts
- * const header: JWTHeader = { alg: 'ES384', typ: 'JWT', kid: 'k1', jku: 'https://app.example.org/jwks.json' };
- * ```
- */
+/** A JOSE header. */
 export interface JWTHeader {
   alg: string;
   typ?: string;
@@ -19,14 +12,7 @@ export interface JWTHeader {
   [member: string]: unknown;
 }
 
-/**
- * JWT claims. Times are seconds since the epoch.
- *
- * @example
- * ```ts
- * const claims: JWTClaims = { iss: 'app', sub: 'app', aud: tokenUrl, jti: crypto.randomUUID(), exp: now + 300 };
- * ```
- */
+/** JWT claims. Times are seconds since the epoch. */
 export interface JWTClaims {
   iss?: string;
   sub?: string;

@@ -53,15 +53,7 @@ function split(token: string): [string, string, string] {
   return parts as [string, string, string];
 }
 
-/**
- * Decodes a JWT without verifying it (to read `kid`, `iss` or `jku` before choosing a key).
- *
- * @example
- * ```ts
- * const { header, payload } = decodeJWT(token);
- * header.kid; payload.iss;
- * ```
- */
+/** Decodes a JWT without verifying it (to read `kid`, `iss` or `jku` before choosing a key). */
 export function decodeJWT(token: string): DecodedJWT {
   const [head, body] = split(token);
   const header = parsePart(head);
@@ -100,15 +92,6 @@ function checkClaims(payload: JWTClaims, options: VerifyJWTOptions): void {
  * reason (`signature invalid`, `token expired`, `aud mismatch`, `alg not allowed`, `unknown key`,
  * `crit not supported` for any header with `crit` (RFC 7515 §4.1.11), ...):
  * log it, but answer callers with one generic message.
- *
- * @example
- * ```ts
- * const { payload } = await verifyJWT(assertion, {
- *   algorithms: ['RS384', 'ES384'],
- *   key: (header) => keysByKid.get(header.kid ?? ''),
- *   issuer: clientId, subject: clientId, audience: tokenUrl, maxLifetimeSeconds: 300,
- * });
- * ```
  */
 export async function verifyJWT(token: string, options: VerifyJWTOptions): Promise<DecodedJWT> {
   const [head, body, sig] = split(token);

@@ -17,14 +17,7 @@ import type { BridgeAnswer, BridgeCall, BridgeWorkerData } from './protocol.js';
 import { deserializeError } from './serialize-error.js';
 import { startWorker } from './start-worker.js';
 
-/**
- * Options of {@link SyncBridge}.
- *
- * @example
- * ```ts
- * const options: SyncBridgeOptions = { workerUrl, name: 'FHIRGateway', onExtra: (events) => replay(events) };
- * ```
- */
+/** Options of {@link SyncBridge}. */
 export interface SyncBridgeOptions {
   /** The worker's entry module (see {@link siblingModuleUrl}). */
   workerUrl: URL;
@@ -47,11 +40,6 @@ export interface SyncBridgeOptions {
 /**
  * The URL of a module next to `importMetaUrl`, with the caller's own extension: `.ts` when running
  * from sources under tsx, `.js` when running from `dist/`. Use it to name a worker entry.
- *
- * @example
- * ```ts
- * const url = siblingModuleUrl(import.meta.url, './sync/gateway-worker');
- * ```
  */
 export function siblingModuleUrl(importMetaUrl: string, relativePathWithoutExtension: string): URL {
   return new URL(relativePathWithoutExtension + extname(fileURLToPath(importMetaUrl)), importMetaUrl);
@@ -62,13 +50,6 @@ export function siblingModuleUrl(importMetaUrl: string, relativePathWithoutExten
  * `unref()`'d (it never keeps the process alive) and serves calls with {@link serveBridge}. A call
  * waits at most its `timeoutMs` and then throws `ERR_TIMEOUT`; a late answer is recognised by its id
  * and dropped.
- *
- * @example
- * ```ts
- * const bridge = new SyncBridge({ workerUrl: siblingModuleUrl(import.meta.url, './my-worker') });
- * const sum = bridge.call('add', [1, 2], 5_000); // 3, computed in the worker
- * bridge.close();
- * ```
  */
 export class SyncBridge {
   readonly #options: Required<SyncBridgeOptions>;
@@ -92,26 +73,12 @@ export class SyncBridge {
     };
   }
 
-  /**
-   * True once the worker has been started (and until {@link close}).
-   *
-   * @example
-   * ```ts
-   * if (bridge.started) bridge.call('close', [], 5_000);
-   * ```
-   */
+  /** True once the worker has been started (and until {@link close}). */
   get started(): boolean {
     return this.#worker !== undefined;
   }
 
-  /**
-   * True after {@link close}.
-   *
-   * @example
-   * ```ts
-   * if (bridge.closed) return;
-   * ```
-   */
+  /** True after {@link close}. */
   get closed(): boolean {
     return this.#closed;
   }
@@ -122,11 +89,6 @@ export class SyncBridge {
    * Throws `ERR_TIMEOUT` after `timeoutMs` (plus the start-up allowance on the first call),
    * `ERR_CLOSED` after {@link close} or once the worker has stopped; a `TypeError` when the arguments
    * cannot be cloned.
-   *
-   * @example
-   * ```ts
-   * const patient = bridge.call('read', ['Patient', '123'], 95_000);
-   * ```
    */
   call(method: string, args: readonly unknown[], timeoutMs: number): unknown {
     const name = this.#options.name;
@@ -169,38 +131,19 @@ export class SyncBridge {
    * Posts a call without waiting for its answer, which the next {@link call} drops (its `extra` still
    * goes to `onExtra`). Does nothing when the worker was never started, has stopped, or the bridge is
    * closed: there is nobody to tell. For clean-up messages, such as from a `FinalizationRegistry`.
-   *
-   * @example
-   * ```ts
-   * bridge.send('return', [cursor]);
-   * ```
    */
   send(method: string, args: readonly unknown[]): void {
     if (this.#closed || this.#stopReason !== undefined || this.#port === undefined) return;
     this.#port.postMessage({ id: ++this.#nextId, method, args: [...args] } satisfies BridgeCall);
   }
 
-  /**
-   * Throws `ERR_CLOSED` after {@link close}, or once the worker has stopped.
-   *
-   * @example
-   * ```ts
-   * bridge.assertOpen(); // before work that should not start on a closed bridge
-   * ```
-   */
+  /** Throws `ERR_CLOSED` after {@link close}, or once the worker has stopped. */
   assertOpen(): void {
     if (this.#closed) throw new FhirgateError('ERR_CLOSED', `${this.#options.name} is closed; create a new one`);
     if (this.#stopReason !== undefined) throw this.#stoppedError();
   }
 
-  /**
-   * Stops the worker (without waiting for it) and refuses further calls. Idempotent.
-   *
-   * @example
-   * ```ts
-   * bridge.close();
-   * ```
-   */
+  /** Stops the worker (without waiting for it) and refuses further calls. Idempotent. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;

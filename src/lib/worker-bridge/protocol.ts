@@ -8,46 +8,24 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../../errors.js';
 import type { SerializedError } from './serialize-error.js';
 
-/**
- * Slot of the shared `Int32Array` that the worker bumps after every answer; the caller waits on it.
- *
- * @example
- * ```ts
- * Atomics.add(signal, SIGNAL_COUNTER, 1); Atomics.notify(signal, SIGNAL_COUNTER);
- * ```
- */
+/** Slot of the shared `Int32Array` that the worker bumps after every answer; the caller waits on it. */
 export const SIGNAL_COUNTER = 0;
 
 /**
  * Slot of the shared `Int32Array` the worker sets to 1 when it stops, so that a blocked caller need
  * not wait for its time-out.
- *
- * @example
- * ```ts
- * if (Atomics.load(signal, SIGNAL_STOPPED) !== 0) throw stoppedError();
- * ```
  */
 export const SIGNAL_STOPPED = 1;
 
 /**
  * The call id of the answer a worker sends when its entry module failed to load: real calls count
  * from 1.
- *
- * @example
- * ```ts
- * if (answer.id === START_FAILURE_ID) stopReason = answer.error.message;
- * ```
  */
 export const START_FAILURE_ID = 0;
 
 /**
  * One call: a method name and structured-clone-safe arguments. `id` tells its answer apart from the
  * late answer of a call that timed out.
- *
- * @example
- * ```ts
- * const call: BridgeCall = { id: 7, method: 'read', args: ['Patient', '123', 'epic'] };
- * ```
  */
 export interface BridgeCall {
   id: number;
@@ -58,11 +36,6 @@ export interface BridgeCall {
 /**
  * The answer to one call. `extra` is whatever the worker attaches to every answer (the sync gateway
  * sends the events the call emitted).
- *
- * @example
- * ```ts
- * const answer: BridgeAnswer = { id: 7, ok: true, value: patient, extra: [] };
- * ```
  */
 export type BridgeAnswer =
   | { id: number; ok: true; value: unknown; extra: unknown }
@@ -71,11 +44,6 @@ export type BridgeAnswer =
 /**
  * What the calling thread hands a bridge worker in `workerData`: its end of the channel, the shared
  * counter it waits on, and the worker's own start-up data.
- *
- * @example
- * ```ts
- * const { port, signal, data } = workerData as BridgeWorkerData;
- * ```
  */
 export interface BridgeWorkerData {
   port: MessagePort;

@@ -11,14 +11,7 @@ import type { ErrorCode } from '../../errors.js';
 /** The classes an error is rebuilt as; anything else becomes a plain `Error` keeping its `name`. */
 type ErrorKind = 'FhirgateError' | 'FHIRHTTPError' | 'AuthTokenError' | 'TypeError' | 'RangeError' | 'Error';
 
-/**
- * An error as plain, structured-clone-safe data.
- *
- * @example
- * ```ts
- * const data: SerializedError = { kind: 'FhirgateError', name: 'FhirgateError', code: 'ERR_TIMEOUT', message: 'too slow' };
- * ```
- */
+/** An error as plain, structured-clone-safe data. */
 export interface SerializedError {
   kind: ErrorKind;
   name: string;
@@ -58,11 +51,6 @@ function jsonCopy(value: unknown): unknown {
 /**
  * Turns anything thrown into a {@link SerializedError}. A thrown non-error becomes an `Error` whose
  * message is its string form.
- *
- * @example
- * ```ts
- * port.postMessage({ id, ok: false, error: serializeError(err) });
- * ```
  */
 export function serializeError(thrown: unknown, depth = 0): SerializedError {
   if (!(thrown instanceof Error)) return { kind: 'Error', name: 'Error', message: String(thrown) };
@@ -83,14 +71,7 @@ function codeOf(data: SerializedError): ErrorCode {
   return data.code !== undefined && Object.hasOwn(ERROR_CODES, data.code) ? (data.code as ErrorCode) : 'ERR_HANDLER';
 }
 
-/**
- * Rebuilds the error a {@link SerializedError} describes, on the calling thread.
- *
- * @example
- * ```ts
- * if (!answer.ok) throw deserializeError(answer.error);
- * ```
- */
+/** Rebuilds the error a {@link SerializedError} describes, on the calling thread. */
 export function deserializeError(data: SerializedError): Error {
   const cause = data.cause === undefined ? undefined : deserializeError(data.cause);
   const base = { cause, ...(data.status === undefined ? {} : { status: data.status }) };

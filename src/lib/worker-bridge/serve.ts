@@ -10,14 +10,7 @@ import { SIGNAL_COUNTER, SIGNAL_STOPPED } from './protocol.js';
 import type { BridgeAnswer, BridgeCall, BridgeWorkerData } from './protocol.js';
 import { serializeError } from './serialize-error.js';
 
-/**
- * What {@link serveBridge} serves.
- *
- * @example
- * ```ts
- * const target: BridgeTarget = { call: (method, args) => api[method](...args), takeExtra: () => events.take() };
- * ```
- */
+/** What {@link serveBridge} serves. */
 export interface BridgeTarget {
   /** Runs one call; may return a value or a Promise. What it throws or rejects with is sent back. */
   call(method: string, args: unknown[]): unknown;
@@ -28,13 +21,6 @@ export interface BridgeTarget {
 /**
  * Serves `target` on the channel in `workerData`. Calls run concurrently (a caller that timed out
  * may have left one running); every answer carries its call's id.
- *
- * @example
- * ```ts
- * // my-worker.ts
- * import { workerData } from 'node:worker_threads';
- * serveBridge(workerData as BridgeWorkerData, { call: (method, [a, b]) => (a as number) + (b as number) });
- * ```
  */
 export function serveBridge(workerData: BridgeWorkerData, target: BridgeTarget): void {
   const { port } = workerData;

@@ -57,11 +57,6 @@ function bootstrapSource(entry: string, tsx: string | null): string {
 /**
  * Starts a worker on `entry`, a `.js` or `.ts` module URL. For a bridge worker, `options.workerData`
  * is a {@link BridgeWorkerData}.
- *
- * @example
- * ```ts
- * const worker = startWorker(new URL('./worker.ts', import.meta.url), { workerData });
- * ```
  */
 export function startWorker(entry: URL, options: WorkerOptions): Worker {
   const source = bootstrapSource(entry.href, entry.pathname.endsWith('.ts') ? tsxAPIUrl() : null);

@@ -30,11 +30,6 @@ function low(el: XMLElement | undefined): string | undefined {
 /**
  * The problems of a problem list section (LOINC 11450-4): one per `entry`, coded from the
  * observation's `value`, named from the narrative it references.
- *
- * @example
- * ```ts
- * readProblems(section, ids); // [{ text: 'CHF', status: 'active', onset: '20140916', … }]
- * ```
  */
 export function readProblems(section: XMLElement, ids: ReadonlyMap<string, string>): CDAProblem[] {
   return children(section, 'entry').flatMap((entry) => {
@@ -55,14 +50,7 @@ export function readProblems(section: XMLElement, ids: ReadonlyMap<string, strin
   });
 }
 
-/**
- * The medications of a medications section (LOINC 10160-0): one per `substanceAdministration` entry.
- *
- * @example
- * ```ts
- * readMedications(section, ids); // [{ code: { code: '314076', display: 'lisinopril 10 MG Oral Tablet', … }, … }]
- * ```
- */
+/** The medications of a medications section (LOINC 10160-0): one per `substanceAdministration` entry. */
 export function readMedications(section: XMLElement, ids: ReadonlyMap<string, string>): CDAMedication[] {
   return children(section, 'entry').flatMap((entry) => {
     const sa = child(entry, 'substanceAdministration');
@@ -90,11 +78,6 @@ export function readMedications(section: XMLElement, ids: ReadonlyMap<string, st
 /**
  * The allergies of an allergies section (LOINC 48765-2): the allergen from the participant's
  * `playingEntity`, reactions from `MFST` relationships, severity from the `SEV` observation.
- *
- * @example
- * ```ts
- * readAllergies(section, ids); // [{ allergen: { display: 'INSULINS', … }, reactions: [], … }]
- * ```
  */
 export function readAllergies(section: XMLElement, ids: ReadonlyMap<string, string>): CDAAllergy[] {
   return children(section, 'entry').flatMap((entry) => {

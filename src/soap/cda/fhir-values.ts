@@ -18,15 +18,7 @@ const SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
   '2.16.840.1.113883.6.8': 'http://unitsofmeasure.org',
 });
 
-/**
- * The FHIR system URI for a code system OID.
- *
- * @example
- * ```ts
- * systemUri('2.16.840.1.113883.6.96'); // 'http://snomed.info/sct'
- * systemUri('1.2.3');                  // 'urn:oid:1.2.3'
- * ```
- */
+/** The FHIR system URI for a code system OID. */
 export function systemUri(oid: string): string {
   return SYSTEMS[oid] ?? (/^[0-2](\.(0|[1-9][0-9]*))+$/.test(oid) ? `urn:oid:${oid}` : oid);
 }
@@ -37,11 +29,6 @@ const TS = /^(\d{4})(\d{2})?(\d{2})?(?:(\d{2})(\d{2})?(\d{2})?(?:\.\d+)?)?([+-]\
  * An HL7 v3 TS (`20140916152158-0500`) as a FHIR `dateTime` (`2014-09-16T15:21:58-05:00`). A time
  * without a time zone keeps only its date (FHIR requires a zone with a time); `undefined` when the
  * value is not a TS.
- *
- * @example
- * ```ts
- * toFHIRDateTime('20140916'); // '2014-09-16'
- * ```
  */
 export function toFHIRDateTime(ts: string | undefined): string | undefined {
   const m = ts === undefined ? null : TS.exec(ts);
@@ -52,14 +39,7 @@ export function toFHIRDateTime(ts: string | undefined): string | undefined {
   return `${date}T${h}:${mi}:${s}${zone.slice(0, 3)}:${zone.slice(3)}`;
 }
 
-/**
- * A CodeableConcept from a CDA code: one coding when it has a code, `text` from its display.
- *
- * @example
- * ```ts
- * toCodeableConcept({ code: '38341003', codeSystem: '2.16.840.1.113883.6.96', display: 'Hypertension' });
- * ```
- */
+/** A CodeableConcept from a CDA code: one coding when it has a code, `text` from its display. */
 export function toCodeableConcept(code: CDACode | undefined, text?: string): CodeableConcept | undefined {
   const concept: CodeableConcept = {};
   if (code?.code) {
@@ -73,11 +53,6 @@ export function toCodeableConcept(code: CDACode | undefined, text?: string): Cod
 /**
  * A FHIR Identifier from a CDA `II`: `root` as the `urn:oid:` system and `extension` as the value, or
  * the root alone as the value (`urn:oid:` / `urn:uuid:`) when there is no extension.
- *
- * @example
- * ```ts
- * toIdentifier({ root: '1.2.3', extension: '42' }); // { system: 'urn:oid:1.2.3', value: '42' }
- * ```
  */
 export function toIdentifier(id: CDAIdentifier | undefined): Identifier | undefined {
   if (!id?.root) return id?.extension ? { value: id.extension } : undefined;
@@ -86,14 +61,7 @@ export function toIdentifier(id: CDAIdentifier | undefined): Identifier | undefi
   return { system: 'urn:ietf:rfc:3986', value: isUuid ? `urn:uuid:${id.root.toLowerCase()}` : `urn:oid:${id.root}` };
 }
 
-/**
- * A Reference to the document's patient, by identifier and display name (CDA carries no FHIR id).
- *
- * @example
- * ```ts
- * patientReference(cda.header); // { identifier: {...}, display: 'John Smith' }
- * ```
- */
+/** A Reference to the document's patient, by identifier and display name (CDA carries no FHIR id). */
 export function patientReference(header: CDAHeader): Reference {
   const ref: Reference = { type: 'Patient' };
   const identifier = toIdentifier(header.patient.ids.find((i) => i.extension) ?? header.patient.ids[0]);

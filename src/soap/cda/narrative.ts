@@ -23,11 +23,6 @@ function render(el: XMLElement, out: string[]): void {
 /**
  * The plain text of a narrative element: `br` and block elements (paragraphs, rows, list items) end
  * lines, cells are separated by a tab turned to ` | `; runs of white space collapse; empty lines go.
- *
- * @example
- * ```ts
- * narrativeText(child(section, 'text')); // 'Chief Complaint:\nHeadaches times three months\n…'
- * ```
  */
 export function narrativeText(el: XMLElement | undefined): string {
   if (!el) return '';
@@ -50,11 +45,6 @@ export function narrativeText(el: XMLElement | undefined): string {
 /**
  * Indexes the narrative elements that carry an `ID` attribute (`<td ID="problem3name">CHF</td>`) by
  * that id, as plain text.
- *
- * @example
- * ```ts
- * const ids = indexNarrativeIds(root); ids.get('problem3name'); // 'CHF'
- * ```
  */
 export function indexNarrativeIds(root: XMLElement): Map<string, string> {
   const index = new Map<string, string>();
@@ -70,11 +60,6 @@ export function indexNarrativeIds(root: XMLElement): Map<string, string> {
 /**
  * The narrative text an element's `reference` (or `originalText/reference`) points to, or the
  * element's own text when it has no reference.
- *
- * @example
- * ```ts
- * referencedText(child(observation, 'text'), ids); // 'CHF'
- * ```
  */
 export function referencedText(el: XMLElement | undefined, ids: ReadonlyMap<string, string>): string | undefined {
   if (!el) return undefined;

@@ -12,22 +12,12 @@ import { HL7_V3_NS } from './values.js';
 /**
  * The default limits for CDA documents: depth 256, 500 000 elements, and the parser's attribute limits
  * (128 attributes and 32 namespace declarations per element, values up to 65 536 characters).
- *
- * @example
- * ```ts
- * readCDA(text, { ...CDA_LIMITS, maxElements: 50_000 });
- * ```
  */
 export const CDA_LIMITS: Readonly<XMLLimits> = Object.freeze({ maxDepth: 256, maxElements: 500_000, ...ATTRIBUTE_LIMITS });
 
 /**
  * Parses a CDA document and checks that its root is `ClinicalDocument` in `urn:hl7-org:v3`. Throws
  * `FhirgateError('ERR_CDA')` otherwise, and for malformed XML, a DOCTYPE or a limit exceeded.
- *
- * @example
- * ```ts
- * parseCDA(text).name; // 'ClinicalDocument'
- * ```
  */
 export function parseCDA(text: string, limits: Partial<XMLLimits> = {}): XMLElement {
   if (typeof text !== 'string') throw new TypeError('the CDA document must be a string');

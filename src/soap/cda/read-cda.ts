@@ -52,14 +52,7 @@ function readHeader(root: XMLElement): CDAHeader {
   return header;
 }
 
-/**
- * The `section` elements of the structured body, nested ones included, in document order.
- *
- * @example
- * ```ts
- * bodySections(root).length;
- * ```
- */
+/** The `section` elements of the structured body, nested ones included, in document order. */
 export function bodySections(root: XMLElement): XMLElement[] {
   const found: XMLElement[] = [];
   const walk = (parent: XMLElement | undefined): void => {

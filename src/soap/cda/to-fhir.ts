@@ -24,11 +24,6 @@ function withIdentifier<T extends { identifier?: unknown }>(resource: T, id: Par
 /**
  * A problem as a problem-list `Condition` (clinical status from the CDA status, verification
  * `confirmed`, onset and abatement as dateTimes).
- *
- * @example
- * ```ts
- * problemToCondition(cda.problems[0], patientReference(cda.header));
- * ```
  */
 export function problemToCondition(problem: CDAProblem, subject: Reference): Condition {
   const condition: Condition = {
@@ -50,11 +45,6 @@ export function problemToCondition(problem: CDAProblem, subject: Reference): Con
 /**
  * A medication as a `MedicationStatement` (`active` stays `active`, `completed` stays `completed`,
  * anything else is `unknown`), with its period, route and dose.
- *
- * @example
- * ```ts
- * medicationToStatement(cda.medications[0], patientReference(cda.header));
- * ```
  */
 export function medicationToStatement(medication: CDAMedication, subject: Reference): MedicationStatement {
   const statuses = ['active', 'completed', 'stopped', 'on-hold', 'intended'];
@@ -86,11 +76,6 @@ const SEVERITY: Readonly<Record<string, string>> = { H: 'severe', M: 'moderate',
 /**
  * An allergy as an `AllergyIntolerance`: the allergen as `code`, the category from the SNOMED CT
  * propensity code (food, medication), reactions with their severity.
- *
- * @example
- * ```ts
- * allergyToAllergyIntolerance(cda.allergies[0], patientReference(cda.header));
- * ```
  */
 export function allergyToAllergyIntolerance(allergy: CDAAllergy, patient: Reference): AllergyIntolerance {
   const resource: AllergyIntolerance = {
@@ -115,11 +100,6 @@ export function allergyToAllergyIntolerance(allergy: CDAAllergy, patient: Refere
 /**
  * A note section as a `DocumentReference` (status `current`, the section code as `type`, the text as
  * a base64 `text/plain` attachment).
- *
- * @example
- * ```ts
- * noteToDocumentReference(cda.notes[0], cda.header);
- * ```
  */
 export function noteToDocumentReference(note: CDASection, header: CDAHeader): DocumentReference {
   const reference: DocumentReference = {

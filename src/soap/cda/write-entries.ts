@@ -12,14 +12,7 @@ const STATUS_CODES: Readonly<Record<string, string>> = { active: '55561003', ina
 
 type Attrs = Record<string, string | undefined>;
 
-/**
- * Writes elements with the section's prefix, so that they land in `urn:hl7-org:v3` whatever it is.
- *
- * @example
- * ```ts
- * new CDAWriter('hl7').el('statusCode', { code: 'active' }); // '<hl7:statusCode code="active"/>'
- * ```
- */
+/** Writes elements with the section's prefix, so that they land in `urn:hl7-org:v3` whatever it is. */
 export class CDAWriter {
   readonly #prefix: string;
 
@@ -80,14 +73,7 @@ export class CDAWriter {
   }
 }
 
-/**
- * A problem entry: a concern act around a problem observation whose `value` is the problem code.
- *
- * @example
- * ```ts
- * problemEntry(new CDAWriter(''), { code: { code: '38341003', codeSystem: '2.16.840.1.113883.6.96', display: 'Hypertension' } });
- * ```
- */
+/** A problem entry: a concern act around a problem observation whose `value` is the problem code. */
 export function problemEntry(w: CDAWriter, p: CDAProblem): string {
   const text = p.text ?? p.code?.display;
   const obs = w.el('observation', { classCode: 'OBS', moodCode: 'EVN' },
@@ -98,14 +84,7 @@ export function problemEntry(w: CDAWriter, p: CDAProblem): string {
   return w.concern(p.status, p.onset, obs);
 }
 
-/**
- * A medication entry: a `substanceAdministration` with period, route, dose and the drug code.
- *
- * @example
- * ```ts
- * medicationEntry(new CDAWriter(''), { code: { code: '314076', codeSystem: '2.16.840.1.113883.6.88', display: 'lisinopril 10 MG Oral Tablet' } });
- * ```
- */
+/** A medication entry: a `substanceAdministration` with period, route, dose and the drug code. */
 export function medicationEntry(w: CDAWriter, m: CDAMedication): string {
   const product = w.el('manufacturedProduct', { classCode: 'MANU' },
     w.el('templateId', { root: '2.16.840.1.113883.10.20.1.53' }),
@@ -122,11 +101,6 @@ export function medicationEntry(w: CDAWriter, m: CDAMedication): string {
 /**
  * An allergy entry: a concern act around an allergy observation with the allergen as participant,
  * reactions (`MFST`) and severity (`SEV`).
- *
- * @example
- * ```ts
- * allergyEntry(new CDAWriter(''), { allergen: { code: '102263004', codeSystem: '2.16.840.1.113883.6.96', display: 'Eggs' } });
- * ```
  */
 export function allergyEntry(w: CDAWriter, a: CDAAllergyInput): string {
   const entity = w.el('participant', { typeCode: 'CSM' }, w.el('participantRole', { classCode: 'MANU' },
