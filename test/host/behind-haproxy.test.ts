@@ -74,7 +74,12 @@ test('behind HAProxy: a replica that drains is taken out by its /health/ready, c
   let closed = false;
   const closing = a.app.close().then(() => (closed = true));
   await lb.waitForStatus('a', 'DOWN');
-  const down = (await lb.stats())['a']!;
+  let down = (await lb.stats())['a']!;
+  // HAProxy can show the DOWN state a moment before the failed check's code (0 until then): read it again.
+  for (let i = 0; i < 50 && down.checkCode === 0 && !closed; i++) {
+    await sleep(20);
+    down = (await lb.stats())['a']!;
+  }
   assert.deepEqual([down.checkStatus, down.checkCode, closed], ['L7STS', 503, false], 'taken out by /health/ready answering 503 while a still listens');
   await closing;
   phase = 'b-only';
