@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import { createServiceAPI } from '../src/index.js';
-import { NoteReaderService, readEnvelope } from '../src/soap/index.js';
+import { NoteReaderService } from '../src/soap/index.js';
+import { readEnvelope } from '../src/soap/read-envelope.js';
 import { envelopeOf } from './lib/cda-envelope.js';
 import { RUNS, summarize, type Summary } from './lib/stats.js';
 
