@@ -236,15 +236,16 @@ export class AgentPool {
     return total;
   }
 
-  /** A waiter of `origin` left its queue (started or cancelled). */
+  /**
+   * A waiter of `origin` left its queue (started or cancelled). With none live, what is left are cancelled
+   * waiters: the queue is emptied at once (no pass reads a queue whose origin has none waiting).
+   */
   #unqueue(origin: Origin): void {
     this.#waiting--;
     if (--origin.queued > 0) return;
     this.#waitingOrigins.delete(origin);
-    if (!this.#pumping) {
-      origin.waiters.length = 0;
-      origin.head = 0;
-    }
+    origin.waiters.length = 0;
+    origin.head = 0;
   }
 
   /** Takes the first live waiter off `origin`'s queue (the caller knows there is one). */
@@ -290,12 +291,6 @@ export class AgentPool {
       } while (this.#pumpAgain && this.#waiting > 0);
     } finally {
       this.#pumping = false;
-      for (const o of this.#allOrigins()) {
-        if (o.queued === 0 && o.waiters.length > 0) {
-          o.waiters.length = 0;
-          o.head = 0;
-        }
-      }
     }
   };
 
