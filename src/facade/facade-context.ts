@@ -10,6 +10,7 @@ import type { AuditTrail } from './audit-trail.js';
 import type { Caller } from './caller.js';
 import type { CallerDirectory } from './identify-caller.js';
 import type { Interaction } from './interaction.js';
+import { RESERVED_NAMES } from './options.js';
 import type { CheckedFacadeOptions } from './options.js';
 import type { PageTokens } from './page-token.js';
 import type { UpstreamLimits } from './upstream-limits.js';
@@ -35,4 +36,9 @@ export function accessFacts(ctx: FacadeContext, req: RouteRequest, source: strin
 /** The outcome code of an HTTP status: 0 below 400, 4 for a 4xx, 8 for a 5xx. */
 export function outcomeOf(status: number): 0 | 4 | 8 {
   return status < 400 ? 0 : status < 500 ? 4 : 8;
+}
+
+/** The sources served as FHIR bases: the gateway's, but those named like a route of the prefix or the federated base. */
+export function servedSources(ctx: FacadeContext): string[] {
+  return ctx.gateway.sourceNames.filter((s) => !RESERVED_NAMES.includes(s) && s !== ctx.options.federatedName);
 }

@@ -1,7 +1,7 @@
 /**
- * The federated base `{prefix}/{federated}`: a search across every source the caller may search,
+ * Search at the federated base `{prefix}/{federated}`: across every source the caller may search,
  * fanned out in parallel (the gateway's pool bounds the connections), entries tagged with their source
- * (`meta.source`, and `fullUrl` under `{prefix}/{source}`), merged (see `mergePages`), paged with one
+ * (`meta.source`, ids that name it: see `federatedResource`), merged (see `mergePages`), paged with one
  * signed token holding each source's position, `total` only when every source gave one. A source that
  * fails becomes an OperationOutcome entry (`search.mode: outcome`) unless the caller asks for all or
  * nothing (`Prefer: handling=strict`). Writes are never federated.
@@ -11,7 +11,9 @@ import { httpStatusOf, isFhirgateError } from '../errors.js';
 import { operationOutcome } from '../fhir/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import type { Caller } from './caller.js';
-import { accessFacts } from './facade-context.js';
+import { accessFacts, servedSources } from './facade-context.js';
+import { federatedResource } from './federated-id.js';
+import type { FederatedView } from './federated-id.js';
 import type { FacadeContext } from './facade-context.js';
 import { fhirJSON, outcome } from './fhir-answer.js';
 import { mergePages } from './federated-merge.js';
@@ -26,14 +28,11 @@ import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-reque
 
 type Position = PageState['pages'][number];
 
-/** The reply to a request under the federated base; `rest` are the segments after its name. */
-export async function answerFederated(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> {
+/** The reply to a search under the federated base (`GET [type]?…`, `POST [type]/_search`, a page token); `rest` are the segments after its name. */
+export async function answerFederatedSearch(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> {
   const name = ctx.options.federatedName;
   const token = req.method === 'GET' && rest.length === 0 ? req.query.get(PAGE_TOKEN_PARAM) : null;
-  const searchPost = req.method === 'POST' && rest.length === 2 && rest[1] === '_search';
-  if (!(req.method === 'GET' && rest.length === 1) && !searchPost && token === null) {
-    return req.method === 'GET' ? outcome(404, 'not-found', `the federated base answers searches only: GET ${name}/[type]; read through the entry's fullUrl`) : outcome(405, 'not-supported', 'writes are never federated: send them to {prefix}/{source}');
-  }
+  const searchPost = req.method === 'POST';
   const type = rest[0];
   if (type !== undefined && !isResourceType(type)) return outcome(404, 'not-found', `"${type.slice(0, 64)}" is not a resource type`);
   let caller: Caller;
@@ -99,6 +98,7 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   const slot = await ctx.limits.acquire(source, caller);
   if (slot.refused) return { failed: `source "${source}": ${slot.reason}` };
   const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
+  const view: FederatedView = { source, sourceBase: rewriter.facadeBase, sources: servedSources(ctx) };
   try {
     const request = upstreamRequest('GET', [interaction.type ?? ''].filter((s) => s !== ''), query, req.headers, undefined, interaction, decision.compartment, rewriter);
     const pageLink = position.link === '' ? request.path : position.link!;
@@ -110,7 +110,7 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
     const raw = JSON.parse(res.body.toString('utf8')) as { total?: unknown; link?: { relation?: string; url?: string }[] };
     const answer = facadeAnswer(res, { source, interaction, compartment: decision.compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders: {} });
     recordAnswer(ctx, req, source, interaction, caller, decision.compartment, answer.reply.status ?? 200, answer.body, undefined, rewriter);
-    const entries = ((answer.body?.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => tag(e, rewriter.facadeBase));
+    const entries = ((answer.body?.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => tag(e, view, `${req.baseUrl}/${ctx.options.federatedName}`));
     const nextLink = raw.link?.find((l) => l.relation === 'next')?.url ?? null;
     return { source, entries, pageLink, nextLink, skipped: position.skip, total: typeof raw.total === 'number' ? raw.total : undefined };
   } catch (error) {
@@ -122,11 +122,18 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   }
 }
 
-/** An entry with its source: `fullUrl` under the source's facade base, `meta.source` naming it. */
-function tag(entry: Record<string, unknown>, sourceBase: string): Record<string, unknown> {
+/**
+ * An entry as the federated base shows it: its resource federated (see `federatedResource`), `fullUrl`
+ * at the federated base (at the source's base when its id cannot be federated), and an `alternate` link
+ * to the resource at its source's base, where it is written.
+ */
+function tag(entry: Record<string, unknown>, view: FederatedView, federatedBase: string): Record<string, unknown> {
   const resource = entry.resource as Record<string, unknown> | undefined;
   if (resource === undefined) return entry;
-  const meta = (resource.meta ?? {}) as Record<string, unknown>;
-  const fullUrl = typeof resource.id === 'string' ? `${sourceBase}/${String(resource.resourceType)}/${resource.id}` : entry.fullUrl;
-  return { ...entry, ...(fullUrl === undefined ? {} : { fullUrl }), resource: { ...resource, meta: { ...meta, source: sourceBase } } };
+  const shown = federatedResource(resource, view);
+  if (typeof resource.id !== 'string') return { ...entry, resource: shown };
+  const type = String(resource.resourceType);
+  const atSource = `${view.sourceBase}/${type}/${resource.id}`;
+  const links = Array.isArray(entry.link) ? (entry.link as unknown[]) : [];
+  return { ...entry, fullUrl: shown.id === resource.id ? atSource : `${federatedBase}/${type}/${String(shown.id)}`, link: [...links, { relation: 'alternate', url: atSource }], resource: shown };
 }

@@ -1,0 +1,33 @@
+/**
+ * Read and vread at the federated base, of the ids it issues: `{federated}/[type]/[source].[id]` is the
+ * source's read of `[type]/[id]` (its policy, compartment, limits and AuditEvent, exactly as at
+ * `{prefix}/{source}`), except that a source the caller may not use answers 404, as an id nobody issued
+ * does; the resource comes back as federated search entries show it (see `federatedResource`).
+ * @module
+ */
+import { isResourceType } from '../fhir/index.js';
+import type { RouteReply, RouteRequest } from '../mount/index.js';
+import { servedSources } from './facade-context.js';
+import type { FacadeContext } from './facade-context.js';
+import { federatedResource, resolveFederatedId } from './federated-id.js';
+import { fhirJSON, outcome } from './fhir-answer.js';
+import { answerSource } from './source-base.js';
+
+/** The reply to `GET {federated}/[type]/[id]` (`rest` = type, id) or `…/_history/[vid]` (four segments). */
+export async function answerFederatedRead(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> {
+  const [type = '', federated = '', ...history] = rest;
+  const sources = servedSources(ctx);
+  const found = isResourceType(type) ? resolveFederatedId(federated, sources) : undefined;
+  if (found === undefined) return outcome(404, 'not-found', `${type.slice(0, 64)}/${federated.slice(0, 130)} is not an id of the federated base ([type]/[source].[id])`);
+  const reply = await answerSource(ctx, req, found.source, [type, found.id, ...history], { hideSource: true });
+  if ((reply.status ?? 200) !== 200 || reply.body === undefined) return reply;
+  let resource: unknown;
+  try {
+    resource = JSON.parse(typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8'));
+  } catch {
+    return reply;
+  }
+  if ((resource as { resourceType?: unknown } | null)?.resourceType !== type) return reply;
+  const sourceBase = `${req.baseUrl}/${found.source}`;
+  return fhirJSON(200, federatedResource(resource as Record<string, unknown>, { source: found.source, sourceBase, sources }), reply.headers);
+}
