@@ -4,10 +4,11 @@
  * @module
  */
 import type { AsyncFHIRGateway } from '../gateway/index.js';
-import type { RouteRequest } from '../mount/index.js';
+import type { RouteReply, RouteRequest } from '../mount/index.js';
 import type { AuditFacts } from './audit-event.js';
 import type { AuditTrail } from './audit-trail.js';
 import type { Caller } from './caller.js';
+import { outcome } from './fhir-answer.js';
 import type { CallerDirectory } from './identify-caller.js';
 import type { Interaction } from './interaction.js';
 import { RESERVED_NAMES } from './options.js';
@@ -41,4 +42,14 @@ export function outcomeOf(status: number): 0 | 4 | 8 {
 /** The sources served as FHIR bases: the gateway's, but those named like a route of the prefix or the federated base. */
 export function servedSources(ctx: FacadeContext): string[] {
   return ctx.gateway.sourceNames.filter((s) => !RESERVED_NAMES.includes(s) && s !== ctx.options.federatedName);
+}
+
+/** The caller of `req`, or the 401 reply (its refusal audited at `base`) when its credentials are missing or wrong. */
+export async function identified(ctx: FacadeContext, req: RouteRequest, base: string, interaction: Interaction): Promise<{ caller: Caller } | { reply: RouteReply }> {
+  try {
+    return { caller: await ctx.callers.identify(req.headers) };
+  } catch (error) {
+    ctx.audit.record({ ...accessFacts(ctx, req, base, interaction, undefined), outcome: 4, outcomeDesc: `caller not identified: ${(error as Error).message}` });
+    return { reply: outcome(401, 'login', 'credentials are missing or not valid', { 'www-authenticate': 'Bearer' }) };
+  }
 }

@@ -11,7 +11,7 @@
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { VERSION } from '../version.js';
 import type { Caller } from './caller.js';
-import { accessFacts, servedSources } from './facade-context.js';
+import { accessFacts, identified, servedSources } from './facade-context.js';
 import type { FacadeContext } from './facade-context.js';
 import { fhirJSON, outcome } from './fhir-answer.js';
 import type { Interaction } from './interaction.js';
@@ -37,13 +37,9 @@ const CAPABILITIES: Interaction = { name: 'capabilities', conditional: false };
 /** The reply to `GET {federated}/metadata`. */
 export async function answerFederatedCapabilities(ctx: FacadeContext, req: RouteRequest): Promise<RouteReply> {
   const name = ctx.options.federatedName;
-  let caller: Caller;
-  try {
-    caller = await ctx.callers.identify(req.headers);
-  } catch (error) {
-    ctx.audit.record({ ...accessFacts(ctx, req, name, CAPABILITIES, undefined), outcome: 4, outcomeDesc: `caller not identified: ${(error as Error).message}` });
-    return outcome(401, 'login', 'credentials are missing or not valid', { 'www-authenticate': 'Bearer' });
-  }
+  const who = await identified(ctx, req, name, CAPABILITIES);
+  if ('reply' in who) return who.reply;
+  const { caller } = who;
   try {
     checkFormat(req.headers, req.query);
   } catch (error) {

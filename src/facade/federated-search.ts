@@ -11,7 +11,7 @@ import { httpStatusOf, isFhirgateError } from '../errors.js';
 import { operationOutcome } from '../fhir/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import type { Caller } from './caller.js';
-import { accessFacts, servedSources } from './facade-context.js';
+import { accessFacts, identified, servedSources } from './facade-context.js';
 import { federatedResource } from './federated-id.js';
 import type { FederatedView } from './federated-id.js';
 import type { FacadeContext } from './facade-context.js';
@@ -35,14 +35,10 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   const searchPost = req.method === 'POST';
   const type = rest[0];
   if (type !== undefined && !isResourceType(type)) return outcome(404, 'not-found', `"${type.slice(0, 64)}" is not a resource type`);
-  let caller: Caller;
   const interaction: Interaction = { name: 'search-type', ...(type === undefined ? {} : { type }), conditional: false };
-  try {
-    caller = await ctx.callers.identify(req.headers);
-  } catch (error) {
-    ctx.audit.record({ ...accessFacts(ctx, req, name, interaction, undefined), outcome: 4, outcomeDesc: `caller not identified: ${(error as Error).message}` });
-    return outcome(401, 'login', 'credentials are missing or not valid', { 'www-authenticate': 'Bearer' });
-  }
+  const who = await identified(ctx, req, name, interaction);
+  if ('reply' in who) return who.reply;
+  const { caller } = who;
   const refuse = (status: number, code: 'forbidden' | 'invalid' | 'not-supported', reason: string): RouteReply => {
     ctx.audit.record({ ...accessFacts(ctx, req, name, interaction, caller), outcome: 4, outcomeDesc: reason });
     return outcome(status, code, reason);

@@ -80,6 +80,9 @@ test('a federated read is the source\'s read: its policy (another source\'s id i
   assert.equal((await get(`${h.prefix}/ehr/Patient/a-patient-1`, KEYS.ehrOnly)).status, 200);
 
   assert.equal((await get(`${h.prefix}/all/Patient/nowhere.1`, KEYS.fed)).status, 404, 'an id no source issued');
+  assert.equal(h.audits.at(-1)!.outcome, '4');
+  assert.match(h.audits.at(-1)!.outcomeDesc, /Patient\/nowhere\.1 names no source/);
+  assert.equal((await get(`${h.prefix}/all/Patient/nowhere.1`, 'wrong-key-0123456789abc')).status, 401, 'credentials first');
   assert.equal((await get(`${h.prefix}/all/Patient/ehr.a-patient-1`, KEYS.patient)).status, 404, 'outside the caller\'s compartment');
   const own = await get(`${h.prefix}/all/Patient/mp.${patientId}`, KEYS.patient);
   assert.equal(own.status, 200, 'its own patient');
