@@ -37,7 +37,7 @@ export function resolveFederatedId(federated: string, sources: readonly string[]
 }
 
 /** The federated id of `id` in `source`, or `undefined` when none would read back to it. */
-export function federatedId(source: string, id: string, sources: readonly string[]): string | undefined {
+function federatedId(source: string, id: string, sources: readonly string[]): string | undefined {
   const federated = `${source}${SEPARATOR}${id}`;
   if (!isFHIRId(federated)) return undefined;
   const back = resolveFederatedId(federated, sources);

@@ -12,7 +12,7 @@ import { facadeHarness } from '../support/facade-harness.js';
 import { medplumServer } from '../support/medplum-server.js';
 import { sandbox } from '../support/sandbox.js';
 
-const KEYS = { fed: 'federated-key-0123456789', ehrOnly: 'ehr-only-key-0123456789', patient: 'one-patient-key-0123456789' };
+const KEYS = { fed: 'federated-key-0123456789', ehrOnly: 'ehr-only-key-0123456789', patient: 'one-patient-key-0123456789', obsOnly: 'obs-only-key-0123456789' };
 
 async function setUp(t: TestContext, extra: Partial<FHIRFacadeOptions> = {}) {
   const ehr = await sandbox(t, { open: true });
@@ -24,6 +24,7 @@ async function setUp(t: TestContext, extra: Partial<FHIRFacadeOptions> = {}) {
       { name: 'fed', apiKey: KEYS.fed, sources: '*', scopes: 'system/*.rs' },
       { name: 'ehr-only', apiKey: KEYS.ehrOnly, sources: ['ehr'], scopes: 'system/*.rs' },
       { name: 'one-patient', apiKey: KEYS.patient, sources: '*', scopes: 'system/*.rs', patient: patient.id },
+      { name: 'obs-only', apiKey: KEYS.obsOnly, sources: '*', scopes: 'system/Observation.rs' },
     ],
     ...extra,
   }, [...Object.values(KEYS), 's3cr3t-cookie', 'medplum-wrapper']);
@@ -78,6 +79,9 @@ test('a federated read is the source\'s read: its policy (another source\'s id i
   assert.match(refusal.outcomeDesc, /may not use source "mp"/);
   assert.deepEqual(refusal.subtype, [{ system: 'http://hl7.org/fhir/restful-interaction', code: 'read' }]);
   assert.equal((await get(`${h.prefix}/ehr/Patient/a-patient-1`, KEYS.ehrOnly)).status, 200);
+  const scoped = await get(`${h.prefix}/all/Patient/ehr.a-patient-1`, KEYS.obsOnly);
+  assert.equal(scoped.status, 403, 'a type its scopes do not allow: as at the source base');
+  assert.match(scoped.body.issue[0].diagnostics, /scope does not allow read on Patient/);
 
   assert.equal((await get(`${h.prefix}/all/Patient/nowhere.1`, KEYS.fed)).status, 404, 'an id no source issued');
   assert.equal(h.audits.at(-1)!.outcome, '4');
