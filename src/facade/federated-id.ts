@@ -5,7 +5,9 @@
  * (`Patient/123`, which mean the source's patient) are qualified the same way, so that everything in a
  * federated answer resolves against the federated base. An id that cannot be qualified (over 64
  * characters, a source name with `_`, or one that would read back as another source's) is left as the
- * source gave it, with its references made absolute at the source's facade base.
+ * source gave it, with its references made absolute at the source's facade base. A search at the
+ * federated base may name such ids (`Observation?subject=Patient/ehr.123`): each source gets them as its
+ * own, and a source none of whose values can match is not asked.
  * @module
  */
 import { isFHIRId, isResourceType } from '../fhir/index.js';
@@ -78,4 +80,41 @@ function reference(ref: string, view: FederatedView): string {
   const [, type, id, history = ''] = match;
   const federated = federatedId(view.source, id!, view.sources);
   return federated === undefined ? `${view.sourceBase}/${ref}` : `${type}/${federated}${history}`;
+}
+
+/**
+ * A federated search's query as `source` gets it: a value that names a federated id (`Patient/ehr.123`
+ * in any parameter; a bare `ehr.123` in `_id` or a parameter with a type modifier, `subject:Patient`)
+ * becomes the source's own id there and is dropped elsewhere, where it cannot match. `undefined` when a
+ * parameter keeps no value for `source`: nothing there can match. Parameters with other modifiers
+ * (`:not`, `:missing`, …) go as they are.
+ */
+export function sourceQuery(query: URLSearchParams, source: string, sources: readonly string[]): URLSearchParams | undefined {
+  const out = new URLSearchParams();
+  for (const [name, value] of query) {
+    const [param = '', modifier] = name.split(':');
+    const bare = (param === '_id' && modifier === undefined) || (modifier !== undefined && isResourceType(modifier));
+    if (modifier !== undefined && !bare) {
+      out.append(name, value);
+      continue;
+    }
+    const kept = value.split(/(?<!\\),/).flatMap((part) => {
+      const named = namedId(part, bare, sources);
+      if (named === undefined) return [part];
+      return named.source === source ? [named.local] : [];
+    });
+    if (kept.length === 0) return undefined;
+    out.append(name, kept.join(','));
+  }
+  return out;
+}
+
+/** The source and local form of a search value naming a federated id (`Type/src.id`, or `src.id` when `bare`). */
+function namedId(part: string, bare: boolean, sources: readonly string[]): { source: string; local: string } | undefined {
+  const slash = part.indexOf('/');
+  const type = slash < 0 ? undefined : part.slice(0, slash);
+  if (type !== undefined && !isResourceType(type)) return undefined;
+  if (type === undefined && !bare) return undefined;
+  const found = resolveFederatedId(type === undefined ? part : part.slice(slash + 1), sources);
+  return found === undefined ? undefined : { source: found.source, local: type === undefined ? found.id : `${type}/${found.id}` };
 }

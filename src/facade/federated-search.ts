@@ -12,7 +12,7 @@ import { operationOutcome } from '../fhir/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import type { Caller } from './caller.js';
 import { accessFacts, identified, servedSources } from './facade-context.js';
-import { federatedResource } from './federated-id.js';
+import { federatedResource, sourceQuery } from './federated-id.js';
 import type { FederatedView } from './federated-id.js';
 import type { FacadeContext } from './facade-context.js';
 import { fhirJSON, outcome } from './fhir-answer.js';
@@ -61,7 +61,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
     const countText = query.get('_count');
     const count = countText === null ? undefined : Number(countText);
     if (count !== undefined && (!Number.isInteger(count) || count < 0 || count > 1000)) return refuse(400, 'invalid', '_count must be an integer from 0 to 1000');
-    const allowed = ctx.gateway.sourceNames.filter((s) => decide(caller, s, interaction, query).allowed);
+    const allowed = servedSources(ctx).filter((s) => decide(caller, s, interaction, query).allowed);
     if (allowed.length === 0) return refuse(403, 'forbidden', `no source allows this caller to search ${type}`);
     state = { type, ...(count === undefined ? {} : { count }), ...(query.get('_sort') === null ? {} : { sort: query.get('_sort')! }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };
   }
@@ -86,15 +86,21 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   });
 }
 
-/** One source's page at `position` (its first page when the link is `''`), rewritten and tagged; or why it failed. */
-async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, interaction: Interaction, query: URLSearchParams, position: Position): Promise<(SourcePage & { total: number | undefined }) | { failed: string }> {
+/**
+ * One source's page at `position` (its first page when the link is `''`), rewritten and tagged; or why it
+ * failed. A source that cannot match the federated ids the query names is not asked: an empty page.
+ */
+async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, interaction: Interaction, federatedQuery: URLSearchParams, position: Position): Promise<(SourcePage & { total: number | undefined }) | { failed: string }> {
   const { source } = position;
+  const sources = servedSources(ctx);
+  const query = sourceQuery(federatedQuery, source, sources);
+  if (query === undefined) return { source, entries: [], pageLink: '', nextLink: null, skipped: 0, total: 0 };
   const decision = decide(caller, source, interaction, query);
   if (!decision.allowed) return { failed: `source "${source}": ${decision.reason}` };
   const slot = await ctx.limits.acquire(source, caller);
   if (slot.refused) return { failed: `source "${source}": ${slot.reason}` };
   const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
-  const view: FederatedView = { source, sourceBase: rewriter.facadeBase, sources: servedSources(ctx) };
+  const view: FederatedView = { source, sourceBase: rewriter.facadeBase, sources };
   try {
     const request = upstreamRequest('GET', [interaction.type ?? ''].filter((s) => s !== ''), query, req.headers, undefined, interaction, decision.compartment, rewriter);
     const pageLink = position.link === '' ? request.path : position.link!;

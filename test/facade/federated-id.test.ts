@@ -2,7 +2,7 @@
 // left as the source gave them (with absolute references) when no FHIR id could name the source.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { federatedResource, resolveFederatedId } from '../../src/facade/federated-id.js';
+import { federatedResource, resolveFederatedId, sourceQuery } from '../../src/facade/federated-id.js';
 
 const SOURCES = ['ehr', 'a', 'a.b', 'lab_2'];
 const view = (source: string) => ({ source, sourceBase: `https://gw.example.org/fhir/${source}`, sources: SOURCES });
@@ -39,4 +39,13 @@ test('no FHIR id can name a source with _ or hold a 64-character id and its sour
   const long = 'x'.repeat(64);
   assert.equal(federatedResource({ resourceType: 'Patient', id: long }, view('ehr')).id, long);
   assert.equal(federatedResource({ resourceType: 'Patient', id: 'x'.repeat(60) }, view('ehr')).id, `ehr.${'x'.repeat(60)}`);
+});
+
+test('a search naming federated ids goes to each source with its own ids, and not to a source that cannot match', () => {
+  const q = new URLSearchParams([['subject', 'Patient/ehr.1,Patient/a.b.2'], ['_id', 'ehr.7'], ['code', 'x\\,y,z'], ['_count', '5']]);
+  assert.equal(sourceQuery(q, 'ehr', SOURCES)?.toString(), new URLSearchParams([['subject', 'Patient/1'], ['_id', '7'], ['code', 'x\\,y,z'], ['_count', '5']]).toString());
+  assert.equal(sourceQuery(q, 'a.b', SOURCES), undefined, '_id names only an ehr resource: nothing at a.b can match');
+  assert.equal(sourceQuery(new URLSearchParams('subject:Patient=a.b.2'), 'a.b', SOURCES)?.toString(), 'subject%3APatient=2', 'a bare id under a type modifier');
+  assert.equal(sourceQuery(new URLSearchParams('subject=ehr.1&name=ehr.1'), 'a', SOURCES)?.toString(), 'subject=ehr.1&name=ehr.1', 'a bare value elsewhere is not an id');
+  assert.equal(sourceQuery(new URLSearchParams('_id:not=ehr.1'), 'a', SOURCES)?.toString(), '_id%3Anot=ehr.1', 'other modifiers go as they are');
 });

@@ -29,13 +29,13 @@ async function setUp(t: TestContext, extra: Partial<FHIRFacadeOptions> = {}) {
     ...extra,
   }, [...Object.values(KEYS), 's3cr3t-cookie', 'medplum-wrapper']);
   const client = new Client({ baseUrl: `${h.prefix}/all`, customHeaders: { 'x-api-key': KEYS.fed } });
-  return { mp, h, client, patientId: patient.id };
+  return { ehr, mp, h, client, patientId: patient.id };
 }
 
 const get = (url: string, key: string) => fetch(url, { headers: { 'x-api-key': key } }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as any }));
 
 test('an unmodified client reads back, at the federated base, the id and fullUrl a federated search gave, from each source', async (t) => {
-  const { mp, h, client, patientId } = await setUp(t);
+  const { ehr, mp, h, client, patientId } = await setUp(t);
   const bundle = (await client.search({ resourceType: 'Patient', searchParams: { _count: 50 } })) as any;
   const fromMp = bundle.entry.find((e: any) => e.resource.meta.source === `${h.prefix}/mp`);
   const fromEhr = bundle.entry.find((e: any) => e.resource.meta.source === `${h.prefix}/ehr`);
@@ -65,6 +65,14 @@ test('an unmodified client reads back, at the federated base, the id and fullUrl
   const subject = (await client.resolve({ reference: pulse.subject.reference })) as any;
   assert.equal(subject.id, `mp.${patientId}`);
   assert.equal(subject.name[0].family, 'Medplum');
+
+  const searchesBefore = ehr.stats.requests.byKind.search ?? 0;
+  const ofPatient = (await client.search({ resourceType: 'Observation', searchParams: { subject: `Patient/mp.${patientId}` } })) as any;
+  assert.deepEqual(ofPatient.entry.map((e: any) => e.resource.id), [pulse.id], 'a search naming a federated id: that source, its own id');
+  assert.equal(mp.requests.at(-1)!.line, `GET /fhir/R4/Observation?subject=Patient%2F${patientId}`);
+  assert.equal(ehr.stats.requests.byKind.search ?? 0, searchesBefore, 'a source that cannot match was not asked');
+  const both = (await client.search({ resourceType: 'Patient', searchParams: { _id: `ehr.a-patient-1,mp.${patientId}` } })) as any;
+  assert.deepEqual(both.entry.map((e: any) => e.resource.id).sort(), ['ehr.a-patient-1', `mp.${patientId}`]);
 });
 
 test('a federated read is the source\'s read: its policy (another source\'s id is 404, never 403), compartment, audit and rate limit', async (t) => {
