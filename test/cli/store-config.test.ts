@@ -3,14 +3,15 @@
 // a machine without the `redis` package gets a message naming what to install; a Redis that takes no
 // connection stops start-up with exit 1, the password never printed.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openSharedStore } from '../../src/cli/shared-store.js';
 import { captureLogger } from '../support/logger.js';
 import { freePort } from '../support/free-port.js';
-import { runMain, startNode, tempDir } from '../support/run-cli.js';
+import { ROOT, runMain, startNode, tempDir } from '../support/run-cli.js';
 
 const PASSWORD = 'pa55-w0rd-Never-Shown';
 const SOURCE = 'fhir://127.0.0.1:9/fhir/';
@@ -49,15 +50,31 @@ test('a Redis that takes no connection stops start-up: exit 1, ERR_STORE_UNAVAIL
   assert.ok(!`${stdout}${stderr}`.includes(PASSWORD));
 });
 
+/** `fhirgate serve` in `dir` (its config there) with the `redis` package hidden beside fhirgate, or everywhere. */
+function serveWithoutRedis(t: TestContext, dir: string, hidden: 'beside' | 'everywhere') {
+  const hide = fileURLToPath(new URL('../fixtures/cli/hide-redis.mjs', import.meta.url));
+  const entry = fileURLToPath(new URL('../support/cli-entry.ts', import.meta.url));
+  return startNode(t, ['--import', import.meta.resolve('tsx'), '--import', hide, entry, 'serve', '--config', join(dir, 'fhirgate.json'), '--port', '0'], { HIDE_REDIS: hidden }, dir);
+}
+
 test('without the redis package installed, serve names what to install and exits 1 (a config setting, per the exit-code rule)', async (t) => {
   const dir = tempDir(t);
   writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { ehr: SOURCE }, store: { redis: `redis://:${PASSWORD}@127.0.0.1:6379` } }));
-  const hide = fileURLToPath(new URL('../fixtures/cli/hide-redis.mjs', import.meta.url));
-  const entry = fileURLToPath(new URL('../support/cli-entry.ts', import.meta.url));
-  const run = startNode(t, ['--import', import.meta.resolve('tsx'), '--import', hide, entry, 'serve', '--config', join(dir, 'fhirgate.json'), '--port', '0'], {}, dir);
+  const run = serveWithoutRedis(t, dir, 'everywhere');
   assert.equal(await run.exited, 1, run.stderr());
   assert.equal(run.stderr(), 'fhirgate serve: store.redis: needs the redis package, which fhirgate does not install: run `npm install redis` (v4 or v5) in your project or beside fhirgate\n');
   assert.ok(!run.stdout().includes(PASSWORD));
+});
+
+test('a redis package in the working directory is used when none is beside fhirgate (a global install, npx)', async (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(join(ROOT, 'node_modules', 'redis'), join(dir, 'node_modules', 'redis'), 'dir');
+  writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { ehr: SOURCE }, store: { redis: `redis://:${PASSWORD}@127.0.0.1:${await freePort()}` } }));
+  const run = serveWithoutRedis(t, dir, 'beside');
+  assert.equal(await run.exited, 1, run.stderr());
+  assert.match(run.stderr(), /^fhirgate serve: store\.redis: Redis did not take a connection within 5 s/m, 'the package was found: it tried to connect');
+  assert.ok(!`${run.stdout()}${run.stderr()}`.includes(PASSWORD));
 });
 
 test('the client is made to survive an outage: an error listener, no offline queue, reconnects for ever; its errors are logged without the password', async () => {
