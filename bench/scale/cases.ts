@@ -22,6 +22,8 @@ export interface CaseResult {
   readonly events: string[];
   /** Figures of the case's own (HAProxy's retries, memory). */
   readonly figures: Record<string, string>;
+  /** The docs claims this run contradicted (a case that checks claims). */
+  readonly violations?: readonly string[];
 }
 
 /** What the load asks for. */

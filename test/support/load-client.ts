@@ -37,6 +37,30 @@ export interface LoadOptions {
   readonly maxDurationMs?: number;
   /** Pause after a refusal, in ms, so that a stopped server is not hammered. Default 20. */
   readonly refusedPauseMs?: number;
+  /** What each request sends (called once per request); default a GET without a body. */
+  readonly request?: () => LoadRequest;
+  /** When given, every request's {@link LoadSample} is pushed here (for latencies over a time window). */
+  readonly samples?: LoadSample[];
+}
+
+/** One request of a load: method, headers and body. */
+export interface LoadRequest {
+  readonly method: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+/** One request as the client saw it. */
+export interface LoadSample {
+  /** When it started (`performance.now()`) and how long it took, in ms. */
+  readonly at: number;
+  readonly ms: number;
+  /** The answer's status, or 0 when there was none. */
+  readonly status: number;
+  /** The connection-level error's code when there was no answer (`ECONNRESET`, `ECONNREFUSED`, …). */
+  readonly error?: string;
+  /** The answer's `Retry-After` header, if any. */
+  readonly retryAfter?: string;
 }
 
 /** Requests that failed at the connection level or with a non-2xx answer (refusals are counted apart). */
@@ -55,22 +79,26 @@ export function answered(counts: LoadCounts): number {
   return Object.entries(counts.status).filter(([s]) => s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
 }
 
-type Outcome = { status: number } | { error: NodeJS.ErrnoException };
+type Outcome = { status: number; retryAfter?: string } | { error: NodeJS.ErrnoException };
 
-function once(url: URL, agent: Agent | false, timeoutMs: number): Promise<Outcome> {
+function once(url: URL, agent: Agent | false, timeoutMs: number, what: LoadRequest): Promise<Outcome> {
   return new Promise((resolve) => {
+    const headers = { ...what.headers, ...(agent === false ? { connection: 'close' } : {}) };
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, agent, headers: agent === false ? { connection: 'close' } : {}, signal: AbortSignal.timeout(timeoutMs) },
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: what.method, agent, headers, signal: AbortSignal.timeout(timeoutMs) },
       (res) => {
         res.resume();
-        res.once('end', () => resolve({ status: res.statusCode ?? 0 }));
+        const retryAfter = res.headers['retry-after'];
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, ...(retryAfter === undefined ? {} : { retryAfter }) }));
         res.once('error', (error: NodeJS.ErrnoException) => resolve({ error }));
       },
     );
     req.once('error', (error: NodeJS.ErrnoException) => resolve({ error }));
-    req.end();
+    req.end(what.body);
   });
 }
+
+const GET: LoadRequest = { method: 'GET' };
 
 function count(counts: LoadCounts, outcome: Outcome): void {
   if ('status' in outcome) {
@@ -86,7 +114,7 @@ function count(counts: LoadCounts, outcome: Outcome): void {
 }
 
 /**
- * Sends GET requests to `url` from `connections` loops until `until` aborts (or `maxDurationMs`), and
+ * Sends requests (GET unless `options.request` says otherwise) to `url` from `connections` loops until `until` aborts (or `maxDurationMs`), and
  * resolves to what they saw.
  *
  * @example
@@ -109,8 +137,14 @@ export async function runLoad(options: LoadOptions, until: AbortSignal): Promise
     try {
       while (!until.aborted && performance.now() < stopAt) {
         counts.sent += 1;
-        const outcome = await once(url, agent, timeoutMs);
+        const at = performance.now();
+        const outcome = await once(url, agent, timeoutMs, options.request?.() ?? GET);
         count(counts, outcome);
+        options.samples?.push({
+          at,
+          ms: performance.now() - at,
+          ...('status' in outcome ? outcome : { status: 0, error: outcome.error.code ?? outcome.error.name }),
+        });
         if ('error' in outcome && outcome.error.code === 'ECONNREFUSED') await new Promise((r) => setTimeout(r, pauseMs));
       }
     } finally {
