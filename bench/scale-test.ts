@@ -102,6 +102,7 @@ ${results.map((r) => `### ${r.name}\n\n${r.what}.${Object.keys(r.figures).length
 `;
 if (only === undefined) writeFileSync(new URL('./SCALE.md', import.meta.url), md);
 console.log(`\n${md}`);
-const bad = results.filter((r) => mustBeZero.has(r.name) && r.loads.some(([, c]) => failures(c) > 0));
+// A case that checks claims (its `violations`) is judged by them, not by a count of 0.
+const bad = results.filter((r) => r.violations === undefined && mustBeZero.has(r.name) && r.loads.some(([, c]) => failures(c) > 0));
 for (const v of violations) console.error(`a docs claim did not hold: ${v}`);
 process.exit(bad.length === 0 && violations.length === 0 ? 0 : 1);
