@@ -65,7 +65,7 @@ const row = (r: CaseResult, [name, counts]: CaseResult['loads'][number]) => {
   const other = Object.entries(counts.errors).map(([e, n]) => `${n}×${e}`).join(' ') || '0';
   return `| ${r.name} | ${name} | ${counts.sent.toLocaleString('en')} | ${answered(counts).toLocaleString('en')} | **${failures(counts)}** | ${counts.reset} | ${counts.closedWithoutAnswer} | ${counts.timedOut} | ${non2xx} | ${other} | ${counts.refused} |`;
 };
-const md = `# Scale test: restarts, kills and freezes under load
+const md = `# Scale test: restarts, kills, freezes and a Redis outage under load
 
 \`npm run scale-test\` (\`bench/scale-test.ts\`, \`bench/scale/\`). The load is fhirgate's own client
 (\`test/support/load-client.ts\`, \`node:http\`): 8 loops on keep-alive connections and 4 loops opening a
@@ -78,7 +78,10 @@ every 100 ms with 2 s to answer, down after 2 failures, up after 2 passes, \`ret
 conn-failure empty-response response-timeout\`, and \`http-request disable-l7-retry unless METH_GET ||
 METH_HEAD || METH_OPTIONS\`: only safe methods are sent twice), ${seconds} s of load each; r1 gets the signal
 a third of the way in and is back halfway. Cluster cases: \`bench/servers/scale-cluster.ts\`
-(\`serveCluster\`, 2 workers) with no load balancer in front.
+(\`serveCluster\`, 2 workers) with no load balancer in front. The Redis case: two replicas
+(\`bench/servers/scale-redis-replica.ts\`) sharing one Debian \`redis-server\` through \`redisStore\`, read
+straight (no balancer) and sent CDS calls, while Redis is stopped for ${(outageMs / 1000).toFixed(1)} s; it is judged by
+the claims of docs/events.md, each listed with *holds* or **does not hold**.
 
 **Which routes are safe to retry**: every GET and HEAD route (transform, aggregate, \`/fhir/metadata\`,
 \`/fhir/status\`, \`/health\`, \`/health/ready\`, \`/gateway/status\`, \`/metrics\`, \`/docs\`,
@@ -91,7 +94,7 @@ judge. HAProxy's \`disable-l7-retry\` above keeps them to one attempt: a killed 
 ## Last run: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC
 
 Machine: ${cpus().length} shared cores (${cpus()[0]?.model ?? 'unknown'}), **loaded by other work**: load average
-${loadBefore} (1, 5, 15 min) at the start, so request rates and times here say nothing about speed; the counts
+${loadBefore} (1, 5, 15 min) at the start and ${loadavg().map((n) => n.toFixed(1)).join(', ')} at the end, so request rates and times here say nothing about speed; the counts
 of failures are what this run is for. Node ${process.version}, ${haproxyVersion}.
 
 | case | load | sent | answered | failed | reset | closed, no answer | timed out | non-2xx | other | refused |
