@@ -4,8 +4,9 @@
  * answer). Three fhirgate host processes on loopback behind Debian's HAProxy (checks on `/health/ready`):
  * one gets SIGTERM, SIGKILL (with HAProxy's retries of safe methods, and without any), or SIGSTOP; then
  * a `serveCluster` of two workers gets SCALE_RESTARTS (default 10) SIGHUPs and a SIGTERM; two replicas
- * sharing a `redis-server` through `redisStore` see it stopped for SCALE_REDIS_OUTAGE_MS (default 4000).
- * Each replica case lasts SCALE_SECONDS (default 15; the Redis case 20). SCALE_ONLY (`replicas`,
+ * sharing a `redis-server` through `redisStore` see it stopped for SCALE_REDIS_OUTAGE_MS (default 4000),
+ * then hung (SIGSTOP) for as long. Each replica case lasts SCALE_SECONDS (default 15; the Redis case's
+ * phases half of it each). SCALE_ONLY (`replicas`,
  * `cluster`, `redis`, comma-separated) runs some cases and prints them without writing bench/SCALE.md.
  * Writes bench/SCALE.md; exit code 1 when a case that must lose nothing did, or a docs claim did not hold.
  * Not part of `npm test`.
@@ -58,7 +59,7 @@ if (runs('replicas')) {
 }
 if (runs('cluster')) await run(true, () => clusterCases(2, restarts));
 // CDS refusals (503) while Redis is away are what the docs promise, so this case is judged by its claims.
-if (runs('redis')) await run(false, () => redisOutageCase({ seconds: Math.max(seconds, 20), outageMs, commandTimeoutMs: 500 }));
+if (runs('redis')) await run(false, () => redisOutageCase({ seconds: Math.max(6, Math.round(seconds / 2)), outageMs, commandTimeoutMs: 500 }));
 
 const row = (r: CaseResult, [name, counts]: CaseResult['loads'][number]) => {
   const non2xx = Object.entries(counts.status).filter(([s]) => !s.startsWith('2')).map(([s, n]) => `${n}×${s}`).join(' ') || '0';
@@ -80,7 +81,7 @@ METH_HEAD || METH_OPTIONS\`: only safe methods are sent twice), ${seconds} s of 
 a third of the way in and is back halfway. Cluster cases: \`bench/servers/scale-cluster.ts\`
 (\`serveCluster\`, 2 workers) with no load balancer in front. The Redis case: two replicas
 (\`bench/servers/scale-redis-replica.ts\`) sharing one Debian \`redis-server\` through \`redisStore\`, read
-straight (no balancer) and sent CDS calls, while Redis is stopped for ${(outageMs / 1000).toFixed(1)} s; it is judged by
+straight (no balancer) and sent CDS calls, while Redis is stopped for ${(outageMs / 1000).toFixed(1)} s, and later hung (SIGSTOP) for as long; it is judged by
 the claims of docs/events.md, each listed with *holds* or **does not hold**.
 
 **Which routes are safe to retry**: every GET and HEAD route (transform, aggregate, \`/fhir/metadata\`,

@@ -33,9 +33,9 @@ const REFRESH_MS = TOKEN_SECONDS * 900;
 
 /** Options of the case. */
 export interface RedisOutageCase {
-  /** Load, in seconds; Redis stops a third of the way in. */
+  /** Load before Redis stops, and with the store shared again after it is back, in seconds each. */
   readonly seconds: number;
-  /** How long Redis stays stopped, in ms. */
+  /** How long Redis stays stopped, in ms; it is then hung (SIGSTOP) for as long, a while after it came back. */
   readonly outageMs: number;
   /** `redisStore`'s `commandTimeoutMs` in the replicas. */
   readonly commandTimeoutMs: number;
@@ -148,12 +148,11 @@ export async function redisOutageCase(c: RedisOutageCase): Promise<CaseResult & 
       Promise.all(replicas.map((r) => runLoad({ url: `${r.url}/cds/cds-services/svc`, connections: 1, keepAlive: true, samples: reads.cds, request: () => cdsCall(ehr) }, stop.signal))).then(sum),
     ]);
     const loadStart = performance.now();
-    const until = (fraction: number) => sleep(Math.max(0, c.seconds * 1000 * fraction - (performance.now() - loadStart)));
 
     // A token used before the outage: the replay check must still know it after Redis comes back.
     const early = ehr.token(AUDIENCE);
     const earlyFirst = await callOnce(`${replicas[0]!.url}/cds/cds-services/svc`, cdsCall(ehr, early));
-    await until(1 / 3);
+    await sleep(Math.max(0, c.seconds * 1000 - (performance.now() - loadStart)));
     const before = { from: performance.now() - c.outageMs };
     const tokensAtStop = sandbox.stats.tokenRequests;
     const down = performance.now();
@@ -169,9 +168,19 @@ export async function redisOutageCase(c: RedisOutageCase): Promise<CaseResult & 
     // From here the store should be shared again: measure over the same length as the outage.
     const settled = performance.now();
     const tokensAtSettled = sandbox.stats.tokenRequests;
-    await until(1);
+    await sleep(c.seconds * 1000);
     const end = performance.now();
     const tokensAfter = sandbox.stats.tokenRequests - tokensAtSettled;
+    // A Redis that keeps its connections but answers nothing: only commandTimeoutMs ends a store call.
+    redis.pause();
+    const hung = performance.now();
+    note(`redis-server hung (SIGSTOP; load average ${load()})`);
+    await sleep(c.outageMs);
+    redis.resume();
+    const woke = performance.now();
+    const tokensHung = sandbox.stats.tokenRequests - tokensAtSettled - tokensAfter;
+    note(`redis-server resumed (SIGCONT) after ${((woke - hung) / 1000).toFixed(1)} s; ${tokensHung} token requests while it was hung`);
+    await sleep(2000);
     stop.abort();
     const [keepAlive, perRequest, cdsCounts] = await loads;
 
@@ -184,19 +193,26 @@ export async function redisOutageCase(c: RedisOutageCase): Promise<CaseResult & 
 
     const outageReads = [...reads.keepAlive, ...reads.perRequest].filter((s) => s.at >= down && s.at < up);
     const outageCds = reads.cds.filter((s) => s.at >= down && s.at < up);
+    const hungReads = [...reads.keepAlive, ...reads.perRequest].filter((s) => s.at >= hung && s.at < woke);
+    const hungCds = reads.cds.filter((s) => s.at >= hung && s.at < woke);
+    const slowest = (samples: LoadSample[]) => Math.max(0, ...samples.map((s) => s.ms));
+    const lastRefusal = Math.max(0, ...reads.cds.filter((s) => s.at >= up && s.at < hung && s.status === 503).map((s) => s.at + s.ms - up));
     const readFailures = [...reads.keepAlive, ...reads.perRequest].filter((s) => s.status < 200 || s.status > 299).length;
     const cdsOther = outageCds.filter((s) => !(s.status === 503 && s.retryAfter === '1') && s.status !== 200).length;
     const cdsSlowest = Math.max(0, ...outageCds.filter((s) => s.status === 503).map((s) => s.ms));
     const outageSeconds = (up - down) / 1000;
     const tokenBound = replicas.length * (Math.ceil((up - down) / REFRESH_MS) + 1);
     const sharedBound = Math.ceil((end - settled) / REFRESH_MS) + 1;
+    const hungBound = replicas.length * (Math.ceil((woke - hung) / REFRESH_MS) + 1);
     const figures: Record<string, string> = {
       'reads during the outage': window([...reads.keepAlive, ...reads.perRequest], down, up),
       'reads in as long a window before it': window([...reads.keepAlive, ...reads.perRequest], before.from, down),
       'CDS calls during the outage': window(reads.cds, down, up),
       'CDS calls before it': window(reads.cds, before.from, down),
-      'CDS calls once Redis was back': window(reads.cds, settled, end),
-      'token requests upstream': `${tokensOutage} in the ${outageSeconds.toFixed(1)} s Redis was away (2 replicas on their own: at most ${tokenBound} expected), ${tokensAfter} in the ${((end - settled) / 1000).toFixed(1)} s after it settled (shared again: at most ${sharedBound}); ${tokensAtStop} from the start of the load to the outage (${((down - loadStart) / 1000).toFixed(1)} s, shared, the first fetch included)`,
+      'CDS calls once Redis was back': `${window(reads.cds, settled, end)}; the last 503 ended ${(lastRefusal / 1000).toFixed(1)} s after Redis accepted connections again (the clients reconnect after up to 2 s, their reconnect strategy's longest wait)`,
+      [`reads while Redis was hung (${((woke - hung) / 1000).toFixed(1)} s)`]: window([...reads.keepAlive, ...reads.perRequest], hung, woke),
+      'CDS calls while it was hung': window(reads.cds, hung, woke),
+      'token requests upstream': `${tokensOutage} in the ${outageSeconds.toFixed(1)} s Redis was away (2 replicas on their own: at most ${tokenBound} expected), ${tokensAfter} in the ${((end - settled) / 1000).toFixed(1)} s after it settled (shared again: at most ${sharedBound}), ${tokensHung} while it was hung (at most ${hungBound}); ${tokensAtStop} from the start of the load to the outage (${((down - loadStart) / 1000).toFixed(1)} s, shared, the first fetch included)`,
       "'error' events the replicas' clients emitted (all handled by their listener)": replicas.map((r) => `${r.name} ${r.redisErrors}`).join(', '),
       'process warnings': replicas.map((r) => `${r.name} ${r.warnings.length === 0 ? 'none' : r.warnings.join(' ')}`).join(', '),
       'jti replay after the outage': `a fresh token: ${replay.join(' then ')} (r1 then r2); the token used before the outage, sent again to r2: ${earlyAgain} (first use ${earlyFirst})`,
@@ -209,12 +225,16 @@ export async function redisOutageCase(c: RedisOutageCase): Promise<CaseResult & 
       'the replay check fails closed, fast and clear: CDS calls during the outage are 200 (before Redis went) or 503 with Retry-After: 1': check(outageCds.length > 0 && cdsOther === 0 && outageCds.some((s) => s.status === 503), `${cdsOther} CDS calls during the outage were neither 503 with Retry-After: 1 nor 200`),
       [`no stall: the slowest 503 within 5 s (commandTimeoutMs ${c.commandTimeoutMs}; the machine is loaded)`]: check(cdsSlowest < 5000, `the slowest CDS refusal took ${cdsSlowest.toFixed(0)} ms`),
       'once Redis is back: tokens shared again and a replay refused across replicas': check(tokensAfter <= sharedBound && replay[0] === 200 && replay[1] === 401, `after the outage: ${tokensAfter} token requests, replay ${replay.join('/')}`),
+      [`a hung Redis costs a call about commandTimeoutMs, not the hang: every read answered, CDS calls 503 with Retry-After: 1, the slowest of either under the ${((woke - hung) / 1000).toFixed(1)} s hang`]: check(
+        hungReads.length > 0 && hungReads.every((s) => s.status === 200) && hungCds.some((s) => s.status === 503) && hungCds.every((s) => s.status === 200 || (s.status === 503 && s.retryAfter === '1')) && Math.max(slowest(hungReads), slowest(hungCds)) < woke - hung && tokensHung <= hungBound,
+        `while Redis was hung: reads ${hungReads.filter((s) => s.status !== 200).length} failed, slowest ${slowest(hungReads).toFixed(0)} ms; CDS slowest ${slowest(hungCds).toFixed(0)} ms; ${tokensHung} token requests`,
+      ),
       'with an append-only file, the replay store outlives a restart (the early token is still refused)': check(earlyFirst === 200 && earlyAgain === 401, `the token used before the outage: ${earlyFirst} then ${earlyAgain}`),
     };
     for (const [claim, verdict] of Object.entries(claims)) figures[`claim: ${claim}`] = verdict;
     return {
       name: 'Redis outage',
-      what: `two replicas (\`bench/servers/scale-redis-replica.ts\`) share a \`redis-server\` through \`redisStore\` set up as docs/events.md says (an \`'error'\` listener, \`disableOfflineQueue\`, \`pingInterval\`, a reconnect strategy that never gives up, \`commandTimeoutMs\` ${c.commandTimeoutMs}) for the gateway's tokens (${TOKEN_SECONDS} s tokens from the sandbox, so each replica refreshes every ${(REFRESH_MS / 1000).toFixed(1)} s) and the CDS \`jti\` replay check; per replica 4 keep-alive and 2 connection-per-request loops read a Patient through a transform handler (an upstream read each), and one loop sends CDS calls with a fresh JWT each; a third of the way in, redis-server is stopped (SIGTERM) for ${(c.outageMs / 1000).toFixed(1)} s and started again on its port`,
+      what: `two replicas (\`bench/servers/scale-redis-replica.ts\`) share a \`redis-server\` through \`redisStore\` set up as docs/events.md says (an \`'error'\` listener, \`disableOfflineQueue\`, \`pingInterval\`, a reconnect strategy that never gives up, \`commandTimeoutMs\` ${c.commandTimeoutMs}) for the gateway's tokens (${TOKEN_SECONDS} s tokens from the sandbox, so each replica refreshes every ${(REFRESH_MS / 1000).toFixed(1)} s) and the CDS \`jti\` replay check; per replica 4 keep-alive and 2 connection-per-request loops read a Patient through a transform handler (an upstream read each), and one loop sends CDS calls with a fresh JWT each; after ${c.seconds} s, redis-server is stopped (SIGTERM) for ${(c.outageMs / 1000).toFixed(1)} s and started again on its port; ${c.seconds} s after it settled (3 s), it is hung (SIGSTOP) for ${(c.outageMs / 1000).toFixed(1)} s, then resumed, and the load goes on 2 s`,
       loads: [['reads, keep-alive (2×4)', keepAlive], ['reads, new connection per request (2×2)', perRequest], ['CDS calls (2×1)', cdsCounts]],
       events,
       figures,
