@@ -86,9 +86,9 @@ async function callOnce(url: string, what: LoadRequest): Promise<number> {
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
-/** p50/p99/max of the samples that started in [from, to), and how they ended. */
-function window(samples: readonly LoadSample[], from: number, to: number): string {
-  const inside = samples.filter((s) => s.at >= from && s.at < to);
+/** p50/p99/max of the samples that started in [from, to) (and ended before `endBy`), and how they ended. */
+function window(samples: readonly LoadSample[], from: number, to: number, endBy = Infinity): string {
+  const inside = samples.filter((s) => s.at >= from && s.at < to && s.at + s.ms < endBy);
   if (inside.length === 0) return 'no request';
   const ms = inside.map((s) => s.ms).sort((a, b) => a - b);
   const outcomes: Record<string, number> = {};
@@ -196,7 +196,8 @@ export async function redisOutageCase(c: RedisOutageCase): Promise<CaseResult & 
     const hungReads = [...reads.keepAlive, ...reads.perRequest].filter((s) => s.at >= hung && s.at < woke);
     const hungCds = reads.cds.filter((s) => s.at >= hung && s.at < woke);
     const slowest = (samples: LoadSample[]) => Math.max(0, ...samples.map((s) => s.ms));
-    const lastRefusal = Math.max(0, ...reads.cds.filter((s) => s.at >= up && s.at < hung && s.status === 503).map((s) => s.at + s.ms - up));
+    // Calls that ended after the hang began belong to the hang.
+    const lastRefusal = Math.max(0, ...reads.cds.filter((s) => s.at >= up && s.at + s.ms < hung && s.status === 503).map((s) => s.at + s.ms - up));
     const readFailures = [...reads.keepAlive, ...reads.perRequest].filter((s) => s.status < 200 || s.status > 299).length;
     const cdsOther = outageCds.filter((s) => !(s.status === 503 && s.retryAfter === '1') && s.status !== 200).length;
     const cdsSlowest = Math.max(0, ...outageCds.filter((s) => s.status === 503).map((s) => s.ms));
@@ -209,7 +210,7 @@ export async function redisOutageCase(c: RedisOutageCase): Promise<CaseResult & 
       'reads in as long a window before it': window([...reads.keepAlive, ...reads.perRequest], before.from, down),
       'CDS calls during the outage': window(reads.cds, down, up),
       'CDS calls before it': window(reads.cds, before.from, down),
-      'CDS calls once Redis was back': `${window(reads.cds, settled, end)}; the last 503 ended ${(lastRefusal / 1000).toFixed(1)} s after Redis accepted connections again (the clients reconnect after up to 2 s, their reconnect strategy's longest wait)`,
+      'CDS calls once Redis was back (ended before the hang)': `${window(reads.cds, settled, end, hung)}; the last 503 ended ${(lastRefusal / 1000).toFixed(1)} s after Redis accepted connections again (the clients reconnect after up to 2 s, their reconnect strategy's longest wait)`,
       [`reads while Redis was hung (${((woke - hung) / 1000).toFixed(1)} s)`]: window([...reads.keepAlive, ...reads.perRequest], hung, woke),
       'CDS calls while it was hung': window(reads.cds, hung, woke),
       'token requests upstream': `${tokensOutage} in the ${outageSeconds.toFixed(1)} s Redis was away (2 replicas on their own: at most ${tokenBound} expected), ${tokensAfter} in the ${((end - settled) / 1000).toFixed(1)} s after it settled (shared again: at most ${sharedBound}), ${tokensHung} while it was hung (at most ${hungBound}); ${tokensAtStop} from the start of the load to the outage (${((down - loadStart) / 1000).toFixed(1)} s, shared, the first fetch included)`,
