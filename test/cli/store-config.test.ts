@@ -7,10 +7,10 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { openSharedStore } from '../../src/cli/shared-store.js';
 import { captureLogger } from '../support/logger.js';
 import { freePort } from '../support/free-port.js';
+import { helperScript, LOADER } from '../support/code-tree.js';
 import { ROOT, runMain, startNode, tempDir } from '../support/run-cli.js';
 
 const PASSWORD = 'pa55-w0rd-Never-Shown';
@@ -52,9 +52,9 @@ test('a Redis that takes no connection stops start-up: exit 1, ERR_STORE_UNAVAIL
 
 /** `fhirgate serve` in `dir` (its config there) with the `redis` package hidden beside fhirgate, or everywhere. */
 function serveWithoutRedis(t: TestContext, dir: string, hidden: 'beside' | 'everywhere') {
-  const hide = fileURLToPath(new URL('../fixtures/cli/hide-redis.mjs', import.meta.url));
-  const entry = fileURLToPath(new URL('../support/cli-entry.ts', import.meta.url));
-  return startNode(t, ['--import', import.meta.resolve('tsx'), '--import', hide, entry, 'serve', '--config', join(dir, 'fhirgate.json'), '--port', '0'], { HIDE_REDIS: hidden }, dir);
+  const hide = join(ROOT, 'test/fixtures/cli/hide-redis.mjs');
+  const entry = helperScript(import.meta.url, '../support/cli-entry');
+  return startNode(t, [...LOADER, '--import', hide, entry, 'serve', '--config', join(dir, 'fhirgate.json'), '--port', '0'], { HIDE_REDIS: hidden }, dir);
 }
 
 test('without the redis package installed, serve names what to install and exits 1 (a config setting, per the exit-code rule)', async (t) => {
