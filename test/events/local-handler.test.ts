@@ -46,5 +46,5 @@ test('by default a failing handler is reported as one JSON line on stderr, witho
   assert.equal(JSON.parse(lines[1] ?? '').error, 'unprintable value', 'sync failures are reported before async ones');
   assert.equal(JSON.parse(lines[2] ?? '').error, `${'x'.repeat(299)}…`);
   assert.equal(JSON.parse(lines[3] ?? '').error, 'plain');
-  assert.doesNotMatch(stderr, /do-not-log|p-1|at .*\.ts:\d+/);
+  assert.doesNotMatch(stderr, /do-not-log|p-1|at .*\.[jt]s:\d+/);
 });

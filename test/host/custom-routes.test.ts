@@ -229,7 +229,7 @@ test('errors a handler throws map to statuses; 5xx bodies are generic and carry 
   assert.ok(failed.some((l) => l.fields['error'] === 'password=hunter2 at /srv/app.js:1' && l.fields['request_id'] === 'r-500'));
   assert.ok(log.lines.every((l) => l.level === 'debug' || !JSON.stringify(l).includes('    at ')), 'no stack trace in the log above debug');
   const boom = failed.find((l) => l.fields['request_id'] === 'r-500' && l.level === 'error');
-  assert.match(String(boom?.fields['at']), /custom-routes\.test\.ts:\d+:\d+$/, 'the line names where the route threw');
+  assert.match(String(boom?.fields['at']), /custom-routes\.test\.[jt]s:\d+:\d+$/, 'the line names where the route threw');
   assert.ok(log.lines.some((l) => l.level === 'debug' && String(l.fields['stack']).startsWith('Error: password=hunter2')), 'its stack at debug');
   assert.equal((await call(base, '/bad')).status, 400, 'the server stays up');
 });

@@ -121,7 +121,7 @@ test('a handler that throws is 500 with a generic message; the details are logge
   assert.equal(logs.length, 2);
   assert.equal(logs[0]?.level, 'error');
   assert.match(String(logs[0]?.fields?.['error']), /hunter2/);
-  assert.match(String(logs[0]?.fields?.['at']), /test[/\\]gateway[/\\]http-face[/\\]transform\.test\.ts:\d+:\d+$/, 'where the handler threw');
+  assert.match(String(logs[0]?.fields?.['at']), /test[/\\]gateway[/\\]http-face[/\\]transform\.test\.[jt]s:\d+:\d+$/, 'where the handler threw');
   assert.doesNotMatch(JSON.stringify(logs[0]), /\n\s+at /, 'no stack on the error line');
   assert.equal(logs[1]?.level, 'debug', 'the stack only at debug');
   assert.match(String(logs[1]?.fields?.['stack']), /^Error: db password hunter2 rejected\n\s+at /);
