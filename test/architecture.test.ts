@@ -6,9 +6,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './support/code-tree.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = ROOT;
 
 /** The leaves every room may import. */
 const LEAVES = ['errors', 'version'];

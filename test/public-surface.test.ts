@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { exportedNames } from './support/exported-names.js';
+import { ROOT } from './support/code-tree.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = ROOT;
 
 /** Every module a source file reaches through static and dynamic imports, and the bare packages it names. */
 function importGraph(entry: string): { files: Set<string>; packages: Set<string> } {
@@ -90,7 +90,7 @@ const ENTRIES: Record<string, { module: string; names: string[] }> = {
 
 /** The source file of a package entry (`'.'` → `src/index.ts`, `'./soap'` → `src/soap/index.ts`). */
 function entryFile(entry: string): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), ENTRIES[entry]!.module.replace(/\.js$/, '.ts'));
+  return resolve(ROOT, 'test', ENTRIES[entry]!.module.replace(/\.js$/, '.ts'));
 }
 
 for (const [entry, { module, names }] of Object.entries(ENTRIES)) {

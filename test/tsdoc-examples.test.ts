@@ -9,11 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './support/code-tree.js';
 import { exportedNames } from './support/exported-names.js';
 import { misplacedExamples, publicExamples } from './support/tsdoc-examples.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /** The package entries (`fhirgate`, `fhirgate/soap`, ...) and their source files, from the exports map. */

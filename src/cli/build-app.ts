@@ -1,6 +1,7 @@
 /**
  * From a validated config to a mounted (not yet listening) application: one `AsyncFHIRGateway` over
- * the sources, the optional CDS Hooks and NoteReader services, API keys and CORS.
+ * the sources, the optional CDS Hooks and NoteReader services, API keys and CORS, and the shared store
+ * (`store`) of the gateway's tokens and the facade's rate limits.
  * @module
  */
 import { CDSHooksService } from '../cds/index.js';
@@ -13,11 +14,16 @@ import { configError } from './config/checks.js';
 import { checkFacadeNames, facadeMode } from './config/facade-config.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { runHandlerModule } from './handler-module.js';
+import { openSharedStore } from './shared-store.js';
+import type { SharedStore } from './shared-store.js';
+import type { KeyValueStore } from '../lib/key-value-store.js';
 
 /** The built application and the gateway it serves. */
 export interface BuiltApp {
   readonly app: ServiceAPI;
   readonly gateway: AsyncFHIRGateway;
+  /** The shared store of `store`, if configured: closed after the app. */
+  readonly shared: SharedStore | undefined;
 }
 
 /**
@@ -26,9 +32,11 @@ export interface BuiltApp {
  * far is closed.
  */
 export async function buildApp(config: FhirgateConfig, options: { logger: Logger }): Promise<BuiltApp> {
+  const shared = config.store === undefined ? undefined : await openSharedStore(config.store, options.logger);
   const gateway = new AsyncFHIRGateway({
     ...(config.gateway.fhirVersion === undefined ? {} : { fhirVersion: config.gateway.fhirVersion }),
     ...(config.gateway.timeoutSeconds === undefined ? {} : { timeoutSeconds: config.gateway.timeoutSeconds }),
+    ...(shared === undefined ? {} : { tokenStore: shared.store }),
   });
   const app = hostFor({
     ...(config.title === undefined ? { title: 'fhirgate' } : { title: config.title }),
@@ -50,7 +58,7 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     const context = { gateway };
     if (config.gateway.module !== undefined) await runHandlerModule(config.gateway.module, 'gateway.module', gateway, context);
     app.registerGateway(gateway, config.gateway.path === undefined ? {} : { path: config.gateway.path });
-    if (config.facade.enabled) app.registerService(facadeOf(gateway, config, options.logger), { path: config.gateway.path ?? '/fhir' });
+    if (config.facade.enabled) app.registerService(facadeOf(gateway, config, options.logger, shared?.store), { path: config.gateway.path ?? '/fhir' });
     if (config.cds !== undefined) {
       const cds = new CDSHooksService(config.cds.fhirServers === undefined ? {} : { fhirServers: config.cds.fhirServers });
       await runHandlerModule(config.cds.module, 'cds.module', cds, context);
@@ -65,9 +73,10 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     }
   } catch (error) {
     await Promise.allSettled([app.close(), gateway.close()]);
+    await shared?.close();
     throw error;
   }
-  return { app, gateway };
+  return { app, gateway, shared };
 }
 
 /** `createServiceAPI` whose option errors (a setting out of range together with a default) name the setting. */
@@ -85,13 +94,13 @@ function hostFor(options: ServiceAPIOptions): ServiceAPI {
  * The FHIR facade a config describes, every source a FHIR base beside the gateway. Without callers it
  * serves read and search to anyone when listening on loopback only, and nothing beyond; both are logged.
  */
-function facadeOf(gateway: AsyncFHIRGateway, config: FhirgateConfig, logger: Logger): FHIRFacade {
+function facadeOf(gateway: AsyncFHIRGateway, config: FhirgateConfig, logger: Logger, limitStore: KeyValueStore | undefined): FHIRFacade {
   const { options } = config.facade;
   checkFacadeNames(config.sources.keys(), options.federatedName ?? 'all');
   const mode = facadeMode(config.facade, config.callers, config.host);
   if (mode === 'open-read-only') logger.info('facade open for read and search without credentials: no callers configured, listening on loopback only', { facade: mode });
   if (mode === 'closed') logger.warn('facade serves nothing: no callers configured and listening beyond loopback', { facade: mode });
-  return new FHIRFacade(gateway, { ...options, callers: config.callers ?? [], openReadOnly: mode === 'open-read-only' });
+  return new FHIRFacade(gateway, { ...options, callers: config.callers ?? [], openReadOnly: mode === 'open-read-only', ...(limitStore === undefined ? {} : { limitStore }) });
 }
 
 /** Registers every source; a key file or connection string problem is `ERR_CONFIG` under the source's path. */

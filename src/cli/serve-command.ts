@@ -85,12 +85,13 @@ interface Where {
 
 /** One process: build, listen, wait for the signal, close. */
 async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }: Where, io: CliIO): Promise<number> {
-  const { app } = await buildApp(config, { logger });
+  const { app, shared } = await buildApp(config, { logger });
   let server;
   try {
     server = await app.listen(port, host);
   } catch (error) {
     await app.close();
+    await shared?.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw configError('port', `${port} on ${host} is in use; pick another with --port or PORT`);
     throw error;
@@ -102,6 +103,7 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }:
   const late = new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), stopTimeoutMs)));
   const timedOut = await Promise.race([app.close().then(() => false), late]);
   clearTimeout(timer);
+  await shared?.close();
   if (timedOut) {
     logger.error('did not stop in time', { stop_timeout_ms: stopTimeoutMs });
     return 1;
@@ -141,6 +143,7 @@ function logServing(logger: Logger, config: FhirgateConfig, host: string, port: 
     serves: servedPrefixes(config),
     host: hostPaths(config),
     apiKeys: (config.apiKeys?.length ?? 0) > 0 ? 'required' : 'off',
+    ...(config.store === undefined ? {} : { store: 'redis' }),
     ...extra,
   });
 }

@@ -4,12 +4,14 @@
  * @module
  */
 import type { AsyncFHIRGateway } from '../gateway/index.js';
-import type { RouteRequest } from '../mount/index.js';
+import type { RouteReply, RouteRequest } from '../mount/index.js';
 import type { AuditFacts } from './audit-event.js';
 import type { AuditTrail } from './audit-trail.js';
 import type { Caller } from './caller.js';
+import { outcome } from './fhir-answer.js';
 import type { CallerDirectory } from './identify-caller.js';
 import type { Interaction } from './interaction.js';
+import { RESERVED_NAMES } from './options.js';
 import type { CheckedFacadeOptions } from './options.js';
 import type { PageTokens } from './page-token.js';
 import type { UpstreamLimits } from './upstream-limits.js';
@@ -35,4 +37,19 @@ export function accessFacts(ctx: FacadeContext, req: RouteRequest, source: strin
 /** The outcome code of an HTTP status: 0 below 400, 4 for a 4xx, 8 for a 5xx. */
 export function outcomeOf(status: number): 0 | 4 | 8 {
   return status < 400 ? 0 : status < 500 ? 4 : 8;
+}
+
+/** The sources served as FHIR bases: the gateway's, but those named like a route of the prefix or the federated base. */
+export function servedSources(ctx: FacadeContext): string[] {
+  return ctx.gateway.sourceNames.filter((s) => !RESERVED_NAMES.includes(s) && s !== ctx.options.federatedName);
+}
+
+/** The caller of `req`, or the 401 reply (its refusal audited at `base`) when its credentials are missing or wrong. */
+export async function identified(ctx: FacadeContext, req: RouteRequest, base: string, interaction: Interaction): Promise<{ caller: Caller } | { reply: RouteReply }> {
+  try {
+    return { caller: await ctx.callers.identify(req.headers) };
+  } catch (error) {
+    ctx.audit.record({ ...accessFacts(ctx, req, base, interaction, undefined), outcome: 4, outcomeDesc: `caller not identified: ${(error as Error).message}` });
+    return { reply: outcome(401, 'login', 'credentials are missing or not valid', { 'www-authenticate': 'Bearer' }) };
+  }
 }

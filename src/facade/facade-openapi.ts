@@ -34,6 +34,11 @@ export function facadeOpenAPI(sources: readonly string[], federated: string): Op
     paths[`/${s}/{type}/{id}/_history`] = { get: op(tag, `instance history on ${s}`, [TYPE, ID]) };
     paths[`/${s}/{type}/{id}/_history/{vid}`] = { get: op(tag, `vread on ${s}`, [TYPE, ID, VID]) };
   }
-  paths[`/${federated}/{type}`] = { get: op('federated FHIR base', 'search every source the caller may search', [TYPE]) };
+  const federatedTag = 'federated FHIR base';
+  paths[`/${federated}/metadata`] = { get: op(federatedTag, 'CapabilityStatement of the federated base', []) };
+  paths[`/${federated}/{type}`] = { get: op(federatedTag, 'search every source the caller may search', [TYPE]) };
+  paths[`/${federated}/{type}/_search`] = { post: op(federatedTag, 'search every source the caller may search (form body)', [TYPE]) };
+  paths[`/${federated}/{type}/{id}`] = { get: op(federatedTag, 'read of an id the federated base issued (<source>.<id>)', [TYPE, ID]) };
+  paths[`/${federated}/{type}/{id}/_history/{vid}`] = { get: op(federatedTag, 'vread of an id the federated base issued', [TYPE, ID, VID]) };
   return paths;
 }

@@ -11,9 +11,10 @@ import { MOUNT } from '../mount/index.js';
 import type { Mountable, PublicError, Route, RouteReply, RouteRequest } from '../mount/index.js';
 import { AuditSink } from './audit-sink.js';
 import { AuditTrail } from './audit-trail.js';
+import { servedSources } from './facade-context.js';
 import type { FacadeContext } from './facade-context.js';
 import { facadeOpenAPI } from './facade-openapi.js';
-import { answerFederated } from './federated-search.js';
+import { answerFederated } from './federated-base.js';
 import { outcome } from './fhir-answer.js';
 import { CallerDirectory } from './identify-caller.js';
 import { checkFacadeOptions, RESERVED_NAMES } from './options.js';
@@ -102,7 +103,7 @@ export class FHIRFacade {
         in_flight: ctx.limits.inFlight(),
         ...(this.#sink === undefined ? {} : { audit: this.#sink.status() }),
       }),
-      openapi: () => (this.closed ? {} : facadeOpenAPI(ctx.gateway.sourceNames.filter((s) => !RESERVED_NAMES.includes(s)), ctx.options.federatedName)),
+      openapi: () => (this.closed ? {} : facadeOpenAPI(servedSources(ctx), ctx.options.federatedName)),
       useEvents: (dispatcher: EventDispatcher | null) => ctx.audit.use(dispatcher),
       errorReply: (error: PublicError) => outcome(error.status, error.status === 404 ? 'not-found' : 'processing', error.message),
       close: async () => {

@@ -1,7 +1,7 @@
 /**
- * The federated base `{prefix}/{federated}`: a search across every source the caller may search,
+ * Search at the federated base `{prefix}/{federated}`: across every source the caller may search,
  * fanned out in parallel (the gateway's pool bounds the connections), entries tagged with their source
- * (`meta.source`, and `fullUrl` under `{prefix}/{source}`), merged (see `mergePages`), paged with one
+ * (`meta.source`, ids that name it: see `federatedResource`), merged (see `mergePages`), paged with one
  * signed token holding each source's position, `total` only when every source gave one. A source that
  * fails becomes an OperationOutcome entry (`search.mode: outcome`) unless the caller asks for all or
  * nothing (`Prefer: handling=strict`). Writes are never federated.
@@ -11,7 +11,9 @@ import { httpStatusOf, isFhirgateError } from '../errors.js';
 import { operationOutcome } from '../fhir/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import type { Caller } from './caller.js';
-import { accessFacts } from './facade-context.js';
+import { accessFacts, identified, servedSources } from './facade-context.js';
+import { federatedResource, sourceQuery } from './federated-id.js';
+import type { FederatedView } from './federated-id.js';
 import type { FacadeContext } from './facade-context.js';
 import { fhirJSON, outcome } from './fhir-answer.js';
 import { mergePages } from './federated-merge.js';
@@ -26,24 +28,17 @@ import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-reque
 
 type Position = PageState['pages'][number];
 
-/** The reply to a request under the federated base; `rest` are the segments after its name. */
-export async function answerFederated(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> {
+/** The reply to a search under the federated base (`GET [type]?…`, `POST [type]/_search`, a page token); `rest` are the segments after its name. */
+export async function answerFederatedSearch(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> {
   const name = ctx.options.federatedName;
   const token = req.method === 'GET' && rest.length === 0 ? req.query.get(PAGE_TOKEN_PARAM) : null;
-  const searchPost = req.method === 'POST' && rest.length === 2 && rest[1] === '_search';
-  if (!(req.method === 'GET' && rest.length === 1) && !searchPost && token === null) {
-    return req.method === 'GET' ? outcome(404, 'not-found', `the federated base answers searches only: GET ${name}/[type]; read through the entry's fullUrl`) : outcome(405, 'not-supported', 'writes are never federated: send them to {prefix}/{source}');
-  }
+  const searchPost = req.method === 'POST';
   const type = rest[0];
   if (type !== undefined && !isResourceType(type)) return outcome(404, 'not-found', `"${type.slice(0, 64)}" is not a resource type`);
-  let caller: Caller;
   const interaction: Interaction = { name: 'search-type', ...(type === undefined ? {} : { type }), conditional: false };
-  try {
-    caller = await ctx.callers.identify(req.headers);
-  } catch (error) {
-    ctx.audit.record({ ...accessFacts(ctx, req, name, interaction, undefined), outcome: 4, outcomeDesc: `caller not identified: ${(error as Error).message}` });
-    return outcome(401, 'login', 'credentials are missing or not valid', { 'www-authenticate': 'Bearer' });
-  }
+  const who = await identified(ctx, req, name, interaction);
+  if ('reply' in who) return who.reply;
+  const { caller } = who;
   const refuse = (status: number, code: 'forbidden' | 'invalid' | 'not-supported', reason: string): RouteReply => {
     ctx.audit.record({ ...accessFacts(ctx, req, name, interaction, caller), outcome: 4, outcomeDesc: reason });
     return outcome(status, code, reason);
@@ -66,7 +61,7 @@ export async function answerFederated(ctx: FacadeContext, req: RouteRequest, res
     const countText = query.get('_count');
     const count = countText === null ? undefined : Number(countText);
     if (count !== undefined && (!Number.isInteger(count) || count < 0 || count > 1000)) return refuse(400, 'invalid', '_count must be an integer from 0 to 1000');
-    const allowed = ctx.gateway.sourceNames.filter((s) => decide(caller, s, interaction, query).allowed);
+    const allowed = servedSources(ctx).filter((s) => decide(caller, s, interaction, query).allowed);
     if (allowed.length === 0) return refuse(403, 'forbidden', `no source allows this caller to search ${type}`);
     state = { type, ...(count === undefined ? {} : { count }), ...(query.get('_sort') === null ? {} : { sort: query.get('_sort')! }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };
   }
@@ -91,14 +86,21 @@ export async function answerFederated(ctx: FacadeContext, req: RouteRequest, res
   });
 }
 
-/** One source's page at `position` (its first page when the link is `''`), rewritten and tagged; or why it failed. */
-async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, interaction: Interaction, query: URLSearchParams, position: Position): Promise<(SourcePage & { total: number | undefined }) | { failed: string }> {
+/**
+ * One source's page at `position` (its first page when the link is `''`), rewritten and tagged; or why it
+ * failed. A source that cannot match the federated ids the query names is not asked: an empty page.
+ */
+async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, interaction: Interaction, federatedQuery: URLSearchParams, position: Position): Promise<(SourcePage & { total: number | undefined }) | { failed: string }> {
   const { source } = position;
+  const sources = servedSources(ctx);
+  const query = sourceQuery(federatedQuery, source, sources);
+  if (query === undefined) return { source, entries: [], pageLink: '', nextLink: null, skipped: 0, total: 0 };
   const decision = decide(caller, source, interaction, query);
   if (!decision.allowed) return { failed: `source "${source}": ${decision.reason}` };
   const slot = await ctx.limits.acquire(source, caller);
   if (slot.refused) return { failed: `source "${source}": ${slot.reason}` };
   const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
+  const view: FederatedView = { source, sourceBase: rewriter.facadeBase, sources };
   try {
     const request = upstreamRequest('GET', [interaction.type ?? ''].filter((s) => s !== ''), query, req.headers, undefined, interaction, decision.compartment, rewriter);
     const pageLink = position.link === '' ? request.path : position.link!;
@@ -110,7 +112,7 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
     const raw = JSON.parse(res.body.toString('utf8')) as { total?: unknown; link?: { relation?: string; url?: string }[] };
     const answer = facadeAnswer(res, { source, interaction, compartment: decision.compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders: {} });
     recordAnswer(ctx, req, source, interaction, caller, decision.compartment, answer.reply.status ?? 200, answer.body, undefined, rewriter);
-    const entries = ((answer.body?.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => tag(e, rewriter.facadeBase));
+    const entries = ((answer.body?.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => tag(e, view, `${req.baseUrl}/${ctx.options.federatedName}`));
     const nextLink = raw.link?.find((l) => l.relation === 'next')?.url ?? null;
     return { source, entries, pageLink, nextLink, skipped: position.skip, total: typeof raw.total === 'number' ? raw.total : undefined };
   } catch (error) {
@@ -122,11 +124,18 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   }
 }
 
-/** An entry with its source: `fullUrl` under the source's facade base, `meta.source` naming it. */
-function tag(entry: Record<string, unknown>, sourceBase: string): Record<string, unknown> {
+/**
+ * An entry as the federated base shows it: its resource federated (see `federatedResource`), `fullUrl`
+ * at the federated base (at the source's base when its id cannot be federated), and an `alternate` link
+ * to the resource at its source's base, where it is written.
+ */
+function tag(entry: Record<string, unknown>, view: FederatedView, federatedBase: string): Record<string, unknown> {
   const resource = entry.resource as Record<string, unknown> | undefined;
   if (resource === undefined) return entry;
-  const meta = (resource.meta ?? {}) as Record<string, unknown>;
-  const fullUrl = typeof resource.id === 'string' ? `${sourceBase}/${String(resource.resourceType)}/${resource.id}` : entry.fullUrl;
-  return { ...entry, ...(fullUrl === undefined ? {} : { fullUrl }), resource: { ...resource, meta: { ...meta, source: sourceBase } } };
+  const shown = federatedResource(resource, view);
+  if (typeof resource.id !== 'string') return { ...entry, resource: shown };
+  const type = String(resource.resourceType);
+  const atSource = `${view.sourceBase}/${type}/${resource.id}`;
+  const links = Array.isArray(entry.link) ? (entry.link as unknown[]) : [];
+  return { ...entry, fullUrl: shown.id === resource.id ? atSource : `${federatedBase}/${type}/${String(shown.id)}`, link: [...links, { relation: 'alternate', url: atSource }], resource: shown };
 }

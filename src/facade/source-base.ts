@@ -9,6 +9,7 @@ import { FhirgateError, httpStatusOf, isFhirgateError } from '../errors.js';
 import type { FHIRExchangeRequest } from '../gateway/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { bundlePolicy } from './bundle-policy.js';
+import { mayUseSource } from './caller.js';
 import type { Caller } from './caller.js';
 import { inCompartment } from './compartment.js';
 import type { FacadeContext } from './facade-context.js';
@@ -26,8 +27,14 @@ import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-reque
 /** The largest request body the facade reads (a transaction Bundle), in bytes. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+/** How {@link answerSource} answers for the federated base. */
+export interface SourceAnswerOptions {
+  /** A source the caller may not use answers 404 (as an unknown id), not 403. Default false. */
+  readonly hideSource?: boolean;
+}
+
 /** The reply to a request under `{prefix}/{source}`; `rest` are the path segments after the source. */
-export async function answerSource(ctx: FacadeContext, req: RouteRequest, source: string, rest: readonly string[]): Promise<RouteReply> {
+export async function answerSource(ctx: FacadeContext, req: RouteRequest, source: string, rest: readonly string[], options: SourceAnswerOptions = {}): Promise<RouteReply> {
   const method = req.method as FHIRExchangeRequest['method'];
   const token = method === 'GET' && rest.length === 0 ? req.query.get(PAGE_TOKEN_PARAM) : null;
   const found = interactionOf(method, rest, [...req.query.keys()].length > 0, typeof req.headers['if-none-exist'] === 'string');
@@ -77,7 +84,10 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   }
   if (interaction.name === 'batch') interaction = { ...interaction, name: parsed?.type === 'transaction' ? 'transaction' : 'batch' };
   const decision = decide(caller, source, interaction, req.query);
-  if (!decision.allowed) return refuse(decision.status, decision.status === 404 ? 'not-found' : 'forbidden', decision.reason, {}, decision.status === 404 ? `${interaction.type ?? 'resource'}/${interaction.id ?? ''} is not known` : decision.reason);
+  if (!decision.allowed) {
+    const status = options.hideSource === true && !mayUseSource(caller, source) ? 404 : decision.status;
+    return refuse(status, status === 404 ? 'not-found' : 'forbidden', decision.reason, {}, status === 404 ? `${interaction.type ?? 'resource'}/${interaction.id ?? ''} is not known` : decision.reason);
+  }
   if (interaction.name === 'batch' || interaction.name === 'transaction') {
     const why = bundlePolicy(caller, source, parsed);
     if (why !== undefined) return refuse(403, 'forbidden', why);

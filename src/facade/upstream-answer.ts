@@ -11,6 +11,7 @@ import { inCompartment } from './compartment.js';
 import { FHIR_JSON, fhirJSON, outcome } from './fhir-answer.js';
 import type { Interaction } from './interaction.js';
 import type { PageState, PageTokens } from './page-token.js';
+import { FACADE_SECURITY } from './statement-security.js';
 import { PAGE_TOKEN_PARAM } from './upstream-request.js';
 import type { BaseRewriter } from './url-rewrite.js';
 
@@ -64,10 +65,7 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
     return { reply: outcome(404, 'not-found', `${type}/${id} is not known`, s.extraHeaders), body: undefined };
   }
   if (body.resourceType === 'Bundle') body = pagedBundle(body, s);
-  if (body.resourceType === 'CapabilityStatement') {
-    const implementation = (body.implementation ?? {}) as Record<string, unknown>;
-    body = { ...body, url: `${s.rewriter.facadeBase}/metadata`, implementation: { ...implementation, description: implementation.description ?? `fhirgate facade of ${s.source}`, url: s.rewriter.facadeBase } };
-  }
+  if (body.resourceType === 'CapabilityStatement') body = facadeStatement(body, s);
   const rewritten = s.rewriter.resourceToFacade(body);
   // Nothing to rewrite: the upstream's bytes go out as they came.
   if (rewritten === parsed) return { reply: { status: res.status, headers: { ...headers, 'content-type': FHIR_JSON }, body: res.body }, body };
@@ -100,4 +98,26 @@ function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<
   const entries = Array.isArray(bundle.entry) ? (bundle.entry as { resource?: { resourceType?: string } }[]) : undefined;
   const kept = compartment === undefined || entries === undefined ? entries : entries.filter((e) => e.resource === undefined || e.resource.resourceType === 'OperationOutcome' || inCompartment(e.resource, compartment, bases));
   return { ...bundle, link, ...(kept === undefined ? {} : { entry: kept }) };
+}
+
+/**
+ * A source's CapabilityStatement as the facade serves it: `url` and `implementation.url` at the facade,
+ * only the formats the facade speaks (it answers JSON only: XML is 406, an XML patch 415), and the
+ * facade's security in place of the source's (its OAuth endpoints are for the gateway, not the caller).
+ */
+function facadeStatement(body: Record<string, unknown>, s: AnswerSetting): Record<string, unknown> {
+  const implementation = (body.implementation ?? {}) as Record<string, unknown>;
+  const json = (formats: unknown) => (Array.isArray(formats) ? formats.filter((f): f is string => typeof f === 'string' && /json/i.test(f)) : []);
+  const format = json(body.format);
+  const patchFormat = json(body.patchFormat);
+  const { patchFormat: _dropped, ...kept } = body;
+  const rest = Array.isArray(body.rest) ? (body.rest as unknown[]).map((r) => (typeof r === 'object' && r !== null ? { ...r, security: FACADE_SECURITY } : r)) : body.rest;
+  return {
+    ...kept,
+    ...(rest === undefined ? {} : { rest }),
+    url: `${s.rewriter.facadeBase}/metadata`,
+    format: format.length === 0 ? ['json'] : format,
+    ...(patchFormat.length === 0 ? {} : { patchFormat }),
+    implementation: { ...implementation, description: implementation.description ?? `fhirgate facade of ${s.source}`, url: s.rewriter.facadeBase },
+  };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseConnectionString } from '../../src/auth/index.js';
 import { validateConfig } from '../../src/cli/index.js';
-import { runCli, runMain, tempDir } from '../support/run-cli.js';
+import { runMain, tempDir } from '../support/run-cli.js';
 
 const SECRET = 's3cr3t-Value-9876';
 const GOOD = 'fhir://127.0.0.1:9/fhir/';
@@ -50,38 +50,38 @@ test('serve with a bad config exits 1 with the setting\'s path in the message an
 
 test('a config file that is missing, not JSON, or whose module exports no function: exit 1, the file named, no content quoted', async (t) => {
   const dir = tempDir(t);
-  const missing = await runCli(t, ['check', '--config', 'absent.json'], {}, dir);
+  const missing = await runMain(['check', '--config', 'absent.json'], {}, dir);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /fhirgate check: absent\.json: cannot read the config file \(no such file\)/);
 
   writeFileSync(join(dir, 'broken.json'), `{ "sources": { "ehr": "fhir://h/?client_secret=${SECRET}" }, }`);
-  const broken = await runCli(t, ['serve', '--config', 'broken.json'], {}, dir);
+  const broken = await runMain(['serve', '--config', 'broken.json'], {}, dir);
   assert.equal(broken.code, 1);
   assert.match(broken.stderr, /broken\.json: not valid JSON/);
   assert.ok(!broken.stderr.includes(SECRET));
 
   writeFileSync(join(dir, 'empty.mjs'), 'export const x = 1;\n');
   writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { a: GOOD }, cds: { module: './empty.mjs' } }));
-  const noFunction = await runCli(t, ['serve', '--config', 'fhirgate.json', '--port', '0'], {}, dir);
+  const noFunction = await runMain(['serve', '--config', 'fhirgate.json', '--port', '0'], {}, dir);
   assert.equal(noFunction.code, 1);
   assert.match(noFunction.stderr, /cds\.module: .*empty\.mjs must export a setup function/);
 });
 
-test('command-line mistakes, values that do not fit included, are exit 2 naming the option; a config file\'s are exit 1', async (t) => {
-  const noEquals = await runCli(t, ['serve', '--source', 'fhir://127.0.0.1:9/']);
+test('command-line mistakes, values that do not fit included, are exit 2 naming the option; a config file\'s are exit 1', async () => {
+  const noEquals = await runMain(['serve', '--source', 'fhir://127.0.0.1:9/']);
   assert.equal(noEquals.code, 2);
   assert.match(noEquals.stderr, /--source takes name=fhir:\/\/…/);
-  const bad = await runCli(t, ['check', '--source', `ehr=fhir://h.example.org/?client_id=a&client_secret=${SECRET}&token_url=http://h.example.org/token`]);
+  const bad = await runMain(['check', '--source', `ehr=fhir://h.example.org/?client_id=a&client_secret=${SECRET}&token_url=http://h.example.org/token`]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--source ehr: token_url must be https.*\nSee fhirgate check --help\n$/);
   assert.ok(!bad.stderr.includes(SECRET));
-  const none = await runCli(t, ['serve']);
+  const none = await runMain(['serve']);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /serve needs at least one source/);
-  const port = await runCli(t, ['serve', '--source', `a=${GOOD}`, '--port', 'eighty']);
+  const port = await runMain(['serve', '--source', `a=${GOOD}`, '--port', 'eighty']);
   assert.equal(port.code, 2);
   assert.match(port.stderr, /--port: must be an integer from 0 to 65535/);
-  const envPort = await runCli(t, ['serve', '--source', `a=${GOOD}`], { PORT: 'eighty' });
+  const envPort = await runMain(['serve', '--source', `a=${GOOD}`], { PORT: 'eighty' });
   assert.equal(envPort.code, 1, 'an environment variable is not the command line');
   assert.match(envPort.stderr, /PORT: must be an integer from 0 to 65535/);
 });

@@ -155,22 +155,22 @@ test('bad input on the command line (connection string, type, level, since, a us
   assert.ok(!existsSync(join(dir, 'out')), 'a refused command creates no folder');
   mkdirSync(join(dir, 'out'));
   writeFileSync(join(dir, 'out', 'Patient.ndjson'), '');
-  const used = await runCli(t, ['export', 'fhir://localhost:1/fhir/', '--out', join(dir, 'out')]);
+  const used = await runMain(['export', 'fhir://localhost:1/fhir/', '--out', join(dir, 'out')]);
   assert.equal(used.code, 2);
   assert.match(used.stderr, /--out: .* already holds \.ndjson files/);
-  const underAFile = await runCli(t, ['export', 'fhir://localhost:1/fhir/', '--out', join(dir, 'out', 'Patient.ndjson', 'x')]);
+  const underAFile = await runMain(['export', 'fhir://localhost:1/fhir/', '--out', join(dir, 'out', 'Patient.ndjson', 'x')]);
   assert.equal(underAFile.code, 2);
   assert.match(underAFile.stderr, /^fhirgate export: --out: .* cannot be used: ENOTDIR\nSee fhirgate export --help\n$/);
 });
 
-test('--help documents the argument and every option', async (t) => {
-  const { code, stdout } = await runCli(t, ['export', '--help']);
+test('--help documents the argument and every option', async () => {
+  const { code, stdout } = await runMain(['export', '--help']);
   assert.equal(code, 0);
   assert.match(stdout, /^Usage: fhirgate export /);
   assert.match(stdout, /<connection-string>/);
   for (const name of [...Object.keys(EXPORT_COMMAND.options), 'help']) assert.match(stdout, new RegExp(`--${name}\\b`), name);
   assert.match(stdout, /OperationOutcome\.error\.ndjson/);
-  const top = await runCli(t, ['--help']);
+  const top = await runMain(['--help']);
   assert.match(top.stdout, /^ +export +Run a FHIR Bulk Data export/m);
 });
 

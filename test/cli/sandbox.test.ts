@@ -9,7 +9,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { runCli, startBin, tempDir, waitServing, type CliRun } from '../support/run-cli.js';
+import { runCli, startCli, tempDir, waitServing, type CliRun } from '../support/run-cli.js';
 
 /** Waits until `text` is in the run's stdout; fails if the command exits first. */
 async function waitFor(run: CliRun, text: string): Promise<string> {
@@ -30,7 +30,7 @@ function argsOf(banner: string, command: string): string[] {
 }
 
 async function startSandboxCommand(t: TestContext, args: string[]): Promise<{ run: CliRun; banner: string }> {
-  const run = startBin(t, ['sandbox', '--port', '0', ...args]);
+  const run = startCli(t, ['sandbox', '--port', '0', ...args]);
   return { run, banner: await waitFor(run, 'Ctrl-C stops the sandbox') };
 }
 
@@ -59,11 +59,11 @@ test('fhirgate sandbox: the printed export line exports, the printed serve line 
   const out = join(tempDir(t), 'export');
   const exportArgs = argsOf(banner, 'export');
   exportArgs[exportArgs.indexOf('--out') + 1] = out;
-  const exported = await runCli(t, exportArgs, {}, undefined, { bin: true });
+  const exported = await runCli(t, exportArgs);
   assert.equal(exported.code, 0, exported.stderr);
   assert.deepEqual(readdirSync(out).sort(), ['Observation.ndjson', 'Patient.ndjson']);
 
-  const served = startBin(t, [...argsOf(banner, 'serve'), '--port', '0']);
+  const served = startCli(t, [...argsOf(banner, 'serve'), '--port', '0']);
   const serving = (await waitServing(served)) as unknown as { gateway: string; serves: unknown };
   assert.deepEqual(serving.serves, [
     { path: '/fhir', component: 'AsyncFHIRGateway', sources: ['sandbox'] },
@@ -93,14 +93,14 @@ test('fhirgate sandbox --open --seed b: a public server and its credential-free 
 });
 
 test('fhirgate sandbox: a bad --seed is a command-line mistake (exit 2), a busy port a failure (exit 1), each naming the option', async (t) => {
-  const seed = await runCli(t, ['sandbox', '--port', '0', '--seed', 'c'], {}, undefined, { bin: true });
+  const seed = await runCli(t, ['sandbox', '--port', '0', '--seed', 'c']);
   assert.equal(seed.code, 2);
   assert.match(seed.stderr, /^fhirgate sandbox: --seed: must be a, b or none\nSee fhirgate sandbox --help\n$/);
   const busy = createServer();
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => busy.close(() => resolve())));
   const port = (busy.address() as { port: number }).port;
-  const taken = await runCli(t, ['sandbox', '--port', String(port)], {}, undefined, { bin: true });
+  const taken = await runCli(t, ['sandbox', '--port', String(port)]);
   assert.equal(taken.code, 1);
   assert.match(taken.stderr, new RegExp(`^fhirgate sandbox: port: ${port} on 127\\.0\\.0\\.1 is in use; pick another with --port \\(0: any free port\\)\\n$`));
 });
@@ -116,7 +116,7 @@ test('serve says at start-up what it serves: each component under its prefix, so
     cds: { module: './cds.mjs' },
     notereader: { path: '/nr', module: './nr.mjs' },
   }));
-  const run = startBin(t, ['serve', '--config', 'fhirgate.json', '--port', '0', '--metrics'], { EHR_SECRET: secret, FHIRGATE_API_KEYS: 'Xq9-api-key' }, dir);
+  const run = startCli(t, ['serve', '--config', 'fhirgate.json', '--port', '0', '--metrics'], { EHR_SECRET: secret, FHIRGATE_API_KEYS: 'Xq9-api-key' }, dir);
   const serving = (await waitServing(run)) as unknown as { url: string; serves: Array<{ path: string; component: string; sources?: string[] }>; host: string[]; apiKeys: string };
   assert.equal(serving.apiKeys, 'required');
   assert.deepEqual(serving.serves, [

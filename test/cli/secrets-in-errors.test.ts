@@ -1,5 +1,5 @@
 /**
- * Issue 22.2, through bin/fhirgate.js: a secret reaches no CLI output, by any route (a config file, --source, the export argument,
+ * Issue 22.2: a secret reaches no CLI output, by any route (a config file, --source, the export argument,
  * an argument the parser did not expect), for check, serve and export; and ${VAR} secrets holding &, %,
  * =, # or spaces are sent as written.
  */
@@ -8,9 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { ROOT, runCli as runSources, startBin, tempDir, waitServing } from '../support/run-cli.js';
+import { ROOT, runCli as runSources, runMain, startBin, tempDir, waitServing } from '../support/run-cli.js';
 
-/** Every run here is `bin/fhirgate.js`, the command a user types. */
+/** The runs that reach a server go through `bin/fhirgate.js`, the command a user types; the mistakes refused before
+ * any I/O run the CLI's `main` in this process (the same parsing, messages and exit codes, without a process each). */
 const runCli: typeof runSources = (t, args, env = {}, cwd = ROOT) => runSources(t, args, env, cwd, { bin: true });
 
 /** Holds every character a query treats specially; `Xq9Hidden` and `TopSecretTail123` must never be printed. */
@@ -93,11 +94,10 @@ const RAW_RUNS: Array<[string, (dir: string) => string[], number]> = [
   ['export --config', (dir) => ['export', '--config', 'fhirgate.json', '--out', join(dir, 'y')], 1],
 ];
 
-// The runs go side by side: each CLI start costs about a second of CPU, and the file must end within the runner's time-out.
 test('a secret the shell inserted unencoded, whose & splits the query: check, serve and export fail naming no part of it', async (t) => {
   const dir = tempDir(t);
   writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { ehr: RAW_STRING } }));
-  const runs = await Promise.all(RAW_RUNS.map(([, args]) => runCli(t, args(dir), {}, dir)));
+  const runs = await Promise.all(RAW_RUNS.map(([, args]) => runMain(args(dir), {}, dir)));
   RAW_RUNS.forEach(([what, , code], i) => {
     const run = runs[i]!;
     assert.equal(run.code, code, `${what}: ${run.stderr}`);
@@ -122,8 +122,8 @@ const MISPLACED: Array<[string, string[], RegExp]> = [
   ['a value missing before it', ['serve', '--port', `--source=ehr=${CS}`], /^fhirgate serve: --port needs a value \(at position 1\); for a value starting with -, write --port=<value>/],
 ];
 
-test('a connection string where the parser expects none is a usage error (exit 2) that quotes no argument, for each command', async (t) => {
-  const runs = await Promise.all(MISPLACED.map(([, args]) => runCli(t, args)));
+test('a connection string where the parser expects none is a usage error (exit 2) that quotes no argument, for each command', async () => {
+  const runs = await Promise.all(MISPLACED.map(([, args]) => runMain(args)));
   MISPLACED.forEach(([what, , message], i) => {
     const run = runs[i]!;
     assert.equal(run.code, 2, `${what}: ${run.stderr}`);

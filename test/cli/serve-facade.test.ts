@@ -23,6 +23,10 @@ test('serve --source ehr=… --source lab=… on loopback: read and search open,
   assert.equal(all.entry.length, 9, 'five patients in one sandbox, four in the other');
   const openapi = (await (await fetch(new URL('/openapi.json', serving.gateway))).json()) as { paths: Record<string, unknown> };
   assert.ok(openapi.paths['/fhir/ehr/{type}/{id}'] !== undefined && openapi.paths['/fhir/lab/{type}'] !== undefined, '/docs shows the facade per source');
+  assert.ok(openapi.paths['/fhir/all/{type}/{id}'] !== undefined && openapi.paths['/fhir/all/metadata'] !== undefined, 'and the federated base\'s read and statement');
+  const federated = all as { entry: { fullUrl: string; resource: { id: string } }[] };
+  const read = await fetch(federated.entry[0]!.fullUrl);
+  assert.equal(((await read.json()) as { id: string }).id, federated.entry[0]!.resource.id, 'an entry\'s fullUrl reads at the federated base');
   assert.match(run.stdout(), /facade open for read and search without credentials/);
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0);

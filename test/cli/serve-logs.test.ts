@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { runCli, startCli, tempDir, waitServing, type CliRun } from '../support/run-cli.js';
+import { type CliRun, runMain, startCli, tempDir, waitServing } from '../support/run-cli.js';
 
 async function sandbox(t: TestContext) {
   const s = await startSandbox({ seed: 'a' });
@@ -65,8 +65,8 @@ test('LOG_FORMAT=pretty: serve writes one readable line per event, the access li
   for (const line of run.stdout().trim().split('\n')) assert.match(line, /^\d\d:\d\d:\d\d\.\d{3} (INFO |DEBUG) \S/, line);
 });
 
-test('LOG_FORMAT other than json or pretty stops serve with exit code 1, naming it', async (t) => {
-  const { code, stderr } = await runCli(t, ['serve', '--source', 'ehr=fhir://localhost:8080/fhir/', '--port', '0'], { LOG_FORMAT: 'xml' });
+test('LOG_FORMAT other than json or pretty stops serve with exit code 1, naming it', async () => {
+  const { code, stderr } = await runMain(['serve', '--source', 'ehr=fhir://localhost:8080/fhir/', '--port', '0'], { LOG_FORMAT: 'xml' });
   assert.equal(code, 1);
   assert.match(stderr, /^fhirgate serve: LOG_FORMAT: must be one of json, pretty\n$/);
 });

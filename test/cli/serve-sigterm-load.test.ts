@@ -4,13 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answered, describeLoad, failures, runMixedLoad } from '../support/load-client.js';
+import { answered, describeLoad, failures, resetsAtListenerClose, runMixedLoad } from '../support/load-client.js';
+import type { LoadSample } from '../support/load-client.js';
 import { serveSandboxWorkers } from '../support/run-cli.js';
 
-test('SIGTERM under load: every accepted connection is answered; later ones are refused, none reset', async (t) => {
+// A connection that the kernel completes into the listen queue in the moment between the primary's last
+// accept and its close is reset by Linux (inet_csk_listen_stop), and Node cannot make the kernel stop
+// queueing first (docs/deployment.md). Such a reset is its loop's last request before refusals; any other
+// reset, a connection closed without an answer, a time-out or an error status is a loss of fhirgate's own.
+test('SIGTERM under load: every accepted connection is answered; later ones are refused; a reset only at the listener\'s close', async (t) => {
   const { run, origin } = await serveSandboxWorkers(t, 2);
   const stop = new AbortController();
-  const load = runMixedLoad(`${origin}/`, stop.signal);
+  const samples = { keepAlive: [] as LoadSample[], perRequest: [] as LoadSample[] };
+  const load = runMixedLoad(`${origin}/`, stop.signal, samples);
   // Some load first, so that the signal lands among connections in every state.
   await new Promise((resolve) => setTimeout(resolve, 500));
   run.child.kill('SIGTERM');
@@ -18,9 +24,12 @@ test('SIGTERM under load: every accepted connection is answered; later ones are 
   // Clients keep trying for a moment after the exit: all of that must be refusals.
   await new Promise((resolve) => setTimeout(resolve, 200));
   stop.abort();
-  for (const [name, counts] of await load) {
-    t.diagnostic(describeLoad(name, counts));
-    assert.equal(failures(counts), 0, JSON.stringify(counts));
+  const [keepAlive, perRequest] = await load;
+  for (const [[name, counts], sent] of [[keepAlive!, samples.keepAlive], [perRequest!, samples.perRequest]] as const) {
+    const resets = resetsAtListenerClose(sent);
+    t.diagnostic(`${describeLoad(name, counts)}; resets at the listener's close ${resets.atClose}`);
+    assert.equal(resets.other, 0, `${name}: a reset that the listener's close does not explain`);
+    assert.equal(failures(counts) - counts.reset, 0, `${name}: ${JSON.stringify(counts)}`);
     assert.ok(answered(counts) > 0);
     assert.ok(counts.refused > 0, 'the load went on until the port was closed');
   }

@@ -11,7 +11,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { child } from '../../src/soap/xml-tree.js';
 import { call } from '../support/host-helpers.js';
 import { parse } from '../support/soap-client.js';
-import { runCli, startCli, tempDir, waitServing } from '../support/run-cli.js';
+import { runMain, startCli, tempDir, waitServing } from '../support/run-cli.js';
 
 const EVIL = { host: 'evil.example:9999', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
 
@@ -121,19 +121,19 @@ test('bad publicUrl, trustProxy, allowedHosts and cds.fhirServers name their pat
   ];
   for (const [extra, message] of cases) {
     writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { ehr: 'fhir://localhost:8080/fhir/' }, ...extra }));
-    const { code, stdout, stderr } = await runCli(t, ['serve', '--config', join(dir, 'fhirgate.json'), '--port', '0']);
+    const { code, stdout, stderr } = await runMain(['serve', '--config', join(dir, 'fhirgate.json'), '--port', '0']);
     assert.notEqual(code, 0);
     assert.match(stderr, message);
     assert.doesNotMatch(stdout + stderr, /secret-value/);
   }
-  const flag = await runCli(t, ['serve', '--source', 'ehr=fhir://localhost:8080/fhir/', '--public-url', 'secret-value', '--port', '0']);
+  const flag = await runMain(['serve', '--source', 'ehr=fhir://localhost:8080/fhir/', '--public-url', 'secret-value', '--port', '0']);
   assert.notEqual(flag.code, 0);
   assert.match(flag.stderr, /--public-url: must be an absolute http\(s\) URL/);
   assert.doesNotMatch(flag.stdout + flag.stderr, /secret-value/);
 });
 
-test('serve --help lists publicUrl, trustProxy, allowedHosts, cds.fhirServers and --public-url', async (t) => {
-  const { code, stdout } = await runCli(t, ['serve', '--help']);
+test('serve --help lists publicUrl, trustProxy, allowedHosts, cds.fhirServers and --public-url', async () => {
+  const { code, stdout } = await runMain(['serve', '--help']);
   assert.equal(code, 0);
   for (const name of ['--public-url', 'publicUrl', 'trustProxy', 'allowedHosts', 'cds.fhirServers']) assert.match(stdout, new RegExp(name.replace('.', '\\.')));
 });

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { runCli, startCli, tempDir, waitServing } from '../support/run-cli.js';
+import { runMain, startCli, tempDir, waitServing } from '../support/run-cli.js';
 
 async function sandbox(t: { after(fn: () => Promise<void>): void }) {
   const s = await startSandbox({ seed: 'a' });
@@ -91,11 +91,11 @@ test('bad workers, metrics, readinessDrainMs and time-out settings exit 1 naming
   ];
   for (const [settings, message] of cases) {
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ sources: { a: 'fhir://localhost:1/fhir/' }, ...settings }));
-    const { code, stderr } = await runCli(t, ['serve', '--config', join(dir, 'bad.json')]);
+    const { code, stderr } = await runMain(['serve', '--config', join(dir, 'bad.json')]);
     assert.equal(code, 1, JSON.stringify(settings));
     assert.match(stderr, message);
   }
-  const flag = await runCli(t, ['serve', '--source', 'a=fhir://localhost:1/fhir/', '--workers', '2x']);
+  const flag = await runMain(['serve', '--source', 'a=fhir://localhost:1/fhir/', '--workers', '2x']);
   assert.equal(flag.code, 2);
   assert.match(flag.stderr, /fhirgate serve: --workers: must be "auto" or an integer from 1 to 1024/);
 });

@@ -7,9 +7,9 @@ import type { ServerResponse } from 'node:http';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { call } from '../support/host-helpers.js';
-import { fileURLToPath } from 'node:url';
+import { helperScript, LOADER } from '../support/code-tree.js';
 
-const APP = fileURLToPath(new URL('./cluster-app.ts', import.meta.url));
+const APP = helperScript(import.meta.url, './cluster-app');
 
 export type Line = Record<string, unknown> & { msg?: string };
 
@@ -30,7 +30,7 @@ export interface RunningCluster {
  * to the whole group); killed (with its workers) after the test if still running.
  */
 export function startCluster(t: TestContext, env: Record<string, string>, options: { ownProcessGroup?: boolean } = {}): RunningCluster {
-  const child = spawn(process.execPath, ['--import', 'tsx', APP], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup === true });
+  const child = spawn(process.execPath, [...LOADER, APP], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup === true });
   const lines: Line[] = [];
   const waiters = new Set<() => void>();
   const read = (stream: NodeJS.ReadableStream) => {

@@ -170,6 +170,14 @@ test('/docs in Chromium: every operation with responses and examples, pre-filled
   const linked = page.locator(`details.op#${transformId}`);
   await linked.waitFor();
   assert.equal(await linked.evaluate((d) => d.hasAttribute('open')), true, 'the linked operation is open');
+  // Opening another operation puts its link in the address bar (read from outside the page: its CSP
+  // refuses the eval that Playwright's waitForFunction needs).
+  const other = page.locator(`details.op[id]:not(#${transformId})`).first();
+  const otherId = await other.getAttribute('id');
+  await other.evaluate((d) => d.removeAttribute('open')); // the test opened every operation above
+  await other.locator('summary').first().click();
+  for (let i = 0; i < 50 && !page.url().endsWith(`#${otherId}`); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(new URL(page.url()).hash, `#${otherId}`, 'the address bar links to the operation just opened');
   assert.deepEqual(pageErrors, [], 'no script error or CSP violation on the page');
   assert.ok(requested.length >= 3, `the page, openapi.json and the transform were requested: ${requested.join(', ')}`);
   const elsewhere = requested.filter((url) => new URL(url).origin !== demo.origin);

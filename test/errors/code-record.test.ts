@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ERROR_CODES, FhirgateError, HTTP_STATUS_BY_CODE, httpStatusOf, type ErrorCode } from '../../src/errors.js';
 import { replyForError } from '../../src/gateway/http-face/reply-for-error.js';
 import { fakeRequest } from '../support/route-request.js';
+import { join } from 'node:path';
+import { ROOT } from '../support/code-tree.js';
 
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
 
@@ -53,7 +54,7 @@ test('the misused codes have their own: a 405, a duplicate route, an injected ga
 });
 
 test('the errors reference (docs/errors.md) has one row per code with the status and upstream flag of its record', () => {
-  const page = readFileSync(fileURLToPath(new URL('../../docs/errors.md', import.meta.url)), 'utf8');
+  const page = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
   const rows = [...page.matchAll(/^\| `(ERR_[A-Z_]+)` \| (\d{3}) \| (yes)? \|/gm)].map((m) => [m[1], Number(m[2]), m[3] === 'yes'] as const);
   assert.deepEqual(rows.map(([code]) => code).sort(), [...CODES].sort(), 'every code, once');
   for (const [code, status, upstream] of rows) {

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { LocalEventDispatcher, localHandler } from '../../src/events/index.js';
+import { LOADER, ROOT, srcModule } from '../support/code-tree.js';
 
 test('localHandler is one process-wide LocalEventDispatcher that supports the decorator form', async (t) => {
   assert.ok(localHandler instanceof LocalEventDispatcher);
@@ -18,7 +19,7 @@ test('localHandler is one process-wide LocalEventDispatcher that supports the de
 
 test('by default a failing handler is reported as one JSON line on stderr, without stack or payload', async () => {
   const script = `
-    import { localHandler } from './src/events/index.ts';
+    import { localHandler } from ${JSON.stringify(srcModule('events/index'))};
     localHandler.register('fhir.*', () => { throw Object.assign(new Error('boom\\nsecond line'), { code: 'ERR_HANDLER' }); });
     localHandler.register('fhir.*', async () => { throw 'plain'; });
     localHandler.register('fhir.*', () => { throw Object.create(null); });
@@ -27,8 +28,8 @@ test('by default a failing handler is reported as one JSON line on stderr, witho
     await localHandler.drain();
     process.stdout.write('emitter carried on');
   `;
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: new URL('../../', import.meta.url),
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [...LOADER, '--input-type=module', '-e', script], {
+    cwd: ROOT,
     timeout: 60_000,
   });
   assert.equal(stdout, 'emitter carried on');

@@ -3,11 +3,10 @@
  * exits 0 and prints the lines that show it did its job, so an example that silently does nothing fails.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ROOT } from '../support/code-tree.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** A safety net only: an example normally ends in a second or two. */
 const SAFETY_TIMEOUT_MS = 90_000;
 

@@ -1,5 +1,5 @@
 // The federated base: one search across every source the caller may search, entries tagged with their
-// source, `_count` per merged page, `_sort` merged, a composite page token, `total` only when every source
+// source (ids `<source>.<id>`), `_count` per merged page, `_sort` merged, a composite page token, `total` only when every source
 // gave one, a failing source as an OperationOutcome entry (or all or nothing on request); no writes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -40,12 +40,15 @@ test('an unmodified client searches the federated base across two sources and pa
   for (const e of seen) {
     const source = e.resource.meta.source as string;
     assert.ok(source === `${h.prefix}/ehr` || source === `${h.prefix}/mp`, source);
-    assert.equal(e.fullUrl, `${source}/Patient/${e.resource.id}`, 'fullUrl at the source\'s facade base');
+    assert.ok(e.resource.id.startsWith(`${source.slice(h.prefix.length + 1)}.`), 'the id names its source');
+    assert.equal(e.fullUrl, `${h.prefix}/all/Patient/${e.resource.id}`, 'fullUrl at the federated base, agreeing with the id');
   }
   const one = seen.find((e) => e.resource.meta.source.endsWith('/mp'));
   const read = await fetch(one.fullUrl, { headers: { 'x-api-key': KEY } });
-  assert.equal(read.status, 200, 'the fullUrl reads through the source base');
-  await read.arrayBuffer();
+  assert.equal(read.status, 200, 'the fullUrl reads through the federated base');
+  assert.deepEqual(await read.json(), one.resource);
+  const atSource = await fetch(one.link[0].url, { headers: { 'x-api-key': KEY } });
+  assert.equal(((await atSource.json()) as any).id, one.resource.id.slice('mp.'.length), 'the alternate link is the source base\'s');
 });
 
 test('_sort is merged across sources when every source sorts', async (t) => {

@@ -2,37 +2,13 @@
 // shared across replicas through a store; over them callers get 429 + Retry-After + RateLimit-*, and the
 // upstream never sees the burst. An upstream 429 passes back with its Retry-After.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import type { TestContext } from 'node:test';
 import { MemoryStore } from '../../src/lib/key-value-store.js';
 import type { FHIRFacadeOptions } from '../../src/facade/index.js';
+import { countingUpstream } from '../support/counting-upstream.js';
 import { facadeHarness } from '../support/facade-harness.js';
 
 const KEY = 'burst-key-0123456789ab';
-
-/** A FHIR server that answers one fixed Patient, counts requests, and can hold answers or answer 429. */
-async function countingUpstream(t: TestContext) {
-  const state = { count: 0, inFlight: 0, maxInFlight: 0, hold: undefined as Promise<void> | undefined, throttle: false };
-  const server = createServer(async (_req, res) => {
-    state.count++;
-    state.inFlight++;
-    state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
-    if (state.hold !== undefined) await state.hold;
-    state.inFlight--;
-    if (state.throttle) {
-      res.writeHead(429, { 'retry-after': '7', 'content-type': 'application/fhir+json' });
-      res.end('{"resourceType":"OperationOutcome","issue":[{"severity":"error","code":"throttled"}]}');
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/fhir+json' });
-    res.end('{"resourceType":"Patient","id":"1","meta":{"versionId":"1"}}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  return { state, cs: `fhir://127.0.0.1:${(server.address() as AddressInfo).port}/fhir/` };
-}
 
 const options = (limits: FHIRFacadeOptions['limits'], extra: Partial<FHIRFacadeOptions> = {}): FHIRFacadeOptions => ({ callers: [{ name: 'burst', apiKey: KEY, sources: '*', scopes: 'system/*.rs' }], limits, ...extra });
 const read = (prefix: string) => fetch(`${prefix}/up/Patient/1`, { headers: { 'x-api-key': KEY } });

@@ -9,8 +9,10 @@ import { cdaToFHIR, enrichCDA, readCDA } from '../../src/soap/index.js';
 import type { CDAEnrichment } from '../../src/soap/index.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
+import { join } from 'node:path';
+import { ROOT } from '../support/code-tree.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/cda/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string => readFileSync(join(ROOT, 'test/fixtures/cda', name), 'utf8');
 const FIXTURES = [fixture('epic_cda.xml'), fixture('test_cda.xml'), fixture('epic_cda.xml'), fixture('test_cda.xml'), fixture('uclh_cda.xml')];
 const ATTRIBUTE_VALUES = [
   '', 'NI', 'UNK', '2020', '202013', '20200230', '2020010112', '20200101120000+0500', '20200101120000.1234-0800', '99999999999999999999', 'abc',

@@ -13,8 +13,10 @@ import { readEnvelope } from '../../src/soap/read-envelope.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 import { fakeRequest } from '../support/route-request.js';
+import { join } from 'node:path';
+import { ROOT } from '../support/code-tree.js';
 
-const FIXTURE = readFileSync(new URL('../fixtures/cda/soap_request.xml', import.meta.url));
+const FIXTURE = readFileSync(join(ROOT, 'test/fixtures/cda/soap_request.xml'));
 const LIMITS = { maxDepth: 32, maxElements: 300 };
 const MAX_BODY = 64 * 1024;
 

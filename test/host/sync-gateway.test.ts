@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { FHIRGateway } from '../../src/gateway/index.js';
 import { startApp } from '../support/serve.js';
 import { call } from '../support/host-helpers.js';
+import { helperScript, LOADER } from '../support/code-tree.js';
 
 /** Starts the sandbox in a child process and resolves to its connection string. */
 async function sandboxInChild(t: TestContext): Promise<string> {
-  const script = fileURLToPath(new URL('./sandbox-process.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const script = helperScript(import.meta.url, './sandbox-process');
+  const child = spawn(process.execPath, [...LOADER, script], { stdio: ['pipe', 'pipe', 'inherit'] });
   t.after(async () => {
     if (child.exitCode !== null) return;
     const exited = once(child, 'exit');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { COARSE_RESOLUTION_MS, startTimer, stopTimer } from '../../src/http/coarse-timers.js';
+import { LOADER, srcModule } from '../support/code-tree.js';
 
 test('a coarse timer fires once, never before its time; a stopped one never fires; short ones are Node timers', async () => {
   const fired: Array<{ name: string; at: number }> = [];
@@ -22,10 +23,10 @@ test('a coarse timer fires once, never before its time; a stopped one never fire
 
 test('the shared tick does not keep the process alive', async () => {
   const { spawnSync } = await import('node:child_process');
-  const script = `import { startTimer } from ${JSON.stringify(new URL('../../src/http/coarse-timers.ts', import.meta.url).href)};
+  const script = `import { startTimer } from ${JSON.stringify(srcModule('http/coarse-timers'))};
     startTimer(60_000, () => console.log('fired'), 1);
     console.log('set');`;
-  const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  const out = spawnSync(process.execPath, [...LOADER, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(out.status, 0, out.stderr);
   assert.equal(out.stdout.trim(), 'set');
 });

@@ -7,8 +7,10 @@ import { test } from 'node:test';
 import { request } from '../../src/http/request.js';
 import { USER_AGENT } from '../../src/http/user-agent.js';
 import { startServer } from '../support/test-server.js';
+import { join } from 'node:path';
+import { ROOT } from '../support/code-tree.js';
 
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 test('sends the method, headers, body and fhirgate User-Agent, and buffers the answer', async (t) => {
   const srv = await startServer(t, (_req, res, body) => {

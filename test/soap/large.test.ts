@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { NoteReaderService } from '../../src/soap/service.js';
 import { child, textContent } from '../../src/soap/xml-tree.js';
 import { serve } from '../support/serve.js';
 import { bigDocument, bodyChild, envelope, post } from '../support/soap-client.js';
+import { helperScript, LOADER } from '../support/code-tree.js';
 
 const MiB = 1024 * 1024;
 
@@ -30,10 +30,10 @@ test('a 10 MiB document (base64 in lines of 76) is decoded whole and answered', 
 });
 
 test('repeated 10 MiB calls do not make the heap grow', { timeout: 600_000 }, async () => {
-  const probe = fileURLToPath(new URL('./heap-probe.ts', import.meta.url));
+  const probe = helperScript(import.meta.url, './heap-probe');
   const env = { ...process.env };
   delete env.NODE_V8_COVERAGE;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', probe], {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', ...LOADER, probe], {
     env,
     maxBuffer: 1 << 20,
   });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
-import { systemBinary } from './system-binary.js';
+import { systemBinary, type SkippableTest } from './system-binary.js';
 
 const accepts = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
@@ -77,7 +77,10 @@ class Process implements BusServer {
   }
 }
 
-async function startServer(t: TestContext, binary: string, url: (port: number) => string, args: (port: number) => string[]): Promise<BusServer> {
+/** What the helpers need of a test: cleanup (a script outside `node:test` passes its own). */
+export type ServerContext = Pick<TestContext, 'after'> & SkippableTest;
+
+async function startServer(t: ServerContext, binary: string, url: (port: number) => string, args: (port: number) => string[]): Promise<BusServer> {
   const port = await freePort();
   const server = new Process(url(port), binary, args(port), port);
   t.after(() => server.stop());
@@ -85,11 +88,15 @@ async function startServer(t: TestContext, binary: string, url: (port: number) =
   return server;
 }
 
-/** A redis-server with no persistence. */
-export async function startRedisServer(t: TestContext): Promise<BusServer | undefined> {
+/**
+ * A redis-server with no persistence, or, with `appendOnlyDir`, with an append-only file there written on
+ * every command (`appendfsync always`: what it acknowledged survives a stop and a start).
+ */
+export async function startRedisServer(t: ServerContext, { appendOnlyDir }: { appendOnlyDir?: string } = {}): Promise<BusServer | undefined> {
   const binary = systemBinary(t, 'redis-server', 'redis-server');
   if (binary === undefined) return undefined;
-  return startServer(t, binary, (p) => `redis://127.0.0.1:${p}`, (p) => ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+  const persistence = appendOnlyDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', appendOnlyDir];
+  return startServer(t, binary, (p) => `redis://127.0.0.1:${p}`, (p) => ['--port', String(p), '--bind', '127.0.0.1', '--save', '', ...persistence]);
 }
 
 /** A redis-server with no persistence; resolves to its `redis://` URL. */

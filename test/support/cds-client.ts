@@ -36,7 +36,7 @@ export interface CdsClient {
   token(aud: string, claims?: JWTClaims, header?: Partial<JWTHeader>, key?: TestKey): string;
 }
 
-export async function startCdsClient(t: TestContext, issuer = 'https://ehr.example.org'): Promise<CdsClient> {
+export async function startCdsClient(t: Pick<TestContext, 'after'>, issuer = 'https://ehr.example.org'): Promise<CdsClient> {
   const key = makeKey('ec');
   const client: CdsClient = {
     issuer,

@@ -7,9 +7,9 @@ import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './code-tree.js';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { ROOT };
 /** A safety net only: the demo is normally up in a few seconds. */
 const START_TIMEOUT_MS = 90_000;
 

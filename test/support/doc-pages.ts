@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { ROOT } from './code-tree.js';
 
 /** The repository's root folder. */
-export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export { ROOT };
 
 /** A documentation page: its path from the repository root and its text. */
 export interface DocPage {

@@ -11,10 +11,10 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './code-tree.js';
 
 /** The repository's root. */
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { ROOT };
 /** The repository's TypeScript compiler. */
 export const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';

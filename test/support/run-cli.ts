@@ -8,14 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { helperScript, LOADER, ROOT } from './code-tree.js';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ENTRY = fileURLToPath(new URL('./cli-entry.ts', import.meta.url));
-/** tsx by URL, so that the CLI can run in a folder outside the repository (a config's own folder). */
-const TSX = import.meta.resolve('tsx');
+export { ROOT };
+const ENTRY = helperScript(import.meta.url, './cli-entry');
 /** A safety net only: the CLI is normally up in about a second. */
 const WAIT_MS = 240_000; // several test files share the CPU, and a loaded machine starts a process slowly
 
@@ -28,7 +26,7 @@ export interface CliRun {
 
 /** Starts the CLI with `args`; `env` is laid over a copy of this process's environment without PORT and API keys. */
 export function startCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
-  return startNode(t, ['--import', TSX, ENTRY, ...args], env, cwd);
+  return startNode(t, [...LOADER, ENTRY, ...args], env, cwd);
 }
 
 /** Starts `node` with `argv` (a script and its arguments), in the environment `startCli` gives the CLI. */

@@ -5,12 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { child, children, parseXMLTree, textContent } from '../../src/soap/xml-tree.js';
 import type { XMLElement } from '../../src/soap/xml-tree.js';
+import { join } from 'node:path';
+import { ROOT } from './code-tree.js';
 
 export const SOAP_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 export const EPIC_NS = 'urn:epic-com:Common.2013.Services';
 
 export function fixture(name: string): string {
-  return readFileSync(new URL(`../fixtures/cda/${name}`, import.meta.url), 'utf8');
+  return readFileSync(join(ROOT, 'test/fixtures/cda', name), 'utf8');
 }
 
 export interface EnvelopeParts {

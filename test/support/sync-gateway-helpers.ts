@@ -7,11 +7,11 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { siblingModuleUrl } from '../../src/lib/worker-bridge/bridge.js';
 import { startWorker } from '../../src/lib/worker-bridge/start-worker.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
+import { LOADER, ROOT, srcModule } from './code-tree.js';
 
 /** What the sandbox's stats said, copied across the thread boundary. */
 export interface StatsSnapshot {
@@ -107,16 +107,16 @@ const SCRIPT_SAFETY_MS = 90_000;
 export async function runGatewayScript(t: Teardown, server: RemoteServer, body: readonly string[], nodeArgs: readonly string[] = []): Promise<ScriptRun> {
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-sync-script-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const script = join(dir, 'script.mts');
-  const gatewayUrl = pathToFileURL(fileURLToPath(new URL('../../src/gateway/sync-gateway.ts', import.meta.url))).href;
+  const script = join(dir, 'script.mjs');
+  const gatewayUrl = srcModule('gateway/sync-gateway');
   writeFileSync(script, [
     `import { FHIRGateway } from ${JSON.stringify(gatewayUrl)};`,
     'const gw = new FHIRGateway({ events: false });',
     'gw.addSource("sb", process.env.CS);',
     ...body,
   ].join('\n'));
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
-    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+  const child = spawn(process.execPath, [...nodeArgs, ...LOADER, script], {
+    cwd: ROOT,
     env: { ...process.env, CS: await server.connectionString(), NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -36,5 +36,7 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  facade             {"enabled": true, "federatedName": "all", "limits": {"<source>" | "*": {"perSecond", "burst", "maxInFlight"}},',
   '                     "audit": {"source", "batchSize", "flushIntervalMs", "maxQueue"}, "pageTokenSecret", "pageTokenTtlSeconds"}',
   '                     Without callers the facade serves read and search on loopback only (said at start-up), and nothing beyond.',
+  '  store              {"redis": "redis://…" or "${REDIS_URL}", "keyPrefix"?, "commandTimeoutMs"?}: replicas share the facade\'s rate',
+  '                     limits and the gateway\'s tokens in Redis (needs the redis package: npm install redis)',
   'Relative module paths are resolved against the config file\'s folder.',
 ]);

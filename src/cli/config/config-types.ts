@@ -5,6 +5,7 @@
 
 import type { FHIRFacadeOptions } from '../../facade/index.js';
 import type { FacadeConfig } from './facade-config.js';
+import type { StoreConfig } from './store-config.js';
 
 /** A CDS Hooks or NoteReader mount: where it is served and the module that registers its handlers. */
 export interface ServiceMountConfig {
@@ -79,4 +80,6 @@ export interface FhirgateConfig {
   readonly callers: FHIRFacadeOptions['callers'];
   /** The facade: on by default, its federated name, limits, audit sink and page tokens. */
   readonly facade: FacadeConfig;
+  /** Where replicas share the facade's rate limits and the gateway's tokens (Redis); `undefined`: each process alone. */
+  readonly store: StoreConfig | undefined;
 }

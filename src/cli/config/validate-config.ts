@@ -25,6 +25,7 @@ import type { CDSMountConfig, CorsConfig, FhirgateConfig, GatewayConfig, Service
 import { expandEnv, literalText } from './expand-env.js';
 import { checkCallers, checkFacade } from './facade-config.js';
 import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
+import { checkStoreConfig } from './store-config.js';
 
 /** Where relative module paths are resolved and where `${…}` values come from. */
 export interface ConfigContext {
@@ -75,6 +76,7 @@ const CHECKS: Checks = {
   allowedHosts: optionalAllowedHosts,
   callers: checkCallers,
   facade: checkFacade,
+  store: checkStoreConfig,
 };
 
 /** Validates a parsed config file (any JSON value) and returns it typed and frozen. */

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Resource } from '../../../src/fhir/index.js';
 import { sandbox } from '../../support/sandbox.js';
+import { LOADER, ROOT, srcModule } from '../../support/code-tree.js';
 
 const RESOURCES = 20_480;
 const NOTE = 'x'.repeat(10 * 1024);
@@ -18,11 +18,11 @@ const TOTAL_BYTES = 200 * 1024 * 1024;
 /** Growth of heap + array buffers allowed over the run: far below the 200 MB a buffered file would take. */
 const FLAT_BYTES = 24 * 1024 * 1024;
 
-const src = (path: string): string => JSON.stringify(pathToFileURL(fileURLToPath(new URL(`../../../src/${path}`, import.meta.url))).href);
+const src = (path: string): string => JSON.stringify(srcModule(path));
 
 const SCRIPT = [
-  `import { AsyncFHIRGateway } from ${src('gateway/index.ts')};`,
-  `import { LocalEventDispatcher } from ${src('events/index.ts')};`,
+  `import { AsyncFHIRGateway } from ${src('gateway/index')};`,
+  `import { LocalEventDispatcher } from ${src('events/index')};`,
   'const dispatcher = new LocalEventDispatcher();',
   'let complete;',
   "dispatcher.register('fhir.bulk.complete', ([, payload]) => { complete = payload; });",
@@ -50,10 +50,10 @@ test('a 200 MB export streams through a gateway with a flat heap', { timeout: 30
   const sb = await sandbox(t, { seed, open: true, exportPolls: 0 });
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-bulk-heap-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const script = join(dir, 'heap.mts');
+  const script = join(dir, 'heap.mjs');
   writeFileSync(script, SCRIPT);
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], {
-    cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+  const child = spawn(process.execPath, ['--expose-gc', ...LOADER, script], {
+    cwd: ROOT,
     env: { ...process.env, CS: `fhir://${sb.fhirBase.slice('http://'.length)}`, NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,8 +6,10 @@ import { gatewayMountable } from '../../../src/gateway/http-face/mountable.js';
 import { isResourceType } from '../../../src/fhir/index.js';
 import { fakeRequest } from '../../support/route-request.js';
 import { call, makeFacts, routeOf } from './fixtures.js';
+import { join } from 'node:path';
+import { ROOT } from '../../support/code-tree.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 function withHandlers() {

@@ -1,0 +1,25 @@
+/**
+ * The federated base `{prefix}/{federated}`: which of its three answers a request gets. Search
+ * (`GET [type]?…`, `POST [type]/_search`, a page token), read and vread of the ids it issued
+ * (`GET [type]/[source].[id]`, `…/_history/[vid]`), and its CapabilityStatement (`GET metadata`).
+ * Everything else is 404 for a GET and 405 otherwise: writes are never federated.
+ * @module
+ */
+import type { RouteReply, RouteRequest } from '../mount/index.js';
+import type { FacadeContext } from './facade-context.js';
+import { answerFederatedCapabilities } from './federated-capabilities.js';
+import { answerFederatedRead } from './federated-read.js';
+import { answerFederatedSearch } from './federated-search.js';
+import { outcome } from './fhir-answer.js';
+import { PAGE_TOKEN_PARAM } from './upstream-request.js';
+
+/** The reply to a request under the federated base; `rest` are the segments after its name. */
+export function answerFederated(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> | RouteReply {
+  const get = req.method === 'GET';
+  if (get && rest.length === 1 && rest[0] === 'metadata') return answerFederatedCapabilities(ctx, req);
+  if (get && (rest.length === 1 || (rest.length === 0 && req.query.get(PAGE_TOKEN_PARAM) !== null))) return answerFederatedSearch(ctx, req, rest);
+  if (req.method === 'POST' && rest.length === 2 && rest[1] === '_search') return answerFederatedSearch(ctx, req, rest);
+  if (get && (rest.length === 2 || (rest.length === 4 && rest[2] === '_history'))) return answerFederatedRead(ctx, req, rest);
+  if (get) return outcome(404, 'not-found', `the federated base answers GET ${ctx.options.federatedName}/[type]?…, [type]/[id], [type]/[id]/_history/[vid] and metadata`);
+  return outcome(405, 'not-supported', 'writes are never federated: send them to {prefix}/{source}');
+}
