@@ -88,7 +88,7 @@ async function checkAnswer(url: string, res: Response): Promise<string> {
 }
 
 test('npm start with PORT=0: every printed curl command answers 200, SIGTERM exits 0 and removes the key file', async (t) => {
-  const demo = spawnDemo('0');
+  const demo = spawnDemo('0', {}, true);
   stopOnExit(t, demo);
   const banner = await waitForBanner(demo);
   const beforeBanner = banner.slice(0, banner.indexOf('fhirgate demo is running on ')).trim().split('\n');

@@ -21,9 +21,14 @@ export const ROOT = EXTENSION === '.ts' ? TREE : dirname(TREE);
 /** What `node` needs before a script of the running form: tsx for TypeScript sources, nothing for compiled code. */
 export const LOADER: readonly string[] = EXTENSION === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
 
+/** The running form of the repository file `<path>` (without extension, e.g. `examples/demo`), as a file path. */
+export function treeFile(path: string): string {
+  return join(TREE, path + EXTENSION);
+}
+
 /** The running form of the module `src/<path>` (`path` without extension), as a file URL string for an `import`. */
 export function srcModule(path: string): string {
-  return pathToFileURL(join(TREE, 'src', path + EXTENSION)).href;
+  return pathToFileURL(treeFile(`src/${path}`)).href;
 }
 
 /** The path of a test helper script beside `importMetaUrl` (`relative` without extension), in the running form. */

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './code-tree.js';
+import { LOADER, ROOT, treeFile } from './code-tree.js';
 
 export { ROOT };
 /** A safety net only: the demo is normally up in a few seconds. */
@@ -23,14 +23,19 @@ export interface DemoProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** Spawns the demo with `PORT` (and a fresh TMPDIR); `env` adds variables (such as `LOG_LEVEL`). */
-export function spawnDemo(port: string, extra: Record<string, string> = {}): DemoProcess {
+/**
+ * Spawns the demo with `PORT` (and a fresh TMPDIR); `env` adds variables (such as `LOG_LEVEL`). With
+ * `npmStart` it runs the exact command of `npm start` (`node --import tsx examples/demo.ts`); otherwise the
+ * demo in the tests' running form (see code-tree.ts), which starts without tsx's half second of CPU.
+ */
+export function spawnDemo(port: string, extra: Record<string, string> = {}, npmStart = false): DemoProcess {
   const tmp = mkdtempSync(join(tmpdir(), 'fhirgate-demo-test-'));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: port, TMPDIR: tmp };
   delete env.FHIRGATE_API_KEYS;
   delete env.LOG_LEVEL;
   Object.assign(env, extra);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/demo.ts'], { cwd: ROOT, env });
+  const command = npmStart ? ['--import', 'tsx', 'examples/demo.ts'] : [...LOADER, treeFile('examples/demo')];
+  const child = spawn(process.execPath, command, { cwd: ROOT, env });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (out += chunk));
