@@ -4,7 +4,7 @@
  * JWKS. Credentials that are given and wrong are refused (401) even where anonymous reads are open.
  * @module
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 import type { JsonWebKey } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { FhirgateError } from '../errors.js';
@@ -16,7 +16,12 @@ import type { APIKeyCaller, CallerPolicy, IssuerCallers } from './options.js';
 import { parseScopes, scopeAccess } from './scopes.js';
 import type { Scope, ScopeLetter } from './scopes.js';
 
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+/**
+ * SHA-256 of a presented key, once per request: Node's one-shot `crypto.hash` where it exists (20.12 and
+ * later; less than half the CPU of a `Hash` object in the facade read's profile), else a `Hash`.
+ */
+const digest: (value: string) => Buffer =
+  typeof nodeCrypto.hash === 'function' ? (value) => nodeCrypto.hash('sha256', value, 'buffer') : (value) => nodeCrypto.createHash('sha256').update(value, 'utf8').digest();
 const ALGORITHMS = ['RS256', 'RS384', 'ES256', 'ES384'];
 const unauthorized = (reason: string): never => {
   throw new FhirgateError('ERR_UNAUTHORIZED', reason);
@@ -57,7 +62,7 @@ export class CallerDirectory {
     if (bearer !== undefined && bearer.split('.').length === 3 && this.#issuers.size > 0) return this.#verifyToken(bearer);
     const given = digest((apiKey ?? bearer)!);
     let found: Caller | undefined;
-    for (const key of this.#keys) if (timingSafeEqual(given, key.digest)) found = key.caller;
+    for (const key of this.#keys) if (nodeCrypto.timingSafeEqual(given, key.digest)) found = key.caller;
     return found ?? unauthorized('unknown API key');
   }
 

@@ -27,8 +27,10 @@ export function request(url: string | URL, options: HTTPRequestOptions = {}): Pr
   const target = toHTTPUrl(url);
   const checked = checkRequestOptions(options);
   const deadline = new Deadline(checked.signal, checked.timeoutMs);
-  return sendWithRetries(target, checked, deadline, (freshSocket, listener) => {
-    if (freshSocket) dropIdleSockets(checked.agent ?? (target.protocol === 'https:' ? https.globalAgent : http.globalAgent), target);
-    startExchange(target, checked, deadline, listener);
+  return sendWithRetries(target, checked, deadline, {
+    sendTry(freshSocket, listener) {
+      if (freshSocket) dropIdleSockets(checked.agent ?? (target.protocol === 'https:' ? https.globalAgent : http.globalAgent), target);
+      startExchange(target, checked, deadline, listener);
+    },
   });
 }

@@ -15,27 +15,28 @@ import type { RetryPolicy } from './retry-policy.js';
 import { pause } from './signals.js';
 
 /**
- * Starts one try and reports its end to `listener`. `freshSocket` is true when the previous try failed
- * on a stale keep-alive socket: this try must not reuse an idle one.
+ * What the retry loop drives: an object rather than callbacks, so that a pool can keep all of one
+ * request's state (its queue entry and wait included) in one object, with no closure per request.
  */
-export type SendTry = (freshSocket: boolean, listener: TryListener) => void;
+export interface TrySender {
+  /**
+   * Starts one try and reports its end to `listener`. `freshSocket` is true when the previous try
+   * failed on a stale keep-alive socket: this try must not reuse an idle one.
+   */
+  sendTry(freshSocket: boolean, listener: TryListener): void;
+  /** Called once the request has settled, whatever the outcome (before the promise settles). */
+  settled?(): void;
+}
 
 /**
  * Runs tries until one gives an answer that is not retried, or the retries are used up, and resolves
  * with the last answer (or rejects with the last error): the caller sees the real status of the last
  * try. A wait that would end after the deadline is not started; an abort during a wait rejects at
  * once. One promise for the whole request: the tries report through callbacks, and a first answer
- * that is not retried settles it at once. `settled` is called once the request has settled, whatever
- * the outcome (before the promise settles).
+ * that is not retried settles it at once. `sender.settled` is called once the request has settled.
  */
-export function sendWithRetries(
-  target: HTTPTarget,
-  options: CheckedRequestOptions,
-  deadline: Deadline,
-  sendTry: SendTry,
-  settled?: () => void,
-): Promise<HTTPResponse> {
-  return new Promise<HTTPResponse>((resolve, reject) => new Tries(target, options, deadline, sendTry, settled, resolve, reject).send(false));
+export function sendWithRetries(target: HTTPTarget, options: CheckedRequestOptions, deadline: Deadline, sender: TrySender): Promise<HTTPResponse> {
+  return new Promise<HTTPResponse>((resolve, reject) => new Tries(target, options, deadline, sender, resolve, reject).send(false));
 }
 
 /** The state of one request's tries. */
@@ -43,8 +44,7 @@ class Tries implements TryListener {
   readonly #target: HTTPTarget;
   readonly #options: CheckedRequestOptions;
   readonly #deadline: Deadline;
-  readonly #sendTry: SendTry;
-  readonly #settled: (() => void) | undefined;
+  readonly #sender: TrySender;
   readonly #resolve: (res: HTTPResponse) => void;
   readonly #reject: (err: unknown) => void;
   /** The number of the try in flight, 1 for the first. */
@@ -56,16 +56,14 @@ class Tries implements TryListener {
     target: HTTPTarget,
     options: CheckedRequestOptions,
     deadline: Deadline,
-    sendTry: SendTry,
-    settled: (() => void) | undefined,
+    sender: TrySender,
     resolve: (res: HTTPResponse) => void,
     reject: (err: unknown) => void,
   ) {
     this.#target = target;
     this.#options = options;
     this.#deadline = deadline;
-    this.#sendTry = sendTry;
-    this.#settled = settled;
+    this.#sender = sender;
     this.#resolve = resolve;
     this.#reject = reject;
   }
@@ -73,7 +71,7 @@ class Tries implements TryListener {
   /** Starts a try; a try that throws at once ends as that error. */
   send(fresh: boolean): void {
     try {
-      this.#sendTry(fresh, this);
+      this.#sender.sendTry(fresh, this);
     } catch (err) {
       this.tryDone(err, undefined);
     }
@@ -108,7 +106,7 @@ class Tries implements TryListener {
 
   /** Settles with the answer when there is one, else with the error. */
   #finish(error: unknown, res: HTTPResponse | undefined): void {
-    this.#settled?.();
+    this.#sender.settled?.();
     if (res !== undefined) this.#resolve(res);
     else this.#reject(error);
   }

@@ -64,7 +64,7 @@ export const EXCHANGE_RESPONSE_HEADERS: readonly string[] = Object.freeze(['cont
  * Sends one raw request to `source` and returns its answer, any status included; network failures,
  * time-outs and token failures reject as every gateway call does.
  */
-export async function exchange(ctx: CallContext, events: GatewayEvents, source: Source, request: FHIRExchangeRequest, scope: CallScope): Promise<FHIRExchangeResponse> {
+export function exchange(ctx: CallContext, events: GatewayEvents, source: Source, request: FHIRExchangeRequest, scope: CallScope): Promise<FHIRExchangeResponse> {
   const url = targetOf(source, request.path);
   const headers: Record<string, string> = {};
   for (const name of EXCHANGE_REQUEST_HEADERS) {
@@ -73,21 +73,22 @@ export async function exchange(ctx: CallContext, events: GatewayEvents, source: 
   }
   const operation = request.operation ?? request.method.toLowerCase();
   const reference = request.resourceType ?? source.name;
-  const res = await callFHIR(ctx, source, { method: request.method, url, body: request.body, headers, operation, reference, expected: 'all', ...scope });
-  const picked: Record<string, string> = {};
-  for (const name of EXCHANGE_RESPONSE_HEADERS) {
-    const value = res.headers[name];
-    if (typeof value === 'string') picked[name] = value;
-  }
-  const type = request.resourceType;
-  if (type !== undefined) {
-    const name = `fhir.${type.toLowerCase()}.${operation}`;
-    if (events.wants(name)) events.emit(name, { resource_type: type, source: source.name, operation, status: res.status });
-  }
-  return { status: res.status, headers: picked, body: res.body };
+  // Chained on the call's promise: one async frame (callFHIR's) per exchange waiting for its answer.
+  return callFHIR(ctx, source, { method: request.method, url, body: request.body, headers, operation, reference, expected: 'all', ...scope }).then((res) => {
+    const picked: Record<string, string> = {};
+    for (const name of EXCHANGE_RESPONSE_HEADERS) {
+      const value = res.headers[name];
+      if (typeof value === 'string') picked[name] = value;
+    }
+    const type = request.resourceType;
+    if (type !== undefined) {
+      const name = `fhir.${type.toLowerCase()}.${operation}`;
+      if (events.wants(name)) events.emit(name, { resource_type: type, source: source.name, operation, status: res.status });
+    }
+    return { status: res.status, headers: picked, body: res.body };
+  });
 }
 
-/** The URL of `path` under the source's base; an absolute URL must stay under it. */
 function targetOf(source: Source, path: string): URL {
   if (typeof path !== 'string') throw new TypeError('request.path must be a string');
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
