@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FhirgateError } from '../errors.js';
 import type { KeyValueStore } from '../lib/key-value-store.js';
+import { SecretRedactor } from '../lib/redact-secrets.js';
 import type { Logger } from '../mount/index.js';
 import { redisStore } from '../redis/index.js';
 import type { RedisCommandClient } from '../redis/index.js';
@@ -57,7 +58,7 @@ export async function openSharedStore(config: StoreConfig, logger: Logger, load:
   });
   let last: string | undefined;
   client.on('error', (error: Error) => {
-    const message = hide(`${error?.name ?? 'Error'}: ${error?.message ?? ''}`).slice(0, 300);
+    const message = hide.text(`${error?.name ?? 'Error'}: ${error?.message ?? ''}`, 300);
     if (message !== last) logger.warn('redis store unavailable', { error: message });
     last = message;
   });
@@ -70,7 +71,7 @@ export async function openSharedStore(config: StoreConfig, logger: Logger, load:
   const connecting = client.connect().then(
     () => client.isReady,
     (error: unknown) => {
-      last = hide(String((error as Error)?.message ?? error)).slice(0, 300);
+      last = hide.text(String((error as Error)?.message ?? error), 300);
       return false;
     },
   );
@@ -110,8 +111,8 @@ async function loadRedis(): Promise<RedisModule> {
   throw configError('store.redis', 'needs the redis package, which fhirgate does not install: run `npm install redis` (v4 or v5) in your project or beside fhirgate');
 }
 
-/** Removes the URL and its password from a message. */
-function secretsOf(url: string): (text: string) => string {
+/** Takes the URL and its password (in every form node-redis may print it) out of a message. */
+function secretsOf(url: string): SecretRedactor {
   const parsed = new URL(url);
   let decoded = parsed.password;
   try {
@@ -119,6 +120,6 @@ function secretsOf(url: string): (text: string) => string {
   } catch {
     // A malformed escape: the raw form is hidden all the same.
   }
-  const secrets = [url, parsed.password, decoded].filter((s) => s.length >= 3);
-  return (text) => secrets.reduce((t, s) => t.split(s).join('***'), text);
+  // A password of one or two characters would take those characters out of every message.
+  return new SecretRedactor({ secrets: [url, parsed.password, decoded].filter((s) => s.length >= 3) });
 }

@@ -8,6 +8,7 @@
  */
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { siblingModuleUrl } from '../../src/lib/worker-bridge/bridge.js';
 
 /** The folder holding the running `src/` and `test/`: the repository, or `.build/` in it. */
 const TREE = resolve(fileURLToPath(new URL('../../', import.meta.url)));
@@ -31,7 +32,7 @@ export function srcModule(path: string): string {
   return pathToFileURL(treeFile(`src/${path}`)).href;
 }
 
-/** The path of a test helper script beside `importMetaUrl` (`relative` without extension), in the running form. */
+/** The path of a test helper script beside `importMetaUrl` (`relative` without extension), in the running form, to spawn. */
 export function helperScript(importMetaUrl: string, relative: string): string {
-  return fileURLToPath(new URL(relative + EXTENSION, importMetaUrl));
+  return fileURLToPath(siblingModuleUrl(importMetaUrl, relative));
 }

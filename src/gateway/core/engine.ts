@@ -267,6 +267,7 @@ interface ReadAnswer {
   res: HTTPResponse;
 }
 
+/** `read()` hands back the resource alone; the answer is kept for versioned saves. */
 const resourceOnly = (read: ReadAnswer): Record<string, unknown> => read.resource;
 
 function checkSourceName(name: unknown): void {

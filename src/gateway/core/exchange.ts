@@ -89,6 +89,7 @@ export function exchange(ctx: CallContext, events: GatewayEvents, source: Source
   });
 }
 
+/** The URL of `path` under the source's base; an absolute URL must stay under it. */
 function targetOf(source: Source, path: string): URL {
   if (typeof path !== 'string') throw new TypeError('request.path must be a string');
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
