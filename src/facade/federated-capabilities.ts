@@ -60,7 +60,7 @@ async function sourceFacts(ctx: FacadeContext, req: RouteRequest, caller: Caller
   const slot = await ctx.limits.acquire(source, caller);
   if (slot.refused) return undefined;
   try {
-    const res = await ctx.gateway.exchange(source, { method: 'GET', path: 'metadata', headers: { accept: 'application/fhir+json' }, operation: 'capabilities' }, { signal: req.signal });
+    const res = await ctx.gateway.exchange(source, { method: 'GET', path: 'metadata', headers: { accept: 'application/fhir+json' }, operation: 'capabilities' }, { signal: req.connectionSignal });
     if (res.status !== 200) return undefined;
     return factsOf(JSON.parse(res.body.toString('utf8')) as Record<string, unknown>);
   } catch {

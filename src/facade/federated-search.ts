@@ -104,7 +104,7 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   try {
     const request = upstreamRequest('GET', [interaction.type ?? ''].filter((s) => s !== ''), query, req.headers, undefined, interaction, decision.compartment, rewriter);
     const pageLink = position.link === '' ? request.path : position.link!;
-    const res = await ctx.gateway.exchange(source, { ...request, path: pageLink }, { signal: req.signal });
+    const res = await ctx.gateway.exchange(source, { ...request, path: pageLink }, { signal: req.connectionSignal });
     if (res.status !== 200) {
       recordAnswer(ctx, req, source, interaction, caller, decision.compartment, res.status, undefined, undefined, rewriter);
       return { failed: `source "${source}" answered ${res.status}` };

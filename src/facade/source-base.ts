@@ -104,12 +104,12 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   const extraHeaders = slot.verdict === undefined ? {} : rateLimitHeaders(slot.verdict);
   try {
     if (compartment !== undefined && (interaction.name === 'update' || interaction.name === 'delete')) {
-      const current = await ctx.gateway.exchange(source, { method: 'GET', path: `${interaction.type}/${interaction.id}`, headers: { accept: 'application/fhir+json' } }, { signal: req.signal });
+      const current = await ctx.gateway.exchange(source, { method: 'GET', path: `${interaction.type}/${interaction.id}`, headers: { accept: 'application/fhir+json' } }, { signal: req.connectionSignal });
       const existing = current.status === 200 ? (JSON.parse(current.body.toString('utf8')) as unknown) : undefined;
       if (existing !== undefined && !inCompartment(existing, compartment, bases)) return refuse(404, 'not-found', 'the target is outside the patient compartment', extraHeaders, `${interaction.type}/${interaction.id} is not known`);
     }
     const request = upstreamRequest(method, upstreamPath, req.query, req.headers, body, interaction, compartment, rewriter);
-    const res = await ctx.gateway.exchange(source, pageLink === undefined ? request : { ...request, method: 'GET', path: pageLink }, { signal: req.signal });
+    const res = await ctx.gateway.exchange(source, pageLink === undefined ? request : { ...request, method: 'GET', path: pageLink }, { signal: req.connectionSignal });
     const answer = facadeAnswer(res, { source, interaction, compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders });
     recordAnswer(ctx, req, source, interaction, caller, compartment, answer.reply.status ?? 200, answer.body, answer.reply.headers?.location, rewriter);
     return answer.reply;
