@@ -18,7 +18,7 @@ export function recordAnswer(
   status: number, body: Record<string, unknown> | undefined, location: string | undefined, rewriter: BaseRewriter,
 ): void {
   const base = { ...accessFacts(ctx, req, source, interaction, caller), outcome: outcomeOf(status), ...(status >= 400 ? { outcomeDesc: `answered ${status}` } : {}) };
-  const bases = [rewriter.upstreamBase, rewriter.facadeBase];
+  const bases = rewriter.bases;
   const { name } = interaction;
   if (name === 'search-type' || name === 'search-system' || name === 'history-type' || name === 'history-system') {
     const query = `${req.method} ${req.url.pathname.slice(new URL(req.baseUrl).pathname.length)}${req.url.search}`;

@@ -94,7 +94,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   }
   const compartment = decision.compartment;
   const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
-  const bases = [rewriter.upstreamBase, rewriter.facadeBase];
+  const bases = rewriter.bases;
   if (compartment !== undefined && (interaction.name === 'create' || interaction.name === 'update') && !inCompartment(parsed, compartment, bases)) {
     return refuse(403, 'forbidden', `the ${interaction.type} would be outside the patient compartment`);
   }

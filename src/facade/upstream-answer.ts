@@ -74,7 +74,7 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
 
 /** A compartment-bound read (or instance history) of something outside is as if it did not exist. */
 function withinCompartment(body: Record<string, unknown>, s: AnswerSetting): boolean {
-  const bases = [s.rewriter.upstreamBase, s.rewriter.facadeBase];
+  const bases = s.rewriter.bases;
   const { name } = s.interaction;
   if (name === 'read' || name === 'vread') return inCompartment(body, s.compartment!, bases);
   if (name === 'history-instance') return ((body.entry ?? []) as { resource?: unknown }[]).every((e) => e.resource === undefined || inCompartment(e.resource, s.compartment!, bases));
@@ -94,7 +94,7 @@ function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<
     return moved === undefined ? [] : [{ relation: l.relation, url: moved }];
   });
   const compartment = s.compartment;
-  const bases = [s.rewriter.upstreamBase, s.rewriter.facadeBase];
+  const bases = s.rewriter.bases;
   const entries = Array.isArray(bundle.entry) ? (bundle.entry as { resource?: { resourceType?: string } }[]) : undefined;
   const kept = compartment === undefined || entries === undefined ? entries : entries.filter((e) => e.resource === undefined || e.resource.resourceType === 'OperationOutcome' || inCompartment(e.resource, compartment, bases));
   return { ...bundle, link, ...(kept === undefined ? {} : { entry: kept }) };
