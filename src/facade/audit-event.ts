@@ -14,8 +14,8 @@ const DCM = 'http://dicom.nema.org/resources/ontology/DCM';
 const ENTITY_TYPE = 'http://terminology.hl7.org/CodeSystem/audit-entity-type';
 const OBJECT_ROLE = 'http://terminology.hl7.org/CodeSystem/object-role';
 
-/** What the facade knows about one access. */
-export interface AuditFacts {
+/** Who accessed which base, and how: shared by every AuditEvent of one access. */
+export interface AccessFacts {
   readonly interaction: Interaction;
   readonly source: string;
   /** `undefined` when the caller could not be identified. */
@@ -26,6 +26,10 @@ export interface AuditFacts {
   readonly server: string;
   readonly requestId: string;
   readonly observer: string;
+}
+
+/** How an access ended and what it touched: one AuditEvent each. */
+export interface AccessResult {
   /** 0 success, 4 minor failure (refusal, 4xx), 8 serious failure (upstream 5xx, unreachable), 12 major. */
   readonly outcome: 0 | 4 | 8 | 12;
   readonly outcomeDesc?: string;
@@ -35,8 +39,6 @@ export interface AuditFacts {
   readonly patient?: string;
   /** The search as requested (`GET Patient?name=x`), base64-encoded into the query entity. */
   readonly query?: string;
-  /** The time of recording. Default now. */
-  readonly recorded?: Date;
 }
 
 /** BALP's action and profile per interaction, and whether data flows to the client (reads) or from it. */
@@ -52,44 +54,65 @@ function kindOf(name: Interaction['name']): { action: 'R' | 'E' | 'C' | 'U' | 'D
   }
 }
 
-const coding = (system: string, code: string, display?: string) => ({ system, code, ...(display === undefined ? {} : { display }) });
+const coding = (system: string, code: string, display?: string) => Object.freeze({ system, code, ...(display === undefined ? {} : { display }) });
 
-/** The AuditEvent of one access. */
-export function auditEvent(facts: AuditFacts): Record<string, unknown> {
-  const { interaction, caller, outcome } = facts;
+// The codings every AuditEvent shares, made once (an AuditEvent is built per access).
+const SOURCE_ROLE = Object.freeze([coding(DCM, '110153', 'Source Role ID')]);
+const DESTINATION_ROLE = Object.freeze([coding(DCM, '110152', 'Destination Role ID')]);
+const REST = coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'rest', 'Restful Operation');
+const SUBTYPES = new Map<string, readonly unknown[]>();
+const PROVIDER = Object.freeze({ coding: Object.freeze([coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')]) });
+const REQUEST_ID = coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'XrequestId');
+const PERSON = coding(ENTITY_TYPE, '1', 'Person');
+const PATIENT_ROLE = coding(OBJECT_ROLE, '1', 'Patient');
+const SYSTEM_OBJECT = coding(ENTITY_TYPE, '2', 'System Object');
+const QUERY_ROLE = coding(OBJECT_ROLE, '24', 'Query');
+const RESOURCE_ROLE = coding(OBJECT_ROLE, '4', 'Domain Resource');
+const APPLICATION_SERVER = Object.freeze([coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')]);
+const UNIDENTIFIED = Object.freeze({ display: 'unidentified caller' });
+
+function subtype(name: Interaction['name']): readonly unknown[] {
+  let found = SUBTYPES.get(name);
+  if (found === undefined) SUBTYPES.set(name, (found = Object.freeze([coding('http://hl7.org/fhir/restful-interaction', name)])));
+  return found;
+}
+
+/** The AuditEvent of one access, recorded at `recordedMs` (epoch milliseconds). */
+export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs: number): Record<string, unknown> {
+  const { interaction, caller } = access;
+  const { outcome } = result;
   const kind = kindOf(interaction.name);
-  const profile = kind.profile === undefined || outcome !== 0 ? undefined : `${BALP}${facts.patient === undefined ? '' : 'Patient'}${kind.profile}`;
-  const source = coding(DCM, '110153', 'Source Role ID');
-  const destination = coding(DCM, '110152', 'Destination Role ID');
+  const profile = kind.profile === undefined || outcome !== 0 ? undefined : `${BALP}${result.patient === undefined ? '' : 'Patient'}${kind.profile}`;
   const client = {
-    type: { coding: [kind.toClient ? destination : source] },
-    who: caller === undefined ? { display: 'unidentified caller' } : { identifier: { ...(caller.issuer === undefined ? {} : { system: caller.issuer }), value: caller.name } },
+    type: { coding: kind.toClient ? DESTINATION_ROLE : SOURCE_ROLE },
+    who: caller === undefined ? UNIDENTIFIED : { identifier: { ...(caller.issuer === undefined ? {} : { system: caller.issuer }), value: caller.name } },
     requestor: caller?.user === undefined,
     ...(caller?.jti === undefined ? {} : { policy: [`urn:ietf:params:oauth:jti:${caller.jti}`] }),
-    ...(facts.address === undefined ? {} : { network: { address: facts.address, type: '2' } }),
+    ...(access.address === undefined ? {} : { network: { address: access.address, type: '2' } }),
   };
   const server = {
-    type: { coding: [kind.toClient ? source : destination] },
-    who: { display: `FHIR endpoint ${facts.source}` },
+    type: { coding: kind.toClient ? SOURCE_ROLE : DESTINATION_ROLE },
+    who: { display: `FHIR endpoint ${access.source}` },
     requestor: false,
-    network: { address: facts.server, type: '5' },
+    network: { address: access.server, type: '5' },
   };
-  const user = caller?.user === undefined ? [] : [{ type: { coding: [coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')] }, who: { reference: caller.user }, requestor: true }];
-  const entity: Record<string, unknown>[] = [{ what: { identifier: { value: facts.requestId } }, type: coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'XrequestId') }];
-  if (facts.patient !== undefined) entity.push({ what: { reference: facts.patient }, type: coding(ENTITY_TYPE, '1', 'Person'), role: coding(OBJECT_ROLE, '1', 'Patient') });
-  if (facts.query !== undefined) entity.push({ type: coding(ENTITY_TYPE, '2', 'System Object'), role: coding(OBJECT_ROLE, '24', 'Query'), query: Buffer.from(facts.query, 'utf8').toString('base64') });
-  if (facts.what !== undefined) entity.push({ what: { reference: facts.what }, type: coding(ENTITY_TYPE, '2', 'System Object'), role: coding(OBJECT_ROLE, '4', 'Domain Resource') });
+  const agent: unknown[] = [client, server];
+  if (caller?.user !== undefined) agent.push({ type: PROVIDER, who: { reference: caller.user }, requestor: true });
+  const entity: Record<string, unknown>[] = [{ what: { identifier: { value: access.requestId } }, type: REQUEST_ID }];
+  if (result.patient !== undefined) entity.push({ what: { reference: result.patient }, type: PERSON, role: PATIENT_ROLE });
+  if (result.query !== undefined) entity.push({ type: SYSTEM_OBJECT, role: QUERY_ROLE, query: Buffer.from(result.query, 'utf8').toString('base64') });
+  if (result.what !== undefined) entity.push({ what: { reference: result.what }, type: SYSTEM_OBJECT, role: RESOURCE_ROLE });
   return {
     resourceType: 'AuditEvent',
     ...(profile === undefined ? {} : { meta: { profile: [profile] } }),
-    type: coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'rest', 'Restful Operation'),
-    subtype: [coding('http://hl7.org/fhir/restful-interaction', interaction.name === 'operation' ? 'operation' : interaction.name)],
+    type: REST,
+    subtype: subtype(interaction.name),
     action: kind.action,
-    recorded: (facts.recorded ?? new Date()).toISOString(),
+    recorded: new Date(recordedMs).toISOString(),
     outcome: String(outcome),
-    ...(facts.outcomeDesc === undefined ? {} : { outcomeDesc: facts.outcomeDesc }),
-    agent: [client, server, ...user],
-    source: { observer: { display: facts.observer }, type: [coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')] },
+    ...(result.outcomeDesc === undefined ? {} : { outcomeDesc: result.outcomeDesc }),
+    agent,
+    source: { observer: { display: access.observer }, type: APPLICATION_SERVER },
     entity,
   };
 }

@@ -40,7 +40,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   if ('reply' in who) return who.reply;
   const { caller } = who;
   const refuse = (status: number, code: 'forbidden' | 'invalid' | 'not-supported', reason: string): RouteReply => {
-    ctx.audit.record({ ...accessFacts(ctx, req, name, interaction, caller), outcome: 4, outcomeDesc: reason });
+    ctx.audit.record(accessFacts(ctx, req, name, interaction, caller), { outcome: 4, outcomeDesc: reason });
     return outcome(status, code, reason);
   };
   try {
@@ -117,7 +117,7 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
     return { source, entries, pageLink, nextLink, skipped: position.skip, total: typeof raw.total === 'number' ? raw.total : undefined };
   } catch (error) {
     const status = httpStatusOf(error);
-    ctx.audit.record({ ...accessFacts(ctx, req, source, interaction, caller), outcome: 8, outcomeDesc: `source failed: ${isFhirgateError(error) ? error.code : 'error'}` });
+    ctx.audit.record(accessFacts(ctx, req, source, interaction, caller), { outcome: 8, outcomeDesc: `source failed: ${isFhirgateError(error) ? error.code : 'error'}` });
     return { failed: `source "${source}" failed (${status}${isFhirgateError(error) ? ` ${error.code}` : ''})` };
   } finally {
     slot.release();

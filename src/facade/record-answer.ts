@@ -17,7 +17,9 @@ export function recordAnswer(
   ctx: FacadeContext, req: RouteRequest, source: string, interaction: Interaction, caller: Caller, compartment: string | undefined,
   status: number, body: Record<string, unknown> | undefined, location: string | undefined, rewriter: BaseRewriter,
 ): void {
-  const base = { ...accessFacts(ctx, req, source, interaction, caller), outcome: outcomeOf(status), ...(status >= 400 ? { outcomeDesc: `answered ${status}` } : {}) };
+  const access = accessFacts(ctx, req, source, interaction, caller, rewriter.facadeBase);
+  const outcome = outcomeOf(status);
+  const outcomeDesc = status >= 400 ? `answered ${status}` : undefined;
   const bases = rewriter.bases;
   const { name } = interaction;
   if (name === 'search-type' || name === 'search-system' || name === 'history-type' || name === 'history-system') {
@@ -28,8 +30,8 @@ export function recordAnswer(
       const p = patientOf(e.resource, bases);
       if (p !== undefined) patients.add(p);
     }
-    if (patients.size === 0) ctx.audit.record({ ...base, query });
-    for (const patient of patients) ctx.audit.record({ ...base, query, patient });
+    if (patients.size === 0) ctx.audit.record(access, { outcome, outcomeDesc, query });
+    for (const patient of patients) ctx.audit.record(access, { outcome, outcomeDesc, query, patient });
     return;
   }
   const resource = body?.resourceType === interaction.type ? body : undefined;
@@ -38,5 +40,5 @@ export function recordAnswer(
   const fromLocation = location === undefined ? undefined : /([A-Za-z]+\/[A-Za-z0-9\-.]{1,64}(\/_history\/[A-Za-z0-9\-.]{1,64})?)$/.exec(location)?.[1];
   const what = fromLocation ?? (interaction.type === undefined || id === undefined ? undefined : `${interaction.type}/${id}${version === undefined ? '' : `/_history/${version}`}`);
   const patient = compartment !== undefined ? `Patient/${compartment}` : patientOf(resource, bases);
-  ctx.audit.record({ ...base, ...(what === undefined ? {} : { what }), ...(patient === undefined ? {} : { patient }) });
+  ctx.audit.record(access, { outcome, outcomeDesc, what, patient });
 }

@@ -42,7 +42,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   let interaction: Interaction = token === null ? found : { name: 'search-type', conditional: false };
   let caller: Caller | undefined;
   const refuse = (status: number, code: IssueType, reason: string, headers: Record<string, string> = {}, shown = reason): RouteReply => {
-    ctx.audit.record({ ...accessFacts(ctx, req, source, interaction, caller), outcome: status >= 500 ? 8 : 4, outcomeDesc: reason });
+    ctx.audit.record(accessFacts(ctx, req, source, interaction, caller), { outcome: status >= 500 ? 8 : 4, outcomeDesc: reason });
     return outcome(status, code, shown, headers);
   };
   try {

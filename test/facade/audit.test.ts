@@ -136,3 +136,17 @@ test('the audit sink posts batches to a FHIR source and counts what it loses', a
   assert.equal(s.lost + s.queued, 5, 'every AuditEvent is either queued or counted lost');
   assert.ok(s.lost >= 2);
 });
+
+test('accesses answered in the same turn are each audited once, with their own request id', async (t) => {
+  const ehr = await sandbox(t, { open: true });
+  const h = await facadeHarness(t, { ehr: ehr.connectionString() }, { callers: [{ name: 'auditor', apiKey: KEY, sources: '*', scopes: 'system/Patient.rs' }] }, [KEY]);
+  const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => fetch(`${h.prefix}/ehr/Patient/${i % 2 === 0 ? 'a-patient-1' : 'nobody'}`, { headers: { 'x-api-key': KEY } }).then(async (r) => {
+    await r.arrayBuffer();
+    return r.headers.get('x-request-id')!;
+  })));
+  await new Promise((resolve) => setImmediate(resolve));
+  const audited = h.audits.map((e) => e.entity.find((x: any) => x.type.code === 'XrequestId').what.identifier.value);
+  assert.deepEqual([...audited].sort(), [...ids].sort());
+  assert.equal(h.audits.filter((e) => e.outcome === '0').length, 12);
+  assert.equal(h.audits.filter((e) => e.outcome === '4').length, 12);
+});
