@@ -114,9 +114,22 @@ export class FHIRFacade {
 
   async #answer(req: RouteRequest): Promise<RouteReply> {
     const { source, a, b, c, d } = req.params;
-    const rest = [a, b, c, d].filter((s): s is string => s !== undefined);
+    // The route's parameters fill in order: no array to filter per request.
+    const rest: readonly string[] = a === undefined ? NO_SEGMENTS : b === undefined ? [a] : c === undefined ? [a, b] : d === undefined ? [a, b, c] : [a, b, c, d];
     if (source === this.#ctx.options.federatedName) return answerFederated(this.#ctx, req, rest);
-    if (source === undefined || !this.#ctx.gateway.sourceNames.includes(source) || RESERVED_NAMES.includes(source)) return outcome(404, 'not-found', `no FHIR base "${String(source).slice(0, 64)}" here`);
+    if (source === undefined || RESERVED_NAMES.includes(source) || !isSource(this.#ctx.gateway, source)) return outcome(404, 'not-found', `no FHIR base "${String(source).slice(0, 64)}" here`);
     return answerSource(this.#ctx, req, source, rest);
+  }
+}
+
+const NO_SEGMENTS: readonly string[] = Object.freeze([]);
+
+/** True when `name` is a source of `gateway` (`sourceNames` would copy the list per request). */
+function isSource(gateway: AsyncFHIRGateway, name: string): boolean {
+  try {
+    gateway.sourceBaseUrl(name);
+    return true;
+  } catch {
+    return false;
   }
 }
