@@ -90,7 +90,7 @@ export class FHIRFacade {
   /** The facade's face for `createServiceAPI().registerService()`. */
   [MOUNT](): Mountable {
     const ctx = this.#ctx;
-    const handle = (req: RouteRequest): Promise<RouteReply> => this.#answer(req);
+    const handle = (req: RouteRequest): RouteReply | Promise<RouteReply> => this.#answer(req);
     return {
       kind: 'service',
       defaultPath: '/fhir',
@@ -112,7 +112,8 @@ export class FHIRFacade {
     };
   }
 
-  async #answer(req: RouteRequest): Promise<RouteReply> {
+  // Not async: the answer's own promise is handed on, without a second one around it.
+  #answer(req: RouteRequest): RouteReply | Promise<RouteReply> {
     const { source, a, b, c, d } = req.params;
     // The route's parameters fill in order: no array to filter per request.
     const rest: readonly string[] = a === undefined ? NO_SEGMENTS : b === undefined ? [a] : c === undefined ? [a, b] : d === undefined ? [a, b, c] : [a, b, c, d];
