@@ -23,7 +23,8 @@ export function recordAnswer(
   const bases = rewriter.bases;
   const { name } = interaction;
   if (name === 'search-type' || name === 'search-system' || name === 'history-type' || name === 'history-system') {
-    const query = `${req.method} ${req.url.pathname.slice(new URL(req.baseUrl).pathname.length)}${req.url.search}`;
+    const url = req.url; // a new URL per read of req.url: read once
+    const query = `${req.method} ${url.pathname.slice(new URL(req.baseUrl).pathname.length)}${url.search}`;
     const patients = new Set<string>();
     if (compartment !== undefined) patients.add(`Patient/${compartment}`);
     else for (const e of (body?.entry ?? []) as { resource?: unknown }[]) {
