@@ -25,7 +25,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, setPriority } from 'node:os';
 import { join } from 'node:path';
-import { writeGroups } from './test-group.mjs';
+import { writeRuns } from './test-group.mjs';
 
 /** Files that run one at a time (path prefixes), and why. */
 const SERIAL = [
@@ -44,6 +44,7 @@ const SERIAL = [
  */
 const LONG_FIRST = [
   'test/examples/', // every example, each in its own process
+  'test/package/', // npm pack and install
   'test/cli/', // the CLI in child processes
   'test/demo/', // the demo in child processes
   'test/fuzz/', // thousands of seeded cases
@@ -106,19 +107,31 @@ copyFileSync('package.json', join('.build', 'package.json'));
 const built = (file) => join('.build', file.replace(/\.ts$/, '.js'));
 
 const serial = files.filter((f) => SERIAL.some((s) => f.startsWith(s)));
-/** A file's place in LONG_FIRST (the others after them, in name order). */
+/** A file's place in LONG_FIRST (the others after them). */
 const rank = (f) => {
   const i = LONG_FIRST.findIndex((p) => f.startsWith(p));
   return i === -1 ? LONG_FIRST.length : i;
 };
 const parallel = files.filter((f) => !serial.includes(f)).sort((a, b) => rank(a) - rank(b));
-/** What the concurrent lane runs, longest first: per LONG_FIRST rank, its files alone, then its groups' modules. */
-const concurrentRuns = [...new Set(parallel.map(rank))].flatMap((r) => {
-  const ranked = parallel.filter((f) => rank(f) === r);
-  const alone = (f) => ALONE.some((p) => f.startsWith(p));
-  const groups = writeGroups(ranked.filter((f) => !alone(f)).map(built), groupSize, join('.build', 'test-groups'), `${r < LONG_FIRST.length ? LONG_FIRST[r].split('/')[1] : 'group'}-`);
-  return [...ranked.filter(alone).map(built), ...groups];
-});
+/** Whether `f` keeps a process of its own. */
+const keepsOwn = (f) => ALONE.some((p) => f.startsWith(p));
+/** `files` in groups of `groupSize`. */
+const grouped = (group) => Array.from({ length: Math.ceil(group.length / groupSize) }, (_, i) => group.slice(i * groupSize, (i + 1) * groupSize));
+/**
+ * What the concurrent lane runs, in this order: per LONG_FIRST prefix, its files alone, then its groups;
+ * then the other groups; then the other files alone (short ones, which fill the end).
+ */
+const concurrentRuns = writeRuns(
+  [
+    ...LONG_FIRST.flatMap((_, r) => {
+      const ranked = parallel.filter((f) => rank(f) === r);
+      return [...ranked.filter(keepsOwn).map((f) => [f]), ...grouped(ranked.filter((f) => !keepsOwn(f)))];
+    }),
+    ...grouped(parallel.filter((f) => rank(f) === LONG_FIRST.length && !keepsOwn(f))),
+    ...parallel.filter((f) => rank(f) === LONG_FIRST.length && keepsOwn(f)).map((f) => [f]),
+  ].map((run) => run.map(built)),
+  join('.build', 'test-runs'),
+);
 
 /**
  * One `node --test` over the compiled files or group modules `runs`; `capture` keeps its report to print
@@ -160,7 +173,7 @@ const started = performance.now();
 // The one-at-a-time lane is the longer one (its files are load tests, a browser, external servers), so the
 // concurrent lane yields the CPU to it: niced, its files fill what the other leaves.
 const [main, alone] = await Promise.all([
-  lane(concurrentRuns, concurrency, { nice: 10 }),
+  lane(concurrentRuns, concurrency, { nice: 5 }),
   lane(serial.map(built), 1, { capture: parallel.length > 0 }),
 ]);
 if (alone.report !== '') process.stdout.write(`\n# the files that run one at a time (${serial.length}):\n${alone.report}`);
