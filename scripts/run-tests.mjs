@@ -115,8 +115,15 @@ const rank = (f) => {
 const parallel = files.filter((f) => !serial.includes(f)).sort((a, b) => rank(a) - rank(b));
 /** Whether `f` keeps a process of its own. */
 const keepsOwn = (f) => ALONE.some((p) => f.startsWith(p));
-/** `files` in groups of `groupSize`. */
-const grouped = (group) => Array.from({ length: Math.ceil(group.length / groupSize) }, (_, i) => group.slice(i * groupSize, (i + 1) * groupSize));
+/**
+ * `files` in groups of at most `groupSize`, dealt out in turn (file i to group i mod n): a folder's files,
+ * which tend to be alike (the SOAP files are the slowest), spread over the groups, and the groups take
+ * about as long as each other.
+ */
+const grouped = (files) => {
+  const n = Math.ceil(files.length / groupSize);
+  return Array.from({ length: n }, (_, k) => files.filter((_, i) => i % n === k));
+};
 /**
  * What the concurrent lane runs, in this order: per LONG_FIRST prefix, its files alone, then its groups;
  * then the other groups; then the other files alone (short ones, which fill the end).
