@@ -13,7 +13,7 @@ export default async function* testTimes(source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { file, nesting, details } = event.data;
     // A file's own entry (named by its path) only comes when the file failed as a whole; a group's suites
-    // (scripts/test-group.mjs: a run's module) are entries of the group's module.
+    // (scripts/test-runs.mjs) are entries of the run's module.
     if (file === undefined || event.data.name === file || /[\\/]test-runs[\\/]/.test(file)) continue;
     const seen = files.get(file) ?? { nesting: Infinity, ms: 0, tests: 0 };
     if (nesting < seen.nesting) Object.assign(seen, { nesting, ms: 0, tests: 0 });

@@ -4,7 +4,7 @@
 // order they come in. A run's module imports its files, each inside a `describe` named by the file's path
 // in test/, so that every test, hook and failure of the file is reported under its file's name (its stack
 // names the file too), and the file's own `before`/`after` hooks stay scoped to it; the modules' names
-// (001-…, 002-…) give the order.
+// (01-…, 02-…) give the order.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
