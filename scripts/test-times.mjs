@@ -1,21 +1,26 @@
 // A node:test reporter that writes nothing while the tests run and, at the end, each test file's time: the
-// sum of its top-level tests' durations as measured in its own process (they run one after another; the
-// process's start-up, about a second, is not in it), slowest first. scripts/run-tests.mjs adds it after the
+// sum of its top-level tests' durations as measured in its process (they run one after another; the
+// process's start-up is not in it), slowest first. scripts/run-tests.mjs adds it after the
 // spec reporter, so that the slow files are seen at once.
 import { relative } from 'node:path';
 
 const SHOWN = 12;
 
 export default async function* testTimes(source) {
+  /** Per file: the nesting of its top-level tests (0 alone, 1 in a group's suite), their time and count. */
   const files = new Map();
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { file, nesting, details } = event.data;
-    // A file's own entry (nesting 0, named by its path) only comes when the file failed as a whole.
-    if (file === undefined || nesting !== 0 || event.data.name === file) continue;
-    const seen = files.get(file) ?? { ms: 0, tests: 0 };
-    seen.ms += details?.duration_ms ?? 0;
-    seen.tests += 1;
+    // A file's own entry (named by its path) only comes when the file failed as a whole; a group's suites
+    // (scripts/test-runs.mjs) are entries of the run's module.
+    if (file === undefined || event.data.name === file || /[\\/]test-runs[\\/]/.test(file)) continue;
+    const seen = files.get(file) ?? { nesting: Infinity, ms: 0, tests: 0 };
+    if (nesting < seen.nesting) Object.assign(seen, { nesting, ms: 0, tests: 0 });
+    if (nesting === seen.nesting) {
+      seen.ms += details?.duration_ms ?? 0;
+      seen.tests += 1;
+    }
     files.set(file, seen);
   }
   const rows = [...files].map(([file, s]) => [relative(process.cwd(), file), s.ms / 1000, s.tests]).sort((a, b) => b[1] - a[1]);

@@ -14,8 +14,8 @@ const DCM = 'http://dicom.nema.org/resources/ontology/DCM';
 const ENTITY_TYPE = 'http://terminology.hl7.org/CodeSystem/audit-entity-type';
 const OBJECT_ROLE = 'http://terminology.hl7.org/CodeSystem/object-role';
 
-/** What the facade knows about one access. */
-export interface AuditFacts {
+/** Who accessed which base, and how: shared by every AuditEvent of one access. */
+export interface AccessFacts {
   readonly interaction: Interaction;
   readonly source: string;
   /** `undefined` when the caller could not be identified. */
@@ -26,6 +26,10 @@ export interface AuditFacts {
   readonly server: string;
   readonly requestId: string;
   readonly observer: string;
+}
+
+/** How an access ended and what it touched: one AuditEvent each. */
+export interface AccessResult {
   /** 0 success, 4 minor failure (refusal, 4xx), 8 serious failure (upstream 5xx, unreachable), 12 major. */
   readonly outcome: 0 | 4 | 8 | 12;
   readonly outcomeDesc?: string;
@@ -35,8 +39,6 @@ export interface AuditFacts {
   readonly patient?: string;
   /** The search as requested (`GET Patient?name=x`), base64-encoded into the query entity. */
   readonly query?: string;
-  /** The time of recording. Default now. */
-  readonly recorded?: Date;
 }
 
 /** BALP's action and profile per interaction, and whether data flows to the client (reads) or from it. */
@@ -52,44 +54,54 @@ function kindOf(name: Interaction['name']): { action: 'R' | 'E' | 'C' | 'U' | 'D
   }
 }
 
-const coding = (system: string, code: string, display?: string) => ({ system, code, ...(display === undefined ? {} : { display }) });
+const json = JSON.stringify;
+const coding = (system: string, code: string, display?: string): string => json(display === undefined ? { system, code } : { system, code, display });
 
-/** The AuditEvent of one access. */
-export function auditEvent(facts: AuditFacts): Record<string, unknown> {
-  const { interaction, caller, outcome } = facts;
-  const kind = kindOf(interaction.name);
-  const profile = kind.profile === undefined || outcome !== 0 ? undefined : `${BALP}${facts.patient === undefined ? '' : 'Patient'}${kind.profile}`;
-  const source = coding(DCM, '110153', 'Source Role ID');
-  const destination = coding(DCM, '110152', 'Destination Role ID');
-  const client = {
-    type: { coding: [kind.toClient ? destination : source] },
-    who: caller === undefined ? { display: 'unidentified caller' } : { identifier: { ...(caller.issuer === undefined ? {} : { system: caller.issuer }), value: caller.name } },
-    requestor: caller?.user === undefined,
-    ...(caller?.jti === undefined ? {} : { policy: [`urn:ietf:params:oauth:jti:${caller.jti}`] }),
-    ...(facts.address === undefined ? {} : { network: { address: facts.address, type: '2' } }),
-  };
-  const server = {
-    type: { coding: [kind.toClient ? source : destination] },
-    who: { display: `FHIR endpoint ${facts.source}` },
-    requestor: false,
-    network: { address: facts.server, type: '5' },
-  };
-  const user = caller?.user === undefined ? [] : [{ type: { coding: [coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')] }, who: { reference: caller.user }, requestor: true }];
-  const entity: Record<string, unknown>[] = [{ what: { identifier: { value: facts.requestId } }, type: coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'XrequestId') }];
-  if (facts.patient !== undefined) entity.push({ what: { reference: facts.patient }, type: coding(ENTITY_TYPE, '1', 'Person'), role: coding(OBJECT_ROLE, '1', 'Patient') });
-  if (facts.query !== undefined) entity.push({ type: coding(ENTITY_TYPE, '2', 'System Object'), role: coding(OBJECT_ROLE, '24', 'Query'), query: Buffer.from(facts.query, 'utf8').toString('base64') });
-  if (facts.what !== undefined) entity.push({ what: { reference: facts.what }, type: coding(ENTITY_TYPE, '2', 'System Object'), role: coding(OBJECT_ROLE, '4', 'Domain Resource') });
-  return {
-    resourceType: 'AuditEvent',
-    ...(profile === undefined ? {} : { meta: { profile: [profile] } }),
-    type: coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'rest', 'Restful Operation'),
-    subtype: [coding('http://hl7.org/fhir/restful-interaction', interaction.name === 'operation' ? 'operation' : interaction.name)],
-    action: kind.action,
-    recorded: (facts.recorded ?? new Date()).toISOString(),
-    outcome: String(outcome),
-    ...(facts.outcomeDesc === undefined ? {} : { outcomeDesc: facts.outcomeDesc }),
-    agent: [client, server, ...user],
-    source: { observer: { display: facts.observer }, type: [coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')] },
-    entity,
-  };
+// The AuditEvent is written as JSON from fragments made once, the per-access strings escaped by
+// JSON.stringify: building the object and serialising it was 4.9 µs per access, this 1.7 (a 1.8 KB
+// read AuditEvent, on the shared machine).
+const SOURCE_ROLE = `[${coding(DCM, '110153', 'Source Role ID')}]`;
+const DESTINATION_ROLE = `[${coding(DCM, '110152', 'Destination Role ID')}]`;
+const REST = coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'rest', 'Restful Operation');
+const PROVIDER = `{"coding":[${coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')}]}`;
+const REQUEST_ID = coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'XrequestId');
+const PERSON = coding(ENTITY_TYPE, '1', 'Person');
+const PATIENT_ROLE = coding(OBJECT_ROLE, '1', 'Patient');
+const SYSTEM_OBJECT = coding(ENTITY_TYPE, '2', 'System Object');
+const QUERY_ROLE = coding(OBJECT_ROLE, '24', 'Query');
+const RESOURCE_ROLE = coding(OBJECT_ROLE, '4', 'Domain Resource');
+const APPLICATION_SERVER = `[${coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')}]`;
+const UNIDENTIFIED = json({ display: 'unidentified caller' });
+
+/** Per interaction: its BALP kind and the `type`, `subtype` and `action` members, written once. */
+const KINDS = new Map<string, ReturnType<typeof kindOf> & { readonly members: string }>();
+
+function kind(name: Interaction['name']): ReturnType<typeof kindOf> & { readonly members: string } {
+  let found = KINDS.get(name);
+  if (found === undefined) {
+    const k = kindOf(name);
+    KINDS.set(name, (found = { ...k, members: `"type":${REST},"subtype":[${coding('http://hl7.org/fhir/restful-interaction', name)}],"action":"${k.action}"` }));
+  }
+  return found;
+}
+
+/** The AuditEvent of one access, recorded at `recordedMs` (epoch milliseconds), as JSON. */
+export function auditEventJSON(access: AccessFacts, result: AccessResult, recordedMs: number): string {
+  const { interaction, caller } = access;
+  const { outcome } = result;
+  const k = kind(interaction.name);
+  const profile = k.profile === undefined || outcome !== 0 ? '' : `"meta":{"profile":[${json(`${BALP}${result.patient === undefined ? '' : 'Patient'}${k.profile}`)}]},`;
+  const who = caller === undefined ? UNIDENTIFIED : `{"identifier":{${caller.issuer === undefined ? '' : `"system":${json(caller.issuer)},`}"value":${json(caller.name)}}}`;
+  const policy = caller?.jti === undefined ? '' : `,"policy":[${json(`urn:ietf:params:oauth:jti:${caller.jti}`)}]`;
+  const network = access.address === undefined ? '' : `,"network":{"address":${json(access.address)},"type":"2"}`;
+  const client = `{"type":{"coding":${k.toClient ? DESTINATION_ROLE : SOURCE_ROLE}},"who":${who},"requestor":${caller?.user === undefined}${policy}${network}}`;
+  const server = `{"type":{"coding":${k.toClient ? SOURCE_ROLE : DESTINATION_ROLE}},"who":{"display":${json(`FHIR endpoint ${access.source}`)}},"requestor":false,"network":{"address":${json(access.server)},"type":"5"}}`;
+  const user = caller?.user === undefined ? '' : `,{"type":${PROVIDER},"who":{"reference":${json(caller.user)}},"requestor":true}`;
+  let entity = `{"what":{"identifier":{"value":${json(access.requestId)}}},"type":${REQUEST_ID}}`;
+  if (result.patient !== undefined) entity += `,{"what":{"reference":${json(result.patient)}},"type":${PERSON},"role":${PATIENT_ROLE}}`;
+  if (result.query !== undefined) entity += `,{"type":${SYSTEM_OBJECT},"role":${QUERY_ROLE},"query":"${Buffer.from(result.query, 'utf8').toString('base64')}"}`;
+  if (result.what !== undefined) entity += `,{"what":{"reference":${json(result.what)}},"type":${SYSTEM_OBJECT},"role":${RESOURCE_ROLE}}`;
+  const outcomeDesc = result.outcomeDesc === undefined ? '' : `,"outcomeDesc":${json(result.outcomeDesc)}`;
+  return `{"resourceType":"AuditEvent",${profile}${k.members},"recorded":"${new Date(recordedMs).toISOString()}","outcome":"${outcome}"${outcomeDesc},` +
+    `"agent":[${client},${server}${user}],"source":{"observer":{"display":${json(access.observer)}},"type":${APPLICATION_SERVER}},"entity":[${entity}]}`;
 }

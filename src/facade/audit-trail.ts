@@ -7,17 +7,24 @@
 import { LocalEventDispatcher } from '../events/index.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
-import { auditEvent } from './audit-event.js';
-import type { AuditFacts } from './audit-event.js';
+import { auditEventJSON } from './audit-event.js';
+import type { AccessFacts, AccessResult } from './audit-event.js';
 import type { AuditSink } from './audit-sink.js';
 
 /** The event every access sends. */
 export const AUDIT_EVENT_NAME = 'fhir.audit';
 
-/** The facade's audit trail. */
+/**
+ * The facade's audit trail. Accesses are queued as they are recorded and built into AuditEvents in one
+ * batch per turn of the event loop (one `setImmediate` for all of them, not one per access).
+ */
 export class AuditTrail {
   readonly #sink: AuditSink | undefined;
   #dispatcher: EventDispatcher | null = null;
+  #access: AccessFacts[] = [];
+  #results: AccessResult[] = [];
+  #times: number[] = [];
+  readonly #drain = (): void => this.#send();
 
   constructor(sink: AuditSink | undefined) {
     this.#sink = sink;
@@ -28,27 +35,39 @@ export class AuditTrail {
     this.#dispatcher = dispatcher;
   }
 
-  /** Records one access: the AuditEvent is built and sent after the answer, off the request path. */
-  record(facts: AuditFacts): void {
-    const recorded = new Date();
-    setImmediate(() => this.#send({ ...facts, recorded }));
+  /** Records one access: its AuditEvent is built and sent after the answer, off the request path. */
+  record(access: AccessFacts, result: AccessResult): void {
+    if (this.#access.length === 0) setImmediate(this.#drain);
+    this.#access.push(access);
+    this.#results.push(result);
+    this.#times.push(Date.now());
   }
 
-  #send(facts: AuditFacts): void {
+  #send(): void {
+    const access = this.#access;
+    const results = this.#results;
+    const times = this.#times;
+    this.#access = [];
+    this.#results = [];
+    this.#times = [];
     const d = this.#dispatcher;
     const emit = d !== null && (!(d instanceof LocalEventDispatcher) || d.hasHandlers(AUDIT_EVENT_NAME));
     if (!emit && this.#sink === undefined) return;
-    const event = auditEvent(facts);
-    this.#sink?.add(event);
-    if (emit) {
-      emitSafely(d, AUDIT_EVENT_NAME, {
-        source: facts.source,
-        interaction: facts.interaction.name,
-        outcome: facts.outcome,
-        caller: facts.caller?.name ?? null,
-        request_id: facts.requestId,
-        audit_event: JSON.stringify(event),
-      });
+    for (let i = 0; i < access.length; i++) {
+      const facts = access[i]!;
+      const result = results[i]!;
+      const event = auditEventJSON(facts, result, times[i]!);
+      this.#sink?.add(JSON.parse(event) as Record<string, unknown>);
+      if (emit) {
+        emitSafely(d, AUDIT_EVENT_NAME, {
+          source: facts.source,
+          interaction: facts.interaction.name,
+          outcome: result.outcome,
+          caller: facts.caller?.name ?? null,
+          request_id: facts.requestId,
+          audit_event: event,
+        });
+      }
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { AsyncFHIRGateway } from '../gateway/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
-import type { AuditFacts } from './audit-event.js';
+import type { AccessFacts } from './audit-event.js';
 import type { AuditTrail } from './audit-trail.js';
 import type { Caller } from './caller.js';
 import { outcome } from './fhir-answer.js';
@@ -29,9 +29,9 @@ export interface FacadeContext {
   rewriter(source: string, facadeBase: string): BaseRewriter;
 }
 
-/** The audit facts every access of `req` shares; the caller adds the rest. */
-export function accessFacts(ctx: FacadeContext, req: RouteRequest, source: string, interaction: Interaction, caller: Caller | undefined): Omit<AuditFacts, 'outcome'> {
-  return { interaction, source, caller, address: req.remoteAddress, server: `${req.baseUrl}/${source}`, requestId: req.requestId, observer: ctx.options.observerName };
+/** The audit facts of an access of `req` at `server` (default: `source`'s base under the mount point). */
+export function accessFacts(ctx: FacadeContext, req: RouteRequest, source: string, interaction: Interaction, caller: Caller | undefined, server = `${req.baseUrl}/${source}`): AccessFacts {
+  return { interaction, source, caller, address: req.remoteAddress, server, requestId: req.requestId, observer: ctx.options.observerName };
 }
 
 /** The outcome code of an HTTP status: 0 below 400, 4 for a 4xx, 8 for a 5xx. */
@@ -49,7 +49,7 @@ export async function identified(ctx: FacadeContext, req: RouteRequest, base: st
   try {
     return { caller: await ctx.callers.identify(req.headers) };
   } catch (error) {
-    ctx.audit.record({ ...accessFacts(ctx, req, base, interaction, undefined), outcome: 4, outcomeDesc: `caller not identified: ${(error as Error).message}` });
+    ctx.audit.record(accessFacts(ctx, req, base, interaction, undefined), { outcome: 4, outcomeDesc: `caller not identified: ${(error as Error).message}` });
     return { reply: outcome(401, 'login', 'credentials are missing or not valid', { 'www-authenticate': 'Bearer' }) };
   }
 }

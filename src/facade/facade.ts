@@ -90,7 +90,7 @@ export class FHIRFacade {
   /** The facade's face for `createServiceAPI().registerService()`. */
   [MOUNT](): Mountable {
     const ctx = this.#ctx;
-    const handle = (req: RouteRequest): Promise<RouteReply> => this.#answer(req);
+    const handle = (req: RouteRequest): RouteReply | Promise<RouteReply> => this.#answer(req);
     return {
       kind: 'service',
       defaultPath: '/fhir',
@@ -112,11 +112,25 @@ export class FHIRFacade {
     };
   }
 
-  async #answer(req: RouteRequest): Promise<RouteReply> {
+  // Not async: the answer's own promise is handed on, without a second one around it.
+  #answer(req: RouteRequest): RouteReply | Promise<RouteReply> {
     const { source, a, b, c, d } = req.params;
-    const rest = [a, b, c, d].filter((s): s is string => s !== undefined);
+    // The route's parameters fill in order: no array to filter per request.
+    const rest: readonly string[] = a === undefined ? NO_SEGMENTS : b === undefined ? [a] : c === undefined ? [a, b] : d === undefined ? [a, b, c] : [a, b, c, d];
     if (source === this.#ctx.options.federatedName) return answerFederated(this.#ctx, req, rest);
-    if (source === undefined || !this.#ctx.gateway.sourceNames.includes(source) || RESERVED_NAMES.includes(source)) return outcome(404, 'not-found', `no FHIR base "${String(source).slice(0, 64)}" here`);
+    if (source === undefined || RESERVED_NAMES.includes(source) || !isSource(this.#ctx.gateway, source)) return outcome(404, 'not-found', `no FHIR base "${String(source).slice(0, 64)}" here`);
     return answerSource(this.#ctx, req, source, rest);
+  }
+}
+
+const NO_SEGMENTS: readonly string[] = Object.freeze([]);
+
+/** True when `name` is a source of `gateway` (`sourceNames` would copy the list per request). */
+function isSource(gateway: AsyncFHIRGateway, name: string): boolean {
+  try {
+    gateway.sourceBaseUrl(name);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -43,7 +43,7 @@ export async function answerFederatedCapabilities(ctx: FacadeContext, req: Route
   try {
     checkFormat(req.headers, req.query);
   } catch (error) {
-    ctx.audit.record({ ...accessFacts(ctx, req, name, CAPABILITIES, caller), outcome: 4, outcomeDesc: (error as Error).message });
+    ctx.audit.record(accessFacts(ctx, req, name, CAPABILITIES, caller), { outcome: 4, outcomeDesc: (error as Error).message });
     return outcome(406, 'not-supported', (error as Error).message);
   }
   const sources = servedSources(ctx).filter((s) => decide(caller, s, CAPABILITIES, req.query).allowed);
@@ -51,7 +51,7 @@ export async function answerFederatedCapabilities(ctx: FacadeContext, req: Route
   const used = sources.filter((_, i) => facts[i] !== undefined);
   const missing = sources.filter((_, i) => facts[i] === undefined);
   const statement = federatedStatement(`${req.baseUrl}/${name}`, used, facts.filter((f): f is SourceFacts => f !== undefined), missing);
-  ctx.audit.record({ ...accessFacts(ctx, req, name, CAPABILITIES, caller), outcome: 0 });
+  ctx.audit.record(accessFacts(ctx, req, name, CAPABILITIES, caller), { outcome: 0 });
   return fhirJSON(200, statement);
 }
 
@@ -60,7 +60,7 @@ async function sourceFacts(ctx: FacadeContext, req: RouteRequest, caller: Caller
   const slot = await ctx.limits.acquire(source, caller);
   if (slot.refused) return undefined;
   try {
-    const res = await ctx.gateway.exchange(source, { method: 'GET', path: 'metadata', headers: { accept: 'application/fhir+json' }, operation: 'capabilities' }, { signal: req.signal });
+    const res = await ctx.gateway.exchange(source, { method: 'GET', path: 'metadata', headers: { accept: 'application/fhir+json' }, operation: 'capabilities' }, { signal: req.connectionSignal });
     if (res.status !== 200) return undefined;
     return factsOf(JSON.parse(res.body.toString('utf8')) as Record<string, unknown>);
   } catch {

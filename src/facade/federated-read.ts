@@ -41,6 +41,6 @@ async function unknownId(ctx: FacadeContext, req: RouteRequest, type: string, fe
   const who = await identified(ctx, req, name, interaction);
   if ('reply' in who) return who.reply;
   const shown = `${type.slice(0, 64)}/${federated.slice(0, 130)}`;
-  ctx.audit.record({ ...accessFacts(ctx, req, name, interaction, who.caller), outcome: 4, outcomeDesc: `${shown} names no source of the federated base` });
+  ctx.audit.record(accessFacts(ctx, req, name, interaction, who.caller), { outcome: 4, outcomeDesc: `${shown} names no source of the federated base` });
   return outcome(404, 'not-found', `${shown} is not an id of the federated base ([type]/[source].[id])`);
 }

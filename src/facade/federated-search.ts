@@ -40,7 +40,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   if ('reply' in who) return who.reply;
   const { caller } = who;
   const refuse = (status: number, code: 'forbidden' | 'invalid' | 'not-supported', reason: string): RouteReply => {
-    ctx.audit.record({ ...accessFacts(ctx, req, name, interaction, caller), outcome: 4, outcomeDesc: reason });
+    ctx.audit.record(accessFacts(ctx, req, name, interaction, caller), { outcome: 4, outcomeDesc: reason });
     return outcome(status, code, reason);
   };
   try {
@@ -104,7 +104,7 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   try {
     const request = upstreamRequest('GET', [interaction.type ?? ''].filter((s) => s !== ''), query, req.headers, undefined, interaction, decision.compartment, rewriter);
     const pageLink = position.link === '' ? request.path : position.link!;
-    const res = await ctx.gateway.exchange(source, { ...request, path: pageLink }, { signal: req.signal });
+    const res = await ctx.gateway.exchange(source, { ...request, path: pageLink }, { signal: req.connectionSignal });
     if (res.status !== 200) {
       recordAnswer(ctx, req, source, interaction, caller, decision.compartment, res.status, undefined, undefined, rewriter);
       return { failed: `source "${source}" answered ${res.status}` };
@@ -117,7 +117,7 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
     return { source, entries, pageLink, nextLink, skipped: position.skip, total: typeof raw.total === 'number' ? raw.total : undefined };
   } catch (error) {
     const status = httpStatusOf(error);
-    ctx.audit.record({ ...accessFacts(ctx, req, source, interaction, caller), outcome: 8, outcomeDesc: `source failed: ${isFhirgateError(error) ? error.code : 'error'}` });
+    ctx.audit.record(accessFacts(ctx, req, source, interaction, caller), { outcome: 8, outcomeDesc: `source failed: ${isFhirgateError(error) ? error.code : 'error'}` });
     return { failed: `source "${source}" failed (${status}${isFhirgateError(error) ? ` ${error.code}` : ''})` };
   } finally {
     slot.release();

@@ -52,12 +52,14 @@ export class CallerDirectory {
   }
 
   /**
-   * The caller of a request. Rejects with `ERR_UNAUTHORIZED` (a reason for the audit, never for the
-   * client) when credentials are missing (and the facade is not open) or do not verify.
+   * The caller of a request: at once for an API key or an open facade, a promise for a JWT (its issuer's
+   * keys may have to be fetched). Throws (or rejects) `ERR_UNAUTHORIZED` (a reason for the audit, never
+   * for the client) when credentials are missing (and the facade is not open) or do not verify.
    */
-  async identify(headers: IncomingHttpHeaders): Promise<Caller> {
+  identify(headers: IncomingHttpHeaders): Caller | Promise<Caller> {
     const apiKey = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined;
-    const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+    const authorization = headers.authorization;
+    const bearer = authorization === undefined ? undefined : /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
     if (apiKey === undefined && bearer === undefined) return this.#open ? ANONYMOUS : unauthorized('no credentials');
     if (bearer !== undefined && bearer.split('.').length === 3 && this.#issuers.size > 0) return this.#verifyToken(bearer);
     const given = digest((apiKey ?? bearer)!);

@@ -29,8 +29,6 @@ export interface Interaction {
  */
 export function interactionOf(method: string, segments: readonly string[], hasQuery: boolean, ifNoneExist: boolean): Interaction | undefined {
   const [a, b, c, d] = segments;
-  const op = (name: string | undefined) => (name !== undefined && /^\$[A-Za-z][A-Za-z0-9-]*$/.test(name) ? name : undefined);
-  const it = (name: InteractionName, rest: Partial<Interaction> = {}): Interaction => ({ name, conditional: false, ...rest });
   switch (segments.length) {
     case 0:
       if (method === 'GET') return it('search-system');
@@ -62,6 +60,15 @@ export function interactionOf(method: string, segments: readonly string[], hasQu
     default:
       return undefined;
   }
+}
+
+/** `name` when it names an `$operation`. */
+function op(name: string | undefined): string | undefined {
+  return name !== undefined && /^\$[A-Za-z][A-Za-z0-9-]*$/.test(name) ? name : undefined;
+}
+
+function it(name: InteractionName, rest?: Partial<Interaction>): Interaction {
+  return rest === undefined ? { name, conditional: false } : { name, conditional: false, ...rest };
 }
 
 /**

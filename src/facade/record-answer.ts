@@ -17,19 +17,22 @@ export function recordAnswer(
   ctx: FacadeContext, req: RouteRequest, source: string, interaction: Interaction, caller: Caller, compartment: string | undefined,
   status: number, body: Record<string, unknown> | undefined, location: string | undefined, rewriter: BaseRewriter,
 ): void {
-  const base = { ...accessFacts(ctx, req, source, interaction, caller), outcome: outcomeOf(status), ...(status >= 400 ? { outcomeDesc: `answered ${status}` } : {}) };
-  const bases = [rewriter.upstreamBase, rewriter.facadeBase];
+  const access = accessFacts(ctx, req, source, interaction, caller, rewriter.facadeBase);
+  const outcome = outcomeOf(status);
+  const outcomeDesc = status >= 400 ? `answered ${status}` : undefined;
+  const bases = rewriter.bases;
   const { name } = interaction;
   if (name === 'search-type' || name === 'search-system' || name === 'history-type' || name === 'history-system') {
-    const query = `${req.method} ${req.url.pathname.slice(new URL(req.baseUrl).pathname.length)}${req.url.search}`;
+    const url = req.url; // a new URL per read of req.url: read once
+    const query = `${req.method} ${url.pathname.slice(new URL(req.baseUrl).pathname.length)}${url.search}`;
     const patients = new Set<string>();
     if (compartment !== undefined) patients.add(`Patient/${compartment}`);
     else for (const e of (body?.entry ?? []) as { resource?: unknown }[]) {
       const p = patientOf(e.resource, bases);
       if (p !== undefined) patients.add(p);
     }
-    if (patients.size === 0) ctx.audit.record({ ...base, query });
-    for (const patient of patients) ctx.audit.record({ ...base, query, patient });
+    if (patients.size === 0) ctx.audit.record(access, { outcome, outcomeDesc, query });
+    for (const patient of patients) ctx.audit.record(access, { outcome, outcomeDesc, query, patient });
     return;
   }
   const resource = body?.resourceType === interaction.type ? body : undefined;
@@ -38,5 +41,5 @@ export function recordAnswer(
   const fromLocation = location === undefined ? undefined : /([A-Za-z]+\/[A-Za-z0-9\-.]{1,64}(\/_history\/[A-Za-z0-9\-.]{1,64})?)$/.exec(location)?.[1];
   const what = fromLocation ?? (interaction.type === undefined || id === undefined ? undefined : `${interaction.type}/${id}${version === undefined ? '' : `/_history/${version}`}`);
   const patient = compartment !== undefined ? `Patient/${compartment}` : patientOf(resource, bases);
-  ctx.audit.record({ ...base, ...(what === undefined ? {} : { what }), ...(patient === undefined ? {} : { patient }) });
+  ctx.audit.record(access, { outcome, outcomeDesc, what, patient });
 }

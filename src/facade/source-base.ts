@@ -27,6 +27,9 @@ import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-reque
 /** The largest request body the facade reads (a transaction Bundle), in bytes. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+/** The extra headers of an answer when no rate applies (read only: answers copy them). */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** How {@link answerSource} answers for the federated base. */
 export interface SourceAnswerOptions {
   /** A source the caller may not use answers 404 (as an unknown id), not 403. Default false. */
@@ -36,22 +39,25 @@ export interface SourceAnswerOptions {
 /** The reply to a request under `{prefix}/{source}`; `rest` are the path segments after the source. */
 export async function answerSource(ctx: FacadeContext, req: RouteRequest, source: string, rest: readonly string[], options: SourceAnswerOptions = {}): Promise<RouteReply> {
   const method = req.method as FHIRExchangeRequest['method'];
-  const token = method === 'GET' && rest.length === 0 ? req.query.get(PAGE_TOKEN_PARAM) : null;
-  const found = interactionOf(method, rest, [...req.query.keys()].length > 0, typeof req.headers['if-none-exist'] === 'string');
+  const query = req.query;
+  const token = method === 'GET' && rest.length === 0 ? query.get(PAGE_TOKEN_PARAM) : null;
+  const found = interactionOf(method, rest, query.size > 0, typeof req.headers['if-none-exist'] === 'string');
   if (found === undefined) return outcome(404, 'not-found', `no FHIR interaction for ${method} ${[source, ...rest].join('/')}`);
   let interaction: Interaction = token === null ? found : { name: 'search-type', conditional: false };
   let caller: Caller | undefined;
+  const facadeBase = `${req.baseUrl}/${source}`;
   const refuse = (status: number, code: IssueType, reason: string, headers: Record<string, string> = {}, shown = reason): RouteReply => {
-    ctx.audit.record({ ...accessFacts(ctx, req, source, interaction, caller), outcome: status >= 500 ? 8 : 4, outcomeDesc: reason });
+    ctx.audit.record(accessFacts(ctx, req, source, interaction, caller, facadeBase), { outcome: status >= 500 ? 8 : 4, outcomeDesc: reason });
     return outcome(status, code, shown, headers);
   };
   try {
-    caller = await ctx.callers.identify(req.headers);
+    const identified = ctx.callers.identify(req.headers);
+    caller = identified instanceof Promise ? await identified : identified;
   } catch (error) {
     return refuse(401, 'login', `caller not identified: ${(error as Error).message}`, { 'www-authenticate': 'Bearer' }, 'credentials are missing or not valid');
   }
   try {
-    checkFormat(req.headers, req.query);
+    checkFormat(req.headers, query);
   } catch (error) {
     return refuse(406, 'not-supported', (error as Error).message);
   }
@@ -83,7 +89,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
     }
   }
   if (interaction.name === 'batch') interaction = { ...interaction, name: parsed?.type === 'transaction' ? 'transaction' : 'batch' };
-  const decision = decide(caller, source, interaction, req.query);
+  const decision = decide(caller, source, interaction, query);
   if (!decision.allowed) {
     const status = options.hideSource === true && !mayUseSource(caller, source) ? 404 : decision.status;
     return refuse(status, status === 404 ? 'not-found' : 'forbidden', decision.reason, {}, status === 404 ? `${interaction.type ?? 'resource'}/${interaction.id ?? ''} is not known` : decision.reason);
@@ -93,23 +99,24 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
     if (why !== undefined) return refuse(403, 'forbidden', why);
   }
   const compartment = decision.compartment;
-  const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
-  const bases = [rewriter.upstreamBase, rewriter.facadeBase];
+  const rewriter = ctx.rewriter(source, facadeBase);
+  const bases = rewriter.bases;
   if (compartment !== undefined && (interaction.name === 'create' || interaction.name === 'update') && !inCompartment(parsed, compartment, bases)) {
     return refuse(403, 'forbidden', `the ${interaction.type} would be outside the patient compartment`);
   }
   if (compartment !== undefined && interaction.name === 'patch') return refuse(403, 'forbidden', 'patch is not allowed for a compartment-bound caller');
-  const slot = await ctx.limits.acquire(source, caller);
+  const taken = ctx.limits.acquire(source, caller);
+  const slot = taken instanceof Promise ? await taken : taken;
   if (slot.refused) return refuse(429, 'throttled', slot.reason, rateLimitHeaders(slot.verdict));
-  const extraHeaders = slot.verdict === undefined ? {} : rateLimitHeaders(slot.verdict);
+  const extraHeaders = slot.verdict === undefined ? NO_HEADERS : rateLimitHeaders(slot.verdict);
   try {
     if (compartment !== undefined && (interaction.name === 'update' || interaction.name === 'delete')) {
-      const current = await ctx.gateway.exchange(source, { method: 'GET', path: `${interaction.type}/${interaction.id}`, headers: { accept: 'application/fhir+json' } }, { signal: req.signal });
+      const current = await ctx.gateway.exchange(source, { method: 'GET', path: `${interaction.type}/${interaction.id}`, headers: { accept: 'application/fhir+json' } }, { signal: req.connectionSignal });
       const existing = current.status === 200 ? (JSON.parse(current.body.toString('utf8')) as unknown) : undefined;
       if (existing !== undefined && !inCompartment(existing, compartment, bases)) return refuse(404, 'not-found', 'the target is outside the patient compartment', extraHeaders, `${interaction.type}/${interaction.id} is not known`);
     }
-    const request = upstreamRequest(method, upstreamPath, req.query, req.headers, body, interaction, compartment, rewriter);
-    const res = await ctx.gateway.exchange(source, pageLink === undefined ? request : { ...request, method: 'GET', path: pageLink }, { signal: req.signal });
+    const request = upstreamRequest(method, upstreamPath, query, req.headers, body, interaction, compartment, rewriter);
+    const res = await ctx.gateway.exchange(source, pageLink === undefined ? request : { ...request, method: 'GET', path: pageLink }, { signal: req.connectionSignal });
     const answer = facadeAnswer(res, { source, interaction, compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders });
     recordAnswer(ctx, req, source, interaction, caller, compartment, answer.reply.status ?? 200, answer.body, answer.reply.headers?.location, rewriter);
     return answer.reply;

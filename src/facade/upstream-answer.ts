@@ -18,6 +18,10 @@ import type { BaseRewriter } from './url-rewrite.js';
 /** The paging relations that become page tokens. */
 const PAGING = new Set(['next', 'previous', 'prev', 'first', 'last']);
 
+/** The upstream's headers that come back as they are, and those whose URL moves to the facade. */
+const PASSED_BACK = ['etag', 'last-modified', 'retry-after', 'x-progress'] as const;
+const MOVED_BACK = ['location', 'content-location'] as const;
+
 /** The answer, and what the audit needs of it. */
 export interface FacadeAnswer {
   readonly reply: RouteReply;
@@ -40,11 +44,11 @@ export interface AnswerSetting {
 /** The facade's reply to an upstream answer. */
 export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): FacadeAnswer {
   const headers: Record<string, string> = { ...s.extraHeaders };
-  for (const name of ['etag', 'last-modified', 'retry-after', 'x-progress'] as const) {
+  for (const name of PASSED_BACK) {
     const value = res.headers[name];
     if (value !== undefined) headers[name] = value;
   }
-  for (const name of ['location', 'content-location'] as const) {
+  for (const name of MOVED_BACK) {
     const value = res.headers[name];
     const moved = value === undefined ? undefined : s.rewriter.toFacade(value);
     if (moved !== undefined) headers[name] = moved;
@@ -68,13 +72,16 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   if (body.resourceType === 'CapabilityStatement') body = facadeStatement(body, s);
   const rewritten = s.rewriter.resourceToFacade(body);
   // Nothing to rewrite: the upstream's bytes go out as they came.
-  if (rewritten === parsed) return { reply: { status: res.status, headers: { ...headers, 'content-type': FHIR_JSON }, body: res.body }, body };
+  if (rewritten === parsed) {
+    headers['content-type'] = FHIR_JSON;
+    return { reply: { status: res.status, headers, body: res.body }, body };
+  }
   return { reply: fhirJSON(res.status, rewritten, headers), body: rewritten };
 }
 
 /** A compartment-bound read (or instance history) of something outside is as if it did not exist. */
 function withinCompartment(body: Record<string, unknown>, s: AnswerSetting): boolean {
-  const bases = [s.rewriter.upstreamBase, s.rewriter.facadeBase];
+  const bases = s.rewriter.bases;
   const { name } = s.interaction;
   if (name === 'read' || name === 'vread') return inCompartment(body, s.compartment!, bases);
   if (name === 'history-instance') return ((body.entry ?? []) as { resource?: unknown }[]).every((e) => e.resource === undefined || inCompartment(e.resource, s.compartment!, bases));
@@ -94,7 +101,7 @@ function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<
     return moved === undefined ? [] : [{ relation: l.relation, url: moved }];
   });
   const compartment = s.compartment;
-  const bases = [s.rewriter.upstreamBase, s.rewriter.facadeBase];
+  const bases = s.rewriter.bases;
   const entries = Array.isArray(bundle.entry) ? (bundle.entry as { resource?: { resourceType?: string } }[]) : undefined;
   const kept = compartment === undefined || entries === undefined ? entries : entries.filter((e) => e.resource === undefined || e.resource.resourceType === 'OperationOutcome' || inCompartment(e.resource, compartment, bases));
   return { ...bundle, link, ...(kept === undefined ? {} : { entry: kept }) };

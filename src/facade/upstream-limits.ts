@@ -16,6 +16,27 @@ export type Slot =
   | { readonly refused: false; readonly verdict: Verdict | undefined; release(): void }
   | { readonly refused: true; readonly verdict: Verdict; readonly reason: string };
 
+/** A granted slot: one object, no closure, per call (released once, however often `release` is called). */
+class GrantedSlot {
+  readonly refused = false;
+  readonly verdict: Verdict | undefined;
+  readonly #source: string;
+  readonly #counts: Map<string, number>;
+  #released = false;
+
+  constructor(verdict: Verdict | undefined, source: string, counts: Map<string, number>) {
+    this.verdict = verdict;
+    this.#source = source;
+    this.#counts = counts;
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#counts.set(this.#source, (this.#counts.get(this.#source) ?? 1) - 1);
+  }
+}
+
 /** The facade's upstream limits. */
 export class UpstreamLimits {
   readonly #limits: Readonly<Record<string, SourceLimits>>;
@@ -28,9 +49,17 @@ export class UpstreamLimits {
     this.#windows = store === undefined ? undefined : new StoreWindows(store);
   }
 
-  /** Takes a slot on `source` for `caller`: rate (source's, then caller's), then in-flight cap. */
-  async acquire(source: string, caller: Caller): Promise<Slot> {
+  /**
+   * Takes a slot on `source` for `caller`: rate (source's, then caller's), then in-flight cap. At once
+   * when no rate applies (no promise on the common path).
+   */
+  acquire(source: string, caller: Caller): Slot | Promise<Slot> {
     const limits = this.#limits[source] ?? this.#limits['*'];
+    if (limits?.perSecond === undefined && caller.rate === undefined) return this.#hold(source, limits, undefined);
+    return this.#acquireRated(source, caller, limits);
+  }
+
+  async #acquireRated(source: string, caller: Caller, limits: SourceLimits | undefined): Promise<Slot> {
     let verdict: Verdict | undefined;
     if (limits?.perSecond !== undefined) {
       verdict = await this.#take(`source:${source}`, { perSecond: limits.perSecond, burst: limits.burst ?? Math.max(1, Math.ceil(limits.perSecond)) });
@@ -41,22 +70,18 @@ export class UpstreamLimits {
       if (!own.allowed) return { refused: true, verdict: own, reason: `caller "${caller.name}" is over its rate of ${caller.rate.perSecond}/s` };
       verdict ??= own;
     }
+    return this.#hold(source, limits, verdict);
+  }
+
+  /** The in-flight cap: a slot, or a refusal when `source` has its cap of calls in flight. */
+  #hold(source: string, limits: SourceLimits | undefined, verdict: Verdict | undefined): Slot {
     const cap = limits?.maxInFlight;
     const busy = this.#inFlight.get(source) ?? 0;
     if (cap !== undefined && busy >= cap) {
       return { refused: true, verdict: { allowed: false, limit: cap, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 }, reason: `source "${source}" has ${cap} calls in flight` };
     }
     this.#inFlight.set(source, busy + 1);
-    let released = false;
-    return {
-      refused: false,
-      verdict,
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#inFlight.set(source, (this.#inFlight.get(source) ?? 1) - 1);
-      },
-    };
+    return new GrantedSlot(verdict, source, this.#inFlight);
   }
 
   /** Calls in flight per source. */

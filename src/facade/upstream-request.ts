@@ -14,6 +14,9 @@ import type { BaseRewriter } from './url-rewrite.js';
 /** The caller's headers that go up (besides `content-type` with a body); `accept` is always FHIR JSON. */
 const PASSED = ['prefer', 'if-match', 'if-none-match', 'if-none-exist', 'if-modified-since'] as const;
 
+/** An `Accept` the facade can answer: JSON, anything, or nothing said. */
+const JSON_ACCEPT = /json|\*\/\*|^\s*$/i;
+
 /** The query parameters the facade keeps for itself. */
 export const PAGE_TOKEN_PARAM = '_page_token';
 
@@ -23,9 +26,8 @@ export const PAGE_TOKEN_PARAM = '_page_token';
  */
 export function checkFormat(headers: IncomingHttpHeaders, query: URLSearchParams): void {
   const accept = headers.accept;
-  const format = query.get('_format');
-  const json = (v: string) => /json|\*\/\*|^\s*$/i.test(v);
-  if ((accept !== undefined && !json(accept)) || (format !== null && !/json/i.test(format))) {
+  const format = query.size === 0 ? null : query.get('_format');
+  if ((accept !== undefined && !JSON_ACCEPT.test(accept)) || (format !== null && !/json/i.test(format))) {
     throw new FhirgateError('ERR_BAD_REQUEST', 'the facade answers FHIR JSON only (Accept: application/fhir+json)', { status: 406 });
   }
 }
@@ -44,12 +46,16 @@ export function upstreamRequest(
   compartment: string | undefined,
   rewriter: BaseRewriter,
 ): FHIRExchangeRequest {
-  const q = new URLSearchParams(query);
-  q.delete(PAGE_TOKEN_PARAM);
-  q.delete('_format');
   let text = body?.text;
   const searching = interaction.name === 'search-type' || interaction.name === 'search-system';
-  if (compartment !== undefined && searching && interaction.type !== undefined) {
+  const bound = compartment !== undefined && searching && interaction.type !== undefined;
+  // The caller's query is copied only when something is taken out of it or added to it.
+  const q = bound || query.has(PAGE_TOKEN_PARAM) || query.has('_format') ? new URLSearchParams(query) : query;
+  if (q !== query) {
+    q.delete(PAGE_TOKEN_PARAM);
+    q.delete('_format');
+  }
+  if (bound) {
     const param = compartmentParam(interaction.type)!;
     const value = param === '_id' ? compartment : `Patient/${compartment}`;
     if (method === 'POST' && text !== undefined) {
@@ -65,14 +71,7 @@ export function upstreamRequest(
     if (typeof value === 'string') passed[name] = value;
   }
   if (body !== undefined) passed['content-type'] = body.contentType;
-  const search = q.toString();
+  const search = q.size === 0 ? '' : q.toString();
   const path = `${segments.map(encodeURIComponent).join('/')}${search === '' ? '' : `?${search}`}`;
-  return {
-    method,
-    path,
-    headers: passed,
-    ...(text === undefined ? {} : { body: text }),
-    ...(interaction.type === undefined ? {} : { resourceType: interaction.type }),
-    operation: interaction.name,
-  };
+  return { method, path, headers: passed, body: text, resourceType: interaction.type, operation: interaction.name };
 }

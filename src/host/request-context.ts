@@ -4,6 +4,7 @@
  * @module
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { FhirgateError } from '../errors.js';
 import type { Logger, RouteRequest } from '../mount/index.js';
 import { readBytes, readChunks } from '../lib/read-body.js';
@@ -58,6 +59,11 @@ export interface HostRequestInit {
   /** Told when the request gets an abort signal, so that a shutdown past its grace period can abort it. */
   readonly inFlight?: { watch(request: HostRequest): void };
 }
+
+/** The controller of each connection's {@link HostRequest.connectionSignal}, made on first use. */
+const connectionControllers = new WeakMap<Socket, AbortController>();
+
+const clientGone = (): FhirgateError => new FhirgateError('ERR_ABORTED', 'the client went away');
 
 /**
  * One request as the host sees it. Implements the {@link RouteRequest} components get; custom routes
@@ -117,12 +123,24 @@ export class HostRequest implements RouteRequest {
       const controller = (this.#controller = new AbortController());
       const { res, inFlight } = this.#init;
       inFlight?.watch(this);
-      if (res.closed && !res.writableFinished) controller.abort(new FhirgateError('ERR_ABORTED', 'the client went away'));
+      if (res.closed && !res.writableFinished) controller.abort(clientGone());
       res.once('close', () => {
-        if (!res.writableFinished) controller.abort(new FhirgateError('ERR_ABORTED', 'the client went away'));
+        if (!res.writableFinished) controller.abort(clientGone());
       });
     }
     return this.#controller.signal;
+  }
+
+  get connectionSignal(): AbortSignal {
+    const socket = this.#init.req.socket;
+    let controller = connectionControllers.get(socket);
+    if (controller === undefined) {
+      const made = (controller = new AbortController());
+      connectionControllers.set(socket, made);
+      if (socket.destroyed) made.abort(clientGone());
+      else socket.once('close', () => made.abort(clientGone()));
+    }
+    return controller.signal;
   }
 
   /** Aborts {@link signal} (used by the host when the shutdown grace period is over). */

@@ -71,15 +71,17 @@ export function stopTimer(timer: TimerHandle): void {
 function tick(): void {
   ticking = undefined;
   const now = performance.now();
-  const due: Array<{ fire: (arg: never) => void; arg: unknown }> = [];
+  const due: Array<{ at: number; fire: (arg: never) => void; arg: unknown }> = [];
   for (let timer = live.next; timer !== live; ) {
     const next = timer.next;
     if (timer.at <= now) {
-      due.push({ fire: timer.fire!, arg: timer.arg });
+      due.push({ at: timer.at, fire: timer.fire!, arg: timer.arg });
       unlink(timer);
     }
     timer = next;
   }
   if (live.next !== live) ticking = setTimeout(tick, COARSE_RESOLUTION_MS).unref();
+  // A late tick (a busy loop) finds several due at once: they fire in the order they fell due, not set.
+  if (due.length > 1) due.sort((a, b) => a.at - b.at);
   for (const { fire, arg } of due) fire(arg as never);
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateKeyPairSync } from 'node:crypto';
+import { auditEventJSON } from '../../src/facade/audit-event.js';
 import { AuditSink } from '../../src/facade/audit-sink.js';
 import { toPublicJWK } from '../../src/lib/jwt/keys.js';
 import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
@@ -135,4 +136,50 @@ test('the audit sink posts batches to a FHIR source and counts what it loses', a
   assert.equal(s.sent, 2);
   assert.equal(s.lost + s.queued, 5, 'every AuditEvent is either queued or counted lost');
   assert.ok(s.lost >= 2);
+});
+
+test('accesses answered in the same turn are each audited once, with their own request id', async (t) => {
+  const ehr = await sandbox(t, { open: true });
+  const h = await facadeHarness(t, { ehr: ehr.connectionString() }, { callers: [{ name: 'auditor', apiKey: KEY, sources: '*', scopes: 'system/Patient.rs' }] }, [KEY]);
+  const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => fetch(`${h.prefix}/ehr/Patient/${i % 2 === 0 ? 'a-patient-1' : 'nobody'}`, { headers: { 'x-api-key': KEY } }).then(async (r) => {
+    await r.arrayBuffer();
+    return r.headers.get('x-request-id')!;
+  })));
+  await new Promise((resolve) => setImmediate(resolve));
+  const audited = h.audits.map((e) => e.entity.find((x: any) => x.type.code === 'XrequestId').what.identifier.value);
+  assert.deepEqual([...audited].sort(), [...ids].sort());
+  assert.equal(h.audits.filter((e) => e.outcome === '0').length, 12);
+  assert.equal(h.audits.filter((e) => e.outcome === '4').length, 12);
+});
+
+test('an AuditEvent is valid JSON whatever its strings hold, every member where FHIR puts it', () => {
+  const odd = 'a "quoted" \\ name\nwith a line, </script> and ünïcödé';
+  const caller = { id: 'jwt:x', name: odd, kind: 'jwt', sources: '*', scopes: [], operations: new Set<string>(), patient: undefined, allowReaching: false, issuer: 'https://idp.test/"x"', jti: 'j"1', user: 'Practitioner/p"1' } as const;
+  const access = { interaction: { name: 'search-type', type: 'Observation', conditional: false }, source: 's"1', caller, address: '::1', server: 'http://h/fhir/s"1', requestId: 'r"1', observer: 'o"1' } as const;
+  const e = JSON.parse(auditEventJSON(access, { outcome: 4, outcomeDesc: odd, query: `GET /s/Observation?code=${odd}`, patient: 'Patient/"p"', what: 'Observation/1' }, Date.UTC(2026, 0, 2, 3, 4, 5, 6)));
+  assert.deepEqual(e, {
+    resourceType: 'AuditEvent',
+    type: { system: 'http://terminology.hl7.org/CodeSystem/audit-event-type', code: 'rest', display: 'Restful Operation' },
+    subtype: [{ system: 'http://hl7.org/fhir/restful-interaction', code: 'search-type' }],
+    action: 'E',
+    recorded: '2026-01-02T03:04:05.006Z',
+    outcome: '4',
+    outcomeDesc: odd,
+    agent: [
+      { type: { coding: [{ system: DCM, code: '110153', display: 'Source Role ID' }] }, who: { identifier: { system: 'https://idp.test/"x"', value: odd } }, requestor: false, policy: ['urn:ietf:params:oauth:jti:j"1'], network: { address: '::1', type: '2' } },
+      { type: { coding: [{ system: DCM, code: '110152', display: 'Destination Role ID' }] }, who: { display: 'FHIR endpoint s"1' }, requestor: false, network: { address: 'http://h/fhir/s"1', type: '5' } },
+      { type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-RoleClass', code: 'PROV', display: 'healthcare provider' }] }, who: { reference: 'Practitioner/p"1' }, requestor: true },
+    ],
+    source: { observer: { display: 'o"1' }, type: [{ system: 'http://terminology.hl7.org/CodeSystem/security-source-type', code: '4', display: 'Application Server' }] },
+    entity: [
+      { what: { identifier: { value: 'r"1' } }, type: { system: 'https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', code: 'XrequestId' } },
+      { what: { reference: 'Patient/"p"' }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '1', display: 'Person' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '1', display: 'Patient' } },
+      { type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '24', display: 'Query' }, query: Buffer.from(`GET /s/Observation?code=${odd}`, 'utf8').toString('base64') },
+      { what: { reference: 'Observation/1' }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '4', display: 'Domain Resource' } },
+    ],
+  });
+  const ok = JSON.parse(auditEventJSON({ ...access, caller: undefined, address: undefined }, { outcome: 0 }, 0));
+  assert.deepEqual(ok.meta, { profile: [`${BALP}Query`] });
+  assert.deepEqual(ok.agent[0], { type: { coding: [{ system: DCM, code: '110153', display: 'Source Role ID' }] }, who: { display: 'unidentified caller' }, requestor: true });
+  assert.equal(ok.agent.length, 2);
 });

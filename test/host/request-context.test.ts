@@ -6,6 +6,7 @@ import { createServiceAPI } from '../../src/host/index.js';
 import { json } from '../../src/mount/index.js';
 import type { RouteRequest } from '../../src/mount/index.js';
 import { startApp } from '../support/serve.js';
+import { until } from '../support/test-server.js';
 import { call, FakeService } from '../support/host-helpers.js';
 
 test('components can stream the body with chunks(), under the same limit, and not read it twice', async (t) => {
@@ -77,6 +78,52 @@ test('a client that goes away mid-body makes the body read fail with ERR_ABORTED
   await reading;
   socket.destroy();
   assert.equal(await outcome, 'ERR_ABORTED');
+});
+
+test('connectionSignal is one signal for every request on a keep-alive connection, aborted only when the connection closes', async (t) => {
+  const seen: AbortSignal[] = [];
+  let started!: () => void;
+  const slowStarted = new Promise<void>((resolve) => (started = resolve));
+  let settle!: (reason: unknown) => void;
+  const aborted = new Promise<unknown>((resolve) => (settle = resolve));
+  const svc = new FakeService({
+    routes: [
+      { method: 'GET', path: '/quick', handle: (req: RouteRequest) => (seen.push(req.connectionSignal), json(200, { aborted: req.connectionSignal.aborted })) },
+      {
+        method: 'GET',
+        path: '/slow',
+        handle: (req: RouteRequest) => new Promise((resolve) => {
+          const signal = req.connectionSignal;
+          seen.push(signal);
+          signal.addEventListener('abort', () => {
+            settle(signal.reason);
+            resolve(json(200, {}));
+          }, { once: true });
+          started();
+        }),
+      },
+    ],
+  });
+  const { base } = await startApp(t, {}, (a) => a.registerService(svc));
+  const url = new URL(base);
+  const socket = connect(Number(url.port), url.hostname);
+  socket.on('error', () => {});
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  socket.write('GET /svc/quick HTTP/1.1\r\nHost: x\r\n\r\nGET /svc/quick HTTP/1.1\r\nHost: x\r\n\r\n');
+  await until(() => received.split('{"aborted":false}').length === 3, 'two answers on one connection');
+  assert.equal(seen.length, 2);
+  assert.equal(seen[0], seen[1], 'one signal for the connection');
+  assert.equal(seen[0]!.aborted, false, 'answered requests do not abort it');
+  socket.write('GET /svc/slow HTTP/1.1\r\nHost: x\r\n\r\n');
+  await slowStarted;
+  assert.equal(seen[2], seen[0]);
+  socket.destroy();
+  const reason = await aborted;
+  assert.ok(isFhirgateError(reason) && reason.code === 'ERR_ABORTED', String(reason));
+  const other = await call(base, '/svc/quick');
+  assert.equal(other.json().aborted, false, 'another connection has its own signal');
+  assert.notEqual(seen.at(-1), seen[0]);
 });
 
 test('URLs come from the listening address by default, from publicUrl when set, and from Host/X-Forwarded-* only behind a trusted proxy for allowed hosts', async (t) => {

@@ -21,6 +21,17 @@ test('a coarse timer fires once, never before its time; a stopped one never fire
   assert.ok(at['first second']! >= 1000 && at['coarse']! >= 1200, JSON.stringify(at));
 });
 
+test('timers found due by one late tick fire in the order they fell due, not the order they were set', async () => {
+  const fired: string[] = [];
+  startTimer(1300, (name) => fired.push(name), 'later');
+  startTimer(1000, (name) => fired.push(name), 'sooner');
+  // Block the loop past both: the tick that finally runs finds both due at once.
+  const until = performance.now() + 1400;
+  while (performance.now() < until);
+  await sleep(COARSE_RESOLUTION_MS * 2 + 100);
+  assert.deepEqual(fired, ['sooner', 'later']);
+});
+
 test('the shared tick does not keep the process alive', async () => {
   const { spawnSync } = await import('node:child_process');
   const script = `import { startTimer } from ${JSON.stringify(srcModule('http/coarse-timers'))};

@@ -28,6 +28,7 @@ export interface FakeRequestInit {
   readonly body?: string | Buffer | readonly Buffer[];
   /** Default `req-1`. */
   readonly requestId?: string;
+  /** Both `signal` and `connectionSignal`; default a signal that never aborts. */
   readonly signal?: AbortSignal;
 }
 
@@ -64,6 +65,7 @@ export function fakeRequest(init: FakeRequestInit = {}): FakeRequest {
   const baseUrl = init.baseUrl ?? given?.origin ?? 'http://127.0.0.1:8000/fhir';
   const url = given ?? new URL(`${baseUrl}${init.path ?? ''}?${init.query ?? ''}`);
   const body = pieces(init.body);
+  const signal = init.signal ?? new AbortController().signal;
   return {
     method: init.method ?? 'GET',
     params: Object.assign(Object.create(null) as Record<string, string>, init.params),
@@ -72,7 +74,8 @@ export function fakeRequest(init: FakeRequestInit = {}): FakeRequest {
     url,
     baseUrl,
     requestId: init.requestId ?? 'req-1',
-    signal: init.signal ?? new AbortController().signal,
+    signal,
+    connectionSignal: signal,
     log: captureLogger(),
     bytes: async (limit = Number.POSITIVE_INFINITY) => {
       const read: Buffer[] = [];

@@ -1,0 +1,45 @@
+// URLs are rewritten by structure: only URL elements under the upstream base move, the input is never
+// changed, and a value with nothing to rewrite comes back as the very same object (sent as it came).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BaseRewriter } from '../../src/facade/url-rewrite.js';
+
+const UP = 'http://ehr.internal:8080/fhir/R4';
+const FACADE = 'https://gw.example.org/fhir/ehr';
+
+test('only URL elements under the upstream base move; the input stays as it was; nothing to rewrite gives the same object', () => {
+  const r = new BaseRewriter(`${UP}/`, FACADE);
+  assert.deepEqual(r.bases, [UP, FACADE]);
+  const plain = { resourceType: 'Patient', id: '1', name: [{ family: 'Doe', given: ['A'] }], managingOrganization: { reference: 'Organization/2' }, extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/x', valueString: `${UP}/Patient/1` }] };
+  assert.equal(r.resourceToFacade(plain), plain, 'relative references, other origins and non-URL elements: nothing changes');
+
+  const bundle = {
+    resourceType: 'Bundle',
+    link: [{ relation: 'self', url: `${UP}/Patient?name=x` }],
+    entry: [
+      { fullUrl: `${UP}/Patient/1`, resource: { resourceType: 'Patient', id: '1', link: [{ other: { reference: `${UP}/Patient/9/_history/2` } }] } },
+      { fullUrl: 'urn:uuid:0b1c', resource: { resourceType: 'Observation', subject: { reference: 'Patient/1' } } },
+      { fullUrl: `${UP}x/Patient/3` },
+    ],
+  };
+  const before = structuredClone(bundle);
+  const out = r.resourceToFacade(bundle);
+  assert.deepEqual(bundle, before, 'the input is not changed');
+  assert.equal(out.link[0]!.url, `${FACADE}/Patient?name=x`);
+  assert.equal(out.entry[0]!.fullUrl, `${FACADE}/Patient/1`);
+  assert.equal((out.entry[0]!.resource as any).link[0].other.reference, `${FACADE}/Patient/9/_history/2`);
+  assert.equal(out.entry[1], bundle.entry[1], 'an entry with nothing to rewrite is kept as it is');
+  assert.equal(out.entry[2]!.fullUrl, `${UP}x/Patient/3`, 'a path that only starts like the base is not under it');
+
+  const back = r.resourceToUpstream({ resourceType: 'Observation', subject: { reference: `${FACADE}/Patient/1` } });
+  assert.equal(back.subject.reference, `${UP}/Patient/1`);
+});
+
+test("an OperationOutcome's text names the facade's base where it named the upstream's", () => {
+  const r = new BaseRewriter(UP, FACADE);
+  const oo = { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found', diagnostics: `no ${UP}/Patient/1 here`, details: { text: `see ${UP}` } }] };
+  const out = r.resourceToFacade(oo);
+  assert.equal(out.issue[0]!.diagnostics, `no ${FACADE}/Patient/1 here`);
+  assert.equal(out.issue[0]!.details.text, `see ${FACADE}`);
+  assert.equal(oo.issue[0]!.diagnostics, `no ${UP}/Patient/1 here`);
+});
