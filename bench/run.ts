@@ -103,7 +103,7 @@ const WORKLOADS: Record<string, () => Promise<Outcome>> = {
     return hostOutcome('Host with the same features on: fhirgate vs Fastify 5 (request id, security header, access log at info to a file, request counter)', figures, 'Fastify 5, same features', 'fhirgate host', 1.15);
   },
   'e2e-transform': async () => {
-    const figures = await benchHost(E2E_SERVERS, [16, 256], 'fixed-fhir.ts');
+    const figures = await benchHost(E2E_SERVERS, [16, 256], 'fixed-fhir-socket.ts');
     return hostOutcome('End to end: transform reading a fixed-response upstream and adding an extension, fhirgate vs Fastify 5 + undici Pool (features on)', figures, 'Fastify 5 + undici Pool', 'fhirgate host + gateway', 1.0);
   },
   notereader: async () => {

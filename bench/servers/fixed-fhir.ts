@@ -3,21 +3,10 @@
  * that a benchmark measures the client's overhead and not the server's. Prints `listening <port>`.
  */
 import { createServer } from 'node:http';
+import { FIXED_PATIENT, FIXED_PATIENT_HEADERS } from './fixed-patient.js';
 
-const patient = JSON.stringify({
-  resourceType: 'Patient',
-  id: 'bench-1',
-  meta: { versionId: '1', lastUpdated: '2026-01-01T00:00:00Z' },
-  active: true,
-  name: [{ use: 'official', family: 'Benchmark', given: ['Bea', 'Q'] }],
-  gender: 'female',
-  birthDate: '1980-04-12',
-  address: [{ line: ['1 Test Street'], city: 'Leeds', postalCode: 'LS1 1AA', country: 'GB' }],
-  telecom: [{ system: 'phone', value: '+44 113 000 0000', use: 'home' }],
-  identifier: [{ system: 'urn:oid:2.16.840.1.113883.2.1.4.1', value: '9000000009' }],
-});
-const body = Buffer.from(patient);
-const headers = { 'content-type': 'application/fhir+json', 'content-length': String(body.length), etag: 'W/"1"' };
+const body = Buffer.from(FIXED_PATIENT);
+const headers = FIXED_PATIENT_HEADERS;
 
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url?.startsWith('/fhir/R4/Patient/')) {

@@ -92,15 +92,47 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * ```
  */
 export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
+  const clock = new MillisecondClock();
   return leveled(options, (lvl, message, fields) => {
-    const record = { time: new Date().toISOString(), level: lvl, msg: message, ...fields };
-    const line = JSON.stringify(record);
+    const line = jsonLine(clock.iso(), lvl, message, fields);
     // Upstream text may carry control characters: JSON leaves DEL and C1 ones as they are and escapes C0
     // ones (ESC included) only for a reader such as `jq -r` to restore. A line with any is written again,
     // each string made printable; the usual line costs one search.
     if (!CONTROL_IN_JSON.test(line)) return `${line}\n`;
+    const record = { time: clock.iso(), level: lvl, msg: message, ...fields };
     return `${JSON.stringify(record, (_key, value: unknown) => (typeof value === 'string' ? printable(value, { multiline: true }) : value))}\n`;
   });
+}
+
+/**
+ * `{"time","level","msg",...fields}` as JSON, the same text as `JSON.stringify` of that record. The
+ * usual fields (an access line) are serialised on their own and appended, without the record: the
+ * spread copy was a fifth of an access line's cost. Fields that would not keep their place that way
+ * (a `time`, `level`, `msg` or `toJSON` of their own, integer-like keys, which objects order first)
+ * go through the record, as does a message that is not a string.
+ */
+function jsonLine(time: string, level: LogLevel, message: string, fields: Record<string, unknown>): string {
+  if (typeof message !== 'string') return JSON.stringify({ time, level, msg: message, ...fields });
+  const own = JSON.stringify(fields);
+  const code = own.charCodeAt(2);
+  const reordered = own.charCodeAt(0) !== 0x7b || (code >= 0x30 && code <= 0x39) || Object.hasOwn(fields, 'time') || Object.hasOwn(fields, 'level') || Object.hasOwn(fields, 'msg') || Object.hasOwn(fields, 'toJSON');
+  if (reordered) return JSON.stringify({ time, level, msg: message, ...fields });
+  const head = `{"time":"${time}","level":"${level}","msg":${JSON.stringify(message)}`;
+  return own === '{}' ? `${head}}` : `${head},${own.slice(1)}`;
+}
+
+/** The current time as an ISO string, made once per millisecond (an access line per request asks for it thousands of times a second). */
+class MillisecondClock {
+  #ms = NaN;
+  #text = '';
+  iso(): string {
+    const now = Date.now();
+    if (now !== this.#ms) {
+      this.#ms = now;
+      this.#text = new Date(now).toISOString();
+    }
+    return this.#text;
+  }
 }
 
 /** The level filter and the two streams, shared by both formats; `line` turns a record into text. */

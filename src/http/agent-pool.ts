@@ -131,6 +131,8 @@ export class AgentPool {
   #seq = 0;
   #pumping = false;
   #pumpAgain = false;
+  /** A pump is due in this loop iteration's check phase (see {@link #pumpSoon}). */
+  #pumpDue = false;
   /** Requests sent and not settled yet (queued ones included). */
   #pending = 0;
   /** Resolves the wait of `close()` when the last pending request settles. */
@@ -239,7 +241,7 @@ export class AgentPool {
       socket?.once('close', () => process.nextTick(this.#pump));
       return socket;
     }) as typeof agent.createConnection;
-    agent.on('free', this.#pump);
+    agent.on('free', this.#pumpSoon);
     this.#origins.set(target.origin, origin);
     return origin;
   }
@@ -321,6 +323,25 @@ export class AgentPool {
     }
     return oldest;
   }
+
+  /**
+   * A socket came free: its next waiter starts in this loop iteration's check phase, together with
+   * those of every other socket freed in the same iteration, not at once. Started at once, each next
+   * request went out one request's work after the previous one (the answer's handler runs between
+   * them), and the upstream woke once per request: at 256 connections (`e2e-transform`, strace of the
+   * upstream) 1.04 wake-ups per request against 0.16-0.20 for undici's Pool, which reuses a socket
+   * after `setImmediate` too, and more CPU per request on both sides of the connection.
+   */
+  readonly #pumpSoon = (): void => {
+    if (this.#waiting === 0 || this.#pumpDue) return;
+    this.#pumpDue = true;
+    setImmediate(this.#duePump);
+  };
+
+  readonly #duePump = (): void => {
+    this.#pumpDue = false;
+    this.#pump();
+  };
 
   /** Starts the waiters that can start. Re-entrant calls (a try that fails at once and is retried) only ask for one more pass. */
   readonly #pump = (): void => {

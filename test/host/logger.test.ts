@@ -40,6 +40,32 @@ test('the default logger writes upstream text without control characters: no esc
   assert.equal(JSON.parse(out[1]!).detail, 'nothing to strip, "quoted" \\ and\nlines');
 });
 
+test('a JSON line is the text of JSON.stringify of {time, level, msg, ...fields}, whatever the fields hold', () => {
+  const out: string[] = [];
+  const log = createJSONLogger({ stdout: { write: (l: string) => out.push(l) } });
+  const cases: Array<Record<string, unknown>> = [
+    {},
+    { request_id: 'r-1', method: 'GET', route: null, status: 200, duration_ms: 1.5 },
+    { skipped: undefined, fn: () => 1, nested: { a: [1, 'two', null] }, when: new Date(0) },
+    { time: 'overridden', extra: 1 },
+    { msg: 'also' },
+    { level: 'fake' },
+    { 2: 'integer keys come first', 1: 'one', name: 'x' },
+    { toJSON: () => ({ replaced: true }) },
+    { toJSON: () => ({}) },
+    Object.create({ inherited: 'not own' }, { own: { value: 'mine', enumerable: true } }),
+  ];
+  for (const fields of cases) log.info('message "quoted"', fields);
+  assert.equal(out.length, cases.length);
+  cases.forEach((fields, i) => {
+    const time = (JSON.parse(out[i]!) as { time?: unknown }).time;
+    const expected = JSON.stringify({ time, level: 'info', msg: 'message "quoted"', ...fields });
+    // (A `toJSON` field replaces the whole record, time included: `time` is then undefined on both sides.)
+    assert.equal(out[i], `${expected}\n`, `case ${i}`);
+  });
+  assert.match(JSON.parse(out[1]!).time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+});
+
 /** A stream that keeps what is written, a terminal when `isTTY`. */
 function sink(isTTY: boolean): { write(line: string): void; readonly isTTY: boolean; lines: string[] } {
   const lines: string[] = [];
