@@ -54,54 +54,65 @@ function kindOf(name: Interaction['name']): { action: 'R' | 'E' | 'C' | 'U' | 'D
   }
 }
 
-const json = JSON.stringify;
-const coding = (system: string, code: string, display?: string): string => json(display === undefined ? { system, code } : { system, code, display });
+const coding = (system: string, code: string, display?: string) => Object.freeze({ system, code, ...(display === undefined ? {} : { display }) });
 
-// The AuditEvent is written as JSON from fragments made once, the per-access strings escaped by
-// JSON.stringify: building the object and serialising it was 4.9 µs per access, this 1.7 (a 1.8 KB
-// read AuditEvent, on the shared machine).
-const SOURCE_ROLE = `[${coding(DCM, '110153', 'Source Role ID')}]`;
-const DESTINATION_ROLE = `[${coding(DCM, '110152', 'Destination Role ID')}]`;
+// The codings every AuditEvent shares, made once (an AuditEvent is built per access).
+const SOURCE_ROLE = Object.freeze([coding(DCM, '110153', 'Source Role ID')]);
+const DESTINATION_ROLE = Object.freeze([coding(DCM, '110152', 'Destination Role ID')]);
 const REST = coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'rest', 'Restful Operation');
-const PROVIDER = `{"coding":[${coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')}]}`;
+const SUBTYPES = new Map<string, readonly unknown[]>();
+const PROVIDER = Object.freeze({ coding: Object.freeze([coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')]) });
 const REQUEST_ID = coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'XrequestId');
 const PERSON = coding(ENTITY_TYPE, '1', 'Person');
 const PATIENT_ROLE = coding(OBJECT_ROLE, '1', 'Patient');
 const SYSTEM_OBJECT = coding(ENTITY_TYPE, '2', 'System Object');
 const QUERY_ROLE = coding(OBJECT_ROLE, '24', 'Query');
 const RESOURCE_ROLE = coding(OBJECT_ROLE, '4', 'Domain Resource');
-const APPLICATION_SERVER = `[${coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')}]`;
-const UNIDENTIFIED = json({ display: 'unidentified caller' });
+const APPLICATION_SERVER = Object.freeze([coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')]);
+const UNIDENTIFIED = Object.freeze({ display: 'unidentified caller' });
 
-/** Per interaction: its BALP kind and the `type`, `subtype` and `action` members, written once. */
-const KINDS = new Map<string, ReturnType<typeof kindOf> & { readonly members: string }>();
-
-function kind(name: Interaction['name']): ReturnType<typeof kindOf> & { readonly members: string } {
-  let found = KINDS.get(name);
-  if (found === undefined) {
-    const k = kindOf(name);
-    KINDS.set(name, (found = { ...k, members: `"type":${REST},"subtype":[${coding('http://hl7.org/fhir/restful-interaction', name)}],"action":"${k.action}"` }));
-  }
+function subtype(name: Interaction['name']): readonly unknown[] {
+  let found = SUBTYPES.get(name);
+  if (found === undefined) SUBTYPES.set(name, (found = Object.freeze([coding('http://hl7.org/fhir/restful-interaction', name)])));
   return found;
 }
 
-/** The AuditEvent of one access, recorded at `recordedMs` (epoch milliseconds), as JSON. */
-export function auditEventJSON(access: AccessFacts, result: AccessResult, recordedMs: number): string {
+/** The AuditEvent of one access, recorded at `recordedMs` (epoch milliseconds). */
+export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs: number): Record<string, unknown> {
   const { interaction, caller } = access;
   const { outcome } = result;
-  const k = kind(interaction.name);
-  const profile = k.profile === undefined || outcome !== 0 ? '' : `"meta":{"profile":[${json(`${BALP}${result.patient === undefined ? '' : 'Patient'}${k.profile}`)}]},`;
-  const who = caller === undefined ? UNIDENTIFIED : `{"identifier":{${caller.issuer === undefined ? '' : `"system":${json(caller.issuer)},`}"value":${json(caller.name)}}}`;
-  const policy = caller?.jti === undefined ? '' : `,"policy":[${json(`urn:ietf:params:oauth:jti:${caller.jti}`)}]`;
-  const network = access.address === undefined ? '' : `,"network":{"address":${json(access.address)},"type":"2"}`;
-  const client = `{"type":{"coding":${k.toClient ? DESTINATION_ROLE : SOURCE_ROLE}},"who":${who},"requestor":${caller?.user === undefined}${policy}${network}}`;
-  const server = `{"type":{"coding":${k.toClient ? SOURCE_ROLE : DESTINATION_ROLE}},"who":{"display":${json(`FHIR endpoint ${access.source}`)}},"requestor":false,"network":{"address":${json(access.server)},"type":"5"}}`;
-  const user = caller?.user === undefined ? '' : `,{"type":${PROVIDER},"who":{"reference":${json(caller.user)}},"requestor":true}`;
-  let entity = `{"what":{"identifier":{"value":${json(access.requestId)}}},"type":${REQUEST_ID}}`;
-  if (result.patient !== undefined) entity += `,{"what":{"reference":${json(result.patient)}},"type":${PERSON},"role":${PATIENT_ROLE}}`;
-  if (result.query !== undefined) entity += `,{"type":${SYSTEM_OBJECT},"role":${QUERY_ROLE},"query":"${Buffer.from(result.query, 'utf8').toString('base64')}"}`;
-  if (result.what !== undefined) entity += `,{"what":{"reference":${json(result.what)}},"type":${SYSTEM_OBJECT},"role":${RESOURCE_ROLE}}`;
-  const outcomeDesc = result.outcomeDesc === undefined ? '' : `,"outcomeDesc":${json(result.outcomeDesc)}`;
-  return `{"resourceType":"AuditEvent",${profile}${k.members},"recorded":"${new Date(recordedMs).toISOString()}","outcome":"${outcome}"${outcomeDesc},` +
-    `"agent":[${client},${server}${user}],"source":{"observer":{"display":${json(access.observer)}},"type":${APPLICATION_SERVER}},"entity":[${entity}]}`;
+  const kind = kindOf(interaction.name);
+  const profile = kind.profile === undefined || outcome !== 0 ? undefined : `${BALP}${result.patient === undefined ? '' : 'Patient'}${kind.profile}`;
+  const client = {
+    type: { coding: kind.toClient ? DESTINATION_ROLE : SOURCE_ROLE },
+    who: caller === undefined ? UNIDENTIFIED : { identifier: { ...(caller.issuer === undefined ? {} : { system: caller.issuer }), value: caller.name } },
+    requestor: caller?.user === undefined,
+    ...(caller?.jti === undefined ? {} : { policy: [`urn:ietf:params:oauth:jti:${caller.jti}`] }),
+    ...(access.address === undefined ? {} : { network: { address: access.address, type: '2' } }),
+  };
+  const server = {
+    type: { coding: kind.toClient ? SOURCE_ROLE : DESTINATION_ROLE },
+    who: { display: `FHIR endpoint ${access.source}` },
+    requestor: false,
+    network: { address: access.server, type: '5' },
+  };
+  const agent: unknown[] = [client, server];
+  if (caller?.user !== undefined) agent.push({ type: PROVIDER, who: { reference: caller.user }, requestor: true });
+  const entity: Record<string, unknown>[] = [{ what: { identifier: { value: access.requestId } }, type: REQUEST_ID }];
+  if (result.patient !== undefined) entity.push({ what: { reference: result.patient }, type: PERSON, role: PATIENT_ROLE });
+  if (result.query !== undefined) entity.push({ type: SYSTEM_OBJECT, role: QUERY_ROLE, query: Buffer.from(result.query, 'utf8').toString('base64') });
+  if (result.what !== undefined) entity.push({ what: { reference: result.what }, type: SYSTEM_OBJECT, role: RESOURCE_ROLE });
+  return {
+    resourceType: 'AuditEvent',
+    ...(profile === undefined ? {} : { meta: { profile: [profile] } }),
+    type: REST,
+    subtype: subtype(interaction.name),
+    action: kind.action,
+    recorded: new Date(recordedMs).toISOString(),
+    outcome: String(outcome),
+    ...(result.outcomeDesc === undefined ? {} : { outcomeDesc: result.outcomeDesc }),
+    agent,
+    source: { observer: { display: access.observer }, type: APPLICATION_SERVER },
+    entity,
+  };
 }

@@ -7,7 +7,7 @@
 import { LocalEventDispatcher } from '../events/index.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
-import { auditEventJSON } from './audit-event.js';
+import { auditEvent } from './audit-event.js';
 import type { AccessFacts, AccessResult } from './audit-event.js';
 import type { AuditSink } from './audit-sink.js';
 
@@ -56,8 +56,8 @@ export class AuditTrail {
     for (let i = 0; i < access.length; i++) {
       const facts = access[i]!;
       const result = results[i]!;
-      const event = auditEventJSON(facts, result, times[i]!);
-      this.#sink?.add(JSON.parse(event) as Record<string, unknown>);
+      const event = auditEvent(facts, result, times[i]!);
+      this.#sink?.add(event);
       if (emit) {
         emitSafely(d, AUDIT_EVENT_NAME, {
           source: facts.source,
@@ -65,7 +65,7 @@ export class AuditTrail {
           outcome: result.outcome,
           caller: facts.caller?.name ?? null,
           request_id: facts.requestId,
-          audit_event: event,
+          audit_event: JSON.stringify(event),
         });
       }
     }
