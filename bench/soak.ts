@@ -56,6 +56,8 @@ export interface SoakFigures {
   sent: number;
   /** Answers in the measured window per second. */
   rps: number;
+  /** Answers per second over the whole run (warm-up and ramp included), for comparison. */
+  wholeRunRps: number;
   /** Latency of the answers in the measured window, ms. */
   p50: number;
   p99: number;
@@ -136,6 +138,7 @@ export async function soakRun(connections: number, seconds: number, warmup = 0):
     if (now >= window.from && now < window.to) latencies.push(responseTime);
   });
   const result = await run;
+  const runSeconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
   const rssEnd = demo.rssBytes();
   // Does the host recover? One transform once the load has stopped (requests still queued in the host
@@ -155,6 +158,7 @@ export async function soakRun(connections: number, seconds: number, warmup = 0):
     answered: result.requests.total,
     sent: result.requests.sent,
     rps: latencies.length / seconds,
+    wholeRunRps: result.requests.total / runSeconds,
     p50: Math.round(percentile(latencies, 50)),
     p99: Math.round(percentile(latencies, 99)),
     errors: result.errors + result.timeouts + result.non2xx + bad,
@@ -217,10 +221,10 @@ export function soakRunsTable(runs: readonly SoakFigures[]): string {
   const rows = [...runs].sort((a, b) => a.startedAt.localeCompare(b.startedAt)).map((f) => {
     const [conn, timeouts, non2xx, bad] = f.errorParts;
     const good = [...f.kinds].map(([kind, t]) => `${kind} ${n(t.ok)}`).join(', ');
-    return `| ${f.startedAt.slice(11, 19)} | ${n(f.connections)} | ${ramp(f)} | ${n(Math.round(f.rps))} | ${n(f.p50)} / ${n(f.p99)} | ${f.errors} (${conn} + ${timeouts} + ${non2xx} + ${bad}) | ${n(f.answered)} / ${n(f.sent)} | ${good} | ${f.rssStartMB.toFixed(1)} / ${f.rssPeakMB.toFixed(1)} / ${f.rssEndMB.toFixed(1)} | ${f.probe} | ${n(f.hostErrorLines.count)} | ${f.exitCode} |`;
+    return `| ${f.startedAt.slice(11, 19)} | ${n(f.connections)} | ${ramp(f)} | ${n(Math.round(f.rps))} (${n(Math.round(f.wholeRunRps))}) | ${n(f.p50)} / ${n(f.p99)} | ${f.errors} (${conn} + ${timeouts} + ${non2xx} + ${bad}) | ${n(f.answered)} / ${n(f.sent)} | ${good} | ${f.rssStartMB.toFixed(1)} / ${f.rssPeakMB.toFixed(1)} / ${f.rssEndMB.toFixed(1)} | ${f.probe} | ${n(f.hostErrorLines.count)} | ${f.exitCode} |`;
   });
   const firstLines = runs.flatMap((f) => f.hostErrorLines.first);
-  return `| started (UTC) | connections | every connection answered after | req/s in the window | p50 / p99 ms in the window | errors (connection + time-outs + non-2xx + wrong bodies) | answered / sent, whole run | good answers by kind, whole run | host RSS start / peak / end MB | a transform right after the load | host warning/error lines | host exit code |
+  return `| started (UTC) | connections | every connection answered after | req/s in the window (whole run) | p50 / p99 ms in the window | errors (connection + time-outs + non-2xx + wrong bodies) | answered / sent, whole run | good answers by kind, whole run | host RSS start / peak / end MB | a transform right after the load | host warning/error lines | host exit code |
 |---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 ${firstLines.length === 0 ? '' : `\nfirst host log lines on stderr:\n${firstLines.slice(0, 3).join('\n')}`}`;
@@ -235,7 +239,7 @@ export function soakTable(f: SoakFigures): string {
 | connections, warm-up + measured window | ${n(f.connections)}, ${f.warmup} s + ${f.seconds} s |
 | every connection answered after | ${ramp(f)} |
 | requests answered / sent (whole run) | ${n(f.answered)} / ${n(f.sent)} |
-| requests per second (window) | ${n(Math.round(f.rps))} |
+| requests per second (window) | ${n(Math.round(f.rps))} (whole run: ${n(Math.round(f.wholeRunRps))}) |
 | latency p50 / p99 (window) | ${f.p50} ms / ${f.p99} ms |
 | errors (connection errors + time-outs + non-2xx + wrong bodies) | ${f.errors} (${conn} + ${timeouts} + ${non2xx} + ${bad}) |
 | a transform right after the load | ${f.probe} |
