@@ -114,17 +114,25 @@ export async function soakRun(connections: number, seconds: number, warmup = 0):
   const answeredBy = new Set<unknown>();
   const latencies: number[] = [];
   let started = NaN;
+  let warm = false;
   let rampSeconds: number | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  // `warm` is set by the warm-up's timer, not read off the clock: the timer's clock may be a moment
+  // behind performance.now(), and a check of the elapsed time there left the window shut until the ramp
+  // limit (two 64-connection runs of the 10:00 final ran 170 s, their windows 125–170 s into the run).
   const open = (force: boolean): void => {
-    if (window.from !== Infinity || performance.now() - started < warmup * 1000 || (!force && answeredBy.size < connections)) return;
+    if (window.from !== Infinity || !warm || (!force && answeredBy.size < connections)) return;
     window.from = performance.now();
     window.to = window.from + seconds * 1000;
-    setTimeout(() => run.stop(), seconds * 1000);
+    timers.push(setTimeout(() => run.stop(), seconds * 1000));
   };
   run.once('start', () => {
     started = performance.now();
-    setTimeout(() => open(false), warmup * 1000);
-    setTimeout(() => open(true), (warmup + RAMP_LIMIT_SECONDS) * 1000);
+    const warmUp = (): void => {
+      warm = true;
+      open(false);
+    };
+    timers.push(setTimeout(warmUp, warmup * 1000), setTimeout(() => open(true), (warmup + RAMP_LIMIT_SECONDS) * 1000));
   });
   run.on('response', (client: unknown, _status: number, _bytes: number, responseTime: number) => {
     const now = performance.now();
@@ -139,6 +147,7 @@ export async function soakRun(connections: number, seconds: number, warmup = 0):
   });
   const result = await run;
   const runSeconds = (performance.now() - started) / 1000;
+  for (const timer of timers) clearTimeout(timer);
   clearInterval(sampler);
   const rssEnd = demo.rssBytes();
   // Does the host recover? One transform once the load has stopped (requests still queued in the host
