@@ -118,10 +118,9 @@ class OutboundExchange implements EndListener {
       return;
     }
     res.on('data', (chunk: Buffer) => this.#data(chunk));
+    // A connection lost in the middle of the body destroys the message with an `aborted` error, which
+    // Node emits because a listener is there: no `close` listener is needed to see it.
     res.on('error', (cause: Error) => this.#cutShort(cause));
-    res.on('close', () => {
-      if (!res.complete) this.#cutShort(undefined);
-    });
     res.on('end', () => this.#settle(undefined, new BufferedResponse(res, this.#body())));
   }
 
