@@ -49,14 +49,17 @@ const WORKLOADS: Record<string, () => Promise<Outcome>> = {
     const md: string[] = [];
     const cases: CaseJson[] = [];
     for (const f of await benchGatewayRead()) {
-      const raw = f.contenders['raw node:http Agent']!.rps.median;
+      const raw = f.contenders['raw node:http Agent']!;
       const undici = f.contenders['undici Pool']!.rps.median;
-      md.push(`### concurrency ${f.concurrency}\n`, '| client | req/s | vs raw node:http | vs undici | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|---|');
+      md.push(`### concurrency ${f.concurrency}\n`, '| client | req/s | vs raw node:http | vs undici | CPU µs per call | CPU vs raw node:http | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|---|---|---|');
       for (const [name, c] of Object.entries(f.contenders)) {
-        md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, raw)} | ${ratio(c.rps.median, undici)} | ${fmt(c.p50, 3)} | ${fmt(c.p99, 3)} | ${c.errors} |`);
+        md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, raw.rps.median)} | ${ratio(c.rps.median, undici)} | ${fmt(c.cpuUs, 1)} | ${ratio(raw.cpuUs.median, c.cpuUs.median)} | ${fmt(c.p50, 3)} | ${fmt(c.p99, 3)} | ${c.errors} |`);
       }
-      md.push('');
+      const gateway = f.contenders['fhirgate AsyncFHIRGateway']!;
+      const where = f.pinned ? 'client on core 0, server on the last core' : 'not pinned: no taskset';
+      md.push('', `CPU per call, raw node:http Agent / fhirgate (${where}): ${ratio(raw.cpuUs.median, gateway.cpuUs.median)} (target ≥ 0.90×)`, '');
       cases.push(caseOf(`concurrency ${f.concurrency}`, 'req/s', 'higher', 'raw node:http Agent', Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
+      cases.push(caseOf(`concurrency ${f.concurrency}, CPU per call`, 'µs', 'lower', 'raw node:http Agent', Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.cpuUs]))));
     }
     return { title: 'Gateway read (fixed-response server in its own process)', markdown: md.join('\n'), cases };
   },
