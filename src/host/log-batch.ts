@@ -73,12 +73,13 @@ export class LogBatch {
     }
   }
 
-  /** Writes what is held now, in one `write()`. Throws what the stream throws; the lines are then kept. */
+  /**
+   * Writes what is held now, in one `write()`. Throws what the stream throws; the lines are then kept.
+   * The scheduled write stays scheduled and finds nothing to do: a `clearImmediate` here, called from an
+   * `uncaughtException` handler while Node runs its immediates (a crashing cluster worker's last `error`
+   * line), broke Node's immediate queue: an endless run of `_idleNext` TypeErrors.
+   */
   flush(): void {
-    if (this.#timer !== undefined) {
-      clearImmediate(this.#timer);
-      this.#timer = undefined;
-    }
     this.#writeHeld(true);
   }
 

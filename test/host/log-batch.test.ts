@@ -120,3 +120,16 @@ for (const end of ['exit', 'throw']) {
     assert.deepEqual(lines, Array.from({ length: 500 }, (_, i) => i));
   });
 }
+
+test('an error line logged while an immediate throws (a crashing worker) is written once, and the lines held are written', { timeout: 20_000 }, async () => {
+  const child = spawn(process.execPath, [...LOADER, helperScript(import.meta.url, './log-exit-process'), '3', 'crash-in-immediate'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout.on('data', (chunk: Buffer) => (text += String(chunk)));
+  let errText = '';
+  child.stderr.on('data', (chunk: Buffer) => (errText += String(chunk)));
+  const [code] = (await once(child, 'close')) as [number];
+  assert.equal(code, 1);
+  assert.deepEqual(messages(text), ['line', 'line', 'line']);
+  const errors = errText.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; error: string });
+  assert.deepEqual(errors.map((e) => [e.msg, e.error]), [['crashed', 'thrown in an immediate']]);
+});
