@@ -27,6 +27,14 @@ function flushOnExit(): void {
   }
 }
 
+/** Marks `batch` as holding lines, for the process's `exit` event (listened to from the first line on). */
+function hold(batch: LogBatch): void {
+  holding.add(batch);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', flushOnExit);
+}
+
 /** The batch of `stream`, shared by every logger writing to it. */
 export function batchOf(stream: LogStream): LogBatch {
   let batch = batches.get(stream);
@@ -58,19 +66,15 @@ export class LogBatch {
 
   /** Holds `line` until the turn ends; after a failed deferred write, writes it at once with what is held. */
   add(line: string): void {
+    // Held from the first line on, also when a flush emptied the batch while its write stays scheduled.
+    if (this.#text === '') hold(this);
     this.#text += line;
     if (this.#direct) {
       this.#direct = false;
       this.#writeHeld(false);
       return;
     }
-    if (this.#timer !== undefined) return;
-    this.#timer = setImmediate(this.#deferred);
-    holding.add(this);
-    if (!exitHooked) {
-      exitHooked = true;
-      process.on('exit', flushOnExit);
-    }
+    if (this.#timer === undefined) this.#timer = setImmediate(this.#deferred);
   }
 
   /**

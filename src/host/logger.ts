@@ -89,7 +89,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * `debug`/`info` lines are handed to their stream once per turn of the event loop, as one string (a busy
  * host writes one access line a request); a `warn`/`error` line is written at once, after every line held
  * before it. `flush()` writes what is held; the host calls it when it closes, and the process's `exit`
- * event writes what is still held.
+ * event hands what is still held to the stream.
  *
  * @example
  * ```ts

@@ -131,5 +131,5 @@ test('an error line logged while an immediate throws (a crashing worker) is writ
   assert.equal(code, 1);
   assert.deepEqual(messages(text), ['line', 'line', 'line']);
   const errors = errText.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; error: string });
-  assert.deepEqual(errors.map((e) => [e.msg, e.error]), [['crashed', 'thrown in an immediate']]);
+  assert.deepEqual(errors.map((e) => [e.msg, e.error]), [['half way', undefined], ['crashed', 'thrown in an immediate']]);
 });
