@@ -34,9 +34,9 @@ function hostOutcome(title: string, figures: HostFigures[], baseline: string, ot
   for (const f of figures) {
     const base = f.contenders[baseline]!.rps.median;
     const second = f.contenders[other]!.rps.median;
-    md.push(`### ${f.connections} connections\n`, `| server | req/s | vs ${baseline} | vs ${other} | p99 ms | errors |`, '|---|---|---|---|---|---|');
-    for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, base)} | ${ratio(c.rps.median, second)} | ${fmt(c.p99)} | ${c.errors} |`);
-    if (target !== undefined) md.push('', `${other} / ${baseline}: ${ratio(second, base)} (target ≥ ${target.toFixed(2)}×)`);
+    md.push(`### ${f.connections} connections\n`, `| server | req/s | vs ${baseline} | vs ${other} | p99 ms | server CPU µs/request | server core busy | errors |`, '|---|---|---|---|---|---|---|---|');
+    for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, base)} | ${ratio(c.rps.median, second)} | ${fmt(c.p99)} | ${fmt(c.cpu, 1)} | ${fmt(c.busy, 2)} | ${c.errors} |`);
+    if (target !== undefined) md.push('', `${other} / ${baseline}: ${ratio(second, base)} (target ≥ ${target.toFixed(2)}×); requests per server CPU-second: ${ratio(f.contenders[baseline]!.cpu.median, f.contenders[other]!.cpu.median)}`);
     md.push('');
     cases.push(caseOf(`${f.connections} connections`, 'req/s', 'higher', baseline, Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
   }
