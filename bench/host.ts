@@ -7,6 +7,7 @@
  * Run alone: `node --import tsx bench/host.ts`.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { coreFor, startPeer } from './lib/processes.js';
 import { RUNS, summarize, type Summary } from './lib/stats.js';
@@ -16,7 +17,12 @@ const autocannonBin = require.resolve('autocannon/autocannon.js');
 
 export interface HostFigures {
   connections: number;
-  contenders: Record<string, { rps: Summary; p99: Summary; errors: number }>;
+  /**
+   * Per contender; `cpu` is the server process's CPU (every thread, user + system) per answered request in
+   * µs, and `busy` that CPU over the run's duration (1 = its whole core): a server below ~0.9 was not what
+   * bounded its throughput (the load generator, on the other core, was). Both NaN without `/proc`.
+   */
+  contenders: Record<string, { rps: Summary; p99: Summary; errors: number; cpu: Summary; busy: Summary }>;
 }
 
 /** Contender name → server script under bench/servers/. */
@@ -45,17 +51,40 @@ export const E2E_SERVERS: Servers = {
  * autocannon (in its own process, on the client's core) against `url` for `seconds`: requests per second,
  * p50 and p99 latency in ms, errors and non-2xx answers. `headers` are sent with every request.
  */
-export function autocannon(url: string, connections: number, seconds: number, headers: Record<string, string> = {}): { rps: number; p50: number; p99: number; errors: number } {
+export function autocannon(url: string, connections: number, seconds: number, headers: Record<string, string> = {}): { rps: number; p50: number; p99: number; errors: number; requests: number; seconds: number } {
   const core = coreFor('client');
   const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
   const [cmd, argv] = core === undefined ? [process.execPath, args] : ['taskset', ['-c', String(core), process.execPath, ...args]];
   const out = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const result = JSON.parse(out.stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  const result = JSON.parse(out.stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number; duration: number };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, requests: result.requests.total, seconds: result.duration };
 }
 
-function load(port: number, connections: number, seconds: number): { rps: number; p99: number; errors: number } {
-  return autocannon(`http://127.0.0.1:${port}/fhir/transform/Patient/bench-1`, connections, seconds);
+/** CPU seconds (user + system, every thread) process `pid` has used, from `/proc`; NaN where there is none. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+interface Run {
+  rps: number;
+  p99: number;
+  errors: number;
+  /** The server's CPU per answered request (µs) and over the run's duration (1 = a core). */
+  cpu: number;
+  busy: number;
+}
+
+function load(port: number, connections: number, seconds: number, pid?: number): Run {
+  const before = cpuSeconds(pid);
+  const r = autocannon(`http://127.0.0.1:${port}/fhir/transform/Patient/bench-1`, connections, seconds);
+  const used = cpuSeconds(pid) - before;
+  return { rps: r.rps, p99: r.p99, errors: r.errors, cpu: (used * 1e6) / r.requests, busy: used / r.seconds };
 }
 
 /**
@@ -74,14 +103,14 @@ export async function benchHost(servers: Servers = HOST_SERVERS, connectionCount
 }
 
 async function atConnections(servers: Servers, connections: number, args: string[], seconds: number): Promise<HostFigures> {
-  const runs = new Map<string, Array<{ rps: number; p99: number; errors: number }>>();
+  const runs = new Map<string, Run[]>();
   for (let run = 0; run < RUNS; run++) {
     const names = Object.keys(servers);
     for (const name of run % 2 === 0 ? names : names.reverse()) {
       const peer = await startPeer(new URL(`./servers/${servers[name]}`, import.meta.url), args);
       try {
         load(peer.port, connections, 1); // warm-up
-        const r = load(peer.port, connections, seconds);
+        const r = load(peer.port, connections, seconds, peer.child.pid); // taskset execs node: the same pid
         runs.set(name, [...(runs.get(name) ?? []), r]);
       } finally {
         await peer.stop();
@@ -90,7 +119,13 @@ async function atConnections(servers: Servers, connections: number, args: string
   }
   const entry: HostFigures = { connections, contenders: {} };
   for (const [name, rs] of runs) {
-    entry.contenders[name] = { rps: summarize(rs.map((r) => r.rps)), p99: summarize(rs.map((r) => r.p99)), errors: rs.reduce((n, r) => n + r.errors, 0) };
+    entry.contenders[name] = {
+      rps: summarize(rs.map((r) => r.rps)),
+      p99: summarize(rs.map((r) => r.p99)),
+      errors: rs.reduce((n, r) => n + r.errors, 0),
+      cpu: summarize(rs.map((r) => r.cpu)),
+      busy: summarize(rs.map((r) => r.busy)),
+    };
   }
   return entry;
 }

@@ -36,9 +36,9 @@ function hostOutcome(title: string, figures: HostFigures[], baseline: string, ot
   for (const f of figures) {
     const base = f.contenders[baseline]!.rps.median;
     const second = f.contenders[other]!.rps.median;
-    md.push(`### ${f.connections} connections\n`, `| server | req/s | vs ${baseline} | vs ${other} | p99 ms | errors |`, '|---|---|---|---|---|---|');
-    for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, base)} | ${ratio(c.rps.median, second)} | ${fmt(c.p99)} | ${c.errors} |`);
-    if (target !== undefined) md.push('', `${other} / ${baseline}: ${ratio(second, base)} (target ≥ ${target.toFixed(2)}×)`);
+    md.push(`### ${f.connections} connections\n`, `| server | req/s | vs ${baseline} | vs ${other} | p99 ms | server CPU µs/request | server core busy | errors |`, '|---|---|---|---|---|---|---|---|');
+    for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, base)} | ${ratio(c.rps.median, second)} | ${fmt(c.p99)} | ${fmt(c.cpu, 1)} | ${fmt(c.busy, 2)} | ${c.errors} |`);
+    if (target !== undefined) md.push('', `${other} / ${baseline}: ${ratio(second, base)} (target ≥ ${target.toFixed(2)}×); requests per server CPU-second: ${ratio(f.contenders[baseline]!.cpu.median, f.contenders[other]!.cpu.median)}`);
     md.push('');
     cases.push(caseOf(`${f.connections} connections`, 'req/s', 'higher', baseline, Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
   }
@@ -51,14 +51,17 @@ const WORKLOADS: Record<string, () => Promise<Outcome>> = {
     const md: string[] = [];
     const cases: CaseJson[] = [];
     for (const f of await benchGatewayRead()) {
-      const raw = f.contenders['raw node:http Agent']!.rps.median;
+      const raw = f.contenders['raw node:http Agent']!;
       const undici = f.contenders['undici Pool']!.rps.median;
-      md.push(`### concurrency ${f.concurrency}\n`, '| client | req/s | vs raw node:http | vs undici | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|---|');
+      md.push(`### concurrency ${f.concurrency}\n`, '| client | req/s | vs raw node:http | vs undici | CPU µs per call | CPU vs raw node:http | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|---|---|---|');
       for (const [name, c] of Object.entries(f.contenders)) {
-        md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, raw)} | ${ratio(c.rps.median, undici)} | ${fmt(c.p50, 3)} | ${fmt(c.p99, 3)} | ${c.errors} |`);
+        md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, raw.rps.median)} | ${ratio(c.rps.median, undici)} | ${fmt(c.cpuUs, 1)} | ${ratio(raw.cpuUs.median, c.cpuUs.median)} | ${fmt(c.p50, 3)} | ${fmt(c.p99, 3)} | ${c.errors} |`);
       }
-      md.push('');
+      const gateway = f.contenders['fhirgate AsyncFHIRGateway']!;
+      const where = f.pinned ? 'client on core 0, server on the last core' : 'not pinned: no taskset';
+      md.push('', `CPU per call, raw node:http Agent / fhirgate (${where}): ${ratio(raw.cpuUs.median, gateway.cpuUs.median)} (target ≥ 0.90×)`, '');
       cases.push(caseOf(`concurrency ${f.concurrency}`, 'req/s', 'higher', 'raw node:http Agent', Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
+      cases.push(caseOf(`concurrency ${f.concurrency}, CPU per call`, 'µs', 'lower', 'raw node:http Agent', Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.cpuUs]))));
     }
     return { title: 'Gateway read (fixed-response server in its own process)', markdown: md.join('\n'), cases };
   },

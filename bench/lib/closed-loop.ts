@@ -1,6 +1,7 @@
 /**
  * A closed-loop load: `concurrency` workers each send one request, wait for it, send the next, until the
- * time is up. Reports requests per second and latency percentiles (ms).
+ * time is up. Reports requests per second, latency percentiles (ms) and this process's CPU time per
+ * request (µs, `process.cpuUsage()`: every thread of the process, V8's GC and compiler threads included).
  */
 import { percentile } from './stats.js';
 
@@ -9,6 +10,8 @@ export interface LoopResult {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time of this process per completed request, µs. */
+  cpuUs: number;
 }
 
 export async function closedLoop(call: () => Promise<unknown>, concurrency: number, seconds: number): Promise<LoopResult> {
@@ -27,7 +30,9 @@ export async function closedLoop(call: () => Promise<unknown>, concurrency: numb
     }
   };
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(Array.from({ length: concurrency }, worker));
+  const cpu = process.cpuUsage(cpu0);
   const elapsed = (performance.now() - t0) / 1000;
-  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, cpuUs: (cpu.user + cpu.system) / latencies.length };
 }

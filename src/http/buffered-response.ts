@@ -33,9 +33,18 @@ export class BufferedResponse implements HTTPResponse {
  * object is not built); `NaN` when there is none.
  */
 export function declaredLength(raw: readonly string[]): number {
+  const value = rawHeader(raw, 'content-length');
+  return value === undefined ? NaN : Number(value);
+}
+
+/**
+ * The first value of the header `name` (lower case) in a message's raw header list, without building
+ * its `headers` object; `undefined` when there is none.
+ */
+export function rawHeader(raw: readonly string[], name: string): string | undefined {
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 14 && name.toLowerCase() === 'content-length') return Number(raw[i + 1]);
+    const given = raw[i] as string;
+    if (given.length === name.length && given.toLowerCase() === name) return raw[i + 1];
   }
-  return NaN;
+  return undefined;
 }

@@ -45,7 +45,7 @@ export class Deadline {
    * needs no closure. Returns the timer to hand back to {@link Deadline.disarm}.
    */
   arm(listener: EndListener): TimerHandle | undefined {
-    this.signal?.addEventListener('abort', listener, { once: true });
+    if (this.signal !== undefined) abortWaits(this.signal).push(listener);
     const ms = this.remaining();
     return ms === Infinity ? undefined : startTimer(Math.max(ms, 1), timeUp, listener);
   }
@@ -53,14 +53,40 @@ export class Deadline {
   /** Undoes {@link Deadline.arm}. */
   disarm(timer: TimerHandle | undefined, listener: EndListener): void {
     if (timer !== undefined) stopTimer(timer);
-    this.signal?.removeEventListener('abort', listener);
+    const armed = this.signal === undefined ? undefined : waits.get(this.signal);
+    const at = armed === undefined ? -1 : armed.indexOf(listener);
+    if (at !== -1) armed!.splice(at, 1);
   }
 }
 
 /**
- * What {@link Deadline.arm} calls when a wait ends early (an `EventListenerObject`, so that it also
- * serves as the abort listener).
+ * The waits armed on each caller signal, in the order they were armed. A signal gets one `abort` listener
+ * of its own, the first time a wait is armed on it, which ends the waits in its list: arming a wait is a
+ * push, disarming it a search from the oldest (usually one or two waits per signal: a connection's
+ * requests). An `EventTarget` listener added and removed per wait cost 2.5% of a facade read (its requests
+ * all carry their connection's signal; `node --cpu-prof`, `node:internal/event_target`), and a signal shared
+ * by more than ten calls in flight drew Node's `MaxListenersExceededWarning`. (A `Set` per signal was
+ * slower than the listener: a small set that is added to and deleted from rehashes every few calls.)
  */
+const waits = new WeakMap<AbortSignal, EndListener[]>();
+
+function abortWaits(signal: AbortSignal): EndListener[] {
+  let armed = waits.get(signal);
+  if (armed === undefined) {
+    const list: EndListener[] = (armed = []);
+    waits.set(signal, list);
+    signal.addEventListener('abort', () => endWaits(signal, list), { once: true });
+  }
+  return armed;
+}
+
+/** Ends every wait armed on `signal`, oldest first; a wait disarmed by an earlier one's end is skipped. */
+function endWaits(signal: AbortSignal, armed: EndListener[]): void {
+  while (armed.length > 0) armed.shift()!.handleEvent();
+  waits.delete(signal);
+}
+
+/** What {@link Deadline.arm} calls when a wait ends early (an object, so that a wait needs no closure). */
 export interface EndListener {
   handleEvent(): void;
 }

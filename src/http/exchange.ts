@@ -79,6 +79,9 @@ class OutboundExchange implements EndListener {
     const options = this.#options;
     if (requestStartChannel.hasSubscribers || requestEndChannel.hasSubscribers) this.#started = performance.now();
     if (requestStartChannel.hasSubscribers) requestStartChannel.publish({ method: options.method, origin: target.origin, path: target.pathname });
+    // The headers go as an object, not as Node's faster flat list: tracing instrumentations that wrap
+    // http.request (OpenTelemetry's) copy options.headers with Object.assign to add theirs, which turns a
+    // list into numbered headers and loses the request's own.
     const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)({
       protocol: target.protocol,
       hostname: target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname,
@@ -122,10 +125,9 @@ class OutboundExchange implements EndListener {
       return;
     }
     res.on('data', (chunk: Buffer) => this.#data(chunk));
+    // A connection lost in the middle of the body destroys the message with an `aborted` error, which
+    // Node emits because a listener is there: no `close` listener is needed to see it.
     res.on('error', (cause: Error) => this.#cutShort(cause));
-    res.on('close', () => {
-      if (!res.complete) this.#cutShort(undefined);
-    });
     res.on('end', () => this.#settle(undefined, new BufferedResponse(res, this.#body())));
   }
 

@@ -5,6 +5,7 @@
  */
 import type http from 'node:http';
 import type { Socket } from 'node:net';
+import { rawHeader } from './buffered-response.js';
 import { startTimer, stopTimer } from './coarse-timers.js';
 import type { TimerHandle } from './coarse-timers.js';
 import type { HTTPTarget } from './request-options.js';
@@ -39,13 +40,21 @@ type TimedSocket = Socket & { [IDLE_TIMER]?: TimerHandle | undefined };
  * `timeout` option, used before, kept a socket timer armed during every request too, refreshed on
  * every read and write, with a `timeout` listener added and removed per request: 7–10% of a gateway
  * read at concurrency 16 (A/B against a raw keep-alive agent with and without that option).
+ *
+ * `keepSocketAlive` does what Node's own does for an agent without a `timeout` (TCP keep-alive on, the
+ * socket unreferenced, no socket timer, not kept when the server keeps it for a second or less), but
+ * reads the server's `Keep-Alive` from the answer's raw header list: Node's reads `res.headers`, which
+ * builds the answer's whole headers object per request even when nobody else reads it.
  */
 export function expireIdleSockets(agent: http.Agent, idleMs: number): void {
-  const keep = agent.keepSocketAlive as unknown as KeepSocketAlive;
   const reuse = agent.reuseSocket;
   (agent as unknown as { keepSocketAlive: KeepSocketAlive }).keepSocketAlive = (socket: TimedSocket) => {
-    if (!keep.call(agent, socket)) return false;
-    socket[IDLE_TIMER] = startTimer(Math.min(idleMs, serverIdleMs(socket)), closeIdle, socket);
+    const serverMs = serverIdleMs(socket);
+    socket.setKeepAlive(true, (agent as { keepAliveMsecs?: number }).keepAliveMsecs);
+    socket.unref();
+    if (socket.timeout !== 0) socket.setTimeout(0);
+    if (serverMs <= 0) return false;
+    socket[IDLE_TIMER] = startTimer(Math.min(idleMs, serverMs), closeIdle, socket);
     return true;
   };
   agent.reuseSocket = (socket, request) => {
@@ -67,7 +76,8 @@ const KEEP_ALIVE_TIMEOUT = /^timeout=(\d+)/;
  * `_httpMessage` is where Node's own agent reads that answer from.
  */
 function serverIdleMs(socket: Socket): number {
-  const answer = (socket as { _httpMessage?: { res?: http.IncomingMessage } })._httpMessage?.res;
-  const hint = answer === undefined ? undefined : KEEP_ALIVE_TIMEOUT.exec(String(answer.headers['keep-alive'] ?? ''))?.[1];
+  const answer = (socket as { _httpMessage?: { res?: http.IncomingMessage | null } })._httpMessage?.res;
+  const value = answer == null ? undefined : rawHeader(answer.rawHeaders, 'keep-alive');
+  const hint = value === undefined ? undefined : KEEP_ALIVE_TIMEOUT.exec(value)?.[1];
   return hint === undefined ? Infinity : Number(hint) * 1000 - 1000;
 }

@@ -264,3 +264,25 @@ test('bad pool options throw TypeError or RangeError naming the option', () => {
   const pool = new AgentPool();
   assert.deepEqual(pool.status().limits, { maxConnections: 100, maxKeepaliveConnections: 20, keepaliveExpiry: 5 });
 });
+
+test('one signal shared by 30 requests, some sent and some queued: no listener warning, and its abort ends every one and nothing else', async (t) => {
+  const held: (() => void)[] = [];
+  const srv = await startServer(t, (req, res) => (req.url === '/other' ? res.end('other') : held.push(() => res.end('late'))));
+  const pool = new AgentPool({ maxConnections: 10 });
+  t.after(() => pool.close());
+  const warnings: Error[] = [];
+  const onWarning = (w: Error): void => void warnings.push(w);
+  process.on('warning', onWarning);
+  t.after(() => process.off('warning', onWarning));
+  const controller = new AbortController();
+  const shared = Array.from({ length: 30 }, (_, i) => pool.request(`${srv.url}/s/${i}`, { signal: controller.signal }));
+  const other = pool.request(`${srv.url}/other`, { signal: new AbortController().signal });
+  await until(() => held.length === 10, 'ten requests to arrive');
+  assert.equal(pool.status().totals.queued, 21);
+  controller.abort();
+  const settled = await Promise.allSettled(shared);
+  assert.deepEqual(new Set(settled.map((s) => s.status === 'rejected' && (s.reason as { code?: string }).code)), new Set(['ERR_ABORTED']));
+  assert.equal((await other).body.toString(), 'other');
+  assert.equal(srv.seen.filter((s) => s.url.startsWith('/s/')).length, 10);
+  assert.deepEqual(warnings.map((w) => w.name), []);
+});

@@ -27,6 +27,21 @@ test('pool.sendChecked takes checked options as they are: headers, default User-
   assert.equal(srv.seen[1]!.headers['user-agent'], 'mine/1');
 });
 
+test('the header block: Host with the port, a given Authorization over URL credentials, Content-Length 0 for a POST without a body (never chunked)', async (t) => {
+  const srv = await startServer(t, (_req, res) => res.end('ok'));
+  const withCredentials = srv.url.replace('http://', 'http://us:pw@');
+  await request(withCredentials, { method: 'POST' });
+  await request(withCredentials, { method: 'DELETE', headers: { Authorization: 'Bearer t' } });
+  const [post, del] = srv.seen;
+  assert.equal(post!.headers.host, new URL(srv.url).host);
+  assert.equal(post!.headers['content-length'], '0');
+  assert.equal(post!.headers['transfer-encoding'], undefined);
+  assert.equal(post!.headers.authorization, `Basic ${Buffer.from('us:pw').toString('base64')}`);
+  assert.equal(del!.headers.authorization, 'Bearer t');
+  assert.equal(del!.headers['content-length'], undefined);
+  assert.equal(del!.headers['transfer-encoding'], undefined);
+});
+
 test('a body that comes in several chunks is joined; an empty one is an empty Buffer', async (t) => {
   const srv = await startServer(t, (req, res) => {
     if (req.url === '/empty') return void res.writeHead(204).end();
