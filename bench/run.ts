@@ -15,7 +15,7 @@ import { benchNoteReader } from './notereader.js';
 import { benchNoteReaderWorst } from './notereader-worst.js';
 import { caseOf, machine, writeResultsJson, writeSection, type CaseJson, type WorkloadJson } from './lib/report.js';
 import { fmt, RUNS, summarize } from './lib/stats.js';
-import { benchSoak, soakClean, soakTable } from './soak.js';
+import { benchSoak, soakClean, soakRunsTable } from './soak.js';
 import { benchSyncLatency } from './sync-latency.js';
 import { benchTokenBurst } from './token-burst.js';
 
@@ -23,6 +23,8 @@ interface Outcome {
   title: string;
   markdown: string;
   cases: CaseJson[];
+  /** How the figures were taken, when not the usual `RUNS` runs per figure. */
+  method?: string;
 }
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
@@ -149,18 +151,32 @@ const WORKLOADS: Record<string, () => Promise<Outcome>> = {
     };
   },
   soak: async () => {
-    const [low, high] = await benchSoak();
+    const { low, high, ratios } = await benchSoak();
+    const rps = (runs: typeof low) => summarize(runs.map((f) => f.rps));
+    const peak = (runs: typeof low) => summarize(runs.map((f) => f.rssPeakMB));
+    const errors = (runs: typeof low) => runs.reduce((e, f) => e + f.errors, 0);
+    const [l, h] = [low[0]!, high[0]!];
     const md = [
-      `throughput at ${high!.connections} connections / at ${low!.connections}: ${ratio(high!.rps, low!.rps)} (target ≥ 0.9×), ` +
-        `errors ${low!.errors} / ${high!.errors}, host RSS peak ${high!.rssPeakMB.toFixed(1)} MB (target < 256 MB), clean: ${soakClean(low!) && soakClean(high!)}`,
-      `\n### ${low!.connections} connections\n`, soakTable(low!), `\n### ${high!.connections} connections\n`, soakTable(high!),
+      `throughput at ${h.connections} connections / at ${l.connections}, round by round: **${fmt(ratios, 2)}×** (median (min–max) of ${ratios.runs.length} rounds: ${ratios.runs.map((r) => `${r.toFixed(2)}×`).join(', ')}; target ≥ 0.9×); ` +
+        `counted over each whole run instead, warm-up and ramp included: ${fmt(summarize(high.map((f, i) => f.wholeRunRps / low[i]!.wholeRunRps)), 2)}×`,
+      '',
+      `| connections | req/s in the window | host RSS peak MB | errors, all runs |`,
+      '|---|---|---|---|',
+      `| ${l.connections} | ${fmt(rps(low))} | ${fmt(peak(low), 1)} | ${errors(low)} |`,
+      `| ${h.connections} | ${fmt(rps(high))} | ${fmt(peak(high), 1)} (target < 256) | ${errors(high)} |`,
+      '',
+      `clean (no error, no host warning, the host answered after the load and exited with 0): ${[...low, ...high].every(soakClean)}`,
+      '\n### Every run, in the order they ran\n',
+      soakRunsTable([...low, ...high]),
     ];
     return {
       title: 'Soak: the demo mix at 64 and 1,000 connections',
+      method: `${ratios.runs.length} rounds of ${l.connections} and ${h.connections} connections back to back, the first of each round alternating; each run a fresh demo, ${l.warmup} s of warm-up then ${l.seconds} s measured; median (min–max)`,
       markdown: md.join('\n'),
       cases: [
-        caseOf('demo mix throughput', 'req/s', 'higher', `${low!.connections} connections`, { [`${low!.connections} connections`]: one(low!.rps), [`${high!.connections} connections`]: one(high!.rps) }),
-        caseOf('demo host RSS peak', 'MB', 'lower', `${low!.connections} connections`, { [`${low!.connections} connections`]: one(low!.rssPeakMB), [`${high!.connections} connections`]: one(high!.rssPeakMB) }),
+        caseOf('demo mix throughput', 'req/s', 'higher', `${l.connections} connections`, { [`${l.connections} connections`]: rps(low), [`${h.connections} connections`]: rps(high) }),
+        caseOf('demo host RSS peak', 'MB', 'lower', `${l.connections} connections`, { [`${l.connections} connections`]: peak(low), [`${h.connections} connections`]: peak(high) }),
+        caseOf('demo mix throughput, round by round', 'ratio', 'higher', 'target', { target: one(0.9), [`${h.connections} / ${l.connections} connections`]: ratios }),
       ],
     };
   },
@@ -178,7 +194,7 @@ const resultsMd = new URL('./RESULTS.md', import.meta.url);
 for (const name of names) {
   const date = new Date().toISOString();
   const outcome = await WORKLOADS[name]!();
-  const section = `## ${outcome.title} (\`${name}\`)\n\n_run ${date}; ${machine()}; node ${process.version}; ${RUNS} runs per figure, contenders alternated; median (min–max)_\n\n${outcome.markdown}`;
+  const section = `## ${outcome.title} (\`${name}\`)\n\n_run ${date}; ${machine()}; node ${process.version}; ${outcome.method ?? `${RUNS} runs per figure, contenders alternated; median (min–max)`}_\n\n${outcome.markdown}`;
   console.log(`\n${section}\n`);
   writeSection(resultsMd, name, section);
   json[name] = { date, cases: outcome.cases };

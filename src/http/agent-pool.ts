@@ -19,7 +19,8 @@ import { POOL_DEFAULTS } from './pool-types.js';
 import type { AgentPoolOptions, AgentPoolStatus } from './pool-types.js';
 import { sendWithRetries } from './send-with-retries.js';
 import type { TrySender } from './send-with-retries.js';
-import { countDestroyed, countSockets, idleSockets, sockets } from './socket-counts.js';
+import { evictIdle } from './evict-idle.js';
+import { countSockets, idleSockets, sockets } from './socket-counts.js';
 import { checkObject, numberOption } from '../lib/options.js';
 
 interface Origin {
@@ -115,7 +116,8 @@ class PooledRequest implements TrySender, EndListener {
  * A keep-alive pool shared by many origins. `maxConnections` caps the sockets of all origins
  * together (requests beyond it wait in a FIFO queue per origin: a socket freed by an origin goes to that
  * origin's next waiter, a new socket to the oldest waiter of any origin; when a socket is needed for a
- * waiting request and another origin holds an idle one, that idle socket is closed to make room);
+ * waiting request and another origin holds an idle one beyond its fair share, that idle socket is closed
+ * to make room);
  * `maxKeepaliveConnections` idle sockets are kept per origin for `keepaliveExpiry` seconds. Counts are
  * read from the agents' own socket lists, so a failed or aborted request cannot leak a slot.
  */
@@ -376,26 +378,7 @@ export class AgentPool {
     const max = this.#limits.maxConnections;
     let total = this.#totalSockets();
     for (; total < max && this.#waiting > 0; total++) this.#next(this.#oldest()!).start();
-    if (this.#waiting > 0) this.#evictIdle(this.#waiting);
-  }
-
-  /** Closes idle sockets of origins nobody waits for, so that waiting requests get room. */
-  #evictIdle(needed: number): void {
-    const origins = this.#allOrigins().filter((o) => o.queued === 0 && countSockets(o.agent.freeSockets) > 0);
-    if (origins.length === 0) return;
-    let room = needed;
-    for (const o of this.#allOrigins()) room -= countDestroyed(o.agent.sockets) + countDestroyed(o.agent.freeSockets);
-    for (const o of origins) {
-      for (const name in o.agent.freeSockets) {
-        for (const s of o.agent.freeSockets[name] ?? []) {
-          if (room <= 0) return;
-          if (!s.destroyed) {
-            s.destroy();
-            room--;
-          }
-        }
-      }
-    }
+    if (this.#waiting > 0) evictIdle(this.#allOrigins(), this.#waiting, max);
   }
 
   #destroy(origin: Origin): void {

@@ -133,6 +133,33 @@ test('the cap spans origins: an idle socket of one origin is closed to make room
   await until(() => a.sockets.open === 0, "a's idle sockets to be closed for b");
 });
 
+test('an origin with requests in flight keeps its fair share of the cap: a waiter of another origin does not close its idle socket', async (t) => {
+  const held: Array<() => void> = [];
+  const hold = (name: string) => (req: { url?: string }, res: { end: (b: string) => void }) => {
+    if (req.url === '/now') res.end(name);
+    else held.push(() => res.end(name));
+  };
+  const a = await startServer(t, hold('a'));
+  const b = await startServer(t, hold('b'));
+  const pool = new AgentPool({ maxConnections: 4 });
+  t.after(() => pool.close());
+  // b: one request in flight, one socket idle; a: two requests in flight. The cap (4) is reached, and
+  // each of the two busy origins holds its share (2).
+  const bHeld = pool.request(`${b.url}/held`);
+  await pool.request(`${b.url}/now`);
+  const aHeld = [pool.request(`${a.url}/held`), pool.request(`${a.url}/held`)];
+  await until(() => held.length === 3, 'three held requests');
+  const third = pool.request(`${a.url}/now`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(pool.status().totals.queued, 1, 'the third request of a waits for one of its own sockets');
+  assert.equal(b.sockets.open, 2, "b's idle socket stays open");
+  for (const release of held.splice(0)) release();
+  assert.equal((await third).body.toString(), 'a');
+  await Promise.all([bHeld, ...aHeld]);
+  assert.equal(a.sockets.accepted, 2, 'a reused its own sockets');
+  assert.equal(b.sockets.accepted, 2);
+});
+
 test('idle sockets close after keepaliveExpiry', async (t) => {
   const srv = await startServer(t, (_req, res) => res.end('ok'));
   const pool = new AgentPool({ keepaliveExpiry: 0.2 });
