@@ -293,8 +293,8 @@ export class ServiceAPI {
    * Answers `/health/ready` with 503 and keeps serving for `readinessDrainMs` (the option, or this call's
    * override: 0 for a rolling restart where no load balancer has to notice), then stops accepting
    * connections, lets in-flight requests finish (up to `shutdownGraceMs`, then aborts them), drains the
-   * dispatcher's handlers, closes every mounted component, and has the logger write the lines it still
-   * holds (`logger.flush()`). Idempotent: later calls return the first call's promise.
+   * dispatcher's handlers, and closes every mounted component. Idempotent: later calls return the first
+   * call's promise.
    */
   close(options: { readinessDrainMs?: number } = {}): Promise<void> {
     if (typeof options !== 'object' || options === null) throw new TypeError('close options must be an object');
@@ -322,9 +322,6 @@ export class ServiceAPI {
       if (result.status === 'rejected') logger.error('component close failed', { component: this.#mounted[i]!.name, error: (result.reason as Error)?.message });
     });
     logger.info('closed');
-    // A logger that holds lines until the loop turn ends (the JSON logger) writes them now: a process that
-    // ends right after `close()` resolves (a kill, a supervisor) would lose the last lines, `closed` among them.
-    logger.flush?.();
   }
 
   #open(): void {

@@ -5,7 +5,6 @@
  */
 import { printable } from '../lib/printable.js';
 import type { Logger } from '../mount/index.js';
-import { batchOf } from './log-batch.js';
 import { prettyLine } from './pretty-line.js';
 
 /** Log levels, least severe first. */
@@ -79,17 +78,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   // A terminal obeys control characters (ESC sequences move the cursor, rewrite lines): every string is made printable.
   const safe = (fields: Record<string, unknown>): Record<string, unknown> =>
     Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? printable(v, { multiline: true }) : v]));
-  return leveled(options, false, (lvl, message, fields) => prettyLine(new Date(), lvl, printable(message), safe(fields), color));
+  return leveled(options, (lvl, message, fields) => prettyLine(new Date(), lvl, printable(message), safe(fields), color));
 }
 
 /**
  * A logger that always writes `{"time","level","msg",...fields}` JSON lines, `debug`/`info` to stdout and
  * `warn`/`error` to stderr (what {@link createLogger} writes when not at a terminal).
- *
- * `debug`/`info` lines are handed to their stream once per turn of the event loop, as one string (a busy
- * host writes one access line a request); a `warn`/`error` line is written at once, after every line held
- * before it. `flush()` writes what is held; the host calls it when it closes, and the process's `exit`
- * event hands what is still held to the stream.
  *
  * @example
  * ```ts
@@ -99,7 +93,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  */
 export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
   const clock = new MillisecondClock();
-  return leveled(options, true, (lvl, message, fields) => {
+  return leveled(options, (lvl, message, fields) => {
     const line = jsonLine(clock.iso(), lvl, message, fields);
     // Upstream text may carry control characters: JSON leaves DEL and C1 ones as they are and escapes C0
     // ones (ESC included) only for a reader such as `jq -r` to restore. A line with any is written again,
@@ -141,35 +135,19 @@ class MillisecondClock {
   }
 }
 
-/**
- * The level filter and the two streams, shared by both formats; `line` turns a record into text. With
- * `batched`, `debug`/`info` lines wait for the end of the loop turn and `warn`/`error` lines flush them
- * first (pretty lines are for a person at a terminal, where `console.log` output interleaves: written at once).
- */
-function leveled(options: JSONLoggerOptions, batched: boolean, line: (level: LogLevel, message: string, fields: Record<string, unknown>) => string): Logger {
+/** The level filter and the two streams, shared by both formats; `line` turns a record into text. */
+function leveled(options: JSONLoggerOptions, line: (level: LogLevel, message: string, fields: Record<string, unknown>) => string): Logger {
   const level = options.level ?? 'info';
   if (!LEVELS.includes(level)) throw new RangeError(`options.level must be one of ${LEVELS.join(', ')}`);
   const min = LEVELS.indexOf(level);
   const out = options.stdout ?? process.stdout;
   const err = options.stderr ?? process.stderr;
-  const held = batched ? batchOf(out) : undefined;
-  const flush = (): void => {
-    held?.flush();
-    if (batched && err !== out) batchOf(err).flush();
+  const write = (lvl: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
+    (lvl === 'warn' || lvl === 'error' ? err : out).write(line(lvl, message, fields));
   };
-  const write = (lvl: LogLevel) =>
-    lvl === 'warn' || lvl === 'error'
-      ? (message: string, fields: Record<string, unknown> = {}) => {
-          const text = line(lvl, message, fields);
-          flush();
-          err.write(text);
-        }
-      : held === undefined
-        ? (message: string, fields: Record<string, unknown> = {}) => void out.write(line(lvl, message, fields))
-        : (message: string, fields: Record<string, unknown> = {}) => held.add(line(lvl, message, fields));
   // A level below the minimum gets a function that does nothing: no check, no line built.
   const at = (lvl: LogLevel): Logger['info'] => (LEVELS.indexOf(lvl) < min ? ignore : write(lvl));
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), flush };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 /** A logger that adds `bound` fields (such as `request_id`) to every line of `logger`. */

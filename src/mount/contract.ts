@@ -23,11 +23,6 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
-  /**
-   * Writes every line the logger still holds (a logger that gathers lines, such as `createJSONLogger`'s,
-   * which hands them over once per turn of the event loop). The host calls it when it has closed.
-   */
-  flush?(): void;
 }
 
 /** What a route handler is given about the request. Built by the host. */

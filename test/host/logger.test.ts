@@ -4,13 +4,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createJSONLogger, createLogger } from '../../src/host/index.js';
 
-/** Keeps each line written; the JSON logger hands a loop turn's lines over in one write. */
-const into = (lines: string[]) => ({ write: (text: string) => void lines.push(...text.split(/(?<=\n)/)) });
-
 test('the default logger writes one JSON object a line, info to stdout and errors to stderr, above its level', () => {
   const out: string[] = [];
   const err: string[] = [];
-  const log = createJSONLogger({ level: 'info', stdout: into(out), stderr: into(err) });
+  const log = createJSONLogger({ level: 'info', stdout: { write: (l: string) => out.push(l) }, stderr: { write: (l: string) => err.push(l) } });
   log.debug('hidden');
   log.info('listening', { port: 1 });
   log.warn('careful');
@@ -24,18 +21,16 @@ test('the default logger writes one JSON object a line, info to stdout and error
   assert.ok(out[0]!.endsWith('\n'));
   assert.equal(JSON.parse(err[1]!).code, 'ERR_X');
   assert.throws(() => createJSONLogger({ level: 'loud' as never }), /level/);
-  const debug = createJSONLogger({ level: 'debug', stdout: into(out) });
+  const debug = createJSONLogger({ level: 'debug', stdout: { write: (l: string) => out.push(l) } });
   debug.debug('shown');
-  debug.flush?.();
   assert.equal(JSON.parse(out[1]!).msg, 'shown');
 });
 
 test('the default logger writes upstream text without control characters: no escape sequence, DEL or C1 reaches a terminal', () => {
   const out: string[] = [];
-  const log = createJSONLogger({ stdout: into(out) });
+  const log = createJSONLogger({ stdout: { write: (l: string) => out.push(l) } });
   log.info('upstream answered', { detail: 'throttled\x9b2J\x1b]0;owned\x07 \x7fnow', nested: { text: 'x\x85y' }, status: 429 });
   log.info('plain', { detail: 'nothing to strip, "quoted" \\ and\nlines' });
-  log.flush?.();
   assert.equal(out.length, 2);
   for (const line of out) assert.doesNotMatch(line.slice(0, -1), /[\x00-\x1f\x7f-\x9f]|\\u00[01][0-9a-f]/, line);
   const first = JSON.parse(out[0]!);
@@ -47,7 +42,7 @@ test('the default logger writes upstream text without control characters: no esc
 
 test('a JSON line is the text of JSON.stringify of {time, level, msg, ...fields}, whatever the fields hold', () => {
   const out: string[] = [];
-  const log = createJSONLogger({ stdout: into(out) });
+  const log = createJSONLogger({ stdout: { write: (l: string) => out.push(l) } });
   const cases: Array<Record<string, unknown>> = [
     {},
     { request_id: 'r-1', method: 'GET', route: null, status: 200, duration_ms: 1.5 },
@@ -61,7 +56,6 @@ test('a JSON line is the text of JSON.stringify of {time, level, msg, ...fields}
     Object.create({ inherited: 'not own' }, { own: { value: 'mine', enumerable: true } }),
   ];
   for (const fields of cases) log.info('message "quoted"', fields);
-  log.flush?.();
   assert.equal(out.length, cases.length);
   cases.forEach((fields, i) => {
     const time = (JSON.parse(out[i]!) as { time?: unknown }).time;
@@ -83,9 +77,7 @@ test('createLogger writes JSON lines to a pipe and one readable line a record to
   delete process.env['LOG_FORMAT'];
   t.after(() => (saved === undefined ? delete process.env['LOG_FORMAT'] : (process.env['LOG_FORMAT'] = saved)));
   const pipe = sink(false);
-  const json = createLogger({ stdout: pipe });
-  json.info('listening', { port: 8000 });
-  json.flush?.();
+  createLogger({ stdout: pipe }).info('listening', { port: 8000 });
   assert.deepEqual(JSON.parse(pipe.lines[0]!).port, 8000);
 
   const tty = sink(true);
@@ -107,9 +99,7 @@ test('LOG_FORMAT chooses the format whatever the stream; an unknown one is a Ran
   assert.match(pipe.lines[0]!, /^\S+ INFO  hello\n$/);
   process.env['LOG_FORMAT'] = 'json';
   const tty = sink(true);
-  const json = createLogger({ stdout: tty });
-  json.info('hello');
-  json.flush?.();
+  createLogger({ stdout: tty }).info('hello');
   assert.equal(JSON.parse(tty.lines[0]!).msg, 'hello');
   process.env['LOG_FORMAT'] = 'xml';
   assert.throws(() => createLogger({ stdout: tty }), { name: 'RangeError', message: /LOG_FORMAT must be one of json, pretty/ });
