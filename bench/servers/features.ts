@@ -5,15 +5,17 @@
  * gets the same from `createServiceAPI({ logger, metrics: true })`.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogController, type FastifyInstance } from 'fastify';
 import { createJSONLogger } from '../../src/index.js';
 
-/** A file in the temp folder, one per server process, that the access log goes to. */
+/** A file in the temp folder, one per server process, that the access log goes to; removed when the process exits (runs left 2.5 GB of them). */
 export function accessLogFile(name: string): string {
-  return join(tmpdir(), `fhirgate-bench-${name}-${process.pid}.log`);
+  const file = join(tmpdir(), `fhirgate-bench-${name}-${process.pid}.log`);
+  process.once('exit', () => rmSync(file, { force: true }));
+  return file;
 }
 
 /** fhirgate's default JSON logger at `info`, writing to a file instead of stdout. */
