@@ -66,6 +66,7 @@ const ALONE = [
   'test/gateway/bulk/heap', // measures memory (a child's)
   'test/sandbox/lifecycle', // counts the symbols on globalThis
   'test/http/coarse-timers', // the coarse timers' shared tick is the process's: its phase decides which fire together
+  'test/http/instrumentation', // replaces node:http's request function for the whole process while it runs
 ];
 
 function list(dir) {

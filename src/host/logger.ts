@@ -94,12 +94,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
   const clock = new MillisecondClock();
   return leveled(options, (lvl, message, fields) => {
-    const line = jsonLine(clock.iso(), lvl, message, fields);
+    const time = clock.iso();
+    const line = jsonLine(time, lvl, message, fields);
     // Upstream text may carry control characters: JSON leaves DEL and C1 ones as they are and escapes C0
     // ones (ESC included) only for a reader such as `jq -r` to restore. A line with any is written again,
     // each string made printable; the usual line costs one search.
     if (!CONTROL_IN_JSON.test(line)) return `${line}\n`;
-    const record = { time: clock.iso(), level: lvl, msg: message, ...fields };
+    const record = { time, level: lvl, msg: message, ...fields };
     return `${JSON.stringify(record, (_key, value: unknown) => (typeof value === 'string' ? printable(value, { multiline: true }) : value))}\n`;
   });
 }

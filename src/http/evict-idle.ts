@@ -3,7 +3,7 @@
  * @module
  */
 import type http from 'node:http';
-import { countDestroyed, countSockets } from './socket-counts.js';
+import { countDestroyed, countLive, countSockets } from './socket-counts.js';
 
 /** What {@link evictIdle} reads of an origin of the pool. */
 export interface EvictableOrigin {
@@ -35,7 +35,7 @@ export function evictIdle(all: readonly EvictableOrigin[], needed: number, maxCo
   }
   const share = Math.floor(maxConnections / Math.max(1, busy));
   for (const o of origins) {
-    let spare = o.inFlight === 0 || o.retired ? Infinity : liveSockets(o.agent) - share;
+    let spare = o.inFlight === 0 || o.retired ? Infinity : countLive(o.agent) - share;
     for (const name in o.agent.freeSockets) {
       for (const s of o.agent.freeSockets[name] ?? []) {
         if (room <= 0) return;
@@ -48,9 +48,4 @@ export function evictIdle(all: readonly EvictableOrigin[], needed: number, maxCo
       }
     }
   }
-}
-
-/** An agent's sockets not destroyed yet, busy and idle. */
-function liveSockets(agent: http.Agent): number {
-  return countSockets(agent.sockets) + countSockets(agent.freeSockets) - countDestroyed(agent.sockets) - countDestroyed(agent.freeSockets);
 }

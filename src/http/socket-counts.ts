@@ -35,3 +35,8 @@ export function countSockets(lists: NodeJS.ReadOnlyDict<Socket[]>): number {
   for (const name in lists) n += lists[name]?.length ?? 0;
   return n;
 }
+
+/** An agent's sockets not destroyed yet, busy and idle. */
+export function countLive(agent: http.Agent): number {
+  return countSockets(agent.sockets) + countSockets(agent.freeSockets) - countDestroyed(agent.sockets) - countDestroyed(agent.freeSockets);
+}
