@@ -8,7 +8,7 @@ import { isResourceType, operationOutcome, type Bundle, type BundleEntry, type C
 import type { IssueType } from '../fhir/operation-outcome.js';
 import { signalOption } from '../lib/options.js';
 import type { SearchParams } from './core/search-params.js';
-import { searchSource, type SearchingGateway, type SourceSearch } from './search-source.js';
+import { searchSources, type SearchOutcome, type SearchingGateway, type SourcesSearch } from './source-searches.js';
 
 /**
  * The `meta.tag` system that marks which source an aggregated resource came from (`code` = source name).
@@ -45,10 +45,6 @@ const DEFAULTS = Object.freeze({ timeoutSeconds: 30 });
 /** The longest time-out a timer can hold (2^31 - 1 ms), in whole seconds. */
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
-/** The options after validation: one source search without its source, plus the source list. */
-interface Checked extends Omit<SourceSearch, 'source'> {
-  readonly sources: readonly string[];
-}
 
 /**
  * Searches `resourceType` with `params` at every source in parallel, each within `timeoutSeconds`, and
@@ -69,11 +65,12 @@ export function aggregateSources(gw: SearchingGateway, options: AggregateSources
   if (typeof gw !== 'object' || gw === null || typeof gw.search !== 'function') {
     throw new TypeError('aggregateSources: gw must have a search method');
   }
-  return collect(gw, checkOptions(options));
+  const search = checkOptions(options);
+  return searchSources(gw, search).then((outcomes) => merge(search, outcomes));
 }
 
-async function collect(gw: SearchingGateway, o: Checked): Promise<Bundle> {
-  const results = await Promise.allSettled(o.sources.map((source) => searchSource(gw, { ...o, source })));
+/** The one Bundle of every source's outcome. */
+function merge(o: SourcesSearch, results: readonly SearchOutcome[]): Bundle {
   const entries: BundleEntry[] = [];
   const seen = new Set<string>();
   let total = 0;
@@ -136,7 +133,7 @@ function describeFailure(reason: unknown, timeoutSeconds: number): [IssueType, s
   }
 }
 
-function checkOptions(options: AggregateSourcesOptions): Checked {
+function checkOptions(options: AggregateSourcesOptions): SourcesSearch {
   if (typeof options !== 'object' || options === null) throw new TypeError('aggregateSources: options must be an object');
   const { resourceType, params = {}, sources, timeoutSeconds = DEFAULTS.timeoutSeconds, signal } = options;
   if (!isResourceType(resourceType)) {

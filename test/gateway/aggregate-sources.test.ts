@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { FHIRHTTPError, FhirgateError } from '../../src/errors.js';
 import { aggregateSources, SOURCE_TAG_SYSTEM, type AggregateSourcesOptions } from '../../src/gateway/aggregate-sources.js';
 import type { SearchParams } from '../../src/gateway/core/search-params.js';
-import type { SearchingGateway } from '../../src/gateway/search-source.js';
+import type { SearchingGateway } from '../../src/gateway/source-searches.js';
 import type { Bundle, BundleEntry, Observation, OperationOutcome, ResourceType } from '../../src/fhir/index.js';
 
 const obs = (id: string, extra: Partial<Observation> = {}): Observation => ({ resourceType: 'Observation', id, status: 'final', code: {}, ...extra });
@@ -123,10 +123,20 @@ test('the caller\'s signal aborts the sources not done yet, reported as aborted'
   assert.match(outcome.issue[0]?.diagnostics ?? '', /aborted/);
 });
 
-test('an already aborted signal reports every source as aborted without waiting', async () => {
-  const { gw } = fakeGateway({ a: hangs });
-  const bundle = await aggregateSources(gw, { resourceType: 'Observation', sources: ['a'], signal: AbortSignal.abort() });
-  assert.equal((bundle.entry?.[0]?.resource as OperationOutcome).issue[0]?.code, 'incomplete');
+test('an already aborted signal reports every source as aborted without waiting, and sends no search', async () => {
+  const { gw, calls } = fakeGateway({ a: hangs, b: hangs });
+  const bundle = await aggregateSources(gw, { resourceType: 'Observation', sources: ['a', 'b'], signal: AbortSignal.abort() });
+  assert.deepEqual(bundle.entry?.map((e) => (e.resource as OperationOutcome).issue[0]?.code), ['incomplete', 'incomplete']);
+  assert.equal(calls.length, 0);
+});
+
+test('the searches of one call share one signal, aborted once when the time-out fires', async () => {
+  const { gw, calls } = fakeGateway({ quick: async () => searchset([match(obs('q'))]), slow: hangs, slower: hangs });
+  const bundle = await aggregateSources(gw, { resourceType: 'Observation', sources: ['quick', 'slow', 'slower'], timeoutSeconds: 0.02 });
+  assert.deepEqual(bundle.entry?.map((e) => e.resource?.resourceType === 'OperationOutcome' ? (e.resource as OperationOutcome).issue[0]?.code : e.resource?.id), ['q', 'timeout', 'timeout']);
+  assert.equal(new Set(calls.map((c) => c.signal)).size, 1);
+  assert.equal(calls[0]?.signal.aborted, true);
+  assert.equal((calls[0]?.signal.reason as DOMException).name, 'TimeoutError');
 });
 
 test('sync answers, a non-Bundle answer, a plain thrown error, no sources, repeated names', async () => {
