@@ -29,8 +29,13 @@ interface Origin {
   /** The key of this origin's socket lists in the agent (`agent.getName()`), known once a socket was made. */
   name: string | undefined;
   inFlight: number;
-  /** This origin's FIFO queue from `head` on; cancelled waiters stay in it until a pump passes them. */
-  readonly waiters: PooledRequest[];
+  /**
+   * This origin's FIFO queue from `head` on; cancelled waiters stay in it until a pump passes them. The
+   * slots before `head` are emptied as it passes them: a started request held there until the next
+   * compaction kept its options, URL and deadline alive after its answer (soak at 1,000 connections:
+   * ~770 finished requests, 0.8 MB of the heap after a full GC).
+   */
+  readonly waiters: Array<PooledRequest | undefined>;
   head: number;
   /** Live (not cancelled) waiters in `waiters`. */
   queued: number;
@@ -301,8 +306,11 @@ export class AgentPool {
   /** Takes the first live waiter off `origin`'s queue (the caller knows there is one). */
   #next(origin: Origin): PooledRequest {
     const queue = origin.waiters;
-    let waiter = queue[origin.head++]!;
-    while (waiter.cancelled) waiter = queue[origin.head++]!;
+    let waiter: PooledRequest;
+    do {
+      waiter = queue[origin.head]!;
+      queue[origin.head++] = undefined;
+    } while (waiter.cancelled);
     if (origin.head * 2 > queue.length) {
       queue.splice(0, origin.head);
       origin.head = 0;
@@ -316,7 +324,7 @@ export class AgentPool {
     let oldest: Origin | undefined;
     let seq = Infinity;
     for (const o of this.#waitingOrigins) {
-      while (o.waiters[o.head]!.cancelled) o.head++;
+      while (o.waiters[o.head]!.cancelled) o.waiters[o.head++] = undefined;
       const head = o.waiters[o.head]!.seq;
       if (head < seq) {
         seq = head;
