@@ -75,7 +75,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-async function aggregate(facts: GatewayFacts, req: RouteRequest): Promise<RouteReply> {
+/** Runs the aggregate handler; like {@link transform}, a reply without an async frame per request waiting for its sources. */
+function aggregate(facts: GatewayFacts, req: RouteRequest): RouteReply | Promise<RouteReply> {
   const type = req.params['type'] ?? '';
   if (!isResourceType(type)) return notHandled('aggregate', type);
   const handler = facts.registry.aggregateHandler(type);
@@ -86,10 +87,23 @@ async function aggregate(facts: GatewayFacts, req: RouteRequest): Promise<RouteR
   const sources = sourceList(req.query);
   let result: unknown;
   try {
-    result = await handler(patientId, sources);
+    result = handler(patientId, sources);
   } catch (err) {
-    return replyForError(err, req, { kind: 'aggregate', type, sourcesNamed: sources !== undefined });
+    return aggregateFailed(err, req, type, sources);
   }
+  if (!isThenable(result)) return aggregated(facts, req, type, patientId, sources, result);
+  return Promise.resolve(result).then(
+    (value) => aggregated(facts, req, type, patientId, sources, value),
+    (err: unknown) => aggregateFailed(err, req, type, sources),
+  );
+}
+
+function aggregateFailed(err: unknown, req: RouteRequest, type: ResourceType, sources: string[] | undefined): RouteReply {
+  return replyForError(err, req, { kind: 'aggregate', type, sourcesNamed: sources !== undefined });
+}
+
+/** The reply to an aggregate handler's result, and its event. */
+function aggregated(facts: GatewayFacts, req: RouteRequest, type: ResourceType, patientId: string, sources: string[] | undefined, result: unknown): RouteReply {
   if (!hasResourceType(result, 'Bundle')) return handlerBug(req, 'aggregate', type, result);
   facts.events.emit(eventName(type, 'aggregate'), {
     resource_type: type,
