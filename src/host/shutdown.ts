@@ -85,9 +85,14 @@ const IDLE_DRAIN_MS = 1_000;
  */
 export function trackSockets(server: Server): ReadonlySet<Socket> {
   const sockets = new Set<Socket>();
+  // One listener for every socket ('close' comes once): a `once` wrapper and a closure per connection were
+  // ~170 B of each of the soak's 1,000 connections.
+  function forget(this: Socket): void {
+    sockets.delete(this);
+  }
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.on('close', forget);
   });
   return sockets;
 }
