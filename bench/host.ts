@@ -41,10 +41,14 @@ export const FEATURE_SERVERS: Servers = {
   'Fastify 5, same features': 'host-fastify-features.ts',
 };
 
-/** Both read the Patient from the upstream and add an extension, features on. */
+/**
+ * All read the Patient from the upstream and add an extension, features on. The third is a diagnostic:
+ * fhirgate's host with the upstream call on undici, which separates the host's cost from the client's.
+ */
 export const E2E_SERVERS: Servers = {
   'fhirgate host + gateway': 'e2e-fhirgate.ts',
   'Fastify 5 + undici Pool': 'e2e-fastify-undici.ts',
+  'fhirgate host + undici Pool (diagnostic)': 'e2e-fhirgate-undici.ts',
 };
 
 /**
