@@ -1,11 +1,12 @@
 /**
  * Fuzz: how the gateway turns caller input into upstream URLs. `searchQuery` returns a query string that
  * decodes back to exactly the given names and values, or throws `ERR_INVALID_SEARCH` (never a raw
- * `URIError`); an id that `checkId` accepts always lands as one path segment under `[base]/[type]/`.
+ * `URIError`); `searchTarget`, built without a URL parse, is the target of the URL `searchUrl` parses; an
+ * id that `checkId` accepts always lands as one path segment under `[base]/[type]/`.
  */
 import assert from 'node:assert/strict';
 import { checkId, resourceUrl, sourceBase } from '../../src/gateway/core/resource-path.js';
-import { searchQuery } from '../../src/gateway/core/search-params.js';
+import { searchQuery, searchTarget, searchUrl } from '../../src/gateway/core/search-params.js';
 import { fuzz, settle } from './lib/fuzz.js';
 import type { Random } from './lib/random.js';
 
@@ -45,6 +46,21 @@ fuzz('searchQuery encodes any parameter object or throws ERR_INVALID_SEARCH, and
     if (!outcome.ok) return;
     const pairs = expectedPairs(params);
     if (pairs.every(([n, v]) => wellFormed(n) && wellFormed(v))) assert.deepEqual([...new URLSearchParams(outcome.value)], pairs);
+  },
+});
+
+const BASES = ['https://fhir.example.org/r4', 'http://127.0.0.1:8080/fhir/R4', 'https://fhir.example.org', 'http://[::1]:9/a%20b', 'https://u:p@h.example:8443/x'];
+
+fuzz('searchTarget is the target of the URL searchUrl parses (no URL parse per search, the same request line)', { seed: 0x7a6, iterations: 3000 }, {
+  generate: (rng) => ({ baseUrl: rng.pick(BASES), params: generate(rng) }),
+  async check({ baseUrl, params }) {
+    const src = { baseUrl, base: sourceBase(baseUrl) } as never;
+    const outcome = await settle(['ERR_INVALID_SEARCH'], () => searchTarget(src, 'Observation', params as never));
+    if (!outcome.ok) return;
+    const url = searchUrl(src, 'Observation', params as never);
+    for (const key of ['origin', 'protocol', 'hostname', 'port', 'username', 'password', 'pathname', 'search'] as const) {
+      assert.equal(outcome.value[key], url[key], `${key} of ${url.href}`);
+    }
   },
 });
 

@@ -29,7 +29,7 @@ import type { Versioned } from './read-back.js';
 import { checkRequestBundle, failedEntries } from './request-bundle.js';
 import type { BundleKind } from './request-bundle.js';
 import { checkId, checkResource, checkType, resourceUrl } from './resource-path.js';
-import { searchUrl } from './search-params.js';
+import { searchTarget } from './search-params.js';
 import type { SearchParams } from './search-params.js';
 import type { SourceOptions } from './source-keys.js';
 import { SourceRegistry } from './source-registry.js';
@@ -176,7 +176,7 @@ export class GatewayEngine {
     return this.run(options, (scope) => {
       const t = checkType(type);
       const src = this.sources.get(source);
-      return this.#searchPage(src, t, searchUrl(src, t, params), {}, scope);
+      return this.#searchPage(src, t, searchTarget(src, t, params), {}, scope);
     });
   }
 
@@ -218,7 +218,7 @@ export class GatewayEngine {
   }
 
   /** A search page's request, then its answer (one async frame per page waiting for a socket, as {@link #read}). */
-  #searchPage(src: Source, type: ResourceType, url: URL, extra: EventPayload, scope: CallScope): Promise<Bundle> {
+  #searchPage(src: Source, type: ResourceType, url: HTTPTarget, extra: EventPayload, scope: CallScope): Promise<Bundle> {
     return callFHIR(this.#ctx, src, { method: 'GET', url, operation: 'search', reference: type, ...scope }).then((res) => {
       const bundle = resourceFromAnswer(res, 'Bundle', `search ${type}`) as unknown as Bundle;
       const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
