@@ -204,13 +204,14 @@ export class GatewayEngine {
 
   /**
    * A read's request, then its answer: one async frame (callFHIR's) per read waiting for a socket, not
-   * three (heap per read queued for a socket, soak at 1,000 connections).
+   * three (heap per read queued for a socket, soak at 1,000 connections). The call's fields are written
+   * out, not spread from `scope`: a spread's added properties went to a second backing store per call.
    */
   #read(type: ResourceType, id: string, source: string | undefined, scope: CallScope): Promise<ReadAnswer> {
     const t = checkType(type);
     const i = checkId(id);
     const src = this.sources.get(source);
-    return callFHIR(this.#ctx, src, { method: 'GET', url: resourceUrl(src.base, t, i), operation: 'read', reference: `${t}/${i}`, ...scope }).then((res) => {
+    return callFHIR(this.#ctx, src, { method: 'GET', url: resourceUrl(src.base, t, i), operation: 'read', reference: `${t}/${i}`, signal: scope.signal, retry: scope.retry }).then((res) => {
       const resource = resourceFromAnswer(res, t, `read ${t}/${i}`);
       this.#emit(t, 'read', src, i);
       return { resource, res };
@@ -219,7 +220,7 @@ export class GatewayEngine {
 
   /** A search page's request, then its answer (one async frame per page waiting for a socket, as {@link #read}). */
   #searchPage(src: Source, type: ResourceType, url: HTTPTarget, extra: EventPayload, scope: CallScope): Promise<Bundle> {
-    return callFHIR(this.#ctx, src, { method: 'GET', url, operation: 'search', reference: type, ...scope }).then((res) => {
+    return callFHIR(this.#ctx, src, { method: 'GET', url, operation: 'search', reference: type, signal: scope.signal, retry: scope.retry }).then((res) => {
       const bundle = resourceFromAnswer(res, 'Bundle', `search ${type}`) as unknown as Bundle;
       const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
       this.#emit(type, 'search', src, undefined, () => ({ ...extra, result_count: entries.filter(isMatch).length }));

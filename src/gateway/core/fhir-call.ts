@@ -63,12 +63,6 @@ export function callFHIR(ctx: CallContext, source: Source, call: FHIRCall): Prom
   if (call.url.origin !== source.origin && call.origins?.includes(call.url.origin) !== true) {
     return Promise.reject(new FhirgateError('ERR_CROSS_ORIGIN', `${call.operation} ${call.reference}: ${call.url.origin} is not the origin of source "${source.name}"`));
   }
-  let options: CheckedRequestOptions;
-  try {
-    options = requestOptions(ctx, source, call);
-  } catch (err) {
-    return Promise.reject(err);
-  }
   const tokens = call.anonymous === true ? undefined : source.tokens;
   let token: string | undefined;
   try {
@@ -76,16 +70,32 @@ export function callFHIR(ctx: CallContext, source: Source, call: FHIRCall): Prom
   } catch (err) {
     return rejected(source, err);
   }
+  let options: CheckedRequestOptions;
+  try {
+    options = requestOptions(ctx, source, call, token);
+  } catch (err) {
+    return Promise.reject(err);
+  }
   if (tokens === undefined || token !== undefined) return send(ctx, source, call, options, tokens, token);
   return tokens.token(call.signal).then(
-    (fresh) => send(ctx, source, call, options, tokens, fresh),
+    (fresh) => send(ctx, source, call, withToken(options, fresh), tokens, fresh),
     (err: unknown) => failed(source, err),
   );
 }
 
-/** The request's options: FHIR JSON accepted (and sent, with a body), the source's time-out, the call's retry setting. */
-function requestOptions(ctx: CallContext, source: Source, call: FHIRCall): CheckedRequestOptions {
-  const headers: Record<string, string> = call.headers === undefined ? { accept: FHIR_JSON } : { accept: FHIR_JSON, ...checkHeaders(call.headers) };
+/**
+ * The request's options: FHIR JSON accepted (and sent, with a body), the bearer `token` (over the call's
+ * own `authorization`), the source's time-out, the call's retry setting. A GET's headers are one literal:
+ * a header added afterwards went to a second backing store per call.
+ */
+function requestOptions(ctx: CallContext, source: Source, call: FHIRCall, token: string | undefined): CheckedRequestOptions {
+  let headers: Record<string, string>;
+  if (call.headers === undefined) {
+    headers = token === undefined ? { accept: FHIR_JSON } : { accept: FHIR_JSON, authorization: `Bearer ${token}` };
+  } else {
+    headers = { accept: FHIR_JSON, ...checkHeaders(call.headers) };
+    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+  }
   if (call.body !== undefined) headers['content-type'] ??= FHIR_JSON_BODY;
   return {
     method: call.method,
@@ -100,10 +110,9 @@ function requestOptions(ctx: CallContext, source: Source, call: FHIRCall): Check
   };
 }
 
-/** Sends the request with `token` (none for an anonymous call); a 401 answer to a token is sent once more with a new one. */
+/** Sends the request, whose options carry `token` (none for an anonymous call); a 401 answer to a token is sent once more with a new one. */
 function send(ctx: CallContext, source: Source, call: FHIRCall, options: CheckedRequestOptions, tokens: Source['tokens'], token: string | undefined): Promise<HTTPResponse> {
   source.requests++;
-  if (token !== undefined) options.headers['authorization'] = `Bearer ${token}`;
   let sent: Promise<HTTPResponse>;
   try {
     sent = ctx.pool.sendChecked(call.url, options);
