@@ -77,10 +77,19 @@ export function callFHIR(ctx: CallContext, source: Source, call: FHIRCall): Prom
     return Promise.reject(err);
   }
   if (tokens === undefined || token !== undefined) return send(ctx, source, call, options, tokens, token);
-  return tokens.token(call.signal).then(
+  return newToken(tokens, call).then(
     (fresh) => send(ctx, source, call, withToken(options, fresh), tokens, fresh),
     (err: unknown) => failed(source, err),
   );
+}
+
+/** A new token from the source's token manager; a manager that throws at once rejects instead (counted as the call's error by the caller). */
+function newToken(tokens: NonNullable<Source['tokens']>, call: FHIRCall): Promise<string> {
+  try {
+    return tokens.token(call.signal);
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /**
@@ -127,8 +136,12 @@ function send(ctx: CallContext, source: Source, call: FHIRCall, options: Checked
 
 /** After a 401: the token dropped, a new one, the request once more; its answer is final. */
 function resend(ctx: CallContext, source: Source, call: FHIRCall, options: CheckedRequestOptions, tokens: NonNullable<Source['tokens']>, stale: string): Promise<HTTPResponse> {
-  tokens.invalidate(stale);
-  return tokens.token(call.signal).then(
+  try {
+    tokens.invalidate(stale);
+  } catch (err) {
+    return rejected(source, err);
+  }
+  return newToken(tokens, call).then(
     (token) => {
       source.requests++;
       return ctx.pool.sendChecked(call.url, withToken(options, token)).then(
