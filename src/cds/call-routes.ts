@@ -84,12 +84,17 @@ class HandlerFailure {
   constructor(readonly cause: unknown) {}
 }
 
-async function runHandler<T>(run: () => T | Promise<T>): Promise<T> {
+/** The user handler's answer; what it throws or rejects with becomes a {@link HandlerFailure} (no async frame of its own per call waiting for the handler). */
+function runHandler<T>(run: () => T | Promise<T>): Promise<T> {
   try {
-    return await run();
+    return Promise.resolve(run()).then(undefined, handlerFailed);
   } catch (err) {
-    throw new HandlerFailure(err);
+    return Promise.reject(new HandlerFailure(err));
   }
+}
+
+function handlerFailed(err: unknown): never {
+  throw new HandlerFailure(err);
 }
 
 function failure(err: unknown, log: Logger, serviceId: string | undefined): RouteReply {
