@@ -7,6 +7,7 @@ import { FhirgateError } from '../errors.js';
 import type { Bundle, ResourceType } from '../fhir/index.js';
 import type { TimerHandle } from '../http/coarse-timers.js';
 import { Deadline, type EndListener } from '../http/deadline.js';
+import { isThenable } from '../lib/is-thenable.js';
 import type { SearchParams } from './core/search-params.js';
 
 /**
@@ -85,7 +86,7 @@ class SourceSearches implements EndListener {
         this.#settle(i, { status: 'rejected', reason: err });
         continue;
       }
-      if (isThenable(answer)) {
+      if (isThenable<Bundle>(answer)) {
         Promise.resolve(answer).then(
           (value) => this.#settle(i, checked(value)),
           (reason: unknown) => this.#settle(i, { status: 'rejected', reason }),
@@ -133,8 +134,4 @@ function checked(answer: unknown): SearchOutcome {
     return { status: 'rejected', reason: new FhirgateError('ERR_FHIR_RESPONSE', 'the search answer is not a Bundle') };
   }
   return { status: 'fulfilled', value: answer as Bundle };
-}
-
-function isThenable(value: unknown): value is PromiseLike<Bundle> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError, isFhirgateError } from '../errors.js';
+import { isThenable } from '../lib/is-thenable.js';
 import type { HTTPMethod, OpenAPIOperation, PublicError, RouteReply } from '../mount/index.js';
 import type { APIKeyCheck } from './api-keys.js';
 import { logUserCodeFailure } from '../lib/user-code-failure.js';
@@ -85,10 +86,6 @@ export function send(res: ServerResponse, reply: RouteReply, head: boolean, base
   res.end(head || bodiless ? undefined : body);
 }
 
-function isThenable(value: unknown): value is PromiseLike<RouteReply> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
 /**
  * The value of header `name` (lower case) from a raw header list, without building `req.headers`;
  * `undefined` when it is absent or repeated (a repeated id is not a sane one).
@@ -158,7 +155,7 @@ function handle(state: PipelineState, publicPaths: ReadonlySet<string>, req: Inc
   } catch (error) {
     return finish(x, false, error);
   }
-  if (!isThenable(answer)) return finish(x, true, answer);
+  if (!isThenable<RouteReply>(answer)) return finish(x, true, answer);
   answer.then((reply) => finish(x, true, reply), (error: unknown) => finish(x, false, error));
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Route, RouteReply, RouteRequest } from '../../mount/index.js';
 import { isFHIRId, isResourceType, type ResourceType } from '../../fhir/index.js';
+import { isThenable } from '../../lib/is-thenable.js';
 import { fhirReply, outcomeReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';
 import type { HandlerKind } from './registry.js';
@@ -69,10 +70,6 @@ function transformed(facts: GatewayFacts, req: RouteRequest, type: ResourceType,
     operation: 'transform',
   });
   return fhirReply(200, result);
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** Runs the aggregate handler; like {@link transform}, a reply without an async frame per request waiting for its sources. */
