@@ -45,7 +45,6 @@ const DEFAULTS = Object.freeze({ timeoutSeconds: 30 });
 /** The longest time-out a timer can hold (2^31 - 1 ms), in whole seconds. */
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
-
 /**
  * Searches `resourceType` with `params` at every source in parallel, each within `timeoutSeconds`, and
  * answers one `searchset` Bundle: each source's `match` and `include` entries (first page), each resource

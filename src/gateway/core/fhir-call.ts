@@ -141,14 +141,9 @@ function resend(ctx: CallContext, source: Source, call: FHIRCall, options: Check
   } catch (err) {
     return rejected(source, err);
   }
+  // Sent without the token manager: the answer to the new token is final, whatever its status.
   return newToken(tokens, call).then(
-    (token) => {
-      source.requests++;
-      return ctx.pool.sendChecked(call.url, withToken(options, token)).then(
-        (res) => answer(source, call, res, token),
-        (err: unknown) => failed(source, err),
-      );
-    },
+    (token) => send(ctx, source, call, withToken(options, token), undefined, token),
     (err: unknown) => failed(source, err),
   );
 }
