@@ -6,6 +6,7 @@ import { test, type TestContext } from 'node:test';
 import { CDSHooksService, type CDSHookRequest } from '../../src/cds/index.js';
 import { FHIRServerAllowlist } from '../../src/cds/fhir-server-allowlist.js';
 import { recordingDispatcher } from '../support/recording-dispatcher.js';
+import { refusedPort } from '../support/refused-port.js';
 import { serve } from '../support/serve.js';
 import { post } from './post-json.js';
 
@@ -106,10 +107,7 @@ test('data that cannot be obtained answers 412 naming the prefetch key', async (
 });
 
 test('a refused connection answers 412; http is allowed on localhost by name (both named in fhirServers)', async (t) => {
-  const closed = http.createServer();
-  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  const port = (closed.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const port = await refusedPort();
   const { cds } = serviceWith({ key: 'Patient/{{context.patientId}}' }, { fhirServers: [`http://127.0.0.1:${port}`] });
   const { baseUrl: base } = await serve(t, cds);
   const refused = await post(`${base}/cds-services/svc`, body(`http://127.0.0.1:${port}`));

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import diagnostics_channel from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { request } from '../../src/http/request.js';
 import { USER_AGENT } from '../../src/http/user-agent.js';
+import { refusedPort } from '../support/refused-port.js';
 import { startServer } from '../support/test-server.js';
 import { join } from 'node:path';
 import { ROOT } from '../support/code-tree.js';
@@ -84,11 +83,7 @@ test('aborts with ERR_ABORTED, before or during the request', async (t) => {
 });
 
 test('maps a refused connection and a dropped answer to ERR_NETWORK with the cause', async (t) => {
-  const closed = http.createServer();
-  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-  const port = (closed.address() as AddressInfo).port;
-  await new Promise<void>((r) => closed.close(() => r()));
-  const refused = await request(`http://127.0.0.1:${port}/`).catch((e: unknown) => e);
+  const refused = await request(`http://127.0.0.1:${await refusedPort()}/`).catch((e: unknown) => e);
   assert.equal((refused as { code?: string }).code, 'ERR_NETWORK');
   assert.equal(((refused as Error).cause as { code?: string }).code, 'ECONNREFUSED');
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import diagnostics_channel from 'node:diagnostics_channel';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { AgentPool } from '../../src/http/agent-pool.js';
 import { request } from '../../src/http/request.js';
 import { dropIdleSockets } from '../../src/http/idle-sockets.js';
 import { pause } from '../../src/http/signals.js';
+import { refusedPort } from '../support/refused-port.js';
 import { startServer, until } from '../support/test-server.js';
 
 /** Collects the retry messages about `origin`. */
@@ -109,10 +109,7 @@ test('an abort during a backoff wait rejects with ERR_ABORTED at once, and nothi
 });
 
 test('a refused connection is retried, a POST too (nothing reached a server), then ERR_NETWORK', async (t) => {
-  const closed = http.createServer();
-  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const url = `http://127.0.0.1:${await refusedPort()}`;
   const seen = retries(t, () => url);
   await assert.rejects(request(url, fast), { code: 'ERR_NETWORK', message: /ECONNREFUSED/ });
   assert.equal(seen.length, 2);
