@@ -37,17 +37,19 @@ test('abort and time-out: ERR_ABORTED, ERR_TIMEOUT from the option and from the 
   const { gw } = gateway(t, { timeoutSeconds: 0.2 });
   gw.addSource('s', s.connectionString());
   gw.addSource('slow-ok', `${s.connectionString()}&timeout=120`);
-  await gw.read('Patient', 'a-patient-1');
+  // The reads that must answer (a cold connection and a token fetch among them) go through the
+  // connection string's generous time-out, so an event-loop stall cannot time them out.
+  await gw.read('Patient', 'a-patient-1', 'slow-ok');
   s.faults.latency(60_000);
-  await assert.rejects(gw.read('Patient', 'a-patient-1'), { code: 'ERR_TIMEOUT' });
   const controller = new AbortController();
   const pending = gw.read('Patient', 'a-patient-1', 'slow-ok', { signal: controller.signal });
-  await until(() => (s.stats.requests.byKind.read ?? 0) >= 3, 'the read to arrive');
+  await until(() => (s.stats.requests.byKind.read ?? 0) >= 2, 'the read to arrive');
   controller.abort();
   await assert.rejects(pending, { code: 'ERR_ABORTED' });
+  await assert.rejects(gw.read('Patient', 'a-patient-1'), { code: 'ERR_TIMEOUT' });
   await assert.rejects(gw.read('Patient', 'a-patient-1', 's', { signal: AbortSignal.abort() }), { code: 'ERR_ABORTED' });
   s.faults.reset();
-  assert.equal((await gw.read('Patient', 'a-patient-1')).id, 'a-patient-1');
+  assert.equal((await gw.read('Patient', 'a-patient-1', 'slow-ok')).id, 'a-patient-1');
 });
 
 test('close drains calls in flight, closes every socket, is idempotent; later calls are ERR_CLOSED', async (t) => {
