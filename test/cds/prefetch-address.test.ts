@@ -31,9 +31,9 @@ async function fhirServer(t: TestContext, hang = false): Promise<{ url: string; 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits: () => hits };
 }
 
-
+/** A CDS service on the default prefetch time-out unless `options` sets one. */
 async function startCds(t: TestContext, options: CDSHooksServiceOptions = {}) {
-  const cds = new CDSHooksService({ prefetchTimeoutMs: 300, ...options });
+  const cds = new CDSHooksService(options);
   cds.hook('patient-view', { id: 'svc', description: 'x', prefetch: { patient: 'Patient/{{context.patientId}}' } }, (req) => ({
     cards: [{ summary: `name ${JSON.stringify(req.prefetch.patient)}`.slice(0, 139), indicator: 'info', source: { label: 't' } }],
   }));
@@ -82,13 +82,16 @@ test('with fhirServers naming it, a loopback server is fetched; refused, closed 
   const open = await fhirServer(t);
   const hanging = await fhirServer(t, true);
   const closed = `http://127.0.0.1:${await refusedPort()}`;
-  const { call } = await startCds(t, { fhirServers: [open.url, hanging.url, closed] });
-  const ok = await call(open.url);
+  const fhirServers = [open.url, hanging.url, closed];
+  // The fetch that must answer goes through the default time-out; the hanging one through 300 ms.
+  const patient = await startCds(t, { fhirServers });
+  const impatient = await startCds(t, { fhirServers, prefetchTimeoutMs: 300 });
+  const ok = await patient.call(open.url);
   assert.equal(ok.status, 200, ok.text);
   assert.match(ok.text, /Secret/);
   assert.equal(open.hits(), 1);
-  const slow = await call(hanging.url);
-  const shut = await call(closed);
+  const slow = await impatient.call(hanging.url);
+  const shut = await impatient.call(closed);
   assert.equal(slow.status, 412);
   assert.equal(shut.status, 412);
   assert.equal(slow.text, shut.text, 'a timed-out server and a closed port answer alike');
