@@ -18,12 +18,14 @@ const requests = (srv: { seen: { method: string; url: string }[] }, method: stri
   srv.seen.filter((r) => r.method === method && r.url.split('?')[0] === path).length;
 
 test('a status endpoint that answers 202, 429, then 500, then the manifest: the export completes, honouring Retry-After in both forms', async (t) => {
-  const soon = new Date(Date.now() + 4_000).toUTCString();
+  // The script is played anew for each status request, so the date is a few seconds after the 429 is sent
+  // (truncated to the second), however long the set-up before it took.
+  const soon = (): string => new Date(Date.now() + 4_000).toUTCString();
   const srv = await bulkServer(t, {
     files: { '/files/Patient.ndjson': ndjson([P1, P2]) },
     status: (manifest) => [
       { status: 202, headers: { 'x-progress': '40% done', 'retry-after': '1' } },
-      { status: 429, headers: { 'retry-after': soon }, body: OUTCOME('throttled', 'slow down') },
+      { status: 429, headers: { 'retry-after': soon() }, body: OUTCOME('throttled', 'slow down') },
       { status: 500, headers: { 'retry-after': '0' }, body: OUTCOME('transient', 'try again') },
       { status: 200, body: manifest },
     ],
