@@ -9,6 +9,8 @@ import type { JWTClaims } from '../../../src/lib/jwt/types.js';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' });
+// The verifier's clock is pinned to this instant: in a grouped test process the file's tests can start
+// long after its import, and the expiry checks below sit within seconds of it.
 const now = Math.floor(Date.now() / 1000);
 const claims = { iss: 'app', sub: 'app', aud: 'https://auth.example.org/token', jti: randomUUID(), exp: now + 240, iat: now };
 
@@ -19,6 +21,7 @@ const verifyWith = (key: object, extra: object = {}) => ({
   subject: 'app',
   audience: 'https://auth.example.org/token',
   maxLifetimeSeconds: 300,
+  now: () => now * 1000,
   ...extra,
 });
 
