@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import diagnostics_channel from 'node:diagnostics_channel';
 import http from 'node:http';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -8,18 +7,8 @@ import { request } from '../../src/http/request.js';
 import { dropIdleSockets } from '../../src/http/idle-sockets.js';
 import { pause } from '../../src/http/signals.js';
 import { refusedPort } from '../support/refused-port.js';
+import { retryMessages } from '../support/retry-messages.js';
 import { startServer, until } from '../support/test-server.js';
-
-/** Collects the retry messages about `origin`. */
-function retries(t: TestContext, origin: () => string): Record<string, unknown>[] {
-  const seen: Record<string, unknown>[] = [];
-  const listener = (m: unknown): void => {
-    if ((m as { origin?: string }).origin === origin()) seen.push(m as Record<string, unknown>);
-  };
-  diagnostics_channel.subscribe('fhirgate:request:retry', listener);
-  t.after(() => diagnostics_channel.unsubscribe('fhirgate:request:retry', listener));
-  return seen;
-}
 
 /** Answers the listed statuses in turn, then 200. */
 async function scripted(t: TestContext, statuses: number[], headers: Record<string, string> = {}) {
@@ -86,7 +75,7 @@ test('Retry-After is capped by maxRetryDelayMs', async (t) => {
 
 test('a wait that would outlive the deadline is not started: the last answer comes back at once', async (t) => {
   const srv = await scripted(t, [503, 503], { 'retry-after': '20' });
-  const seen = retries(t, () => srv.url);
+  const seen = retryMessages(t, srv.url);
   const res = await request(srv.url, { maxRetryDelayMs: 60_000, timeoutMs: 10_000 });
   assert.equal(res.status, 503);
   assert.equal(srv.seen.length, 1);
@@ -95,7 +84,7 @@ test('a wait that would outlive the deadline is not started: the last answer com
 
 test('an abort during a backoff wait rejects with ERR_ABORTED at once, and nothing more is sent', async (t) => {
   const srv = await scripted(t, [503, 503], { 'retry-after': '30' });
-  const seen = retries(t, () => srv.url);
+  const seen = retryMessages(t, srv.url);
   const controller = new AbortController();
   const pending = request(srv.url, { signal: controller.signal, maxRetryDelayMs: 60_000, timeoutMs: 120_000 });
   await until(() => seen.length === 1, 'the retry wait to start');
@@ -110,7 +99,7 @@ test('an abort during a backoff wait rejects with ERR_ABORTED at once, and nothi
 
 test('a refused connection is retried, a POST too (nothing reached a server), then ERR_NETWORK', async (t) => {
   const url = `http://127.0.0.1:${await refusedPort()}`;
-  const seen = retries(t, () => url);
+  const seen = retryMessages(t, url);
   await assert.rejects(request(url, fast), { code: 'ERR_NETWORK', message: /ECONNREFUSED/ });
   assert.equal(seen.length, 2);
   assert.deepEqual(seen.map((m) => [m.attempt, m.error]), [[2, 'ERR_NETWORK'], [3, 'ERR_NETWORK']]);
@@ -169,7 +158,7 @@ test('request() replaces a stale socket of its agent once: the retry goes on a n
   });
   const agent = new http.Agent({ keepAlive: true });
   t.after(() => agent.destroy());
-  const seen = retries(t, () => srv.url);
+  const seen = retryMessages(t, srv.url);
   await request(srv.url, { agent });
   const res = await request(srv.url, { agent, method: 'POST', body: 'x', retry: false });
   assert.equal(res.status, 200);

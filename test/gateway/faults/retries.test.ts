@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import diagnostics_channel from 'node:diagnostics_channel';
 import { test } from 'node:test';
-import type { TestContext } from 'node:test';
 import type { Patient } from '../../../src/fhir/index.js';
 import { AsyncFHIRGateway } from '../../../src/gateway/index.js';
 import { FHIRGateway } from '../../../src/gateway/sync-gateway.js';
+import { retryMessages } from '../../support/retry-messages.js';
 import { startServer, until } from '../../support/test-server.js';
 import { sandbox } from '../../support/sandbox.js';
 import { gateway } from '../../support/gateway-fixtures.js';
@@ -12,15 +11,6 @@ import { startRemoteSandbox } from '../../support/sync-gateway-helpers.js';
 
 const patient = JSON.stringify({ resourceType: 'Patient', id: '1' });
 const fast = { retryBaseDelayMs: 1, maxRetryDelayMs: 10 };
-
-/** The retry messages published while the test runs. */
-function retryMessages(t: TestContext): Record<string, unknown>[] {
-  const seen: Record<string, unknown>[] = [];
-  const listener = (m: unknown): void => void seen.push(m as Record<string, unknown>);
-  diagnostics_channel.subscribe('fhirgate:request:retry', listener);
-  t.after(() => diagnostics_channel.unsubscribe('fhirgate:request:retry', listener));
-  return seen;
-}
 
 test('429 with Retry-After: 1, then success: two requests, the second at least 1 s after the first (server clock)', async (t) => {
   const srv = await startServer(t, (_req, res) => {
@@ -116,7 +106,7 @@ test('an abort during a backoff wait rejects with ERR_ABORTED at once; nothing m
   const s = await sandbox(t);
   const { gw } = gateway(t, { maxRetryDelayMs: 60_000, timeoutSeconds: 120 });
   gw.addSource('s', s.connectionString());
-  const retries = retryMessages(t);
+  const retries = retryMessages(t, s.origin);
   s.faults.failNext(1, 503, { retryAfter: 30 });
   const controller = new AbortController();
   const pending = gw.read('Patient', 'a-patient-1', 's', { signal: controller.signal });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import diagnostics_channel from 'node:diagnostics_channel';
+import { retryMessages } from '../../support/retry-messages.js';
 import { startServer, until } from '../../support/test-server.js';
 import type { TestServer } from '../../support/test-server.js';
 import { gateway } from '../../support/gateway-fixtures.js';
@@ -98,12 +98,9 @@ test('a redirect to another origin is not followed and no credentials reach that
 });
 
 test('an unresolvable host: ERR_NETWORK naming the host, and no retry', async (t) => {
-  const retried: unknown[] = [];
-  const listener = (m: unknown): void => void retried.push(m);
-  diagnostics_channel.subscribe('fhirgate:request:retry', listener);
-  t.after(() => diagnostics_channel.unsubscribe('fhirgate:request:retry', listener));
   const { gw } = gateway(t, { timeoutSeconds: 20 });
   gw.addSource('nowhere', 'fhir://no-such-host.invalid/fhir/R4');
+  const retried = retryMessages(t, new URL(gw.sourceBaseUrl('nowhere')).origin);
   await assert.rejects(gw.read('Patient', '1'), (err: Error & { code?: string }) => {
     assert.equal(err.code, 'ERR_NETWORK');
     assert.match(err.message, /no-such-host\.invalid/);
