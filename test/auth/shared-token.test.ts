@@ -27,8 +27,9 @@ test('a lock command that timed out but still reached the store does not hold th
     gw.addSource('ehr', sandbox.connectionString());
   }
   assert.equal((await a!.read('Patient', 'p1')).id, 'p1');
-  // B finds no token and must not wait out A's lock (the 30 s token time-out).
+  // B finds no token and must not wait out A's lock (the 30 s token time-out): 15 s tells the two apart
+  // on a loaded machine; the unref'd timer keeps no process alive after the read answered.
   const read = b!.read('Patient', 'p1').then((p) => p.id);
-  assert.equal(await Promise.race([read, sleep(5000).then(() => 'still waiting for the lock after 5 s')]), 'p1');
+  assert.equal(await Promise.race([read, sleep(15_000, 'still waiting for the lock after 15 s', { ref: false })]), 'p1');
   assert.equal(sandbox.stats.tokenRequests, 2);
 });
