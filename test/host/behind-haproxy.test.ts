@@ -8,10 +8,11 @@ import { startHaproxy } from '../support/haproxy.js';
 import { systemBinary } from '../support/system-binary.js';
 import { captureLogger } from '../support/logger.js';
 
-// HAProxy checks every 100 ms and takes a replica out after 2 failed checks; a drain of 3 s leaves it
-// fifteen times the time it needs, and the test checks that the replica was still listening when it went.
+// HAProxy checks every 100 ms and takes a replica out after 2 failed checks; a drain of 6 s leaves it
+// thirty times the time it needs (and the test its stats reads after that, on a loaded machine), and the
+// test checks that the replica was still listening when it went.
 async function replica(name: string, port = 0): Promise<{ app: ServiceAPI; port: number }> {
-  const app = createServiceAPI({ apiKeys: [], logger: captureLogger(), readinessDrainMs: 3000 });
+  const app = createServiceAPI({ apiKeys: [], logger: captureLogger(), readinessDrainMs: 6000 });
   app.get('/who', () => ({ replica: name }));
   const server = await app.listen(port);
   const address = server.address();

@@ -46,7 +46,8 @@ test('markReady() makes an app served through app.handler ready', async (t) => {
 
 test('close() keeps serving for readinessDrainMs with /health/ready at 503, then stops accepting', async () => {
   const log = captureLogger();
-  const app = createServiceAPI({ logger: log, apiKeys: [], readinessDrainMs: 2500 });
+  // Long enough for the two requests below to be answered within it on a loaded machine.
+  const app = createServiceAPI({ logger: log, apiKeys: [], readinessDrainMs: 5000 });
   app.get('/work', () => ({ done: true }));
   const server = await app.listen(0);
   const base = `http://127.0.0.1:${portOf(server)}`;
@@ -59,8 +60,8 @@ test('close() keeps serving for readinessDrainMs with /health/ready at 503, then
   assert.equal(work.status, 200, 'a new connection during the drain is still served');
   assert.equal(work.headers['connection'], 'close');
   await closing;
-  assert.ok(performance.now() - started >= 2490, 'the listener stayed open for the drain time');
-  assert.deepEqual(log.lines.filter((l) => l.message === 'draining').map((l) => l.fields), [{ readiness_drain_ms: 2500 }]);
+  assert.ok(performance.now() - started >= 4990, 'the listener stayed open for the drain time');
+  assert.deepEqual(log.lines.filter((l) => l.message === 'draining').map((l) => l.fields), [{ readiness_drain_ms: 5000 }]);
   await assert.rejects(call(base, '/health/ready'), { code: 'ECONNREFUSED' });
 });
 
