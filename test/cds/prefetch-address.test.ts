@@ -12,7 +12,7 @@ import { isNonPublicAddress } from '../../src/cds/address-guard.js';
 import { CDSHooksService } from '../../src/cds/index.js';
 import type { CDSHooksServiceOptions } from '../../src/cds/index.js';
 import { startApp } from '../support/serve.js';
-import { refusedPort } from '../support/refused-port.js';
+import { freePort } from '../support/free-port.js';
 
 const TOKEN = 'caller-token-7f3a';
 
@@ -81,7 +81,7 @@ test('without fhirServers, private, CGNAT, link-local, unique-local and unspecif
 test('with fhirServers naming it, a loopback server is fetched; refused, closed and timed out read the same to the caller', async (t) => {
   const open = await fhirServer(t);
   const hanging = await fhirServer(t, true);
-  const closed = `http://127.0.0.1:${await refusedPort()}`;
+  const closed = `http://127.0.0.1:${await freePort()}`;
   const fhirServers = [open.url, hanging.url, closed];
   // The fetch that must answer goes through the default time-out; the hanging one through 300 ms.
   const patient = await startCds(t, { fhirServers });

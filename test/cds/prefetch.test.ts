@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import { CDSHooksService, type CDSHookRequest } from '../../src/cds/index.js';
 import { FHIRServerAllowlist } from '../../src/cds/fhir-server-allowlist.js';
 import { recordingDispatcher } from '../support/recording-dispatcher.js';
-import { refusedPort } from '../support/refused-port.js';
+import { freePort } from '../support/free-port.js';
 import { serve } from '../support/serve.js';
 import { post } from './post-json.js';
 
@@ -107,7 +107,7 @@ test('data that cannot be obtained answers 412 naming the prefetch key', async (
 });
 
 test('a refused connection answers 412; http is allowed on localhost by name (both named in fhirServers)', async (t) => {
-  const port = await refusedPort();
+  const port = await freePort();
   const { cds } = serviceWith({ key: 'Patient/{{context.patientId}}' }, { fhirServers: [`http://127.0.0.1:${port}`] });
   const { baseUrl: base } = await serve(t, cds);
   const refused = await post(`${base}/cds-services/svc`, body(`http://127.0.0.1:${port}`));

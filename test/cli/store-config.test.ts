@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { openSharedStore } from '../../src/cli/shared-store.js';
 import { captureLogger } from '../support/logger.js';
-import { refusedPort } from '../support/refused-port.js';
+import { freePort } from '../support/free-port.js';
 import { helperScript, LOADER } from '../support/code-tree.js';
 import { ROOT, runMain, startNode, tempDir } from '../support/run-cli.js';
 
@@ -42,7 +42,7 @@ test('store mistakes exit 1 with the setting\'s path, never the URL or its passw
 
 test('a Redis that takes no connection stops start-up: exit 1, ERR_STORE_UNAVAILABLE, the password never printed', async (t) => {
   const dir = tempDir(t);
-  const port = await refusedPort();
+  const port = await freePort();
   writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { ehr: SOURCE }, store: { redis: '${REDIS_URL}' } }));
   const { code, stdout, stderr } = await runMain(['serve', '--config', 'fhirgate.json', '--port', '0'], { REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:${port}` }, dir);
   assert.equal(code, 1, stderr);
@@ -70,7 +70,7 @@ test('a redis package in the working directory is used when none is beside fhirg
   const dir = tempDir(t);
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(join(ROOT, 'node_modules', 'redis'), join(dir, 'node_modules', 'redis'), 'dir');
-  writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { ehr: SOURCE }, store: { redis: `redis://:${PASSWORD}@127.0.0.1:${await refusedPort()}` } }));
+  writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources: { ehr: SOURCE }, store: { redis: `redis://:${PASSWORD}@127.0.0.1:${await freePort()}` } }));
   const run = serveWithoutRedis(t, dir, 'beside');
   assert.equal(await run.exited, 1, run.stderr());
   assert.match(run.stderr(), /^fhirgate serve: store\.redis: Redis did not take a connection within 5 s/m, 'the package was found: it tried to connect');

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createServiceAPI } from '../../src/host/index.js';
-import { refusedPort } from '../support/refused-port.js';
+import { freePort } from '../support/free-port.js';
 import { parseYamlSubset } from '../support/yaml-subset.js';
 import { ROOT, tempDir } from '../support/run-cli.js';
 
@@ -38,7 +38,7 @@ test('the Dockerfile HEALTHCHECK asks /health on the port fhirgate listens on: P
   const server = await app.listen(0);
   t.after(() => app.close());
   const live = (server.address() as { port: number }).port;
-  const dead = await refusedPort();
+  const dead = await freePort();
   const dir = tempDir(t);
   const config = join(dir, 'fhirgate.json');
   const run = async (port: number, env: Record<string, string> = {}) => {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { request } from '../../src/http/request.js';
 import { USER_AGENT } from '../../src/http/user-agent.js';
-import { refusedPort } from '../support/refused-port.js';
+import { freePort } from '../support/free-port.js';
 import { startServer } from '../support/test-server.js';
 import { join } from 'node:path';
 import { ROOT } from '../support/code-tree.js';
@@ -83,7 +83,7 @@ test('aborts with ERR_ABORTED, before or during the request', async (t) => {
 });
 
 test('maps a refused connection and a dropped answer to ERR_NETWORK with the cause', async (t) => {
-  const refused = await request(`http://127.0.0.1:${await refusedPort()}/`).catch((e: unknown) => e);
+  const refused = await request(`http://127.0.0.1:${await freePort()}/`).catch((e: unknown) => e);
   assert.equal((refused as { code?: string }).code, 'ERR_NETWORK');
   assert.equal(((refused as Error).cause as { code?: string }).code, 'ECONNREFUSED');
 

@@ -6,7 +6,7 @@ import { AgentPool } from '../../src/http/agent-pool.js';
 import { request } from '../../src/http/request.js';
 import { dropIdleSockets } from '../../src/http/idle-sockets.js';
 import { pause } from '../../src/http/signals.js';
-import { refusedPort } from '../support/refused-port.js';
+import { freePort } from '../support/free-port.js';
 import { retryMessages } from '../support/retry-messages.js';
 import { startServer, until } from '../support/test-server.js';
 
@@ -98,7 +98,7 @@ test('an abort during a backoff wait rejects with ERR_ABORTED at once, and nothi
 });
 
 test('a refused connection is retried, a POST too (nothing reached a server), then ERR_NETWORK', async (t) => {
-  const url = `http://127.0.0.1:${await refusedPort()}`;
+  const url = `http://127.0.0.1:${await freePort()}`;
   const seen = retryMessages(t, url);
   await assert.rejects(request(url, fast), { code: 'ERR_NETWORK', message: /ECONNREFUSED/ });
   assert.equal(seen.length, 2);

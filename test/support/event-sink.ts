@@ -1,10 +1,12 @@
 /**
  * A loopback HTTP sink for CloudEvents tests: records every POST (headers and body) and can go down
- * (its listener closed: connections are refused) and come back on the same port.
+ * (its listener closed: connections are refused, and no other test's server is given the port) and come
+ * back on the same port.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
+import { closeKeepingPort } from './free-port.js';
 
 export interface SinkRequest {
   headers: IncomingHttpHeaders;
@@ -32,7 +34,7 @@ export async function startEventSink(t: TestContext): Promise<EventSink> {
       server = undefined;
       if (s === undefined) return;
       s.closeAllConnections();
-      await new Promise<void>((resolve) => s.close(() => resolve()));
+      await closeKeepingPort(s);
     },
     async up() {
       const s = createServer((req, res) => {
@@ -43,7 +45,10 @@ export async function startEventSink(t: TestContext): Promise<EventSink> {
           res.writeHead(sink.status).end();
         });
       });
-      await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', resolve));
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(port, '127.0.0.1', resolve);
+      });
       port = (s.address() as AddressInfo).port;
       server = s;
     },

@@ -1,12 +1,41 @@
 /**
- * A loopback port that was free a moment ago, for programs (HAProxy, redis-server, nats-server) that
- * cannot bind port 0 and report the port they got.
+ * Loopback ports that no server on port 0 is given for the next minute: for programs that cannot bind
+ * port 0 (HAProxy, redis-server, nats-server), for "the upstream is down" cases and for servers that
+ * restart on their port. A port merely closed does not do: with the suite's processes in parallel, the
+ * kernel hands it to another test's port-0 server about once in 8,000 binds (CI saw a refused request
+ * answered by another test's server).
  * @module
  */
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, connect, type Server, type AddressInfo } from 'node:net';
 
 /**
- * Asks the kernel for a free port on 127.0.0.1 (listen on port 0, read it, close).
+ * Closes a listening server so that its port stays out of port-0 binds for a minute, and returns the port.
+ * One connection that the server closes first leaves a TIME_WAIT socket on the port; Linux's choice of a
+ * port for port 0 skips ports with such a socket, while connecting there is refused and an explicit bind
+ * with `SO_REUSEADDR` (Node's listen, redis-server, nats-server, HAProxy) still succeeds.
+ *
+ * @example
+ * ```ts
+ * const port = await closeKeepingPort(sink);
+ * await new Promise<void>((resolve) => sink.listen(port, '127.0.0.1', resolve)); // back up, same port
+ * ```
+ */
+export async function closeKeepingPort(server: Server): Promise<number> {
+  const { port } = server.address() as AddressInfo;
+  server.once('connection', (socket) => socket.end());
+  await new Promise<void>((resolve, reject) => {
+    const client = connect(port, '127.0.0.1');
+    client.once('error', reject);
+    client.once('close', () => resolve());
+    client.resume();
+  });
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * A port on 127.0.0.1 that nothing listens on and that no port-0 server is given for the next minute
+ * (listen on port 0, then {@link closeKeepingPort}): connections to it are refused until something binds it.
  *
  * @example
  * ```ts
@@ -20,7 +49,5 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  return closeKeepingPort(server);
 }

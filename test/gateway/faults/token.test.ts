@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeKeepingPort } from '../../support/free-port.js';
 import { test } from 'node:test';
 import { startServer } from '../../support/test-server.js';
 import { sandbox } from '../../support/sandbox.js';
@@ -32,8 +32,7 @@ test('token endpoint down (connection refused): a clear ERR_AUTH_TOKEN; when it 
   };
   const tokenServer = http.createServer(onToken);
   await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
-  const port = (tokenServer.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => tokenServer.close(() => resolve()));
+  const port = await closeKeepingPort(tokenServer);
   const fhir = await startServer(t, (_req, res) => res.end(JSON.stringify({ resourceType: 'Patient', id: '1' })));
   const { gw } = gateway(t, { retryBaseDelayMs: 1, maxRetryDelayMs: 10 });
   gw.addSource('s', `fhir://${fhir.url.slice(7)}/fhir?client_id=app&client_secret=s3cret&token_url=${encodeURIComponent(`http://127.0.0.1:${port}/token`)}`);
@@ -47,7 +46,7 @@ test('token endpoint down (connection refused): a clear ERR_AUTH_TOKEN; when it 
   assert.equal(fhir.seen.length, 0);
 
   const back = http.createServer(onToken);
-  await new Promise<void>((resolve) => back.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => back.once('error', reject).listen(port, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => back.close(() => resolve())));
   assert.equal((await gw.read('Patient', '1')).id, '1');
   assert.equal(issued, 1);
