@@ -6,7 +6,7 @@
  * answered by another test's server).
  * @module
  */
-import { createServer, connect, type Server, type AddressInfo } from 'node:net';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 
 /**
  * Closes a listening server so that its port stays out of port-0 binds for a minute, and returns the port.
@@ -22,7 +22,9 @@ import { createServer, connect, type Server, type AddressInfo } from 'node:net';
  */
 export async function closeKeepingPort(server: Server): Promise<number> {
   const { port } = server.address() as AddressInfo;
-  server.once('connection', (socket) => socket.end());
+  // Every connection from now on is ended by the server, the probe's and any other client's.
+  const end = (socket: Socket): void => void socket.end();
+  server.on('connection', end);
   await new Promise<void>((resolve, reject) => {
     const client = connect(port, '127.0.0.1');
     client.once('error', reject);
@@ -30,6 +32,7 @@ export async function closeKeepingPort(server: Server): Promise<number> {
     client.resume();
   });
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  server.off('connection', end);
   return port;
 }
 
