@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { closeKeepingPort } from '../../support/free-port.js';
 import { test } from 'node:test';
+import { freePort } from '../../support/free-port.js';
 import { startServer } from '../../support/test-server.js';
 import { sandbox } from '../../support/sandbox.js';
 import { gateway } from '../../support/gateway-fixtures.js';
@@ -30,9 +30,7 @@ test('token endpoint down (connection refused): a clear ERR_AUTH_TOKEN; when it 
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ access_token: `tok-${issued}`, token_type: 'Bearer', expires_in: 3600 }));
   };
-  const tokenServer = http.createServer(onToken);
-  await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
-  const port = await closeKeepingPort(tokenServer);
+  const port = await freePort();
   const fhir = await startServer(t, (_req, res) => res.end(JSON.stringify({ resourceType: 'Patient', id: '1' })));
   const { gw } = gateway(t, { retryBaseDelayMs: 1, maxRetryDelayMs: 10 });
   gw.addSource('s', `fhir://${fhir.url.slice(7)}/fhir?client_id=app&client_secret=s3cret&token_url=${encodeURIComponent(`http://127.0.0.1:${port}/token`)}`);
