@@ -10,6 +10,7 @@
 import { httpStatusOf, isFhirgateError } from '../errors.js';
 import { operationOutcome } from '../fhir/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
+import { sourceRefusal } from './caller.js';
 import type { Caller } from './caller.js';
 import { accessFacts, identified, servedSources } from './facade-context.js';
 import { federatedResource, sourceQuery } from './federated-id.js';
@@ -62,7 +63,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
     const count = countText === null ? undefined : Number(countText);
     if (count !== undefined && (!Number.isInteger(count) || count < 0 || count > 1000)) return refuse(400, 'invalid', '_count must be an integer from 0 to 1000');
     const allowed = servedSources(ctx).filter((s) => decide(caller, s, interaction, query).allowed);
-    if (allowed.length === 0) return refuse(403, 'forbidden', `no source allows this caller to search ${type}`);
+    if (allowed.length === 0) return refuse(403, 'forbidden', caller.patient !== undefined && caller.patientSource === undefined ? sourceRefusal(caller, name) : `no source allows this caller to search ${type}`);
     state = { type, ...(count === undefined ? {} : { count }), ...(query.get('_sort') === null ? {} : { sort: query.get('_sort')! }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };
   }
   const searchType: Interaction = { name: 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
