@@ -18,7 +18,7 @@ export interface FacadeConfig {
 }
 
 /** The section's settings: `enabled`, and the facade's options but those set elsewhere (callers at the top level; the others by `serve`). */
-const KEYS = ['enabled', ...OPTION_KEYS.options.filter((key) => !['callers', 'openReadOnly', 'limitStore'].includes(key))];
+export const FACADE_SETTINGS: readonly string[] = ['enabled', ...OPTION_KEYS.options.filter((key) => !['callers', 'openReadOnly', 'limitStore'].includes(key))];
 
 /**
  * Runs the facade's option checks, named from `path` on (`callers[0].apiKey`), and makes their messages
@@ -45,7 +45,7 @@ export function checkCallers(value: unknown, path: string): FHIRFacadeOptions['c
 /** Checks the `facade` section. */
 export function checkFacade(value: unknown, path: string): FacadeConfig {
   const record = value === undefined ? {} : object(value, path);
-  onlyKeys(record, KEYS, path);
+  onlyKeys(record, FACADE_SETTINGS, path);
   const { enabled, ...options } = record;
   asConfig(() => checkFacadeOptions(options as FHIRFacadeOptions, path));
   return Object.freeze({ enabled: optionalBoolean(enabled, `${path}.enabled`) ?? true, options: Object.freeze(options) as FacadeConfig['options'] });
