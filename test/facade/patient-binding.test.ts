@@ -130,10 +130,20 @@ test('a token\'s patient claim is an id of the issuer\'s patientSource: served t
   assert.equal(lab.stats.requests.total, labBefore, 'no source was asked');
 });
 
-test('fhirgate serve with the patient-bound caller over two sources: the other person\'s Observation never comes back', async (t) => {
+test('fhirgate serve: the docs\' old portal caller (patient bound to sources "*") stops at start; bound to one source, the other person\'s Observation never comes back', async (t) => {
   const { lab, sources } = await twoPeople(t);
   const dir = tempDir(t);
-  writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources, callers: [{ name: 'portal', apiKey: '${PORTAL_KEY}', sources: ['ehr'], scopes: 'patient/*.rs', patient: 'shared-1' }] }));
+  const portal = { name: 'portal', apiKey: '${PORTAL_KEY}', sources: '*', scopes: 'patient/*.rs', patient: 'shared-1' };
+  writeFileSync(join(dir, 'wide.json'), JSON.stringify({ sources, callers: [portal] }));
+  const wide = startCli(t, ['serve', '--config', join(dir, 'wide.json'), '--port', '0'], { PORTAL_KEY: KEYS.ehrPatient });
+  const started = await Promise.race([wide.exited.then((code) => ({ code })), waitServing(wide).then((serving) => ({ serving }))]);
+  if ('serving' in started) {
+    const leaked = await get(`${started.serving.gateway}/all/Observation`, KEYS.ehrPatient);
+    assert.fail(`served, and /all/Observation gave ${ids(leaked.body).join(', ')}`);
+  }
+  assert.equal(started.code, 1, 'refused at start, not served');
+  assert.match(wide.stderr(), /callers\[0\] \(portal\): binds one patient id to every source/);
+  writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources, callers: [{ ...portal, sources: ['ehr'] }] }));
   const run = startCli(t, ['serve', '--config', join(dir, 'fhirgate.json'), '--port', '0'], { PORTAL_KEY: KEYS.ehrPatient });
   const serving = await waitServing(run);
   const labBefore = lab.stats.requests.total;
