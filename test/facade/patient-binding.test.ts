@@ -143,9 +143,10 @@ test('fhirgate serve: the docs\' old portal caller (patient bound to sources "*"
   }
   assert.equal(started.code, 1, 'refused at start, not served');
   assert.match(wide.stderr(), /callers\[0\] \(portal\): binds one patient id to every source/);
-  writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources, callers: [{ ...portal, sources: ['ehr'] }] }));
+  writeFileSync(join(dir, 'fhirgate.json'), JSON.stringify({ sources, callers: [{ ...portal, sources: ['ehr'] }, callers[3]] }));
   const run = startCli(t, ['serve', '--config', join(dir, 'fhirgate.json'), '--port', '0'], { PORTAL_KEY: KEYS.ehrPatient });
   const serving = await waitServing(run);
+  assert.match(run.stderr(), /issuer https:\/\/other-idp\.example\.org: tokens with a patient claim are served on no source; set patientSource/, 'said at start');
   const labBefore = lab.stats.requests.total;
   const all = await get(`${serving.gateway}/all/Observation`, KEYS.ehrPatient);
   assert.equal(all.status, 200);

@@ -51,6 +51,23 @@ export function checkFacade(value: unknown, path: string): FacadeConfig {
   return Object.freeze({ enabled: optionalBoolean(enabled, `${path}.enabled`) ?? true, options: Object.freeze(options) as FacadeConfig['options'] });
 }
 
+/**
+ * What `serve` warns about at start in the callers' settings that are allowed but narrow or loosen what
+ * is served: an issuer whose patient-bound tokens no source serves (no `patientSource`), an issuer whose
+ * tokens' audience is not checked (`acceptAnyAudience`).
+ */
+export function callerWarnings(callers: FHIRFacadeOptions['callers']): string[] {
+  const warnings: string[] = [];
+  for (const caller of callers ?? []) {
+    if (!('issuer' in caller)) continue;
+    if (caller.patientSource === undefined && caller.patient === undefined && /(^|\s)patient\//.test(caller.scopes)) {
+      warnings.push(`issuer ${caller.issuer}: tokens with a patient claim are served on no source; set patientSource to the source whose local id the claim is`);
+    }
+    if (caller.acceptAnyAudience === true) warnings.push(`issuer ${caller.issuer}: acceptAnyAudience is on, so tokens it made for any other service are accepted too (RFC 8725 §3.9)`);
+  }
+  return warnings;
+}
+
 /** Interfaces that reach this machine only. */
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
