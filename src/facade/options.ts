@@ -22,8 +22,8 @@ export interface CallerPolicy {
   scopes: string;
   /**
    * Holds every access to `Patient/<patient>`'s compartment. An id is local to one source: a caller with
-   * `patient` must have exactly one source in `sources`. For an issuer, tokens with `patient/` scopes
-   * bring their own `patient` claim instead (see `patientSource`).
+   * `patient` names at most one source in `sources`, the patient's. For an issuer, tokens with `patient/`
+   * scopes bring their own `patient` claim instead (see `patientSource`).
    */
   patient?: string;
   /** `$operations` it may call, by name (`$everything`). Default none. */

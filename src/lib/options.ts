@@ -79,8 +79,8 @@ export function checkObject(value: unknown, name: string): asserts value is obje
 
 /**
  * The first own key of `value` that is not in `known`: its 1-based position, and the known name it is an
- * obvious typo of (`patinet` → `patient`), if any. The key itself is for messages only when it is such a
- * near miss (see `nearestName`: anything else may be a secret pasted in the wrong place).
+ * obvious typo of (`patinet` → `patient`), if any. A message that must not echo a possible secret quotes
+ * `key` only when `near` is set (see `nearestName`).
  */
 export function unknownKey(value: object, known: readonly string[]): { key: string; position: number; near: string | undefined } | undefined {
   const keys = Object.keys(value);
