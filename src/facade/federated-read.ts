@@ -1,8 +1,8 @@
 /**
  * Read and vread at the federated base, of the ids it issues: `{federated}/[type]/[source].[id]` is the
  * source's read of `[type]/[id]` (its policy, compartment, limits and AuditEvent, exactly as at
- * `{prefix}/{source}`), except that a source the caller may not use answers 404, as an id nobody issued
- * does (both audited as refusals); the resource comes back as federated search entries show it (see
+ * `{prefix}/{source}`), except that a source the caller may not use answers 404 with the very diagnostics
+ * of an id nobody issued (both audited as refusals); the resource comes back as federated search entries show it (see
  * `federatedResource`).
  * @module
  */
@@ -21,7 +21,7 @@ export async function answerFederatedRead(ctx: FacadeContext, req: RouteRequest,
   const sources = servedSources(ctx);
   const found = isResourceType(type) ? resolveFederatedId(federated, sources) : undefined;
   if (found === undefined) return unknownId(ctx, req, type, federated, history);
-  const reply = await answerSource(ctx, req, found.source, [type, found.id, ...history], { hideSource: true });
+  const reply = await answerSource(ctx, req, found.source, [type, found.id, ...history], { hiddenAs: notKnown(type, federated) });
   if ((reply.status ?? 200) !== 200 || reply.body === undefined) return reply;
   let resource: unknown;
   try {
@@ -40,7 +40,11 @@ async function unknownId(ctx: FacadeContext, req: RouteRequest, type: string, fe
   const interaction: Interaction = { name: history.length === 0 ? 'read' : 'vread', ...(isResourceType(type) ? { type } : {}), conditional: false };
   const who = await identified(ctx, req, name, interaction);
   if ('reply' in who) return who.reply;
-  const shown = `${type.slice(0, 64)}/${federated.slice(0, 130)}`;
-  ctx.audit.record(accessFacts(ctx, req, name, interaction, who.caller), { outcome: 4, outcomeDesc: `${shown} names no source of the federated base` });
-  return outcome(404, 'not-found', `${shown} is not an id of the federated base ([type]/[source].[id])`);
+  ctx.audit.record(accessFacts(ctx, req, name, interaction, who.caller), { outcome: 4, outcomeDesc: `${type.slice(0, 64)}/${federated.slice(0, 130)} names no source of the federated base` });
+  return outcome(404, 'not-found', notKnown(type, federated));
+}
+
+/** What a 404 of the federated base says, alike for an id no source issued and an id of a source the caller may not use (no oracle). */
+function notKnown(type: string, federated: string): string {
+  return `${type.slice(0, 64)}/${federated.slice(0, 130)} is not known (ids of the federated base are [type]/[source].[id])`;
 }
