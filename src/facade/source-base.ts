@@ -9,7 +9,6 @@ import { FhirgateError, httpStatusOf, isFhirgateError } from '../errors.js';
 import type { FHIRExchangeRequest } from '../gateway/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { bundlePolicy } from './bundle-policy.js';
-import { mayUseSource } from './caller.js';
 import type { Caller } from './caller.js';
 import { inCompartment } from './compartment.js';
 import type { FacadeContext } from './facade-context.js';
@@ -31,16 +30,10 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** The extra headers of an answer when no rate applies (read only: answers copy them). */
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** The query of a page's upstream request: the page link holds it. */
-const NO_QUERY = new URLSearchParams();
-
-/** How {@link answerSource} answers for the federated base. */
+/** What {@link answerSource} is told by the federated base. */
 export interface SourceAnswerOptions {
-  /**
-   * When set, a source the caller may not use answers 404 with these diagnostics (what an unknown id
-   * gets, so that the answer tells nothing of the source), not 403. Default: 403.
-   */
-  readonly hiddenAs?: string;
+  /** The caller, when the route identified it already (the federated read, to hide the sources it may not use). */
+  readonly caller?: Caller;
 }
 
 /** The reply to a request under `{prefix}/{source}`; `rest` are the path segments after the source. */
@@ -57,7 +50,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
     return outcome(status, code, shown, headers);
   };
   try {
-    const identified = ctx.callers.identify(req.headers);
+    const identified = options.caller ?? ctx.callers.identify(req.headers);
     caller = identified instanceof Promise ? await identified : identified;
   } catch (error) {
     return refuse(401, 'login', `caller not identified: ${(error as Error).message}`, { 'www-authenticate': 'Bearer' }, 'credentials are missing or not valid');
@@ -97,7 +90,6 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   if (interaction.name === 'batch') interaction = { ...interaction, name: parsed?.type === 'transaction' ? 'transaction' : 'batch' };
   const decision = decide(caller, source, interaction, query);
   if (!decision.allowed) {
-    if (options.hiddenAs !== undefined && !mayUseSource(caller, source)) return refuse(404, 'not-found', decision.reason, {}, options.hiddenAs);
     const status = decision.status;
     return refuse(status, status === 404 ? 'not-found' : 'forbidden', decision.reason, {}, status === 404 ? `${interaction.type ?? 'resource'}/${interaction.id ?? ''} is not known` : decision.reason);
   }
@@ -123,7 +115,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
       if (existing !== undefined && !inCompartment(existing, compartment, bases)) return refuse(404, 'not-found', 'the target is outside the patient compartment', extraHeaders, `${interaction.type}/${interaction.id} is not known`);
     }
     // A page is the GET of the signed upstream link: nothing of the request (a `_search` form body) goes with it.
-    const request = pageLink === undefined ? upstreamRequest(method, rest, query, req.headers, body, interaction, compartment, rewriter) : { ...upstreamRequest('GET', [], NO_QUERY, req.headers, undefined, interaction, undefined, rewriter), path: pageLink };
+    const request = pageLink === undefined ? upstreamRequest(method, rest, query, req.headers, body, interaction, compartment, rewriter) : { ...upstreamRequest('GET', [], new URLSearchParams(), req.headers, undefined, interaction, undefined, rewriter), path: pageLink };
     const res = await ctx.gateway.exchange(source, request, { signal: req.connectionSignal });
     const answer = facadeAnswer(res, { source, interaction, compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders });
     recordAnswer(ctx, req, source, interaction, caller, compartment, answer.reply.status ?? 200, answer.body, answer.reply.headers?.location, rewriter);

@@ -28,7 +28,7 @@ const refusal = (base: string, words: string) => ({ resourceType: 'OperationOutc
 
 test('a parameter every source refuses is their 400 with each source\'s own diagnostics, not an empty 200 (strict too)', async (t) => {
   const { search } = await setUp(t);
-  for (const prefer of [{}, { prefer: 'handling=strict' }]) {
+  for (const prefer of [{}, { prefer: 'handling=strict' }] as Record<string, string>[]) {
     const { status, body } = await search('?bogus=1', prefer);
     assert.equal(status, 400, JSON.stringify(prefer));
     assert.equal(body.resourceType, 'OperationOutcome');

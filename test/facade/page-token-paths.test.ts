@@ -33,7 +33,7 @@ async function heldIds(base: string): Promise<string[]> {
 /** A MedplumClient at `{prefix}/{path}`, sending the caller's key. */
 function medplum(prefix: string, path: string): MedplumClient {
   const url = new URL(prefix);
-  const keyed = (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-api-key': KEY } });
+  const keyed = (input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-api-key': KEY } });
   return new MedplumClient({ baseUrl: `${url.origin}/`, fhirUrlPath: `${url.pathname.slice(1)}/${path}`, fetch: keyed, cacheTime: 0 });
 }
 
