@@ -57,14 +57,16 @@ test('a hidden source\'s federated id and an unknown source\'s id get the same 4
   const { mp, get } = await setUp(t);
   const [one] = (await mp.repo.searchResources({ resourceType: 'Observation' } as never)) as { id: string }[];
   const asked = mp.requests.length;
-  const answers = [];
-  for (const federated of [`mp.${one!.id}`, `zz.${one!.id}`, `nosource-${one!.id}`]) {
-    const { status, body } = await get(`Observation/${federated}`, EHR_ONLY);
-    answers.push({ status, body: JSON.stringify(body).split(federated).join('<id>') });
+  for (const rest of ['', '?_format=xml', '?_page_token=x', '/_history/1']) {
+    const answers = [];
+    for (const federated of [`mp.${one!.id}`, `zz.${one!.id}`, `nosource-${one!.id}`]) {
+      const { status, body } = await get(`Observation/${federated}${rest}`, EHR_ONLY);
+      answers.push({ status, body: JSON.stringify(body).split(federated).join('<id>') });
+    }
+    assert.equal(answers[0]!.status, 404, rest);
+    assert.deepEqual(answers[1], answers[0], `an unknown source: the same answer (${rest})`);
+    assert.deepEqual(answers[2], answers[0], `no source named at all: the same answer (${rest})`);
   }
-  assert.equal(answers[0]!.status, 404);
-  assert.deepEqual(answers[1], answers[0], 'an unknown source: the same answer');
-  assert.deepEqual(answers[2], answers[0], 'no source named at all: the same answer');
   assert.equal(mp.requests.length, asked, 'the hidden source was not asked');
   assert.equal((await get(`Observation/mp.${one!.id}`)).status, 200, 'its id is real: the caller allowed there reads it');
 });
