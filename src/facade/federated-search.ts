@@ -57,7 +57,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   let state: Omit<PageState, 'caller'> | undefined;
   try {
     token = pageTokenOf(query, true);
-    state = token === undefined ? undefined : openPageToken(ctx.tokens, token, caller.id, type);
+    state = token === undefined ? undefined : openPageToken(ctx.tokens, token, caller.id, true, type);
   } catch (error) {
     return refuse(400, 'invalid', isFhirgateError(error) ? error.message : 'the page token is not valid');
   }
@@ -69,7 +69,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
     const allowed = servedSources(ctx).filter((s) => decide(caller, s, interaction, query).allowed);
     if (allowed.length === 0) return refuse(403, 'forbidden', `no source allows this caller to search ${type}`);
     const sort = query.get('_sort');
-    state = { type, ...(count === undefined ? {} : { count }), ...(sort === null ? {} : { sort }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };
+    state = { federated: true, type, ...(count === undefined ? {} : { count }), ...(sort === null ? {} : { sort }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };
   }
   const searchType: Interaction = { name: 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
   const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => fetchPage(ctx, req, caller, searchType, query, p)));

@@ -34,12 +34,14 @@ export function pageTokenOf(params: URLSearchParams, searching: boolean): string
 }
 
 /**
- * The state of `token` for `callerId`, asked at a path of `pathType` (`undefined`: the base or
- * `[base]/_search`, which take any search's token). `ERR_PAGE_TOKEN` when the token is not valid (see
- * `PageTokens.open`) or is another type's search.
+ * The state of `token` for `callerId`, asked at the federated base or a source base (`federated`), at a
+ * path of `pathType` (`undefined`: the base or `[base]/_search`, which take any search's token).
+ * `ERR_PAGE_TOKEN` when the token is not valid (see `PageTokens.open`), is the other kind of base's, or
+ * is another type's search.
  */
-export function openPageToken(tokens: PageTokens, token: string, callerId: string, pathType: string | undefined): PageState {
+export function openPageToken(tokens: PageTokens, token: string, callerId: string, federated: boolean, pathType: string | undefined): PageState {
   const state = tokens.open(token, callerId);
+  if ((state.federated === true) !== federated) throw bad(`the page token is for ${federated ? 'a source base' : 'the federated base'}, not this one`);
   if (pathType !== undefined && state.type !== pathType) throw bad(`the page token is for a search of ${state.type ?? 'all types'}, not of ${pathType}`);
   return state;
 }

@@ -70,7 +70,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   try {
     const token = pageTokenOf(searchParams(query, body), found.name === 'search-type' || found.name === 'search-system');
     if (token !== undefined) {
-      const state = openPageToken(ctx.tokens, token, caller.id, found.type);
+      const state = openPageToken(ctx.tokens, token, caller.id, false, found.type);
       const page = state.pages.find((p) => p.source === source);
       if (typeof page?.link !== 'string' || page.link === '') throw new FhirgateError('ERR_PAGE_TOKEN', 'the page token is for another base');
       pageLink = page.link;

@@ -119,6 +119,7 @@ for (const path of ['ehr', 'all']) {
   test(`at ${path === 'ehr' ? 'a source base' : 'the federated base'}, a token that cannot be honoured is refused 400 with nothing sent upstream`, async (t) => {
     const { h, upstreamRequests } = await setUp(t);
     const token = await nextToken(h.prefix, path);
+    const otherBases = await nextToken(h.prefix, path === 'ehr' ? 'all' : 'ehr');
     const before = upstreamRequests();
     const form = { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' };
     const refused: [string, RequestInit, RegExp][] = [
@@ -130,6 +131,7 @@ for (const path of ['ehr', 'all']) {
       [`${h.prefix}/${path}/Observation/_search`, { method: 'POST', headers: form, body: '_page_token=garbage' }, /not valid/],
       [`${h.prefix}/${path}/Patient/_search`, { method: 'POST', headers: form, body: `_page_token=${token}` }, /not of Patient/],
       [`${h.prefix}/${path}/_search`, { method: 'POST', headers: form, body: 'a=b&_page_token=garbage' }, /not valid|without "a"/],
+      [`${h.prefix}/${path}?_page_token=${otherBases}`, {}, path === 'ehr' ? /for the federated base, not this one/ : /for a source base, not this one/],
     ];
     if (path === 'ehr') {
       refused.push([`${h.prefix}/ehr/Patient/p1?_page_token=${token}`, {}, /taken only by a search/]);
