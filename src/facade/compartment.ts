@@ -62,13 +62,48 @@ export function inCompartment(resource: unknown, patientId: string, bases: reado
   return paths.some((path) => referencesAt(r, path.split('.')).some((ref) => localReference(ref, bases) === wanted));
 }
 
+/**
+ * True when a write of `resource` stays in the compartment of `Patient/<patientId>` (SMART `patient/*.c`
+ * and `.u` semantics): it is in the compartment, and every Reference at the type's patient elements is
+ * either the caller's patient or, provably, no patient at all. A reference to another patient, to a
+ * Patient on another server, a contained Patient, or one the facade cannot read as `Type/id` (a logical
+ * `identifier` without a non-Patient `type`, `urn:uuid:`, …) makes it false.
+ */
+export function writableInCompartment(resource: unknown, patientId: string, bases: readonly string[]): boolean {
+  if (!inCompartment(resource, patientId, bases)) return false;
+  const r = resource as Record<string, unknown>;
+  if (r.resourceType === 'Patient') return true;
+  const wanted = `Patient/${patientId}`;
+  const contained = Array.isArray(r.contained) ? (r.contained as { id?: unknown; resourceType?: unknown }[]) : [];
+  return MEMBERS[r.resourceType as string]!.slice(1).every((path) =>
+    elementsAt(r, path.split('.')).every((element) => {
+      const ref = element.reference;
+      if (typeof ref !== 'string') {
+        const logical = element.identifier !== undefined || element.type === 'Patient';
+        return !logical || (typeof element.type === 'string' && element.type !== 'Patient');
+      }
+      if (ref.startsWith('#')) return contained.some((c) => `#${String(c.id)}` === ref && c.resourceType !== 'Patient');
+      if (localReference(ref, bases) === wanted) return true;
+      const type = TYPED_REFERENCE.exec(ref)?.[1];
+      return type !== undefined && type !== 'Patient';
+    }));
+}
+
+/** The type of a reference that ends in `Type/id` (optionally `/_history/vid`), relative or absolute. */
+const TYPED_REFERENCE = /(?:^|\/)([A-Za-z]+)\/[A-Za-z0-9\-.]{1,64}(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
+
 /** The `reference` strings at a dotted element path (arrays walked). */
 function referencesAt(value: unknown, path: readonly string[]): string[] {
-  if (Array.isArray(value)) return value.flatMap((v) => referencesAt(v, path));
+  return elementsAt(value, path).flatMap((obj) => (typeof obj.reference === 'string' ? [obj.reference] : []));
+}
+
+/** The objects (Reference elements) at a dotted element path (arrays walked). */
+function elementsAt(value: unknown, path: readonly string[]): Record<string, unknown>[] {
+  if (Array.isArray(value)) return value.flatMap((v) => elementsAt(v, path));
   if (typeof value !== 'object' || value === null) return [];
   const obj = value as Record<string, unknown>;
-  if (path.length === 0) return typeof obj.reference === 'string' ? [obj.reference] : [];
-  return referencesAt(obj[path[0]!], path.slice(1));
+  if (path.length === 0) return [obj];
+  return elementsAt(obj[path[0]!], path.slice(1));
 }
 
 /** `Type/id` of a relative or base-absolute reference, without `_history`; anything else as given. */

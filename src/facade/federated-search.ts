@@ -28,6 +28,7 @@ import type { PageState } from './page-token.js';
 import { decide } from './policy.js';
 import { recordAnswer } from './record-answer.js';
 import { facadeAnswer } from './upstream-answer.js';
+import { visibility } from './visible-entries.js';
 import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
 import { openPageToken, pageTokenOf } from './page-token-route.js';
 
@@ -167,14 +168,14 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
     const request = upstreamRequest('GET', [interaction.type ?? ''].filter((s) => s !== ''), query, req.headers, undefined, interaction, decision.compartment, rewriter);
     const pageLink = position.link === '' ? request.path : position.link!;
     const res = await ctx.gateway.exchange(source, { ...request, path: pageLink }, { signal: req.connectionSignal });
-    const answer = facadeAnswer(res, { source, interaction, compartment: decision.compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders: {} });
+    const answer = facadeAnswer(res, { source, interaction, compartment: decision.compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders: {}, visible: visibility(caller, decision.compartment, rewriter.bases) });
     recordAnswer(ctx, req, source, interaction, caller, decision.compartment, answer.reply.status ?? res.status, answer.body, undefined, rewriter);
     if (res.status !== 200) return refused(source, res.status, answer.body);
     if (answer.body === undefined) return failed(source, 502, false, 'exception', 'answered 200 with a body that is not FHIR JSON');
-    const raw = JSON.parse(res.body.toString('utf8')) as { total?: unknown; link?: { relation?: string; url?: string }[] };
+    const raw = JSON.parse(res.body.toString('utf8')) as { link?: { relation?: string; url?: string }[] };
     const entries = ((answer.body?.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => tag(e, view, `${req.baseUrl}/${ctx.options.federatedName}`));
     const nextLink = raw.link?.find((l) => l.relation === 'next')?.url ?? null;
-    return { page: { source, entries, pageLink, nextLink, skipped: position.skip, total: typeof raw.total === 'number' ? raw.total : undefined }, asked: true };
+    return { page: { source, entries, pageLink, nextLink, skipped: position.skip, total: typeof answer.body.total === 'number' ? answer.body.total : undefined }, asked: true };
   } catch (error) {
     const status = httpStatusOf(error);
     ctx.audit.record(accessFacts(ctx, req, source, interaction, caller), { outcome: 8, outcomeDesc: `source failed: ${isFhirgateError(error) ? error.code : 'error'}` });

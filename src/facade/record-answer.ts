@@ -12,10 +12,11 @@ import type { FacadeContext } from './facade-context.js';
 import type { Interaction } from './interaction.js';
 import type { BaseRewriter } from './url-rewrite.js';
 
-/** Records the AuditEvent(s) of an answered access. */
+/** Records the AuditEvent(s) of an answered access; `params` are a search's parameters when a form body added to its query. */
 export function recordAnswer(
   ctx: FacadeContext, req: RouteRequest, source: string, interaction: Interaction, caller: Caller, compartment: string | undefined,
   status: number, body: Record<string, unknown> | undefined, location: string | undefined, rewriter: BaseRewriter,
+  params?: URLSearchParams,
 ): void {
   const access = accessFacts(ctx, req, source, interaction, caller, rewriter.facadeBase);
   const outcome = outcomeOf(status);
@@ -24,7 +25,9 @@ export function recordAnswer(
   const { name } = interaction;
   if (name === 'search-type' || name === 'search-system' || name === 'history-type' || name === 'history-system') {
     const url = req.url; // a new URL per read of req.url: read once
-    const query = `${req.method} ${url.pathname.slice(new URL(req.baseUrl).pathname.length)}${url.search}`;
+    // `params`: the query with a `_search` form body's parameters, audited as if they had been in the URL.
+    const search = params === undefined ? url.search : params.size === 0 ? '' : `?${params.toString()}`;
+    const query = `${req.method} ${url.pathname.slice(new URL(req.baseUrl).pathname.length)}${search}`;
     const patients = new Set<string>();
     if (compartment !== undefined) patients.add(`Patient/${compartment}`);
     else for (const e of (body?.entry ?? []) as { resource?: unknown }[]) {

@@ -10,7 +10,7 @@ import type { FHIRExchangeRequest } from '../gateway/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { bundlePolicy } from './bundle-policy.js';
 import type { Caller } from './caller.js';
-import { inCompartment } from './compartment.js';
+import { writableInCompartment } from './compartment.js';
 import type { FacadeContext } from './facade-context.js';
 import { outcome } from './fhir-answer.js';
 import type { IssueType } from '../fhir/operation-outcome.js';
@@ -23,6 +23,8 @@ import { recordAnswer } from './record-answer.js';
 import { facadeAnswer } from './upstream-answer.js';
 import { openPageToken, pageTokenOf, searchParams } from './page-token-route.js';
 import { checkFormat, upstreamRequest } from './upstream-request.js';
+import { visibility } from './visible-entries.js';
+import { targetRefusal } from './write-target.js';
 
 /** The largest request body the facade reads (a transaction Bundle), in bytes. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -55,16 +57,18 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   } catch (error) {
     return refuse(401, 'login', `caller not identified: ${(error as Error).message}`, { 'www-authenticate': 'Bearer' }, 'credentials are missing or not valid');
   }
-  try {
-    checkFormat(req.headers, query);
-  } catch (error) {
-    return refuse(406, 'not-supported', (error as Error).message);
-  }
   let body: { text: string; contentType: string } | undefined;
   if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
     const contentType = req.headers['content-type'] ?? '';
     if (!/json|x-www-form-urlencoded/i.test(contentType)) return refuse(415, 'not-supported', 'the body must be FHIR JSON (application/fhir+json), JSON Patch or a search form');
     body = { text: (await req.bytes(MAX_BODY_BYTES)).toString('utf8'), contentType };
+  }
+  // One parameter policy: a `POST …/_search` form body is checked (format, compartment) as its query would be.
+  const params = searchParams(query, body);
+  try {
+    checkFormat(req.headers, params);
+  } catch (error) {
+    return refuse(406, 'not-supported', (error as Error).message);
   }
   let pageLink: string | undefined;
   try {
@@ -88,10 +92,11 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
     }
   }
   if (interaction.name === 'batch') interaction = { ...interaction, name: parsed?.type === 'transaction' ? 'transaction' : 'batch' };
-  const decision = decide(caller, source, interaction, query);
+  const ifNoneExist = req.headers['if-none-exist'];
+  const decision = decide(caller, source, interaction, params, { ...(typeof ifNoneExist === 'string' ? { ifNoneExist } : {}), body: parsed !== undefined });
   if (!decision.allowed) {
     const status = decision.status;
-    return refuse(status, status === 404 ? 'not-found' : 'forbidden', decision.reason, {}, status === 404 ? `${interaction.type ?? 'resource'}/${interaction.id ?? ''} is not known` : decision.reason);
+    return refuse(status, status === 404 ? 'not-found' : status === 412 ? 'multiple-matches' : 'forbidden', decision.reason, {}, status === 404 ? `${interaction.type ?? 'resource'}/${interaction.id ?? ''} is not known` : decision.reason);
   }
   if (interaction.name === 'batch' || interaction.name === 'transaction') {
     const why = bundlePolicy(caller, source, parsed);
@@ -100,8 +105,8 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   const compartment = decision.compartment;
   const rewriter = ctx.rewriter(source, facadeBase);
   const bases = rewriter.bases;
-  if (compartment !== undefined && (interaction.name === 'create' || interaction.name === 'update') && !inCompartment(parsed, compartment, bases)) {
-    return refuse(403, 'forbidden', `the ${interaction.type} would be outside the patient compartment`);
+  if (compartment !== undefined && (interaction.name === 'create' || interaction.name === 'update') && !writableInCompartment(parsed, compartment, bases)) {
+    return refuse(403, 'forbidden', `the ${interaction.type} would be outside the patient compartment: each of its patient references must be Patient/${compartment}`);
   }
   if (compartment !== undefined && interaction.name === 'patch') return refuse(403, 'forbidden', 'patch is not allowed for a compartment-bound caller');
   const taken = ctx.limits.acquire(source, caller);
@@ -111,14 +116,14 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   try {
     if (compartment !== undefined && (interaction.name === 'update' || interaction.name === 'delete')) {
       const current = await ctx.gateway.exchange(source, { method: 'GET', path: `${interaction.type}/${interaction.id}`, headers: { accept: 'application/fhir+json' } }, { signal: req.connectionSignal });
-      const existing = current.status === 200 ? (JSON.parse(current.body.toString('utf8')) as unknown) : undefined;
-      if (existing !== undefined && !inCompartment(existing, compartment, bases)) return refuse(404, 'not-found', 'the target is outside the patient compartment', extraHeaders, `${interaction.type}/${interaction.id} is not known`);
+      const no = targetRefusal(current, interaction, compartment, bases);
+      if (no !== undefined) return refuse(no.status, no.status === 404 ? 'not-found' : no.status === 403 ? 'forbidden' : 'exception', no.reason, extraHeaders, no.shown);
     }
     // A page is the GET of the signed upstream link: nothing of the request (a `_search` form body) goes with it.
     const request = pageLink === undefined ? upstreamRequest(method, rest, query, req.headers, body, interaction, compartment, rewriter) : { ...upstreamRequest('GET', [], new URLSearchParams(), req.headers, undefined, interaction, undefined, rewriter), path: pageLink };
     const res = await ctx.gateway.exchange(source, request, { signal: req.connectionSignal });
-    const answer = facadeAnswer(res, { source, interaction, compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders });
-    recordAnswer(ctx, req, source, interaction, caller, compartment, answer.reply.status ?? 200, answer.body, answer.reply.headers?.location, rewriter);
+    const answer = facadeAnswer(res, { source, interaction, compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders, visible: visibility(caller, compartment, bases) });
+    recordAnswer(ctx, req, source, interaction, caller, compartment, answer.reply.status ?? 200, answer.body, answer.reply.headers?.location, rewriter, params === query ? undefined : params);
     return answer.reply;
   } catch (error) {
     const status = httpStatusOf(error);

@@ -1,8 +1,8 @@
 /**
  * What the facade makes of an upstream answer: the body parsed and rewritten by structure (paging
  * links become signed page tokens of the caller, every other URL under the upstream base moves to the
- * facade's), a compartment-bound caller's read of something outside answered 404 and search entries
- * outside dropped, and only the headers FHIR clients need passed back.
+ * facade's), a compartment-bound caller's read of something outside answered 404, the entries of a
+ * Bundle the caller may not see dropped (`visible-entries.ts`), and only the headers FHIR clients need passed back.
  * @module
  */
 import type { FHIRExchangeResponse } from '../gateway/index.js';
@@ -14,6 +14,11 @@ import type { PageState, PageTokens } from './page-token.js';
 import { FACADE_SECURITY } from './statement-security.js';
 import { PAGE_TOKEN_PARAM } from './upstream-request.js';
 import type { BaseRewriter } from './url-rewrite.js';
+import { visibleEntries } from './visible-entries.js';
+import type { Visibility } from './visible-entries.js';
+
+/** The interactions whose Bundle answers are cut to what the caller may see (not a read of a Bundle, not a batch's answer). */
+const FILTERED = /^(search|history|operation)/;
 
 /** The paging relations that become page tokens. */
 const PAGING = new Set(['next', 'previous', 'prev', 'first', 'last']);
@@ -39,6 +44,8 @@ export interface AnswerSetting {
   readonly tokens: PageTokens;
   /** Headers added to the reply (`RateLimit-*`). */
   readonly extraHeaders: Record<string, string>;
+  /** What the caller may see of a search, history or operation Bundle (`undefined`: all of it); see `visible-entries.ts`. */
+  readonly visible: Visibility | undefined;
 }
 
 /** The facade's reply to an upstream answer. */
@@ -88,7 +95,7 @@ function withinCompartment(body: Record<string, unknown>, s: AnswerSetting): boo
   return true;
 }
 
-/** A Bundle with paging links as page tokens, and (for a compartment-bound caller) entries outside dropped. */
+/** A Bundle with paging links as page tokens, and the entries the caller may not see dropped. */
 function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<string, unknown> {
   const links = Array.isArray(bundle.link) ? (bundle.link as { relation?: string; url?: string }[]) : [];
   const link = links.flatMap((l) => {
@@ -100,11 +107,8 @@ function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<
     const moved = s.rewriter.toFacade(l.url);
     return moved === undefined ? [] : [{ relation: l.relation, url: moved }];
   });
-  const compartment = s.compartment;
-  const bases = s.rewriter.bases;
-  const entries = Array.isArray(bundle.entry) ? (bundle.entry as { resource?: { resourceType?: string } }[]) : undefined;
-  const kept = compartment === undefined || entries === undefined ? entries : entries.filter((e) => e.resource === undefined || e.resource.resourceType === 'OperationOutcome' || inCompartment(e.resource, compartment, bases));
-  return { ...bundle, link, ...(kept === undefined ? {} : { entry: kept }) };
+  const paged = { ...bundle, link };
+  return s.visible === undefined || !FILTERED.test(s.interaction.name) ? paged : visibleEntries(paged, s.visible);
 }
 
 /**

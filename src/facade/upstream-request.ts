@@ -55,15 +55,17 @@ export function upstreamRequest(
     q.delete(PAGE_TOKEN_PARAM);
     q.delete('_format');
   }
+  // A search form body is the query's twin: the facade's own parameters are taken out of it too.
+  const form = searching && method === 'POST' && text !== undefined && /x-www-form-urlencoded/i.test(body!.contentType) ? new URLSearchParams(text) : undefined;
+  if (form !== undefined) {
+    form.delete(PAGE_TOKEN_PARAM);
+    form.delete('_format');
+  }
   if (bound) {
     const param = compartmentParam(interaction.type)!;
-    const value = param === '_id' ? compartment : `Patient/${compartment}`;
-    if (method === 'POST' && text !== undefined) {
-      const form = new URLSearchParams(text);
-      form.append(param, value);
-      text = form.toString();
-    } else q.append(param, value);
+    (form ?? q).append(param, param === '_id' ? compartment : `Patient/${compartment}`);
   }
+  if (form !== undefined) text = form.toString();
   if (text !== undefined && /json/i.test(body!.contentType)) text = JSON.stringify(rewriter.resourceToUpstream(JSON.parse(text)));
   const passed: Record<string, string> = { accept: 'application/fhir+json' };
   for (const name of PASSED) {
