@@ -72,7 +72,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   }
   let pageLink: string | undefined;
   try {
-    const token = pageTokenOf(searchParams(query, body), found.name === 'search-type' || found.name === 'search-system');
+    const token = pageTokenOf(params, found.name === 'search-type' || found.name === 'search-system');
     if (token !== undefined) {
       const state = openPageToken(ctx.tokens, token, caller.id, false, found.type);
       const page = state.pages.find((p) => p.source === source);
