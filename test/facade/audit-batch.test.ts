@@ -10,7 +10,7 @@ import type { FacadeHarness } from '../support/facade-harness.js';
 import { sandbox } from '../support/sandbox.js';
 
 const KEY = 'batch-auditor-key-0123456789';
-const CALLERS = [{ name: 'auditor', apiKey: KEY, sources: '*', scopes: 'system/*.cruds' }];
+const CALLERS = [{ name: 'auditor', apiKey: KEY, sources: '*' as const, scopes: 'system/*.cruds' }];
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
