@@ -1,8 +1,9 @@
 /**
- * What the facade makes of an upstream answer: the body parsed and rewritten by structure (paging
- * links become signed page tokens of the caller, every other URL under the upstream base moves to the
- * facade's), a compartment-bound caller's read of something outside answered 404 and search entries
- * outside dropped, and only the headers FHIR clients need passed back.
+ * What the facade makes of an upstream answer: the body parsed and rewritten (paging links become signed
+ * page tokens of the caller; every string and passed-back header under the one rule of `url-rewrite`:
+ * URLs under the upstream base move to the facade's, any other mention of its address is redacted), a
+ * compartment-bound caller's read of something outside answered 404 and search entries outside dropped,
+ * and only the headers FHIR clients need passed back.
  * @module
  */
 import type { FHIRExchangeResponse } from '../gateway/index.js';
@@ -46,7 +47,7 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   const headers: Record<string, string> = { ...s.extraHeaders };
   for (const name of PASSED_BACK) {
     const value = res.headers[name];
-    if (value !== undefined) headers[name] = value;
+    if (value !== undefined) headers[name] = s.rewriter.textToFacade(value);
   }
   for (const name of MOVED_BACK) {
     const value = res.headers[name];
