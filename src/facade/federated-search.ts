@@ -11,6 +11,7 @@ import { httpStatusOf, isFhirgateError } from '../errors.js';
 import { operationOutcome } from '../fhir/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import type { Caller } from './caller.js';
+import { auditRefused } from './audit-refusal.js';
 import { accessFacts, identified, servedSources } from './facade-context.js';
 import { federatedResource, sourceQuery } from './federated-id.js';
 import type { FederatedView } from './federated-id.js';
@@ -22,7 +23,7 @@ import type { Interaction } from './interaction.js';
 import { isResourceType } from '../fhir/index.js';
 import type { PageState } from './page-token.js';
 import { decide } from './policy.js';
-import { recordAnswer } from './record-answer.js';
+import { recordAnswer, requestQuery } from './record-answer.js';
 import { facadeAnswer } from './upstream-answer.js';
 import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
 
@@ -34,7 +35,11 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   const token = req.method === 'GET' && rest.length === 0 ? req.query.get(PAGE_TOKEN_PARAM) : null;
   const searchPost = req.method === 'POST';
   const type = rest[0];
-  if (type !== undefined && !isResourceType(type)) return outcome(404, 'not-found', `"${type.slice(0, 64)}" is not a resource type`);
+  if (type !== undefined && !isResourceType(type)) {
+    const reason = `"${type.slice(0, 64)}" is not a resource type`;
+    auditRefused(ctx, req, name, `${req.baseUrl}/${name}`, { name: 'search-type', conditional: false }, 404, reason);
+    return outcome(404, 'not-found', reason);
+  }
   const interaction: Interaction = { name: 'search-type', ...(type === undefined ? {} : { type }), conditional: false };
   const who = await identified(ctx, req, name, interaction);
   if ('reply' in who) return who.reply;
@@ -67,6 +72,8 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   }
   const searchType: Interaction = { name: 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
   const results = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => fetchPage(ctx, req, caller, searchType, query, p)));
+  // No source asked (no id of the query names one, or every position is at its end): the search is audited here.
+  if (results.every((r) => !('failed' in r) && r.pageLink === '')) ctx.audit.record(accessFacts(ctx, req, name, searchType, caller), { outcome: 0, query: requestQuery(req) });
   const failures = results.filter((r): r is { failed: string } => 'failed' in r);
   if (failures.length > 0 && /handling=strict/i.test(String(req.headers.prefer ?? ''))) {
     return fhirJSON(502, { ...operationOutcome('error', 'exception', 'a source failed and all-or-nothing was asked (Prefer: handling=strict)'), issue: failures.map((f) => ({ severity: 'error', code: 'exception', diagnostics: f.failed })) });
@@ -96,9 +103,14 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   const query = sourceQuery(federatedQuery, source, sources);
   if (query === undefined) return { source, entries: [], pageLink: '', nextLink: null, skipped: 0, total: 0 };
   const decision = decide(caller, source, interaction, query);
-  if (!decision.allowed) return { failed: `source "${source}": ${decision.reason}` };
+  // A source's refusal (its policy, its limits) is one AuditEvent of that source, as at its own base.
+  const refused = (reason: string) => {
+    ctx.audit.record(accessFacts(ctx, req, source, interaction, caller), { outcome: 4, outcomeDesc: reason, query: requestQuery(req) });
+    return { failed: `source "${source}": ${reason}` };
+  };
+  if (!decision.allowed) return refused(decision.reason);
   const slot = await ctx.limits.acquire(source, caller);
-  if (slot.refused) return { failed: `source "${source}": ${slot.reason}` };
+  if (slot.refused) return refused(slot.reason);
   const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
   const view: FederatedView = { source, sourceBase: rewriter.facadeBase, sources };
   try {

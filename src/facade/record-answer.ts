@@ -23,8 +23,7 @@ export function recordAnswer(
   const bases = rewriter.bases;
   const { name } = interaction;
   if (name === 'search-type' || name === 'search-system' || name === 'history-type' || name === 'history-system') {
-    const url = req.url; // a new URL per read of req.url: read once
-    const query = `${req.method} ${url.pathname.slice(new URL(req.baseUrl).pathname.length)}${url.search}`;
+    const query = requestQuery(req);
     const patients = new Set<string>();
     if (compartment !== undefined) patients.add(`Patient/${compartment}`);
     else for (const e of (body?.entry ?? []) as { resource?: unknown }[]) {
@@ -42,4 +41,10 @@ export function recordAnswer(
   const what = fromLocation ?? (interaction.type === undefined || id === undefined ? undefined : `${interaction.type}/${id}${version === undefined ? '' : `/_history/${version}`}`);
   const patient = compartment !== undefined ? `Patient/${compartment}` : patientOf(resource, bases);
   ctx.audit.record(access, { outcome, outcomeDesc, what, patient });
+}
+
+/** The request as sent to the facade (`GET /ehr/Observation?code=x`), for a search's query entity. */
+export function requestQuery(req: RouteRequest): string {
+  const url = req.url; // a new URL per read of req.url: read once
+  return `${req.method} ${url.pathname.slice(new URL(req.baseUrl).pathname.length)}${url.search}`;
 }

@@ -7,7 +7,9 @@
  */
 import { FhirgateError, httpStatusOf, isFhirgateError } from '../errors.js';
 import type { FHIRExchangeRequest } from '../gateway/index.js';
+import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
+import { attemptedInteraction, auditRefused } from './audit-refusal.js';
 import { bundlePolicy } from './bundle-policy.js';
 import { mayUseSource } from './caller.js';
 import type { Caller } from './caller.js';
@@ -42,7 +44,11 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   const query = req.query;
   const token = method === 'GET' && rest.length === 0 ? query.get(PAGE_TOKEN_PARAM) : null;
   const found = interactionOf(method, rest, query.size > 0, typeof req.headers['if-none-exist'] === 'string');
-  if (found === undefined) return outcome(404, 'not-found', `no FHIR interaction for ${method} ${[source, ...rest].join('/')}`);
+  if (found === undefined) {
+    const reason = `no FHIR interaction for ${method} ${[source, ...rest].join('/')}`;
+    auditRefused(ctx, req, source, `${req.baseUrl}/${source}`, attemptedInteraction(method), 404, reason);
+    return outcome(404, 'not-found', reason);
+  }
   let interaction: Interaction = token === null ? found : { name: 'search-type', conditional: false };
   let caller: Caller | undefined;
   const facadeBase = `${req.baseUrl}/${source}`;
@@ -82,6 +88,8 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   }
   let parsed: Record<string, unknown> | undefined;
   if (body !== undefined && /json/i.test(body.contentType)) {
+    // The caller's error, not the source's: refused before anything walks it.
+    if (nestsDeeperThan(body.text, MAX_RESOURCE_DEPTH)) return refuse(400, 'invalid', `ERR_BAD_REQUEST: the body nests JSON more than ${MAX_RESOURCE_DEPTH} levels deep`);
     try {
       parsed = JSON.parse(body.text) as Record<string, unknown>;
     } catch {

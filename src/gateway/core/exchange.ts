@@ -7,9 +7,8 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
-import { nestsDeeperThan } from '../../lib/json-depth.js';
+import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../../lib/json-depth.js';
 import { callFHIR } from './fhir-call.js';
-import { MAX_RESOURCE_DEPTH } from './read-back.js';
 import type { CallScope } from './call-options.js';
 import type { CallContext } from './fhir-call.js';
 import type { GatewayEvents } from './gateway-events.js';

@@ -11,10 +11,9 @@ import { checkHeaders } from '../../http/request-options.js';
 import type { AgentPool } from '../../http/agent-pool.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
-import { nestsDeeperThan } from '../../lib/json-depth.js';
+import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../../lib/json-depth.js';
 import { CredentialEcho } from '../../lib/credential-echo.js';
 import { SecretRedactor } from '../../lib/redact-secrets.js';
-import { MAX_RESOURCE_DEPTH } from './read-back.js';
 import type { Source } from './source-registry.js';
 
 /** What to send, and what it is about (for error messages). */
