@@ -116,9 +116,9 @@ export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs
   };
   const server = {
     type: { coding: kind.toClient ? SOURCE_ROLE : DESTINATION_ROLE },
-    who: { display: `FHIR endpoint ${access.source}` },
+    who: { display: `FHIR endpoint ${auditText(access.source)}` },
     requestor: false,
-    network: { address: access.server, type: '5' },
+    network: { address: auditText(access.server, AUDIT_QUERY_MAX), type: '5' },
   };
   const agent: unknown[] = [client, server];
   if (caller?.user !== undefined) agent.push({ type: PROVIDER, who: { reference: auditText(caller.user) }, requestor: true });

@@ -60,7 +60,7 @@ export class AuditTrail {
       this.#sink?.add(event);
       if (emit) {
         emitSafely(d, AUDIT_EVENT_NAME, {
-          source: facts.source,
+          source: auditText(facts.source),
           interaction: facts.interaction.name,
           outcome: result.outcome,
           caller: facts.caller === undefined ? null : auditText(facts.caller.name),

@@ -48,6 +48,10 @@ test('what no FHIR interaction answers is audited: an unknown source, type or pa
   let a = await audited(h, 'GET', 'nosuch/Patient');
   assert.equal(a.status, 404);
   assertRefused(a.events, /\/fhir\/nosuch$/, 'unknown source');
+  a = await audited(h, 'GET', 'no%0D%0Asuch%1B%5B2J/Patient');
+  assert.equal(a.status, 404);
+  const named = assertRefused(a.events, /\/fhir\/no  such \[2J$/, 'an unknown source named with control characters');
+  assert.equal(named.agent[1].who.display, 'FHIR endpoint no  such [2J');
   a = await audited(h, 'GET', 'ehr/NotAType/1');
   assert.equal(a.status, 404);
   assertRefused(a.events, /\/fhir\/ehr$/, 'unknown type');
