@@ -6,6 +6,7 @@
  * @module
  */
 import type { EventDispatcher } from '../events/types.js';
+import { issueTypeOfStatus } from '../fhir/operation-outcome.js';
 import type { AsyncFHIRGateway } from '../gateway/index.js';
 import { MOUNT } from '../mount/index.js';
 import type { Mountable, PublicError, RefusedRequest, Route, RouteReply, RouteRequest } from '../mount/index.js';
@@ -112,7 +113,7 @@ export class FHIRFacade {
           const source = request.path.split('/')[1] ?? '';
           auditRefused(ctx, request, source, `${request.baseUrl}/${source}`, attemptedInteraction(request.method), error.status, `${error.code}: ${error.message}`);
         }
-        return outcome(error.status, error.status === 404 ? 'not-found' : 'processing', error.message);
+        return outcome(error.status, issueTypeOfStatus(error.status), error.message);
       },
       close: async () => {
         await this.#sink?.close();
