@@ -56,8 +56,9 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   }
   if (res.body.length === 0) return { reply: { status: res.status, headers }, body: undefined };
   let parsed: unknown;
+  const text = res.body.toString('utf8');
   try {
-    parsed = /json/i.test(res.headers['content-type'] ?? 'json') ? JSON.parse(res.body.toString('utf8')) : undefined;
+    parsed = /json/i.test(res.headers['content-type'] ?? 'json') ? JSON.parse(text) : undefined;
   } catch {
     parsed = undefined;
   }
@@ -71,7 +72,7 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   }
   if (body.resourceType === 'Bundle') body = pagedBundle(body, s);
   if (body.resourceType === 'CapabilityStatement') body = facadeStatement(body, s);
-  const rewritten = s.rewriter.resourceToFacade(body);
+  const rewritten = s.rewriter.mayHoldAddress(text) ? s.rewriter.resourceToFacade(body) : body;
   // Nothing to rewrite: the upstream's bytes go out as they came.
   if (rewritten === parsed) {
     headers['content-type'] = FHIR_JSON;

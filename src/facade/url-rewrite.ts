@@ -45,7 +45,7 @@ const encodedPattern = (text: string): string => escaped(encodeURIComponent(text
 
 /** The patterns of one upstream's address, made once per rewriter. */
 interface AddressPatterns {
-  /** Worth a closer look: the authority, or an encoding that may hide it. */
+  /** Worth a closer look: the authority as written, or an encoding that may hide it. */
   readonly suspect: RegExp;
   /** The base, as written or percent-encoded (global, case-insensitive). */
   readonly base: RegExp;
@@ -65,7 +65,7 @@ function addressPatterns(upstreamBase: string): AddressPatterns {
   const encodedHost = encodedPattern(url.hostname);
   const authority = `${host}${port}|${encodedHost}${encodedPort}`;
   return {
-    suspect: new RegExp(`${host}|${encodedHost}|%|&#|\\\\u`, 'i'),
+    suspect: new RegExp(`${host}${port}|%|&#|\\\\u`, 'i'),
     // Not followed by more of a path segment: `…/fhir/R4x` is not under `…/fhir/R4`.
     base: new RegExp(`${escaped(upstreamBase)}(?![A-Za-z0-9._~%-])`, 'gi'),
     encodedBase: new RegExp(`${encodedPattern(upstreamBase)}(?![A-Za-z0-9._~-]|%(?!2F|3F|23))`, 'gi'),
@@ -121,9 +121,18 @@ export class BaseRewriter {
     const a = this.#address;
     if (!a.suspect.test(text)) return text;
     const moved = /^[a-z][a-z0-9+.-]*:/i.test(text) ? this.toFacade(text) : undefined;
+    if (moved !== undefined && !a.suspect.test(moved)) return moved;
     const out = (moved ?? text).replace(a.base, this.facadeBase).replace(a.encodedBase, this.#encodedFacadeBase).replace(a.authority, REDACTED_HOST);
     if (!decodedForms(out).some((form) => a.hidden.test(form))) return out;
     return /^\s*<div[\s>]/i.test(text) ? XHTML_REDACTED : REDACTED_TEXT;
+  }
+
+  /**
+   * False when `text` (an answer's JSON as received) cannot hold the upstream's address in any form, so
+   * that nothing of it needs {@link resourceToFacade}: one scan of the text instead of a walk of every string.
+   */
+  mayHoldAddress(text: string): boolean {
+    return this.#address.suspect.test(text);
   }
 
   /** A copy of a JSON value with every string (and member name) under the rule of {@link textToFacade}. */
