@@ -220,6 +220,9 @@ test("a malicious upstream's address is rewritten or redacted in every element, 
   assert.equal(federated.body.entry[0].resource.meta.source, `${h.prefix}/evil`, 'the entries are there, rewritten');
   assert.equal(federated.body.entry[0].resource.identifier[0].value, 'upstream.invalid');
   assert.equal((await get('all/Patient/evil.addr')).status, 200, 'federated read');
+  const refusedSearch = await get('all/Observation?code=x');
+  assert.equal(refusedSearch.status, 404, "federated error route: the source's 4xx with its own issues");
+  assert.match(JSON.stringify(refusedSearch.body.issue), /upstream\.invalid/, 'its words kept, its address redacted');
   const federatedStatement = await get('all/metadata');
   assert.equal(federatedStatement.status, 200, 'federated capabilities');
   assert.ok(h.answers.length >= 10, 'every answer above is scanned');
