@@ -91,7 +91,10 @@ export class AuditSink {
       const contentRefused = CONTENT_REFUSALS.has(upstreamStatus(error));
       if (contentRefused && events.length > 1) {
         const half = Math.ceil(events.length / 2);
-        return (await this.#send(events.slice(0, half))) && this.#send(events.slice(half));
+        if (await this.#send(events.slice(0, half))) return this.#send(events.slice(half));
+        // The server failed meanwhile: the other half is lost with the batch, and counted.
+        this.#lost += events.length - half;
+        return false;
       }
       this.#lost += events.length;
       return contentRefused;

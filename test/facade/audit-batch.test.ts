@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 /** The documented length of caller text in an AuditEvent (docs/facade.md). */
 const AUDIT_TEXT_MAX = 256;
+import { FHIRHTTPError, FhirgateError } from '../../src/errors.js';
+import { AuditSink } from '../../src/facade/audit-sink.js';
 import { facadeHarness } from '../support/facade-harness.js';
 import type { FacadeHarness } from '../support/facade-harness.js';
 import { sandbox } from '../support/sandbox.js';
@@ -102,4 +104,20 @@ test('an AuditEvent the audit server refuses even alone is the only one lost', a
   const counts = await countsWhen(h, (c) => c.sent + c.lost >= 4);
   assert.deepEqual(counts, { queued: 0, sent: 3, lost: 1 });
   assert.equal((await stored(auditServer.fhirBase)).length, 3);
+});
+
+test('every AuditEvent is sent, queued or counted lost, also when the server fails while a refused batch is split', async (t) => {
+  let calls = 0;
+  const sink = new AuditSink({ source: 'audit', batchSize: 8, flushIntervalMs: 600_000, maxQueue: 100 }, async () => {
+    calls++;
+    // The whole batch is too large; its first half is refused again, then the server goes down.
+    if (calls <= 2) throw new FHIRHTTPError('batch failed: 413', { status: 413 });
+    throw new FhirgateError('ERR_NETWORK', 'connection refused');
+  });
+  t.after(() => sink.close());
+  for (let i = 0; i < 8; i++) sink.add({ resourceType: 'AuditEvent', n: i });
+  await sink.flush();
+  const s = sink.status();
+  assert.equal(s.sent + s.lost + s.queued, 8, JSON.stringify(s));
+  assert.equal(s.lost, 8);
 });
