@@ -40,8 +40,8 @@ function parsedBase(base: string): ParsedBase {
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** `text` percent-encoded as a pattern that matches either case of the hex digits. */
-const encodedPattern = (text: string): string => escaped(encodeURIComponent(text)).replace(/%([0-9A-F]{2})/g, (_, hex: string) => `%${hex}`);
+/** `text` percent-encoded, as a pattern (every pattern here is case-insensitive: either case of hex matches). */
+const encodedPattern = (text: string): string => escaped(encodeURIComponent(text));
 
 /** The patterns of one upstream's address, made once per rewriter. */
 interface AddressPatterns {
