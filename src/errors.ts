@@ -52,6 +52,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_AUTH_KEY: info('a private key for a JWT assertion could not be read, parsed or used'),
   ERR_FHIR_HTTP: upstream('a FHIR server answered with a non-2xx status (an upstream 404 or 410 passes through, any other is a 502)'),
   ERR_FHIR_RESPONSE: upstream('a FHIR server answered 2xx with a body that is not the expected JSON resource'),
+  ERR_CREDENTIALS_ECHOED: upstream('a FHIR server sent back, in any encoding, the credentials the gateway sent it: its answer was withheld'),
   ERR_RESPONSE_TOO_LARGE: upstream('an upstream answer was larger than the configured limit'),
   ERR_UNKNOWN_SOURCE: info('no source is registered under that name'),
   ERR_NO_SOURCES: info('the gateway has no sources registered'),

@@ -3,7 +3,8 @@
  * type and interaction subtype, the action (R, E, C, U, D), the outcome (0; 4 for a refusal or a 4xx;
  * 8 for an upstream failure), the caller and the gateway as agents (with their BALP roles), the
  * gateway as observer, and the request id, the patient, the resource or the base64 query as entities.
- * A token's `jti` is recorded, never the token; no secret is ever in an AuditEvent.
+ * A token's `jti` is recorded, never the token; no secret is ever in an AuditEvent. Every text a caller
+ * chose (the reason of a refusal, the query, a token's claims, an id) goes in through {@link auditText}.
  * @module
  */
 import type { Caller } from './caller.js';
@@ -13,6 +14,29 @@ const BALP = 'https://profiles.ihe.net/ITI/BALP/StructureDefinition/IHE.BasicAud
 const DCM = 'http://dicom.nema.org/resources/ontology/DCM';
 const ENTITY_TYPE = 'http://terminology.hl7.org/CodeSystem/audit-entity-type';
 const OBJECT_ROLE = 'http://terminology.hl7.org/CodeSystem/object-role';
+
+/** The most characters of a caller's text an AuditEvent holds (a reason, an id, a claim), after {@link auditText}. */
+export const AUDIT_TEXT_MAX = 256;
+
+/** The most characters of the request as sent (the query entity) an AuditEvent holds, before base64. */
+export const AUDIT_QUERY_MAX = 2048;
+
+/** C0 and C1 controls, DEL, and the bidirectional overrides and isolates that make a log line lie. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` as an AuditEvent may hold it: each control character (a line break, a terminal escape, a
+ * bidirectional override) a space, then cut to `max` characters, ending in `…` when cut (never between
+ * the two halves of a surrogate pair). One caller's text can then neither forge a line of whatever
+ * reads the AuditEvent nor make its AuditEvent too large for the audit sink's server.
+ */
+export function auditText(text: string, max: number = AUDIT_TEXT_MAX): string {
+  const clean = text.replace(CONTROL, ' ');
+  if (clean.length <= max) return clean;
+  let end = max - 1;
+  if (/[\ud800-\udbff]/.test(clean[end - 1] ?? '')) end--;
+  return `${clean.slice(0, end)}…`;
+}
 
 /** Who accessed which base, and how: shared by every AuditEvent of one access. */
 export interface AccessFacts {
@@ -85,23 +109,23 @@ export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs
   const profile = kind.profile === undefined || outcome !== 0 ? undefined : `${BALP}${result.patient === undefined ? '' : 'Patient'}${kind.profile}`;
   const client = {
     type: { coding: kind.toClient ? DESTINATION_ROLE : SOURCE_ROLE },
-    who: caller === undefined ? UNIDENTIFIED : { identifier: { ...(caller.issuer === undefined ? {} : { system: caller.issuer }), value: caller.name } },
+    who: caller === undefined ? UNIDENTIFIED : { identifier: { ...(caller.issuer === undefined ? {} : { system: caller.issuer }), value: auditText(caller.name) } },
     requestor: caller?.user === undefined,
-    ...(caller?.jti === undefined ? {} : { policy: [`urn:ietf:params:oauth:jti:${caller.jti}`] }),
+    ...(caller?.jti === undefined ? {} : { policy: [`urn:ietf:params:oauth:jti:${auditText(caller.jti)}`] }),
     ...(access.address === undefined ? {} : { network: { address: access.address, type: '2' } }),
   };
   const server = {
     type: { coding: kind.toClient ? SOURCE_ROLE : DESTINATION_ROLE },
-    who: { display: `FHIR endpoint ${access.source}` },
+    who: { display: `FHIR endpoint ${auditText(access.source)}` },
     requestor: false,
-    network: { address: access.server, type: '5' },
+    network: { address: auditText(access.server, AUDIT_QUERY_MAX), type: '5' },
   };
   const agent: unknown[] = [client, server];
-  if (caller?.user !== undefined) agent.push({ type: PROVIDER, who: { reference: caller.user }, requestor: true });
+  if (caller?.user !== undefined) agent.push({ type: PROVIDER, who: { reference: auditText(caller.user) }, requestor: true });
   const entity: Record<string, unknown>[] = [{ what: { identifier: { value: access.requestId } }, type: REQUEST_ID }];
-  if (result.patient !== undefined) entity.push({ what: { reference: result.patient }, type: PERSON, role: PATIENT_ROLE });
-  if (result.query !== undefined) entity.push({ type: SYSTEM_OBJECT, role: QUERY_ROLE, query: Buffer.from(result.query, 'utf8').toString('base64') });
-  if (result.what !== undefined) entity.push({ what: { reference: result.what }, type: SYSTEM_OBJECT, role: RESOURCE_ROLE });
+  if (result.patient !== undefined) entity.push({ what: { reference: auditText(result.patient) }, type: PERSON, role: PATIENT_ROLE });
+  if (result.query !== undefined) entity.push({ type: SYSTEM_OBJECT, role: QUERY_ROLE, query: Buffer.from(auditText(result.query, AUDIT_QUERY_MAX), 'utf8').toString('base64') });
+  if (result.what !== undefined) entity.push({ what: { reference: auditText(result.what) }, type: SYSTEM_OBJECT, role: RESOURCE_ROLE });
   return {
     resourceType: 'AuditEvent',
     ...(profile === undefined ? {} : { meta: { profile: [profile] } }),
@@ -110,7 +134,7 @@ export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs
     action: kind.action,
     recorded: new Date(recordedMs).toISOString(),
     outcome: String(outcome),
-    ...(result.outcomeDesc === undefined ? {} : { outcomeDesc: result.outcomeDesc }),
+    ...(result.outcomeDesc === undefined ? {} : { outcomeDesc: auditText(result.outcomeDesc) }),
     agent,
     source: { observer: { display: access.observer }, type: APPLICATION_SERVER },
     entity,

@@ -1,9 +1,13 @@
 /**
  * AuditEvents stored in a FHIR source, off the request path: queued, POSTed as `batch` Bundles every
- * interval (or when a batch is full), the queue bounded; AuditEvents dropped (queue full, or a batch
- * the server refused) are counted, never silently lost.
+ * interval (or when a batch is full), the queue bounded; AuditEvents dropped (queue full, or refused by
+ * the server) are counted, never silently lost. One bad AuditEvent never loses its batch: the
+ * batch-response says which entries the server refused (only those are lost), and a batch the server
+ * refuses whole for its content (400, 413, 422) is split in halves and each half sent, down to the one
+ * AuditEvent it refuses.
  * @module
  */
+import { FHIRHTTPError } from '../errors.js';
 import type { Bundle } from '../fhir/index.js';
 import type { AuditSinkOptions } from './options.js';
 
@@ -69,17 +73,46 @@ export class AuditSink {
 
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
-      const events = this.#queue.splice(0, this.#options.batchSize);
-      const bundle: Bundle = { resourceType: 'Bundle', type: 'batch', entry: events.map((resource) => ({ resource, request: { method: 'POST', url: 'AuditEvent' } })) } as unknown as Bundle;
-      try {
-        const answer = await this.#post(bundle);
-        const failed = (answer.entry ?? []).filter((e) => !/^2/.test(e.response?.status ?? '')).length;
-        this.#sent += events.length - failed;
-        this.#lost += failed;
-      } catch {
-        this.#lost += events.length;
-        return;
-      }
+      // A server that failed (not the batch's content) ends this drain: the rest waits for the next.
+      if (!(await this.#send(this.#queue.splice(0, this.#options.batchSize)))) return;
     }
   }
+
+  /**
+   * Sends `events` as one batch and counts them sent or lost; a batch refused whole for its content is
+   * split. False when the server failed whatever the content (unreachable, 5xx, credentials).
+   */
+  async #send(events: readonly Record<string, unknown>[]): Promise<boolean> {
+    const bundle = { resourceType: 'Bundle', type: 'batch', entry: events.map((resource) => ({ resource, request: { method: 'POST', url: 'AuditEvent' } })) } as unknown as Bundle;
+    let answer: Bundle;
+    try {
+      answer = await this.#post(bundle);
+    } catch (error) {
+      const contentRefused = CONTENT_REFUSALS.has(upstreamStatus(error));
+      if (contentRefused && events.length > 1) {
+        const half = Math.ceil(events.length / 2);
+        if (await this.#send(events.slice(0, half))) return this.#send(events.slice(half));
+        // The server failed meanwhile: the other half is lost with the batch, and counted.
+        this.#lost += events.length - half;
+        return false;
+      }
+      this.#lost += events.length;
+      return contentRefused;
+    }
+    // Entry i of a batch-response answers entry i of the batch; a missing answer is a refusal.
+    const entries = answer.entry ?? [];
+    let stored = 0;
+    for (let i = 0; i < events.length; i++) if (/^2/.test(entries[i]?.response?.status ?? '')) stored++;
+    this.#sent += stored;
+    this.#lost += events.length - stored;
+    return true;
+  }
+}
+
+/** The statuses with which a server refuses a batch for what it holds, not for who sent it or its own state. */
+const CONTENT_REFUSALS: ReadonlySet<number> = new Set([400, 413, 422]);
+
+/** The status the audit source answered (an `ERR_FHIR_HTTP` keeps it), 0 when it gave none. */
+function upstreamStatus(error: unknown): number {
+  return error instanceof FHIRHTTPError ? error.status : 0;
 }

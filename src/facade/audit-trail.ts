@@ -7,7 +7,7 @@
 import { LocalEventDispatcher } from '../events/index.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
-import { auditEvent } from './audit-event.js';
+import { auditEvent, auditText } from './audit-event.js';
 import type { AccessFacts, AccessResult } from './audit-event.js';
 import type { AuditSink } from './audit-sink.js';
 
@@ -60,10 +60,10 @@ export class AuditTrail {
       this.#sink?.add(event);
       if (emit) {
         emitSafely(d, AUDIT_EVENT_NAME, {
-          source: facts.source,
+          source: auditText(facts.source),
           interaction: facts.interaction.name,
           outcome: result.outcome,
-          caller: facts.caller?.name ?? null,
+          caller: facts.caller === undefined ? null : auditText(facts.caller.name),
           request_id: facts.requestId,
           audit_event: JSON.stringify(event),
         });

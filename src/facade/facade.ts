@@ -6,9 +6,11 @@
  * @module
  */
 import type { EventDispatcher } from '../events/types.js';
+import { issueTypeOfStatus } from '../fhir/operation-outcome.js';
 import type { AsyncFHIRGateway } from '../gateway/index.js';
 import { MOUNT } from '../mount/index.js';
-import type { Mountable, PublicError, Route, RouteReply, RouteRequest } from '../mount/index.js';
+import type { Mountable, PublicError, RefusedRequest, Route, RouteReply, RouteRequest } from '../mount/index.js';
+import { attemptedInteraction, auditRefused } from './audit-refusal.js';
 import { AuditSink } from './audit-sink.js';
 import { AuditTrail } from './audit-trail.js';
 import { servedSources } from './facade-context.js';
@@ -105,7 +107,14 @@ export class FHIRFacade {
       }),
       openapi: () => (this.closed ? {} : facadeOpenAPI(servedSources(ctx), ctx.options.federatedName)),
       useEvents: (dispatcher: EventDispatcher | null) => ctx.audit.use(dispatcher),
-      errorReply: (error: PublicError) => outcome(error.status, error.status === 404 ? 'not-found' : 'processing', error.message),
+      errorReply: (error: PublicError, request?: RefusedRequest) => {
+        // What no route took (a path too deep, a malformed escape, OPTIONS, a body too large) is an access too.
+        if (request !== undefined && !this.closed) {
+          const source = request.path.split('/')[1] ?? '';
+          auditRefused(ctx, request, source, `${request.baseUrl}/${source}`, attemptedInteraction(request.method), error.status, `${error.code}: ${error.message}`);
+        }
+        return outcome(error.status, issueTypeOfStatus(error.status), error.message);
+      },
       close: async () => {
         await this.#sink?.close();
       },
@@ -118,7 +127,11 @@ export class FHIRFacade {
     // The route's parameters fill in order: no array to filter per request.
     const rest: readonly string[] = a === undefined ? NO_SEGMENTS : b === undefined ? [a] : c === undefined ? [a, b] : d === undefined ? [a, b, c] : [a, b, c, d];
     if (source === this.#ctx.options.federatedName) return answerFederated(this.#ctx, req, rest);
-    if (source === undefined || RESERVED_NAMES.includes(source) || !isSource(this.#ctx.gateway, source)) return outcome(404, 'not-found', `no FHIR base "${String(source).slice(0, 64)}" here`);
+    if (source === undefined || RESERVED_NAMES.includes(source) || !isSource(this.#ctx.gateway, source)) {
+      const reason = `no FHIR base "${String(source).slice(0, 64)}" here`;
+      auditRefused(this.#ctx, req, String(source), `${req.baseUrl}/${String(source)}`, attemptedInteraction(req.method), 404, reason);
+      return outcome(404, 'not-found', reason);
+    }
     return answerSource(this.#ctx, req, source, rest);
   }
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { RouteReply, RouteRequest } from '../mount/index.js';
+import { attemptedInteraction, auditRefused } from './audit-refusal.js';
 import type { FacadeContext } from './facade-context.js';
 import { answerFederatedCapabilities } from './federated-capabilities.js';
 import { answerFederatedRead } from './federated-read.js';
@@ -20,6 +21,8 @@ export function answerFederated(ctx: FacadeContext, req: RouteRequest, rest: rea
   if (get && (rest.length === 1 || (rest.length === 0 && req.query.get(PAGE_TOKEN_PARAM) !== null))) return answerFederatedSearch(ctx, req, rest);
   if (req.method === 'POST' && ((rest.length === 2 && rest[1] === '_search') || (rest.length === 1 && rest[0] === '_search'))) return answerFederatedSearch(ctx, req, rest);
   if (get && (rest.length === 2 || (rest.length === 4 && rest[2] === '_history'))) return answerFederatedRead(ctx, req, rest);
-  if (get) return outcome(404, 'not-found', `the federated base answers GET ${ctx.options.federatedName}/[type]?…, [type]/[id], [type]/[id]/_history/[vid] and metadata`);
-  return outcome(405, 'not-supported', 'writes are never federated: send them to {prefix}/{source}');
+  const name = ctx.options.federatedName;
+  const [status, reason] = get ? [404, `the federated base answers GET ${name}/[type]?…, [type]/[id], [type]/[id]/_history/[vid] and metadata`] : [405, 'writes are never federated: send them to {prefix}/{source}'];
+  auditRefused(ctx, req, name, `${req.baseUrl}/${name}`, attemptedInteraction(req.method), status, reason);
+  return outcome(status, get ? 'not-found' : 'not-supported', reason);
 }

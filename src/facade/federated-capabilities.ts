@@ -62,7 +62,9 @@ async function sourceFacts(ctx: FacadeContext, req: RouteRequest, caller: Caller
   try {
     const res = await ctx.gateway.exchange(source, { method: 'GET', path: 'metadata', headers: { accept: 'application/fhir+json' }, operation: 'capabilities' }, { signal: req.connectionSignal });
     if (res.status !== 200) return undefined;
-    return factsOf(JSON.parse(res.body.toString('utf8')) as Record<string, unknown>);
+    // What a source states (its parameters' names, its version) goes out under the one rewrite rule too.
+    const statement = ctx.rewriter(source, `${req.baseUrl}/${source}`).resourceToFacade(JSON.parse(res.body.toString('utf8')) as Record<string, unknown>);
+    return factsOf(statement);
   } catch {
     // A source that fails or sends no JSON contributes nothing; the statement names it.
     return undefined;

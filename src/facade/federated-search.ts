@@ -15,6 +15,7 @@ import type { IssueType } from '../fhir/operation-outcome.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { sourceRefusal } from './caller.js';
 import type { Caller } from './caller.js';
+import { auditRefused } from './audit-refusal.js';
 import { accessFacts, identified, servedSources } from './facade-context.js';
 import { federatedResource, sourceQuery } from './federated-id.js';
 import type { FederatedView } from './federated-id.js';
@@ -26,7 +27,7 @@ import type { Interaction } from './interaction.js';
 import { isResourceType } from '../fhir/index.js';
 import type { PageState } from './page-token.js';
 import { decide } from './policy.js';
-import { recordAnswer } from './record-answer.js';
+import { recordAnswer, requestQuery } from './record-answer.js';
 import { facadeAnswer } from './upstream-answer.js';
 import { visibility } from './visible-entries.js';
 import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
@@ -39,7 +40,11 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   const name = ctx.options.federatedName;
   const searchPost = req.method === 'POST';
   const type = rest[0] === '_search' ? undefined : rest[0];
-  if (type !== undefined && !isResourceType(type)) return outcome(404, 'not-found', `"${type.slice(0, 64)}" is not a resource type`);
+  if (type !== undefined && !isResourceType(type)) {
+    const reason = `"${type.slice(0, 64)}" is not a resource type`;
+    auditRefused(ctx, req, name, `${req.baseUrl}/${name}`, { name: 'search-type', conditional: false }, 404, reason);
+    return outcome(404, 'not-found', reason);
+  }
   const interaction: Interaction = { name: 'search-type', ...(type === undefined ? {} : { type }), conditional: false };
   const who = await identified(ctx, req, name, interaction);
   if ('reply' in who) return who.reply;
@@ -77,6 +82,8 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => fetchPage(ctx, req, caller, searchType, query, p)));
   const failures = fetched.filter((r): r is Failure => 'failure' in r);
   const answered = fetched.filter((r): r is Answered => 'page' in r);
+  // No source asked (no id of the query names one, or every position is at its end): the search is audited here.
+  if (failures.length === 0 && !answered.some((a) => a.asked)) ctx.audit.record(accessFacts(ctx, req, name, searchType, caller), { outcome: 0, query: requestQuery(req) });
   const strict = /handling=strict/i.test(String(req.headers.prefer ?? ''));
   if (failures.length > 0 && (strict || !answered.some((a) => a.asked))) return failedSearch(failures, strict);
   const pages = answered.map((a) => a.page);
@@ -159,9 +166,17 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   const query = sourceQuery(federatedQuery, source, sources);
   if (query === undefined) return { page: { source, entries: [], pageLink: '', nextLink: null, skipped: 0, total: 0 }, asked: false };
   const decision = decide(caller, source, interaction, query);
-  if (!decision.allowed) return failed(source, decision.status, true, 'forbidden', decision.reason);
+  // A source's refusal (its policy, its limits) is one AuditEvent of that source, as at its own base.
+  const audit = (reason: string) => ctx.audit.record(accessFacts(ctx, req, source, interaction, caller), { outcome: 4, outcomeDesc: reason, query: requestQuery(req) });
+  if (!decision.allowed) {
+    audit(decision.reason);
+    return failed(source, decision.status, true, 'forbidden', decision.reason);
+  }
   const slot = await ctx.limits.acquire(source, caller);
-  if (slot.refused) return failed(source, 429, true, 'throttled', slot.reason);
+  if (slot.refused) {
+    audit(slot.reason);
+    return failed(source, 429, true, 'throttled', slot.reason);
+  }
   const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
   const view: FederatedView = { source, sourceBase: rewriter.facadeBase, sources };
   try {

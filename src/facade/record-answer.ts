@@ -24,10 +24,7 @@ export function recordAnswer(
   const bases = rewriter.bases;
   const { name } = interaction;
   if (name === 'search-type' || name === 'search-system' || name === 'history-type' || name === 'history-system') {
-    const url = req.url; // a new URL per read of req.url: read once
-    // `params`: the query with a `_search` form body's parameters, audited as if they had been in the URL.
-    const search = params === undefined ? url.search : params.size === 0 ? '' : `?${params.toString()}`;
-    const query = `${req.method} ${url.pathname.slice(new URL(req.baseUrl).pathname.length)}${search}`;
+    const query = requestQuery(req, params);
     const patients = new Set<string>();
     if (compartment !== undefined) patients.add(`Patient/${compartment}`);
     else for (const e of (body?.entry ?? []) as { resource?: unknown }[]) {
@@ -45,4 +42,12 @@ export function recordAnswer(
   const what = fromLocation ?? (interaction.type === undefined || id === undefined ? undefined : `${interaction.type}/${id}${version === undefined ? '' : `/_history/${version}`}`);
   const patient = compartment !== undefined ? `Patient/${compartment}` : patientOf(resource, bases);
   ctx.audit.record(access, { outcome, outcomeDesc, what, patient });
+}
+
+/** The request as sent to the facade (`GET /ehr/Observation?code=x`), for a search's query entity. */
+export function requestQuery(req: RouteRequest, params?: URLSearchParams): string {
+  const url = req.url; // a new URL per read of req.url: read once
+  // `params`: the query with a `_search` form body's parameters, audited as if they had been in the URL.
+  const search = params === undefined ? url.search : params.size === 0 ? '' : `?${params.toString()}`;
+  return `${req.method} ${url.pathname.slice(new URL(req.baseUrl).pathname.length)}${search}`;
 }

@@ -7,7 +7,9 @@
  */
 import { FhirgateError, httpStatusOf, isFhirgateError } from '../errors.js';
 import type { FHIRExchangeRequest } from '../gateway/index.js';
+import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
+import { attemptedInteraction, auditRefused } from './audit-refusal.js';
 import { bundlePolicy } from './bundle-policy.js';
 import type { Caller } from './caller.js';
 import { writableInCompartment } from './compartment.js';
@@ -43,7 +45,11 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   const method = req.method as FHIRExchangeRequest['method'];
   const query = req.query;
   const found = interactionOf(method, rest, query.size > 0, typeof req.headers['if-none-exist'] === 'string');
-  if (found === undefined) return outcome(404, 'not-found', `no FHIR interaction for ${method} ${[source, ...rest].join('/')}`);
+  if (found === undefined) {
+    const reason = `no FHIR interaction for ${method} ${[source, ...rest].join('/')}`;
+    auditRefused(ctx, req, source, `${req.baseUrl}/${source}`, attemptedInteraction(method), 404, reason);
+    return outcome(404, 'not-found', reason);
+  }
   let interaction: Interaction = found;
   let caller: Caller | undefined;
   const facadeBase = `${req.baseUrl}/${source}`;
@@ -85,6 +91,8 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   }
   let parsed: Record<string, unknown> | undefined;
   if (body !== undefined && /json/i.test(body.contentType)) {
+    // The caller's error, not the source's: refused before anything walks it.
+    if (nestsDeeperThan(body.text, MAX_RESOURCE_DEPTH)) return refuse(400, 'invalid', `ERR_BAD_REQUEST: the body nests JSON more than ${MAX_RESOURCE_DEPTH} levels deep`);
     try {
       parsed = JSON.parse(body.text) as Record<string, unknown>;
     } catch {

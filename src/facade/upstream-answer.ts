@@ -1,7 +1,8 @@
 /**
- * What the facade makes of an upstream answer: the body parsed and rewritten by structure (paging
- * links become signed page tokens of the caller, every other URL under the upstream base moves to the
- * facade's), a compartment-bound caller's read of something outside answered 404, the entries of a
+ * What the facade makes of an upstream answer: the body parsed and rewritten (paging links become signed
+ * page tokens of the caller; every string and passed-back header under the one rule of `url-rewrite`:
+ * URLs under the upstream base move to the facade's, any other mention of its address is redacted), a
+ * compartment-bound caller's read of something outside answered 404, the entries of a
  * Bundle the caller may not see dropped (`visible-entries.ts`), and only the headers FHIR clients need passed back.
  * @module
  */
@@ -53,7 +54,7 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   const headers: Record<string, string> = { ...s.extraHeaders };
   for (const name of PASSED_BACK) {
     const value = res.headers[name];
-    if (value !== undefined) headers[name] = value;
+    if (value !== undefined) headers[name] = s.rewriter.textToFacade(value);
   }
   for (const name of MOVED_BACK) {
     const value = res.headers[name];
@@ -62,8 +63,9 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   }
   if (res.body.length === 0) return { reply: { status: res.status, headers }, body: undefined };
   let parsed: unknown;
+  const text = res.body.toString('utf8');
   try {
-    parsed = /json/i.test(res.headers['content-type'] ?? 'json') ? JSON.parse(res.body.toString('utf8')) : undefined;
+    parsed = /json/i.test(res.headers['content-type'] ?? 'json') ? JSON.parse(text) : undefined;
   } catch {
     parsed = undefined;
   }
@@ -77,7 +79,7 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   }
   if (body.resourceType === 'Bundle') body = pagedBundle(body, s);
   if (body.resourceType === 'CapabilityStatement') body = facadeStatement(body, s);
-  const rewritten = s.rewriter.resourceToFacade(body);
+  const rewritten = s.rewriter.mayHoldAddress(text) ? s.rewriter.resourceToFacade(body) : body;
   // Nothing to rewrite: the upstream's bytes go out as they came.
   if (rewritten === parsed) {
     headers['content-type'] = FHIR_JSON;

@@ -1,13 +1,31 @@
 /**
- * URL rewriting by structure, never by string replacement over a body (what broke both open
- * gateways): a URL is parsed, and rewritten only when it lies under the upstream base, and only in the
- * elements that carry URLs (`reference`, `fullUrl`, `location`, `url`). Free text (OperationOutcome
- * diagnostics) has no structure: there the upstream base is redacted.
+ * How the facade keeps the upstream's address out of its answers, by one rule for every string of every
+ * answer (any element of any resource, whatever base or route produced it: pass-through, operation,
+ * error, capabilities), and for the headers that come back:
+ *
+ * 1. a URL under the upstream base (`reference`, `fullUrl`, `meta.source`, `coding.system`, …) moves to
+ *    the facade's base, parsed, never by string replacement (what broke both open gateways);
+ * 2. in any other text (`diagnostics`, `expression`, the narrative, `software.name`, `valueString`, …) the
+ *    upstream base, as written or percent-encoded, becomes the facade's base, and any other mention of the
+ *    upstream's address (`host:port`, as written or percent-encoded) becomes {@link REDACTED_HOST};
+ * 3. a text that still holds the address once its encodings are undone (`%31%32…`, `&#49;…`, `\u0031…`)
+ *    is replaced whole by {@link REDACTED_TEXT} (in a narrative, a `div` saying so).
+ *
+ * Request bodies go the other way by structure only: URL elements under the facade's base move upstream.
  * @module
  */
+import { decodedForms } from '../lib/credential-echo.js';
 
-/** The keys whose string values may be absolute URLs into a FHIR base. */
+/** The keys whose string values may be absolute URLs into a FHIR base (request bodies: see {@link BaseRewriter.resourceToUpstream}). */
 const URL_KEYS: ReadonlySet<string> = new Set(['reference', 'fullUrl', 'location', 'url']);
+
+/** What a mention of the upstream's address (not under its base) becomes: a host that never resolves (RFC 2606). */
+export const REDACTED_HOST = 'upstream.invalid';
+
+/** What a text that hides the upstream's address in an encoding becomes. */
+export const REDACTED_TEXT = '[redacted: held the address of an upstream server]';
+
+const XHTML_REDACTED = `<div xmlns="http://www.w3.org/1999/xhtml">${REDACTED_TEXT}</div>`;
 
 /** A base as {@link move} compares against it: its origin and its path without a trailing slash. */
 interface ParsedBase {
@@ -20,17 +38,55 @@ function parsedBase(base: string): ParsedBase {
   return { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
 }
 
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `text` percent-encoded, as a pattern (every pattern here is case-insensitive: either case of hex matches). */
+const encodedPattern = (text: string): string => escaped(encodeURIComponent(text));
+
+/** The patterns of one upstream's address, made once per rewriter. */
+interface AddressPatterns {
+  /** Worth a closer look: the authority as written, or an encoding that may hide it. */
+  readonly suspect: RegExp;
+  /** The base, as written or percent-encoded (global, case-insensitive). */
+  readonly base: RegExp;
+  readonly encodedBase: RegExp;
+  /** The authority (`host:port`; a host on its default port with or without it), as written or percent-encoded. */
+  readonly authority: RegExp;
+  /** The authority, tested on a decoded text. */
+  readonly hidden: RegExp;
+}
+
+function addressPatterns(upstreamBase: string): AddressPatterns {
+  const url = new URL(upstreamBase);
+  const defaultPort = url.protocol === 'https:' ? '443' : '80';
+  const port = url.port === '' ? `(?::${defaultPort}(?![0-9]))?` : `:${url.port}(?![0-9])`;
+  const encodedPort = url.port === '' ? `(?:%3A${defaultPort}(?![0-9]))?` : `%3A${url.port}(?![0-9])`;
+  const host = escaped(url.hostname);
+  const encodedHost = encodedPattern(url.hostname);
+  const authority = `${host}${port}|${encodedHost}${encodedPort}`;
+  return {
+    suspect: new RegExp(`${host}${port}|%|&#|\\\\u`, 'i'),
+    // Not followed by more of a path segment: `…/fhir/R4x` is not under `…/fhir/R4`.
+    base: new RegExp(`${escaped(upstreamBase)}(?![A-Za-z0-9._~%-])`, 'gi'),
+    encodedBase: new RegExp(`${encodedPattern(upstreamBase)}(?![A-Za-z0-9._~-]|%(?!2F|3F|23))`, 'gi'),
+    authority: new RegExp(authority, 'gi'),
+    hidden: new RegExp(`${host}${port}`, 'i'),
+  };
+}
+
 /** Maps URLs between an upstream FHIR base and the facade's base for it. */
 export class BaseRewriter {
   readonly #upstream: ParsedBase;
   readonly #facade: ParsedBase;
+  readonly #address: AddressPatterns;
+  readonly #encodedFacadeBase: string;
   readonly upstreamBase: string;
   readonly facadeBase: string;
   /** Both bases, as a compartment check takes them (a reference may be absolute under either). */
   readonly bases: readonly string[];
   // Made once: a closure per answer was a visible share of the facade read's allocations.
-  readonly #toFacadeOrSame = (url: string): string => this.toFacade(url) ?? url;
-  readonly #toUpstreamOrSame = (url: string): string => this.toUpstream(url) ?? url;
+  readonly #textToFacade = (text: string): string => this.textToFacade(text);
+  readonly #toUpstreamOrSame = (url: string, key: string): string => (URL_KEYS.has(key) ? (this.toUpstream(url) ?? url) : url);
 
   /** Both bases without a trailing slash. */
   constructor(upstreamBase: string, facadeBase: string) {
@@ -39,6 +95,8 @@ export class BaseRewriter {
     this.upstreamBase = upstreamBase.replace(/\/+$/, '');
     this.facadeBase = facadeBase.replace(/\/+$/, '');
     this.bases = Object.freeze([this.upstreamBase, this.facadeBase]);
+    this.#address = addressPatterns(this.upstreamBase);
+    this.#encodedFacadeBase = encodeURIComponent(this.facadeBase);
   }
 
   /**
@@ -54,14 +112,37 @@ export class BaseRewriter {
     return move(url, this.#facade, this.upstreamBase);
   }
 
-  /** A copy of a JSON value with every URL element under the upstream base moved to the facade's; OperationOutcome text redacted. */
+  /**
+   * Any text of an answer (an element's value, a header) by the module's one rule: a URL under the
+   * upstream base moved, the base elsewhere in the text rewritten, any other mention of the upstream's
+   * address redacted; `text` itself when it holds none.
+   */
+  textToFacade(text: string): string {
+    const a = this.#address;
+    if (!a.suspect.test(text)) return text;
+    const moved = /^[a-z][a-z0-9+.-]*:/i.test(text) ? this.toFacade(text) : undefined;
+    if (moved !== undefined && !a.suspect.test(moved)) return moved;
+    const out = (moved ?? text).replace(a.base, this.facadeBase).replace(a.encodedBase, this.#encodedFacadeBase).replace(a.authority, REDACTED_HOST);
+    if (!decodedForms(out).some((form) => a.hidden.test(form))) return out;
+    return /^\s*<div[\s>]/i.test(text) ? XHTML_REDACTED : REDACTED_TEXT;
+  }
+
+  /**
+   * False when `text` (an answer's JSON as received) cannot hold the upstream's address in any form, so
+   * that nothing of it needs {@link resourceToFacade}: one scan of the text instead of a walk of every string.
+   */
+  mayHoldAddress(text: string): boolean {
+    return this.#address.suspect.test(text);
+  }
+
+  /** A copy of a JSON value with every string (and member name) under the rule of {@link textToFacade}. */
   resourceToFacade<T>(value: T): T {
-    return walk(value, this.#toFacadeOrSame, this.upstreamBase, this.facadeBase) as T;
+    return walk(value, this.#textToFacade, true) as T;
   }
 
   /** A copy of a request body with every URL element under the facade's base moved upstream. */
   resourceToUpstream<T>(value: T): T {
-    return walk(value, this.#toUpstreamOrSame, undefined, '') as T;
+    return walk(value, this.#toUpstreamOrSame, false) as T;
   }
 }
 
@@ -75,47 +156,34 @@ function move(url: string, from: ParsedBase, to: string): string | undefined {
 }
 
 /**
- * A copy of `value` with its URL elements mapped; `value` itself when nothing changed (so an answer with
- * nothing to rewrite is sent as it came). Allocates nothing until something changes: the
- * `Object.entries` and `map` of every object and array were the largest share of the facade read's
- * garbage (`--heap-prof` sampling, 4 KB of 57 KB per read).
+ * A copy of `value` with its strings mapped (`map(text, key)`; member names too when `names`); `value`
+ * itself when nothing changed (so an answer with nothing to rewrite is sent as it came). Allocates
+ * nothing until something changes: the `Object.entries` and `map` of every object and array were the
+ * largest share of the facade read's garbage (`--heap-prof` sampling, 4 KB of 57 KB per read).
  */
-function walk(value: unknown, map: (url: string) => string, redact: string | undefined, replacement: string): unknown {
+function walk(value: unknown, map: (text: string, key: string) => string, names: boolean): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const v: unknown = value[i];
-      const next = walk(v, map, redact, replacement);
+      const next = typeof v === 'string' ? map(v, '') : walk(v, map, names);
       if (next !== v) (out ??= value.slice())[i] = next;
     }
     return out ?? value;
   }
   const record = value as Record<string, unknown>;
-  const outcome = redact !== undefined && record.resourceType === 'OperationOutcome';
   let out: Record<string, unknown> | undefined;
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
     const v = record[key];
-    let next: unknown;
-    if (typeof v === 'string') {
-      if (!URL_KEYS.has(key)) continue;
-      next = map(v);
-    } else if (typeof v !== 'object' || v === null) continue;
-    else next = walk(outcome && key === 'issue' ? redactIssues(v, redact, replacement) : v, map, redact, replacement);
-    if (next !== v) (out ??= { ...record })[key] = next;
+    const next = typeof v === 'string' ? map(v, key) : walk(v, map, names);
+    const name = names ? map(key, '') : key;
+    if (name !== key) {
+      out ??= { ...record };
+      delete out[key];
+      out[name] = next;
+    } else if (next !== v) (out ??= { ...record })[key] = next;
   }
   return out ?? value;
-}
-
-/** Issues whose `diagnostics` and `details.text` name the facade's base where they named the upstream's. */
-function redactIssues(issues: unknown, upstream: string, facade: string): unknown {
-  if (!Array.isArray(issues) || !JSON.stringify(issues).includes(upstream)) return issues;
-  const clean = (text: unknown) => (typeof text === 'string' ? text.split(upstream).join(facade) : text);
-  return issues.map((issue) => {
-    if (typeof issue !== 'object' || issue === null) return issue;
-    const i = issue as Record<string, unknown>;
-    const details = typeof i.details === 'object' && i.details !== null ? { ...(i.details as Record<string, unknown>), text: clean((i.details as Record<string, unknown>).text) } : i.details;
-    return { ...i, ...(i.diagnostics === undefined ? {} : { diagnostics: clean(i.diagnostics) }), ...(details === undefined ? {} : { details }) };
-  });
 }

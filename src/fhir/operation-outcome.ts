@@ -48,3 +48,10 @@ export function operationOutcome(severity: IssueSeverity, code: IssueType | stri
   const issue = diagnostics === undefined ? { severity, code } : { severity, code, diagnostics };
   return { resourceType: 'OperationOutcome', issue: [issue] };
 }
+
+const ISSUE_TYPE_OF_STATUS: Readonly<Record<number, IssueType>> = { 400: 'invalid', 401: 'login', 403: 'forbidden', 404: 'not-found', 405: 'not-supported', 410: 'deleted', 413: 'too-costly', 415: 'not-supported' };
+
+/** The OperationOutcome issue type that says what an HTTP error status says (`exception` for the rest). */
+export function issueTypeOfStatus(status: number): IssueType {
+  return ISSUE_TYPE_OF_STATUS[status] ?? 'exception';
+}

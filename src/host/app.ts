@@ -12,7 +12,7 @@ import { FhirgateError } from '../errors.js';
 import { localHandler } from '../events/local-handler.js';
 import type { EventDispatcher } from '../events/types.js';
 import { MOUNT } from '../mount/index.js';
-import type { HTTPMethod, Mountable, MountableComponent, PublicError, Route, RouteReply } from '../mount/index.js';
+import type { HTTPMethod, Mountable, MountableComponent, Route } from '../mount/index.js';
 import { APIKeyCheck } from './api-keys.js';
 import { customEndpoint } from './custom-route.js';
 import type { CustomEndpoint, CustomHandler, CustomRouteOptions } from './custom-route.js';
@@ -368,15 +368,18 @@ export class ServiceAPI {
     return this;
   }
 
-  /** The error reply of the component mounted at the longest prefix that `rawPath` is under, if it has one. */
-  #errorReplyAt(rawPath: string): ((error: PublicError) => RouteReply) | undefined {
+  /**
+   * The prefix and error reply of the component mounted at the longest prefix that `rawPath` is under
+   * (of several at that prefix, the one registered last), if it has one.
+   */
+  #errorReplyAt(rawPath: string): Pick<Endpoint, 'prefix' | 'errorReply'> | undefined {
     let best: Mounted | undefined;
     for (const m of this.#mounted) {
       const under = m.prefix === '' || rawPath === m.prefix || rawPath.startsWith(`${m.prefix}/`);
-      if (under && (best === undefined || m.prefix.length > best.prefix.length)) best = m;
+      if (under && (best === undefined || m.prefix.length >= best.prefix.length)) best = m;
     }
     const own = best?.mountable.errorReply;
-    return typeof own === 'function' ? own.bind(best!.mountable) : undefined;
+    return typeof own === 'function' ? { prefix: best!.prefix, errorReply: own.bind(best!.mountable) } : undefined;
   }
 
   #checkInjections(): void {

@@ -7,11 +7,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError, isFhirgateError } from '../errors.js';
 import { isThenable } from '../lib/is-thenable.js';
-import type { HTTPMethod, OpenAPIOperation, PublicError, RouteReply } from '../mount/index.js';
+import type { HTTPMethod, OpenAPIOperation, PublicError, RefusedRequest, RouteReply } from '../mount/index.js';
 import type { APIKeyCheck } from './api-keys.js';
 import { logUserCodeFailure } from '../lib/user-code-failure.js';
 import { describeError, replyToPublicError } from './error-reply.js';
 import type { ResolvedOptions } from './options.js';
+import { publicOrigin } from './public-origin.js';
 import { HostRequest } from './request-context.js';
 import { pickRequestId } from './request-id.js';
 import { settleBody } from './settle-body.js';
@@ -29,7 +30,7 @@ export interface Endpoint {
   /** Answered without an API key. */
   readonly public: boolean;
   /** The mounted component's own error reply, for errors of its routes; the JSON error body when absent. */
-  readonly errorReply?: (error: PublicError) => RouteReply;
+  readonly errorReply?: (error: PublicError, request?: RefusedRequest) => RouteReply;
   /** Documentation for `/openapi.json`; component routes are documented by their component instead. */
   readonly operation?: OpenAPIOperation;
   run(request: HostRequest): RouteReply | Promise<RouteReply>;
@@ -42,8 +43,8 @@ export interface PipelineState {
   match(method: string, rawPath: string): RouteMatch<Endpoint>;
   readonly apiKeys: APIKeyCheck;
   readonly inFlight: InFlight;
-  /** The error reply of the mounted component whose prefix `rawPath` is under (the longest), if it has one. */
-  errorReplyAt(rawPath: string): ((error: PublicError) => RouteReply) | undefined;
+  /** The prefix and error reply of the mounted component whose prefix `rawPath` is under (the longest), if it has one. */
+  errorReplyAt(rawPath: string): Pick<Endpoint, 'prefix' | 'errorReply'> | undefined;
   closing(): boolean;
   /** Called once per answered request with the route template (`null`: none matched), when metrics are on. */
   observe?(method: string, route: string | null, status: number, seconds: number): void;
@@ -184,6 +185,13 @@ function dispatch(x: InboundExchange, publicPaths: ReadonlySet<string>, rawQuery
   return endpoint.run(request);
 }
 
+/** What a component's `errorReply` is told of the request it answers. */
+function refusedRequest(x: InboundExchange, prefix: string): RefusedRequest {
+  const { req, rawPath } = x;
+  const path = rawPath.startsWith(prefix) ? rawPath.slice(prefix.length) : rawPath;
+  return { method: x.method, path, headers: req.headers, requestId: x.requestId, remoteAddress: req.socket.remoteAddress, baseUrl: `${publicOrigin(req, x.state.options)}${prefix}` };
+}
+
 /** Settles the unread body (drains it or closes the connection), then sends `reply`. */
 function answerWith(x: InboundExchange, reply: RouteReply): void {
   Object.assign(x.base, settleBody(x.req, x.request?.bodyLimit ?? x.state.options.bodyLimit));
@@ -215,8 +223,9 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
     const described = describeError(value, requestId);
     if (described.status >= 500) logUserCodeFailure(options.logger, 'error', 'request failed', { request_id: requestId, route: x.route, status: described.status, ...errorFields(value) }, value);
     if (described.status === 413) base['connection'] = 'close';
-    const own = x.endpoint === undefined ? state.errorReplyAt(rawPath) : x.endpoint.errorReply;
-    answerWith(x, replyToPublicError(described, own, options.logger));
+    const at = x.endpoint ?? state.errorReplyAt(rawPath);
+    const own = at?.errorReply;
+    answerWith(x, replyToPublicError(described, own === undefined ? undefined : (error) => own(error, refusedRequest(x, at!.prefix)), options.logger));
   } catch {
     res.destroy();
   } finally {

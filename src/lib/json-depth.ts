@@ -4,6 +4,13 @@
  */
 
 /**
+ * The deepest nesting of arrays and objects accepted in a resource, from an upstream or from a caller: far
+ * beyond any real one (a Questionnaire ten items deep nests about 25 levels), far below what breaks a
+ * thread-to-thread clone or a recursive walk.
+ */
+export const MAX_RESOURCE_DEPTH = 512;
+
+/**
  * Whether `text` (JSON) nests arrays and objects more than `max` levels deep. Strings are skipped with
  * native searches; a text of `max` characters or fewer cannot nest deeper and is not read. Values nested
  * thousands deep parse, but then break what walks them recursively: a structured clone to another

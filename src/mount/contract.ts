@@ -171,11 +171,34 @@ export interface Mountable {
   close(): Promise<void>;
   /**
    * The reply for an error under the component's prefix (a route that threw, a path or method that
-   * no route answers, a missing API key), in the format the component's clients read: a gateway
-   * answers an OperationOutcome. `error` is already safe to send. Without it the host answers
-   * `{ "error": { "code", "message" } }`.
+   * no route answers, a malformed path, a body too large, a missing API key), in the format the
+   * component's clients read: a gateway answers an OperationOutcome. `error` is already safe to send;
+   * `request` says what was refused (for a component that records every access). Without it the host
+   * answers `{ "error": { "code", "message" } }`. Of several components mounted at the same prefix, the
+   * one registered last answers the errors no route of theirs took.
    */
-  errorReply?(error: PublicError): RouteReply;
+  errorReply?(error: PublicError, request?: RefusedRequest): RouteReply;
+}
+
+/**
+ * What the host tells a component's {@link Mountable.errorReply} of the request it refused: enough to
+ * record the access, nothing to answer it with (the body may be unread, the path undecodable).
+ *
+ * @example
+ * ```ts
+ * const r: RefusedRequest = { method: 'OPTIONS', path: '/ehr/Patient', headers: {}, requestId: 'r1', remoteAddress: '127.0.0.1', baseUrl: 'http://h:8000/fhir' };
+ * ```
+ */
+export interface RefusedRequest {
+  /** The request method, upper case, as sent (`OPTIONS`, `HEAD` too). */
+  readonly method: string;
+  /** The path under the component's prefix as sent: still percent-encoded, without the query. */
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly requestId: string;
+  readonly remoteAddress: string | undefined;
+  /** The absolute URL of the component's mount point, as {@link RouteRequest.baseUrl}. */
+  readonly baseUrl: string;
 }
 
 /**

@@ -13,6 +13,7 @@ export {
   type OpenAPIResponse,
   type OpenAPIPaths,
   type PublicError,
+  type RefusedRequest,
   type Route,
   type RouteReply,
   type RouteRequest,

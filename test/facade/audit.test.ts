@@ -154,6 +154,8 @@ test('accesses answered in the same turn are each audited once, with their own r
 
 test('an AuditEvent is valid JSON whatever its strings hold, every member where FHIR puts it', () => {
   const odd = 'a "quoted" \\ name\nwith a line, </script> and ünïcödé';
+  // Control characters (the line break) become spaces (see auditText).
+  const clean = odd.replace('\n', ' ');
   const caller = { id: 'jwt:x', name: odd, kind: 'jwt', sources: '*', scopes: [], operations: new Set<string>(), patient: undefined, allowReaching: false, issuer: 'https://idp.test/"x"', jti: 'j"1', user: 'Practitioner/p"1' } as const;
   const access = { interaction: { name: 'search-type', type: 'Observation', conditional: false }, source: 's"1', caller, address: '::1', server: 'http://h/fhir/s"1', requestId: 'r"1', observer: 'o"1' } as const;
   const e = JSON.parse(JSON.stringify(auditEvent(access, { outcome: 4, outcomeDesc: odd, query: `GET /s/Observation?code=${odd}`, patient: 'Patient/"p"', what: 'Observation/1' }, Date.UTC(2026, 0, 2, 3, 4, 5, 6))));
@@ -164,9 +166,9 @@ test('an AuditEvent is valid JSON whatever its strings hold, every member where 
     action: 'E',
     recorded: '2026-01-02T03:04:05.006Z',
     outcome: '4',
-    outcomeDesc: odd,
+    outcomeDesc: clean,
     agent: [
-      { type: { coding: [{ system: DCM, code: '110153', display: 'Source Role ID' }] }, who: { identifier: { system: 'https://idp.test/"x"', value: odd } }, requestor: false, policy: ['urn:ietf:params:oauth:jti:j"1'], network: { address: '::1', type: '2' } },
+      { type: { coding: [{ system: DCM, code: '110153', display: 'Source Role ID' }] }, who: { identifier: { system: 'https://idp.test/"x"', value: clean } }, requestor: false, policy: ['urn:ietf:params:oauth:jti:j"1'], network: { address: '::1', type: '2' } },
       { type: { coding: [{ system: DCM, code: '110152', display: 'Destination Role ID' }] }, who: { display: 'FHIR endpoint s"1' }, requestor: false, network: { address: 'http://h/fhir/s"1', type: '5' } },
       { type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-RoleClass', code: 'PROV', display: 'healthcare provider' }] }, who: { reference: 'Practitioner/p"1' }, requestor: true },
     ],
@@ -174,7 +176,7 @@ test('an AuditEvent is valid JSON whatever its strings hold, every member where 
     entity: [
       { what: { identifier: { value: 'r"1' } }, type: { system: 'https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', code: 'XrequestId' } },
       { what: { reference: 'Patient/"p"' }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '1', display: 'Person' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '1', display: 'Patient' } },
-      { type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '24', display: 'Query' }, query: Buffer.from(`GET /s/Observation?code=${odd}`, 'utf8').toString('base64') },
+      { type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '24', display: 'Query' }, query: Buffer.from(`GET /s/Observation?code=${clean}`, 'utf8').toString('base64') },
       { what: { reference: 'Observation/1' }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '4', display: 'Domain Resource' } },
     ],
   });

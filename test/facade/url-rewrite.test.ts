@@ -1,4 +1,4 @@
-// URLs are rewritten by structure: only URL elements under the upstream base move, the input is never
+// URLs under the upstream base move (any element), the input is never
 // changed, and a value with nothing to rewrite comes back as the very same object (sent as it came).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -7,11 +7,12 @@ import { BaseRewriter } from '../../src/facade/url-rewrite.js';
 const UP = 'http://ehr.internal:8080/fhir/R4';
 const FACADE = 'https://gw.example.org/fhir/ehr';
 
-test('only URL elements under the upstream base move; the input stays as it was; nothing to rewrite gives the same object', () => {
+test('only URLs under the upstream base move; the input stays as it was; nothing to rewrite gives the same object', () => {
   const r = new BaseRewriter(`${UP}/`, FACADE);
   assert.deepEqual(r.bases, [UP, FACADE]);
-  const plain = { resourceType: 'Patient', id: '1', name: [{ family: 'Doe', given: ['A'] }], managingOrganization: { reference: 'Organization/2' }, extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/x', valueString: `${UP}/Patient/1` }] };
-  assert.equal(r.resourceToFacade(plain), plain, 'relative references, other origins and non-URL elements: nothing changes');
+  const plain = { resourceType: 'Patient', id: '1', name: [{ family: 'Doe', given: ['A'] }], managingOrganization: { reference: 'Organization/2' }, extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/x', valueString: 'http://other.internal:8080/fhir/R4/Patient/1' }] };
+  assert.equal(r.resourceToFacade(plain), plain, 'relative references, other origins and plain text: nothing changes');
+  assert.equal(r.resourceToFacade({ ...plain, extension: [{ url: 'x', valueString: `${UP}/Patient/1` }] }).extension[0]!.valueString, `${FACADE}/Patient/1`, 'free text under the upstream base moves too (one rule for every string)');
 
   const bundle = {
     resourceType: 'Bundle',
@@ -29,7 +30,7 @@ test('only URL elements under the upstream base move; the input stays as it was;
   assert.equal(out.entry[0]!.fullUrl, `${FACADE}/Patient/1`);
   assert.equal((out.entry[0]!.resource as any).link[0].other.reference, `${FACADE}/Patient/9/_history/2`);
   assert.equal(out.entry[1], bundle.entry[1], 'an entry with nothing to rewrite is kept as it is');
-  assert.equal(out.entry[2]!.fullUrl, `${UP}x/Patient/3`, 'a path that only starts like the base is not under it');
+  assert.equal(out.entry[2]!.fullUrl, 'http://upstream.invalid/fhir/R4x/Patient/3', 'a path that only starts like the base is not under it: only its address is redacted');
 
   const back = r.resourceToUpstream({ resourceType: 'Observation', subject: { reference: `${FACADE}/Patient/1` } });
   assert.equal(back.subject.reference, `${UP}/Patient/1`);

@@ -1,10 +1,13 @@
 /**
  * A raw FHIR exchange with a source, on the gateway's call path (pool, bearer token, one retry after a
  * 401, the retry policy, the source's counts): what a pass-through component (the FHIR facade) needs
- * and the typed operations do not give, since it must hand back any status with its headers.
+ * and the typed operations do not give, since it must hand back any status with its headers. An answer
+ * nested deeper than any resource (`ERR_FHIR_RESPONSE`) or sending back the bearer token
+ * (`ERR_CREDENTIALS_ECHOED`) is an upstream failure, never handed on.
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../../lib/json-depth.js';
 import { callFHIR } from './fhir-call.js';
 import type { CallScope } from './call-options.js';
 import type { CallContext } from './fhir-call.js';
@@ -75,15 +78,20 @@ export function exchange(ctx: CallContext, events: GatewayEvents, source: Source
   const reference = request.resourceType ?? source.name;
   // Chained on the call's promise: one async frame (callFHIR's) per exchange waiting for its answer.
   return callFHIR(ctx, source, { method: request.method, url, body: request.body, headers, operation, reference, expected: 'all', ...scope }).then((res) => {
+    const type = res.headers['content-type'];
+    if (/json/i.test(typeof type === 'string' ? type : 'json') && nestsDeeperThan(res.body.toString('utf8'), MAX_RESOURCE_DEPTH)) {
+      source.errors++;
+      throw new FhirgateError('ERR_FHIR_RESPONSE', `${operation} ${reference}: the server answered ${res.status} with JSON nested more than ${MAX_RESOURCE_DEPTH} levels deep`);
+    }
     const picked: Record<string, string> = {};
     for (const name of EXCHANGE_RESPONSE_HEADERS) {
       const value = res.headers[name];
       if (typeof value === 'string') picked[name] = value;
     }
-    const type = request.resourceType;
-    if (type !== undefined) {
-      const name = `fhir.${type.toLowerCase()}.${operation}`;
-      if (events.wants(name)) events.emit(name, { resource_type: type, source: source.name, operation, status: res.status });
+    const resourceType = request.resourceType;
+    if (resourceType !== undefined) {
+      const name = `fhir.${resourceType.toLowerCase()}.${operation}`;
+      if (events.wants(name)) events.emit(name, { resource_type: resourceType, source: source.name, operation, status: res.status });
     }
     return { status: res.status, headers: picked, body: res.body };
   });

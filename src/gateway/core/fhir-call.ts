@@ -11,9 +11,9 @@ import { checkHeaders } from '../../http/request-options.js';
 import type { AgentPool } from '../../http/agent-pool.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
-import { nestsDeeperThan } from '../../lib/json-depth.js';
+import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../../lib/json-depth.js';
+import { CredentialEcho } from '../../lib/credential-echo.js';
 import { SecretRedactor } from '../../lib/redact-secrets.js';
-import { MAX_RESOURCE_DEPTH } from './read-back.js';
 import type { Source } from './source-registry.js';
 
 /** What to send, and what it is about (for error messages). */
@@ -148,9 +148,17 @@ function resend(ctx: CallContext, source: Source, call: FHIRCall, options: Check
   );
 }
 
-/** A 2xx (or expected) answer; else `ERR_FHIR_HTTP`, counted as the source's error. */
+/**
+ * A 2xx (or expected) answer; else `ERR_FHIR_HTTP`, counted as the source's error. A raw exchange's
+ * answer (handed on to others as it came: the FHIR facade's) that sends the bearer token back, in any
+ * encoding, is `ERR_CREDENTIALS_ECHOED` instead: the token is the gateway's, never its callers'.
+ */
 function answer(source: Source, call: FHIRCall, res: HTTPResponse, token: string | undefined): HTTPResponse {
-  if ((res.status >= 200 && res.status <= 299) || call.expected === 'all' || call.expected?.includes(res.status)) return res;
+  if (call.expected === 'all') {
+    if (token !== undefined && echoes(res, token)) return failed(source, new FhirgateError('ERR_CREDENTIALS_ECHOED', `${call.operation} ${call.reference}: the server sent back the gateway's bearer token; its answer (${res.status}) was withheld`));
+    return res;
+  }
+  if ((res.status >= 200 && res.status <= 299) || call.expected?.includes(res.status)) return res;
   let err: unknown;
   try {
     err = httpError(res, call, new SecretRedactor({ secrets: [token] }));
@@ -158,6 +166,15 @@ function answer(source: Source, call: FHIRCall, res: HTTPResponse, token: string
     err = thrown;
   }
   return failed(source, err);
+}
+
+/** True when `res` (its body or a header) holds `token` in any encoding; a token too short to search for is never echoed. */
+function echoes(res: HTTPResponse, token: string): boolean {
+  if (token.length < 8) return false;
+  const echo = new CredentialEcho(token);
+  if (echo.in(res.body.toString('latin1'))) return true;
+  for (const value of Object.values(res.headers)) if ((typeof value === 'string' && echo.in(value)) || (Array.isArray(value) && value.some((v) => echo.in(v)))) return true;
+  return false;
 }
 
 /** Counts a failed call of the source's and throws its error. */

@@ -5,7 +5,7 @@
  */
 import { FhirgateError } from '../../errors.js';
 import type { HTTPResponse, HTTPTarget } from '../../http/request-options.js';
-import { nestsDeeperThan } from '../../lib/json-depth.js';
+import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../../lib/json-depth.js';
 
 /** A resource as read for a versioned save. */
 export interface Versioned {
@@ -63,11 +63,6 @@ export function etagOf(res: HTTPResponse, resource: Record<string, unknown>): st
   return typeof version === 'string' ? `W/"${version}"` : undefined;
 }
 
-/**
- * The deepest nesting of arrays and objects accepted in a resource: far beyond any real one (a
- * Questionnaire ten items deep nests about 25 levels), far below what breaks a thread-to-thread clone.
- */
-export const MAX_RESOURCE_DEPTH = 512;
 
 /**
  * The JSON object in a 2xx answer, checked to be a resource of `resourceType` (when given) nested at

@@ -4,6 +4,7 @@
  */
 import type { PublicError, RouteReply } from '../../mount/index.js';
 import { operationOutcome } from '../../fhir/index.js';
+import { issueTypeOfStatus } from '../../fhir/operation-outcome.js';
 import type { IssueType } from '../../fhir/operation-outcome.js';
 
 /** The `Content-Type` of every FHIR answer of the gateway face. */
@@ -22,12 +23,10 @@ export function outcomeReply(status: number, code: IssueType, diagnostics: strin
   return fhirReply(status, operationOutcome('error', code, diagnostics));
 }
 
-const ISSUE_TYPE: Readonly<Record<number, IssueType>> = { 400: 'invalid', 401: 'login', 403: 'forbidden', 404: 'not-found', 405: 'not-supported', 410: 'deleted', 413: 'too-costly', 415: 'not-supported' };
-
 /**
  * The gateway face's answer to an error the host met under its prefix (no route, a method not
  * allowed, a missing API key, a body too large): an OperationOutcome with the issue type of the status.
  */
 export function outcomeErrorReply(error: PublicError): RouteReply {
-  return outcomeReply(error.status, ISSUE_TYPE[error.status] ?? 'exception', error.message);
+  return outcomeReply(error.status, issueTypeOfStatus(error.status), error.message);
 }
