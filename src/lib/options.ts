@@ -10,6 +10,7 @@
  * name (`…Ms` or `…Seconds`), and the retry back-off is `retryBaseDelayMs` / `maxRetryDelayMs` everywhere.
  * @module
  */
+import { nearestName } from './nearest-name.js';
 
 /**
  * The range a number option must be in. `min`/`max` are inclusive, `above` is exclusive (`above: 0`
@@ -79,4 +80,16 @@ export function checkObject(value: unknown, name: string): asserts value is obje
 export function signalOption(value: unknown, name: string): AbortSignal | undefined {
   if (value !== undefined && !(value instanceof AbortSignal)) throw new TypeError(`${name} must be an AbortSignal`);
   return value;
+}
+
+/**
+ * Throws a `TypeError` for the first key of `value` that is not in `known`, naming the nearest known
+ * one when the key is an obvious typo: a misspelt option is refused, never ignored.
+ */
+export function knownKeys(value: object, name: string, known: readonly string[]): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const near = nearestName(key, known);
+    throw new TypeError(`${name} has an unknown key ${JSON.stringify(key)}${near === undefined ? '' : ` (did you mean ${near}?)`}; allowed: ${known.join(', ')}`);
+  }
 }

@@ -1,0 +1,68 @@
+/**
+ * A TLS front for a loopback server (the sandbox): the tests' `https` upstream signed by their private
+ * CA, optionally asking for a client certificate, recording who connected.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { TestContext } from 'node:test';
+import { createServer } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
+import type { TestCertificates } from './tls-certs.js';
+
+/** A running front. */
+export interface TLSFront {
+  readonly port: number;
+  /** `127.0.0.1:<port>`, for connection strings. */
+  readonly authority: string;
+  /** The common name of the client certificate of every connection that completed the handshake (`''` for none). */
+  readonly clients: string[];
+  /** The remote port of every connection that completed the handshake. */
+  readonly peers: number[];
+}
+
+/**
+ * Listens on 127.0.0.1 port 0 with the server certificate of `certs` and relays every connection to
+ * `targetPort`; with `requireClientCert`, a client without a certificate of the CA is refused in the
+ * handshake. Closed in `t.after`.
+ *
+ * @example
+ * ```ts
+ * const front = await tlsFront(t, certs, sandboxPort, { requireClientCert: true });
+ * ```
+ */
+export async function tlsFront(t: TestContext, certs: TestCertificates, targetPort: number, options: { requireClientCert?: boolean } = {}): Promise<TLSFront> {
+  const clients: string[] = [];
+  const peers: number[] = [];
+  const open = new Set<TLSSocket>();
+  const server = createServer(
+    {
+      cert: readFileSync(certs.serverCert),
+      key: readFileSync(certs.serverKey),
+      ca: readFileSync(certs.ca),
+      requestCert: options.requireClientCert === true,
+      rejectUnauthorized: options.requireClientCert === true,
+    },
+    (socket: TLSSocket) => {
+      const cn = socket.getPeerCertificate().subject?.CN;
+      clients.push(typeof cn === 'string' ? cn : '');
+      peers.push(socket.remotePort ?? 0);
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+      const upstream = connect(targetPort, '127.0.0.1');
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    },
+  );
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of open) socket.destroy();
+    return closed;
+  });
+  const { port } = server.address() as AddressInfo;
+  return { port, authority: `127.0.0.1:${port}`, clients, peers };
+}
