@@ -95,6 +95,17 @@ export function parseConnectionString(connectionString: string): SourceConfig {
   };
 }
 
+/**
+ * `config` on https, for a source given TLS settings through `addSource`'s `tls` option: a loopback
+ * host is https then too, as with `ca_path`. Throws `ERR_CONNECTION_STRING` with `allow_http=true`.
+ */
+export function withHttpsBase(config: SourceConfig): SourceConfig {
+  if (config.allowHttp) fail('TLS settings (options.tls) are for https sources: leave out allow_http=true');
+  if (!config.baseUrl.startsWith('http:')) return config;
+  const baseUrl = `https:${config.baseUrl.slice('http:'.length)}`;
+  return { ...config, baseUrl, origin: new URL(baseUrl).origin };
+}
+
 /** `ca_path`, `cert_path`, `key_path`, `key_passphrase_path`: paths only, read when the source is added. */
 function readTLSFiles(params: Params, allowHttp: boolean): TLSFiles | undefined {
   const { ca_path: caPath, cert_path: certPath, key_path: keyPath, key_passphrase_path: passphrasePath } = params;

@@ -2,6 +2,7 @@
  * The per-source `tls` option: a private CA to trust, a client certificate to present, checked once.
  * @module
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { FhirgateError } from '../errors.js';
 import { checkObject, knownKeys } from '../lib/options.js';
@@ -65,6 +66,12 @@ export function checkTLSOptions(tls: TLSOptions | undefined, name: string, where
   const checked: CheckedTLS = Object.freeze({ ca, cert, key, passphrase, servername });
   try {
     createSecureContext(checked as Parameters<typeof createSecureContext>[0]);
+    // Node skips what is not a certificate in `ca` (a key given by mistake): the source would trust nothing of it.
+    for (const one of ca === undefined ? [] : Array.isArray(ca) ? ca : [ca]) new X509Certificate(one as string | Uint8Array);
+    // OpenSSL drops a key that does not fit the certificate without a word: the handshake would go without one.
+    if (cert !== undefined && key !== undefined && !new X509Certificate(cert).checkPrivateKey(createPrivateKey({ key: Buffer.from(key), ...(passphrase === undefined ? {} : { passphrase }) }))) {
+      throw Object.assign(new Error('key values mismatch'), { reason: 'key values mismatch' });
+    }
   } catch (cause) {
     throw new FhirgateError('ERR_TLS_FILE', `${name}: ${unusable(cause, where)}`, { cause });
   }
@@ -75,7 +82,7 @@ export function checkTLSOptions(tls: TLSOptions | undefined, name: string, where
 function unusable(cause: unknown, where: Partial<Record<'ca' | 'cert' | 'key', string>>): string {
   const reason = String((cause as { reason?: unknown; code?: unknown } | null)?.reason ?? (cause as { code?: unknown } | null)?.code ?? 'unusable');
   const file = (k: 'ca' | 'cert' | 'key'): string => (where[k] === undefined ? k : `${k} (${where[k]})`);
-  if (/bad decrypt|bad password|passphrase/i.test(reason)) return `the key ${file('key')} cannot be decrypted with the passphrase given (${reason})`;
-  if (/key values mismatch/i.test(reason)) return `the key ${file('key')} does not belong to the certificate ${file('cert')}`;
+  if (/bad decrypt|bad password|passphrase/i.test(reason)) return `${file('key')} cannot be decrypted with the passphrase given (${reason})`;
+  if (/key values mismatch/i.test(reason)) return `${file('key')} is not the private key of ${file('cert')}`;
   return `the CA, certificate or key cannot be used: ${reason} (ca: ${file('ca')}, cert: ${file('cert')}, key: ${file('key')})`;
 }

@@ -24,8 +24,8 @@ export interface TLSFront {
 
 /**
  * Listens on 127.0.0.1 port 0 with the server certificate of `certs` and relays every connection to
- * `targetPort`; with `requireClientCert`, a client without a certificate of the CA is refused in the
- * handshake. Closed in `t.after`.
+ * `targetPort`. It asks every client for a certificate of the CA; with `requireClientCert`, a client
+ * without one is refused in the handshake. Closed in `t.after`.
  *
  * @example
  * ```ts
@@ -41,7 +41,7 @@ export async function tlsFront(t: TestContext, certs: TestCertificates, targetPo
       cert: readFileSync(certs.serverCert),
       key: readFileSync(certs.serverKey),
       ca: readFileSync(certs.ca),
-      requestCert: options.requireClientCert === true,
+      requestCert: true,
       rejectUnauthorized: options.requireClientCert === true,
     },
     (socket: TLSSocket) => {

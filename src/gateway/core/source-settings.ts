@@ -5,6 +5,7 @@
  * @module
  */
 import { parseConnectionString } from '../../auth/index.js';
+import { withHttpsBase } from '../../auth/parse-connection-string.js';
 import type { SourceConfig } from '../../auth/index.js';
 import type { SourceAuth } from '../../auth/source-config.js';
 import { sourceTLS } from '../../auth/source-tls.js';
@@ -34,9 +35,10 @@ export interface SourceSettings {
  * option) of `addSource`; reads no file.
  */
 export function sourceSettings(connectionString: string, options: SourceOptions | undefined, defaultTimeoutMs: number): SourceSettings {
-  const config = parseConnectionString(connectionString);
+  const parsed = parseConnectionString(connectionString);
+  const config = options?.tls === undefined ? parsed : withHttpsBase(parsed);
   const auth = withNextKey(config.auth, options);
-  if (options?.tls !== undefined && config.tlsFiles !== undefined) throw new TypeError('addSource: give TLS files in the connection string (ca_path, cert_path, key_path) or options.tls, not both');
+  if (options?.tls !== undefined && parsed.tlsFiles !== undefined) throw new TypeError('addSource: give TLS files in the connection string (ca_path, cert_path, key_path) or options.tls, not both');
   return { config, auth, timeoutMs: config.timeoutMs ?? defaultTimeoutMs, tls: options?.tls };
 }
 
