@@ -91,7 +91,7 @@ export function parseConnectionString(connectionString: string): SourceConfig {
     auth: readAuth(params, allowHttp),
     timeoutMs: readTimeout(params.timeout),
     allowHttp,
-    tlsFiles,
+    ...(tlsFiles === undefined ? {} : { tlsFiles }),
   };
 }
 

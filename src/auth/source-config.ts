@@ -68,8 +68,8 @@ export interface SourceConfig {
   readonly timeoutMs: number | undefined;
   /** `allow_http=true`: plain http is allowed to a non-loopback host (base, token endpoint, discovered one). */
   readonly allowHttp: boolean;
-  /** The TLS files of `ca_path`, `cert_path`, `key_path`, `key_passphrase_path`; `undefined` when none is given. */
-  readonly tlsFiles: TLSFiles | undefined;
+  /** The TLS files of `ca_path`, `cert_path`, `key_path`, `key_passphrase_path`; absent when none is given. */
+  readonly tlsFiles?: TLSFiles;
 }
 
 /**
