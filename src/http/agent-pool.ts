@@ -339,7 +339,7 @@ export class AgentPool {
   #totalSockets(): number {
     let total = 0;
     for (const o of this.#origins.values()) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets) + o.connecting;
-    for (const origins of this.#tlsOrigins.values()) for (const o of origins.values()) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets) + o.connecting;
+    if (this.#tlsOrigins.size > 0) for (const origins of this.#tlsOrigins.values()) for (const o of origins.values()) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets) + o.connecting;
     for (const o of this.#retired) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets) + o.connecting;
     return total;
   }
