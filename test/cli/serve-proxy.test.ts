@@ -11,7 +11,8 @@ test('serve with HTTP_PROXY: a source and its token endpoint through the proxy; 
   const proxy = await tinyproxy(t);
   if (proxy === undefined) return;
   const sb = await sandbox(t);
-  for (const env of [{ http_proxy: proxy.url }, { HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' }]) {
+  const envs: Record<string, string>[] = [{ http_proxy: proxy.url }, { HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' }];
+  for (const env of envs) {
     const run = startCli(t, ['serve', '--source', `ehr=${sb.connectionString()}`, '--port', '0'], env);
     const serving = await waitServing(run);
     const patient = await fetch(`${serving.gateway}/ehr/Patient/a-patient-1`);
