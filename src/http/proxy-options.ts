@@ -87,13 +87,22 @@ function proxyServer(value: unknown, name: string): ProxyServer | undefined {
   if (url === undefined || url.protocol !== 'http:' || url.hostname === '' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
     throw new TypeError(`${name} must be an http://[user:password@]host[:port] URL of a proxy`);
   }
-  const credentials = url.username === '' && url.password === '' ? undefined : `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  const credentials = url.username === '' && url.password === '' ? undefined : `${decoded(url.username, name)}:${decoded(url.password, name)}`;
   return Object.freeze({
     host: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
     port: url.port === '' ? 80 : Number(url.port),
     authorization: credentials === undefined ? undefined : `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`,
     origin: url.origin,
   });
+}
+
+/** A percent-decoded part of the user information; a malformed `%` escape is a `TypeError` that does not quote it. */
+function decoded(part: string, name: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new TypeError(`${name}: the user or password has a malformed %-escape (write a literal % as %25)`);
+  }
 }
 
 /** `value` as a URL; a bare `host:port` (as some `HTTPS_PROXY` values are written) is read as `http://host:port`. */
