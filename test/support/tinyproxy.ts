@@ -3,15 +3,11 @@
  * config in a temp dir, its log read back to show which requests went through it.
  * @module
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './free-port.js';
+import { startServer } from './bus-servers.js';
 import { systemBinary } from './system-binary.js';
 
 /** What the proxy allows. */
@@ -45,32 +41,28 @@ export async function tinyproxy(t: TestContext, options: TinyproxyOptions = {}):
   const binary = systemBinary(t, 'tinyproxy');
   if (binary === undefined) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-tinyproxy-'));
-  const port = await freePort();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const log = join(dir, 'tinyproxy.log');
-  const config = [
-    `Port ${port}`,
-    'Listen 127.0.0.1',
-    'Timeout 60',
-    `LogFile "${log}"`,
-    'LogLevel Connect',
-    'MaxClients 100',
-    'Allow 127.0.0.1',
-    ...(options.basicAuth === undefined ? [] : [`BasicAuth ${options.basicAuth.user} ${options.basicAuth.password}`]),
-    ...(options.connectPorts ?? []).map((p) => `ConnectPort ${p}`),
-    '',
-  ].join('\n');
-  writeFileSync(join(dir, 'tinyproxy.conf'), config);
-  const child = spawn(binary, ['-d', '-c', join(dir, 'tinyproxy.conf')], { stdio: 'ignore' });
-  t.after(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await listening(port, child.pid);
+  const configFor = (port: number): string => {
+    const config = [
+      `Port ${port}`,
+      'Listen 127.0.0.1',
+      'Timeout 60',
+      `LogFile "${log}"`,
+      'LogLevel Connect',
+      'MaxClients 100',
+      'Allow 127.0.0.1',
+      ...(options.basicAuth === undefined ? [] : [`BasicAuth ${options.basicAuth.user} ${options.basicAuth.password}`]),
+      ...(options.connectPorts ?? []).map((p) => `ConnectPort ${p}`),
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, 'tinyproxy.conf'), config);
+    return join(dir, 'tinyproxy.conf');
+  };
+  const server = await startServer(t, binary, (port) => `http://127.0.0.1:${port}`, (port) => ['-d', '-c', configFor(port)]);
+  const port = Number(new URL(server.url).port);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     port,
     requests: () => {
       let text = '';
@@ -82,22 +74,4 @@ export async function tinyproxy(t: TestContext, options: TinyproxyOptions = {}):
       return [...text.matchAll(/Request \(file descriptor \d+\): (.*)$/gm)].map((m) => m[1]!.trim());
     },
   };
-}
-
-/** Resolves once the port accepts a connection (30 s at most: the machine may be loaded). */
-async function listening(port: number, pid: number | undefined): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (Date.now() < until) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await sleep(50);
-  }
-  throw new Error(`tinyproxy (pid ${pid}) did not listen on 127.0.0.1:${port} within 30 s`);
 }
