@@ -6,6 +6,8 @@ import { proxyFromEnv } from '../../src/cli/proxy-env.js';
 import { runMain, startCli, waitServing } from '../support/run-cli.js';
 import { sandbox } from '../support/sandbox.js';
 import { tinyproxy } from '../support/tinyproxy.js';
+import { testCertificates } from '../support/tls-certs.js';
+import { tlsFront } from '../support/tls-front.js';
 
 test('serve with HTTP_PROXY: a source and its token endpoint through the proxy; NO_PROXY bypasses it', async (t) => {
   const proxy = await tinyproxy(t);
@@ -22,6 +24,22 @@ test('serve with HTTP_PROXY: a source and its token endpoint through the proxy; 
   }
   // Only the first run went through the proxy: its token request and its read.
   assert.deepEqual(proxy.requests(), [`POST ${sb.tokenUrl} HTTP/1.1`, `GET ${sb.fhirBase}/Patient/a-patient-1 HTTP/1.1`]);
+});
+
+test('check with HTTPS_PROXY: an https source of a private CA (ca_path) is checked through a CONNECT tunnel', async (t) => {
+  const proxy = await tinyproxy(t);
+  const certs = testCertificates(t);
+  if (proxy === undefined || certs === undefined) return;
+  const sb = await sandbox(t, { open: true });
+  const front = await tlsFront(t, certs, Number(new URL(sb.origin).port));
+  const source = `ehr=fhir://${front.authority}/fhir/R4/?ca_path=${encodeURIComponent(certs.ca)}`;
+  const { code, stdout, stderr } = await runMain(['check', '--source', source, '--json'], { HTTPS_PROXY: proxy.url });
+  assert.equal(code, 0, `${stdout}${stderr}`);
+  assert.equal((JSON.parse(stdout) as { read: { ok: boolean } }[])[0]?.read.ok, true);
+  assert.ok(proxy.requests().every((r) => r === `CONNECT ${front.authority} HTTP/1.1`) && proxy.requests().length >= 1, JSON.stringify(proxy.requests()));
+  const wrong = await runMain(['check', '--source', source.replace(encodeURIComponent(certs.ca), encodeURIComponent(certs.wrongCa)), '--json'], {});
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stdout, /ERR_TLS: GET https:\/\/127\.0\.0\.1:\d+\/fhir\/R4\/metadata failed: the server's certificate is not signed by a trusted CA/);
 });
 
 test('proxyFromEnv: lower case wins, an empty value is unset, no proxy without HTTPS_PROXY or HTTP_PROXY', () => {
