@@ -18,7 +18,7 @@ import type { CheckedProxy } from './proxy-options.js';
 import { checkRequestOptions, toHTTPUrl } from './request-options.js';
 import type { CheckedRequestOptions, HTTPRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import { POOL_DEFAULTS } from './pool-types.js';
-import type { AgentPoolOptions, AgentPoolStatus, PoolLimits } from './pool-types.js';
+import type { AgentPoolOptions, AgentPoolStatus, OriginPoolStatus, PoolLimits } from './pool-types.js';
 import { sendWithRetries } from './send-with-retries.js';
 import type { TrySender } from './send-with-retries.js';
 import { evictIdle } from './evict-idle.js';
@@ -226,14 +226,17 @@ export class AgentPool {
     if (entry.inFlight === 0) this.#destroy(entry);
   }
 
-  /** A JSON-safe picture: the limits, the totals and the counts per origin. */
+  /** A JSON-safe picture: the limits, the totals and the counts per origin (the agents of every TLS setting of one origin together). */
   status(): AgentPoolStatus {
-    const origins = this.#liveOrigins().map((o) => ({
-      origin: o.origin,
-      active: sockets(o.agent.sockets).length + o.connecting,
-      idle: sockets(o.agent.freeSockets).length,
-      queued: o.queued,
-    }));
+    const byOrigin = new Map<string, OriginPoolStatus>();
+    for (const o of this.#liveOrigins()) {
+      const counts = byOrigin.get(o.origin) ?? { origin: o.origin, active: 0, idle: 0, queued: 0 };
+      counts.active += sockets(o.agent.sockets).length + o.connecting;
+      counts.idle += sockets(o.agent.freeSockets).length;
+      counts.queued += o.queued;
+      byOrigin.set(o.origin, counts);
+    }
+    const origins = [...byOrigin.values()];
     const sum = (key: 'active' | 'idle' | 'queued'): number => origins.reduce((n, o) => n + o[key], 0);
     return {
       limits: this.#limits,

@@ -84,5 +84,6 @@ function unusable(cause: unknown, where: Partial<Record<'ca' | 'cert' | 'key', s
   const file = (k: 'ca' | 'cert' | 'key'): string => (where[k] === undefined ? k : `${k} (${where[k]})`);
   if (/bad decrypt|bad password|passphrase/i.test(reason)) return `${file('key')} cannot be decrypted with the passphrase given (${reason})`;
   if (/key values mismatch/i.test(reason)) return `${file('key')} is not the private key of ${file('cert')}`;
-  return `the CA, certificate or key cannot be used: ${reason} (ca: ${file('ca')}, cert: ${file('cert')}, key: ${file('key')})`;
+  const paths = Object.entries(where).map(([k, path]) => `${k}: ${path}`);
+  return `the CA, certificate or key cannot be used: ${reason}${paths.length === 0 ? '' : ` (${paths.join(', ')})`}`;
 }

@@ -77,7 +77,9 @@ test('two sources on one origin with different client certificates never share a
   }
   // One keep-alive connection per source: the first with its certificate, the second without one.
   assert.deepEqual([...front.clients].sort(), ['', 'fhirgate client']);
-  assert.equal(gw.getPoolStatus().totals.idle, 2);
+  const status = gw.getPoolStatus();
+  assert.equal(status.totals.idle, 2);
+  assert.equal(status.sources['with-cert']?.idle, 2, "a source's counts are its origin's, every TLS setting's together");
 });
 
 test('a private CA is trusted for its source only; a wrong CA is ERR_TLS naming the request, not a bare verification code', async (t) => {
