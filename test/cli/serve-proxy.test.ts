@@ -6,8 +6,7 @@ import { proxyFromEnv } from '../../src/cli/proxy-env.js';
 import { runMain, startCli, waitServing } from '../support/run-cli.js';
 import { sandbox } from '../support/sandbox.js';
 import { tinyproxy } from '../support/tinyproxy.js';
-import { testCertificates } from '../support/tls-certs.js';
-import { tlsFront } from '../support/tls-front.js';
+import { tlsSandbox } from '../support/tls-front.js';
 
 test('serve with HTTP_PROXY: a source and its token endpoint through the proxy; NO_PROXY bypasses it', async (t) => {
   const proxy = await tinyproxy(t);
@@ -28,10 +27,9 @@ test('serve with HTTP_PROXY: a source and its token endpoint through the proxy; 
 
 test('check with HTTPS_PROXY: an https source of a private CA (ca_path) is checked through a CONNECT tunnel', async (t) => {
   const proxy = await tinyproxy(t);
-  const certs = testCertificates(t);
-  if (proxy === undefined || certs === undefined) return;
-  const sb = await sandbox(t, { open: true });
-  const front = await tlsFront(t, certs, Number(new URL(sb.origin).port));
+  const up = await tlsSandbox(t, {}, { open: true });
+  if (proxy === undefined || up === undefined) return;
+  const { certs, front } = up;
   const source = `ehr=fhir://${front.authority}/fhir/R4/?ca_path=${encodeURIComponent(certs.ca)}`;
   const { code, stdout, stderr } = await runMain(['check', '--source', source, '--json'], { HTTPS_PROXY: proxy.url });
   assert.equal(code, 0, `${stdout}${stderr}`);

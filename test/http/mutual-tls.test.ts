@@ -4,11 +4,9 @@ import { test } from 'node:test';
 import { parseConnectionString } from '../../src/auth/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import { strictTLSServer } from '../support/openssl-server.js';
-import { sandbox } from '../support/sandbox.js';
 import { tinyproxy } from '../support/tinyproxy.js';
 import { testCertificates } from '../support/tls-certs.js';
-import type { TestCertificates } from '../support/tls-certs.js';
-import { tlsFront } from '../support/tls-front.js';
+import { tlsSandbox } from '../support/tls-front.js';
 
 type Coded = Error & { code?: string };
 
@@ -29,15 +27,8 @@ function source(authority: string, files: { ca?: string; cert?: string; key?: st
   return `fhir://${authority}/fhir/R4/?${params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`;
 }
 
-async function upstream(t: Parameters<typeof testCertificates>[0], requireClientCert: boolean): Promise<{ certs: TestCertificates; front: Awaited<ReturnType<typeof tlsFront>> } | undefined> {
-  const certs = testCertificates(t);
-  if (certs === undefined) return undefined;
-  const sb = await sandbox(t, { open: true });
-  return { certs, front: await tlsFront(t, certs, Number(new URL(sb.origin).port), { requireClientCert }) };
-}
-
 test('a server that requires a client certificate: the source presents the one of cert_path/key_path and trusts ca_path', async (t) => {
-  const up = await upstream(t, true);
+  const up = await tlsSandbox(t, { requireClientCert: true }, { open: true });
   if (up === undefined) return;
   const { certs, front } = up;
   const gw = gateway(t);
@@ -47,7 +38,7 @@ test('a server that requires a client certificate: the source presents the one o
 });
 
 test('an encrypted client key: key_passphrase_path in the connection string, passphrase in the tls option', async (t) => {
-  const up = await upstream(t, true);
+  const up = await tlsSandbox(t, { requireClientCert: true }, { open: true });
   if (up === undefined) return;
   const { certs, front } = up;
   const gw = gateway(t);
@@ -65,7 +56,7 @@ test('an encrypted client key: key_passphrase_path in the connection string, pas
 });
 
 test('two sources on one origin with different client certificates never share a socket', async (t) => {
-  const up = await upstream(t, false);
+  const up = await tlsSandbox(t, {}, { open: true });
   if (up === undefined) return;
   const { certs, front } = up;
   const gw = gateway(t);
@@ -83,7 +74,7 @@ test('two sources on one origin with different client certificates never share a
 });
 
 test('a private CA is trusted for its source only; a wrong CA is ERR_TLS naming the request, not a bare verification code', async (t) => {
-  const up = await upstream(t, false);
+  const up = await tlsSandbox(t, {}, { open: true });
   if (up === undefined) return;
   const { certs, front } = up;
   const gw = gateway(t);
@@ -173,7 +164,7 @@ test('the tls option refuses unknown keys and a cert without its key, and does n
 
 test('an https source with a private CA and a client certificate through a CONNECT tunnel', async (t) => {
   const proxy = await tinyproxy(t);
-  const up = await upstream(t, true);
+  const up = await tlsSandbox(t, { requireClientCert: true }, { open: true });
   if (proxy === undefined || up === undefined) return;
   const { certs, front } = up;
   const gw = gateway(t, { proxy: { https: proxy.url } });

@@ -4,8 +4,7 @@ import { AsyncFHIRGateway } from '../../src/gateway/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { sandbox } from '../support/sandbox.js';
 import { tinyproxy } from '../support/tinyproxy.js';
-import { testCertificates } from '../support/tls-certs.js';
-import { tlsFront } from '../support/tls-front.js';
+import { tlsSandbox } from '../support/tls-front.js';
 import type { TLSFront } from '../support/tls-front.js';
 
 /** The sandbox's connection string with its FHIR base and token endpoint moved to the TLS front. */
@@ -35,10 +34,9 @@ test('an http source and its token endpoint are reached only through the proxy, 
 
 test('an https source with a private CA and its token endpoint go through one CONNECT tunnel, kept alive per origin and counted by the pool', async (t) => {
   const proxy = await tinyproxy(t);
-  const certs = testCertificates(t);
-  if (proxy === undefined || certs === undefined) return;
-  const sb = await sandbox(t);
-  const front = await tlsFront(t, certs, new URL(sb.origin).port === '' ? 80 : Number(new URL(sb.origin).port));
+  const up = await tlsSandbox(t);
+  if (proxy === undefined || up === undefined) return;
+  const { certs, front, sb } = up;
   const gw = gateway(t, { proxy: { https: proxy.url } });
   gw.addSource('ehr', throughFront(sb, front, `&ca_path=${encodeURIComponent(certs.ca)}`));
   for (const id of ['a-patient-1', 'a-patient-2', 'a-patient-3']) assert.equal((await gw.read('Patient', id, 'ehr')).id, id);
@@ -52,10 +50,9 @@ test('an https source with a private CA and its token endpoint go through one CO
 
 test('maxConnections counts tunnels: 20 concurrent reads through the proxy open at most 2 tunnels', async (t) => {
   const proxy = await tinyproxy(t);
-  const certs = testCertificates(t);
-  if (proxy === undefined || certs === undefined) return;
-  const sb = await sandbox(t, { open: true });
-  const front = await tlsFront(t, certs, Number(new URL(sb.origin).port));
+  const up = await tlsSandbox(t, {}, { open: true });
+  if (proxy === undefined || up === undefined) return;
+  const { certs, front } = up;
   const gw = gateway(t, { proxy: { https: proxy.url }, maxConnections: 2 });
   gw.addSource('ehr', `fhir://${front.authority}/fhir/R4/?ca_path=${encodeURIComponent(certs.ca)}`);
   const reads = await Promise.all(Array.from({ length: 20 }, (_, i) => gw.read('Patient', `a-patient-${(i % 5) + 1}`, 'ehr')));
@@ -67,10 +64,9 @@ test('maxConnections counts tunnels: 20 concurrent reads through the proxy open 
 
 test('a proxy that refuses CONNECT: ERR_PROXY naming the proxy, the upstream and the request, not a socket error', async (t) => {
   const proxy = await tinyproxy(t, { connectPorts: [443] });
-  const certs = testCertificates(t);
-  if (proxy === undefined || certs === undefined) return;
-  const sb = await sandbox(t, { open: true });
-  const front = await tlsFront(t, certs, Number(new URL(sb.origin).port));
+  const up = await tlsSandbox(t, {}, { open: true });
+  if (proxy === undefined || up === undefined) return;
+  const { certs, front } = up;
   const gw = gateway(t, { proxy: { https: proxy.url } });
   gw.addSource('ehr', `fhir://${front.authority}/fhir/R4/?ca_path=${encodeURIComponent(certs.ca)}`);
   await assert.rejects(gw.read('Patient', 'a-patient-1', 'ehr'), (err: Error & { code?: string }) => {
@@ -84,10 +80,9 @@ test('a proxy that refuses CONNECT: ERR_PROXY naming the proxy, the upstream and
 
 test('a proxy that asks for credentials gets them as Proxy-Authorization; none or wrong ones are ERR_PROXY_AUTH without the password', async (t) => {
   const proxy = await tinyproxy(t, { basicAuth: { user: 'alice', password: 's3cret' } });
-  const certs = testCertificates(t);
-  if (proxy === undefined || certs === undefined) return;
-  const sb = await sandbox(t);
-  const front = await tlsFront(t, certs, Number(new URL(sb.origin).port));
+  const up = await tlsSandbox(t);
+  if (proxy === undefined || up === undefined) return;
+  const { certs, front, sb } = up;
   const withCredentials = `http://alice:s3cret@127.0.0.1:${proxy.port}`;
   const good = gateway(t, { proxy: { https: withCredentials, http: withCredentials } });
   good.addSource('tls', throughFront(sb, front, `&ca_path=${encodeURIComponent(certs.ca)}`));

@@ -9,6 +9,9 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { createServer } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/index.js';
+import { sandbox } from './sandbox.js';
+import { testCertificates } from './tls-certs.js';
 import type { TestCertificates } from './tls-certs.js';
 
 /** A running front. */
@@ -65,4 +68,28 @@ export async function tlsFront(t: TestContext, certs: TestCertificates, targetPo
   });
   const { port } = server.address() as AddressInfo;
   return { port, authority: `127.0.0.1:${port}`, clients, peers };
+}
+
+/** A sandbox behind a {@link tlsFront}, with the certificates of both. */
+export interface TLSSandbox {
+  readonly certs: TestCertificates;
+  readonly front: TLSFront;
+  readonly sb: Sandbox;
+}
+
+/**
+ * The tests' `https` upstream: certificates made now, a sandbox (`sandboxOptions`) and a TLS front for
+ * it; `undefined` when the test was skipped (no `openssl`).
+ *
+ * @example
+ * ```ts
+ * const up = await tlsSandbox(t, { requireClientCert: true }, { open: true });
+ * if (up === undefined) return;
+ * ```
+ */
+export async function tlsSandbox(t: TestContext, options: { requireClientCert?: boolean } = {}, sandboxOptions: SandboxOptions = {}): Promise<TLSSandbox | undefined> {
+  const certs = testCertificates(t);
+  if (certs === undefined) return undefined;
+  const sb = await sandbox(t, sandboxOptions);
+  return { certs, sb, front: await tlsFront(t, certs, Number(new URL(sb.origin).port), options) };
 }
