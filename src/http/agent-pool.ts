@@ -23,7 +23,7 @@ import { sendWithRetries } from './send-with-retries.js';
 import type { TrySender } from './send-with-retries.js';
 import { evictIdle } from './evict-idle.js';
 import { countSockets, idleSockets, sockets } from './socket-counts.js';
-import { checkObject, knownKeys, numberOption } from '../lib/options.js';
+import { checkObject, numberOption, onlyKnownKeys } from '../lib/options.js';
 import type { CheckedTLS } from './tls-options.js';
 
 interface Origin {
@@ -164,7 +164,7 @@ export class AgentPool {
 
   constructor(options: AgentPoolOptions = {}) {
     checkObject(options, 'options');
-    knownKeys(options, 'options', ['maxConnections', 'maxKeepaliveConnections', 'keepaliveExpiry', 'proxy']);
+    onlyKnownKeys(options, ['maxConnections', 'maxKeepaliveConnections', 'keepaliveExpiry', 'proxy'], 'options');
     this.#proxy = checkProxyOptions(options.proxy, 'options.proxy');
     this.#limits = Object.freeze({
       maxConnections: numberOption(options.maxConnections, 'options.maxConnections', POOL_DEFAULTS.maxConnections, { integer: true, min: 1 }),

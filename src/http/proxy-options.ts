@@ -2,7 +2,7 @@
  * The `proxy` option: which HTTP proxy an upstream is reached through, checked once.
  * @module
  */
-import { checkObject, knownKeys } from '../lib/options.js';
+import { checkObject, onlyKnownKeys } from '../lib/options.js';
 import { bypassesProxy, parseNoProxy } from './no-proxy.js';
 import type { NoProxyRules } from './no-proxy.js';
 
@@ -60,7 +60,7 @@ const KEYS = ['https', 'http', 'noProxy'] as const;
 export function checkProxyOptions(proxy: ProxyOptions | undefined, name: string): CheckedProxy | undefined {
   if (proxy === undefined) return undefined;
   checkObject(proxy, name);
-  knownKeys(proxy, name, KEYS);
+  onlyKnownKeys(proxy, KEYS, name);
   const https = proxyServer(proxy.https, `${name}.https`);
   const http = proxyServer(proxy.http, `${name}.http`);
   const noProxy = proxy.noProxy;

@@ -5,7 +5,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { FhirgateError } from '../errors.js';
-import { checkObject, knownKeys } from '../lib/options.js';
+import { checkObject, onlyKnownKeys } from '../lib/options.js';
 
 /**
  * TLS settings of one source (and its token endpoint): PEM text or bytes, as `node:tls` takes them.
@@ -56,7 +56,7 @@ const KEYS = ['ca', 'cert', 'key', 'passphrase', 'servername'] as const;
 export function checkTLSOptions(tls: TLSOptions | undefined, name: string, where: Partial<Record<'ca' | 'cert' | 'key', string>> = {}): CheckedTLS | undefined {
   if (tls === undefined) return undefined;
   checkObject(tls, name);
-  knownKeys(tls, name, KEYS);
+  onlyKnownKeys(tls, KEYS, name);
   const { ca, cert, key, passphrase, servername } = tls;
   const pem = (v: unknown): boolean => typeof v === 'string' || v instanceof Uint8Array;
   if (ca !== undefined && !pem(ca) && !(Array.isArray(ca) && ca.every(pem))) throw new TypeError(`${name}.ca must be PEM text or bytes, or an array of them`);

@@ -143,7 +143,7 @@ test('noProxy: a host, a domain or a host:port on the list is reached directly',
 });
 
 test('the proxy option refuses unknown keys, non-http proxy URLs and bad noProxy entries', () => {
-  assert.throws(() => new AsyncFHIRGateway({ proxy: { htps: 'http://p:3128' } as never }), /options\.proxy has an unknown key "htps" \(did you mean https\?\)/);
+  assert.throws(() => new AsyncFHIRGateway({ proxy: { htps: 'http://p:3128' } as never }), /options\.proxy\.htps is not an option; did you mean `https`\?/);
   assert.throws(() => new AsyncFHIRGateway({ proxy: { https: 'https://p:3128' } }), { name: 'TypeError', message: /options\.proxy\.https must be an http:/ });
   assert.throws(() => new AsyncFHIRGateway({ proxy: { https: 'http://u:pw@p:3128/path' } }), (err: Error) => !err.message.includes('pw'));
   assert.throws(() => new AsyncFHIRGateway({ proxy: { https: 'http://p:3128', noProxy: 'http://example.org/' } }), /options\.proxy\.noProxy: "http:\/\/example\.org\/" is not a host/);

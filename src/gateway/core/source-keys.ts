@@ -9,7 +9,7 @@ import type { AssertionKey } from '../../auth/load-key.js';
 import type { SourceAuth } from '../../auth/source-config.js';
 import { FhirgateError } from '../../errors.js';
 import type { TLSOptions } from '../../http/tls-options.js';
-import { knownKeys } from '../../lib/options.js';
+import { onlyKnownKeys } from '../../lib/options.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -77,7 +77,7 @@ export interface JWKSet {
 export function checkSourceOptions(options: SourceOptions | undefined, method: string): { path: string; keyId: string | undefined } | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null) throw new TypeError(`${method}: options must be an object`);
-  knownKeys(options, `${method}: options`, method === 'addSource' ? ['nextKeyPath', 'nextKeyId', 'tls'] : ['nextKeyPath', 'nextKeyId']);
+  onlyKnownKeys(options, method === 'addSource' ? ['nextKeyPath', 'nextKeyId', 'tls'] : ['nextKeyPath', 'nextKeyId'], `${method}: options`);
   const { nextKeyPath, nextKeyId } = options;
   if (nextKeyPath !== undefined && (typeof nextKeyPath !== 'string' || nextKeyPath === '')) throw new TypeError(`${method}: options.nextKeyPath must be a non-empty string`);
   if (nextKeyId !== undefined && (typeof nextKeyId !== 'string' || nextKeyId === '')) throw new TypeError(`${method}: options.nextKeyId must be a non-empty string`);
