@@ -43,6 +43,8 @@ export {
   type SearchParams,
   type SearchParamValue,
   type SourceOptions,
+  type ProxyOptions,
+  type TLSOptions,
   type RotateKeyOptions,
   type RotatedKey,
   type JWKSet,

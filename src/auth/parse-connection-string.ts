@@ -4,7 +4,7 @@
  */
 import { FhirgateError } from '../errors.js';
 import { nearestName } from '../lib/nearest-name.js';
-import type { ClientSecretMethod, SourceAuth, SourceConfig } from './source-config.js';
+import type { ClientSecretMethod, SourceAuth, SourceConfig, TLSFiles } from './source-config.js';
 
 /** Every parameter a connection string may hold: the seven of the spec, then fhirgate's additions. */
 const PARAMETERS = [
@@ -23,6 +23,10 @@ const PARAMETERS = [
   'timeout',
   'allow_http',
   'token_origin',
+  'ca_path',
+  'cert_path',
+  'key_path',
+  'key_passphrase_path',
 ] as const;
 
 type Parameter = (typeof PARAMETERS)[number];
@@ -70,6 +74,7 @@ export function parseConnectionString(connectionString: string): SourceConfig {
   if (authority === '') fail('the host is missing');
   const params = readParams(query);
   const allowHttp = flag(params, 'allow_http');
+  const tlsFiles = readTLSFiles(params, allowHttp);
   let base: URL;
   try {
     base = new URL(`https://${authority}${path}`);
@@ -78,14 +83,37 @@ export function parseConnectionString(connectionString: string): SourceConfig {
   }
   // The URL parser lets through what no DNS name holds (`+`, `!`, `$`, `*`...): refuse it here, not at the first request.
   if (!HOST_NAME.test(base.hostname) && !base.hostname.startsWith('[')) fail('the host must be a DNS name (letters, digits, "-", "_", ".") or an IP address');
-  if (allowHttp || isLoopback(base.hostname)) base.protocol = 'http:';
+  // A source with TLS files is https, on loopback too (a private CA's server on this machine).
+  if (allowHttp || (isLoopback(base.hostname) && tlsFiles === undefined)) base.protocol = 'http:';
   return {
     baseUrl: `${base.origin}${base.pathname.replace(/\/+$/, '')}`,
     origin: base.origin,
     auth: readAuth(params, allowHttp),
     timeoutMs: readTimeout(params.timeout),
     allowHttp,
+    ...(tlsFiles === undefined ? {} : { tlsFiles }),
   };
+}
+
+/**
+ * `config` on https, for a source given TLS settings through `addSource`'s `tls` option: a loopback
+ * host is https then too, as with `ca_path`. Throws `ERR_CONNECTION_STRING` with `allow_http=true`.
+ */
+export function withHttpsBase(config: SourceConfig): SourceConfig {
+  if (config.allowHttp) fail('TLS settings (options.tls) are for https sources: leave out allow_http=true');
+  if (!config.baseUrl.startsWith('http:')) return config;
+  const baseUrl = `https:${config.baseUrl.slice('http:'.length)}`;
+  return { ...config, baseUrl, origin: new URL(baseUrl).origin };
+}
+
+/** `ca_path`, `cert_path`, `key_path`, `key_passphrase_path`: paths only, read when the source is added. */
+function readTLSFiles(params: Params, allowHttp: boolean): TLSFiles | undefined {
+  const { ca_path: caPath, cert_path: certPath, key_path: keyPath, key_passphrase_path: passphrasePath } = params;
+  if (caPath === undefined && certPath === undefined && keyPath === undefined && passphrasePath === undefined) return undefined;
+  if (allowHttp) fail('ca_path, cert_path, key_path and key_passphrase_path are for https sources: leave out allow_http=true');
+  if ((certPath === undefined) !== (keyPath === undefined)) fail('a client certificate needs both cert_path and key_path');
+  if (passphrasePath !== undefined && keyPath === undefined) fail('key_passphrase_path needs key_path');
+  return { caPath, certPath, keyPath, passphrasePath };
 }
 
 function readParams(query: string): Params {

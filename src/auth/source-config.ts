@@ -68,4 +68,18 @@ export interface SourceConfig {
   readonly timeoutMs: number | undefined;
   /** `allow_http=true`: plain http is allowed to a non-loopback host (base, token endpoint, discovered one). */
   readonly allowHttp: boolean;
+  /** The TLS files of `ca_path`, `cert_path`, `key_path`, `key_passphrase_path`; absent when none is given. */
+  readonly tlsFiles?: TLSFiles;
+}
+
+/**
+ * Paths of a source's TLS files, read when the source is added (and again when `fhirgate serve --workers`
+ * replaces its workers on SIGHUP): a private CA trusted for this source only, a client certificate and
+ * its key, the file holding the key's passphrase.
+ */
+export interface TLSFiles {
+  readonly caPath: string | undefined;
+  readonly certPath: string | undefined;
+  readonly keyPath: string | undefined;
+  readonly passphrasePath: string | undefined;
 }

@@ -4,6 +4,7 @@
  * replay cache. Failures carry a short reason for the log; callers answer one generic 401.
  * @module
  */
+import type { ProxyAgents } from '../http/proxy-agents.js';
 import type { JsonWebKey } from 'node:crypto';
 import { FhirgateError, isFhirgateError } from '../errors.js';
 import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
@@ -67,7 +68,8 @@ export class ClientAuth {
   readonly #replays: ReplayCache;
   readonly #sharedReplays: StoreReplayCheck | undefined;
 
-  constructor(options: ClientAuthOptions) {
+  /** `proxy`: the agents of the service's outbound proxy, for the JWKS fetches. */
+  constructor(options: ClientAuthOptions, proxy?: ProxyAgents) {
     if (typeof options !== 'object' || options === null) throw new TypeError('auth must be an object');
     if (!Array.isArray(options.issuers) || options.issuers.length === 0) throw new TypeError('auth.issuers must be a non-empty array');
     this.#issuers = new Map(options.issuers.map((value, i) => {
@@ -79,6 +81,7 @@ export class ClientAuth {
       ttlMs: this.#settings.jwksCacheSeconds * 1000,
       cooldownMs: this.#settings.jwksCooldownSeconds * 1000,
       timeoutMs: this.#settings.jwksTimeoutMs,
+      ...(proxy === undefined ? {} : { proxy }),
     });
     this.#replays = new ReplayCache(this.#settings.replayCacheSize);
     if (options.replayStore !== undefined) checkStore(options.replayStore, 'options.auth.replayStore');

@@ -8,6 +8,7 @@
  * (refused, closed, timed out or a non-public address all read the same); the log line says.
  * @module
  */
+import type { ProxyAgents } from '../http/proxy-agents.js';
 import { isFhirgateError } from '../errors.js';
 import { request } from '../http/request.js';
 import type { Logger } from '../mount/index.js';
@@ -27,6 +28,8 @@ export interface PrefetchOptions {
   allowInsecure: boolean;
   /** The FHIR servers that may be fetched from; `undefined`: any. */
   allowed: FHIRServerAllowlist | undefined;
+  /** The outbound proxy's agents (`agentFor` is `undefined` for a server reached directly). */
+  proxy: ProxyAgents | undefined;
   /** Where a refused `fhirServer` is reported. */
   log: Logger;
   /** Aborts the fetches (the caller went away). */
@@ -55,12 +58,15 @@ async function fetchOne(key: string, query: string, req: CDSHookRequest, options
     options.log.warn('CDS prefetch refused: fhirServer is not an allowed FHIR server', { prefetch_key: key, fhir_server: `${base.origin}${base.pathname}` });
     throw new CDSError('ERR_CDS_PREFETCH', `fhirServer is not an allowed FHIR server: prefetch.${key} could not be obtained`, 412, 'fhirServer');
   }
-  // An allowlisted server was named by whoever configured the service; any other must be public.
-  const agent = options.allowed === undefined ? publicOnlyAgent(url) : undefined;
   const unreachable = (reason: string, cause?: unknown): CDSError => {
     options.log.warn('CDS prefetch failed: the FHIR server could not be reached', { prefetch_key: key, fhir_server: url.origin, reason });
     return unobtainable(key, 'the FHIR server could not be reached', cause);
   };
+  // Through a proxy, the proxy resolves the host: whether it is public cannot be checked, so only allowlisted servers go that way.
+  const proxied = options.proxy?.agentFor(url);
+  if (proxied !== undefined && options.allowed === undefined) throw unreachable('fhirServer would be reached through the proxy, where its address cannot be checked: list it in fhirServers');
+  // An allowlisted server was named by whoever configured the service; any other must be public.
+  const agent = options.allowed === undefined ? publicOnlyAgent(url) : proxied;
   if (options.allowed === undefined && agent === undefined) throw unreachable('fhirServer is a non-public address and not in fhirServers');
   const headers: Record<string, string> = { accept: 'application/fhir+json' };
   if (req.fhirAuthorization !== undefined) headers.authorization = `Bearer ${req.fhirAuthorization.access_token}`;
@@ -73,7 +79,7 @@ async function fetchOne(key: string, query: string, req: CDSHookRequest, options
     const refused = isFhirgateError(err) && err.cause instanceof NonPublicAddressError;
     throw unreachable(refused ? 'fhirServer resolves to a non-public address and is not in fhirServers' : isFhirgateError(err) ? err.code : 'request failed', err);
   } finally {
-    agent?.destroy();
+    if (agent !== proxied) agent?.destroy();
   }
   if ((response.status === 404 || response.status === 410) && isReadQuery(query)) return null;
   if (response.status !== 200) throw unobtainable(key, `the FHIR server answered ${response.status}`);

@@ -3,6 +3,7 @@
  * and copied once, at registration.
  * @module
  */
+import type { ProxyAgents } from '../http/proxy-agents.js';
 import { ClientAuth } from './client-auth.js';
 import { FHIRServerAllowlist } from './fhir-server-allowlist.js';
 import { checkPrefetchTemplates } from './prefetch-template.js';
@@ -38,7 +39,7 @@ function optionalString(value: unknown, name: string): string | undefined {
 }
 
 /** Checks and copies a service definition, without its handler. Throws a `TypeError` naming the option. */
-export function prepareEntry(hookType: unknown, definition: CDSServiceDefinition): (handler: CDSHandler) => ServiceEntry {
+export function prepareEntry(hookType: unknown, definition: CDSServiceDefinition, proxy?: ProxyAgents): (handler: CDSHandler) => ServiceEntry {
   if (typeof hookType !== 'string' || !/^[^\s/]+$/.test(hookType)) throw new TypeError('hookType must be a non-empty string without blanks or slashes');
   if (typeof definition !== 'object' || definition === null) throw new TypeError('definition must be an object');
   const { id, description, prefetch, feedback, auth } = definition;
@@ -58,7 +59,7 @@ export function prepareEntry(hookType: unknown, definition: CDSServiceDefinition
   if (auth !== undefined && auth !== false && (typeof auth !== 'object' || auth === null)) {
     throw new TypeError('definition.auth must be client authentication options or false');
   }
-  const clientAuth = auth === undefined ? undefined : auth === false ? null : new ClientAuth(auth);
+  const clientAuth = auth === undefined ? undefined : auth === false ? null : new ClientAuth(auth, proxy);
   const fhirServers = FHIRServerAllowlist.from(definition.fhirServers, 'definition.fhirServers');
   Object.freeze(discovery.prefetch);
   return (handler) => {

@@ -3,6 +3,7 @@
  * client JWT verification, mounted by the application host.
  * @module
  */
+import { ProxyAgents } from '../http/proxy-agents.js';
 import { FhirgateError } from '../errors.js';
 import { localHandler } from '../events/index.js';
 import { emitSafely } from '../events/emit-safely.js';
@@ -46,12 +47,14 @@ export class CDSHooksService implements MountableComponent {
   readonly #auth: ClientAuth | null;
   readonly #environment: CallEnvironment;
   #dispatcher: EventDispatcher | null;
+  readonly #proxy: ProxyAgents;
   #closed = false;
 
   constructor(options: CDSHooksServiceOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
     this.#dispatcher = checkDispatcher(options.dispatcher) ?? localHandler;
-    this.#auth = options.auth === undefined ? null : new ClientAuth(options.auth);
+    this.#proxy = new ProxyAgents(options.proxy, 'options.proxy');
+    this.#auth = options.auth === undefined ? null : new ClientAuth(options.auth, this.#proxy);
     if (options.allowInsecureFhirServer !== undefined && typeof options.allowInsecureFhirServer !== 'boolean') {
       throw new TypeError('allowInsecureFhirServer must be a boolean');
     }
@@ -62,6 +65,7 @@ export class CDSHooksService implements MountableComponent {
         maxBytes: numberOption(options.prefetchMaxBytes, 'options.prefetchMaxBytes', CDS_DEFAULTS.prefetchMaxBytes, { min: 1 }),
         allowInsecure: options.allowInsecureFhirServer ?? false,
         allowed: FHIRServerAllowlist.from(options.fhirServers, 'fhirServers'),
+        proxy: this.#proxy,
       },
       lookup: (id) => {
         if (this.#closed) throw new CDSError('ERR_CLOSED', 'the CDS service is closed', 503);
@@ -86,7 +90,7 @@ export class CDSHooksService implements MountableComponent {
   hook(hookType: string, definition: CDSServiceDefinition, handler: CDSHandler): this;
   hook(hookType: string, definition: CDSServiceDefinition): <H extends CDSHandler>(handler: H) => H;
   hook(hookType: string, definition: CDSServiceDefinition, handler?: CDSHandler): this | (<H extends CDSHandler>(handler: H) => H) {
-    const make = prepareEntry(hookType, definition);
+    const make = prepareEntry(hookType, definition, this.#proxy);
     const register = <H extends CDSHandler>(h: H): H => {
       const entry = make(h);
       if (this.#closed) throw new FhirgateError('ERR_CLOSED', 'the CDS service is closed');
@@ -119,6 +123,7 @@ export class CDSHooksService implements MountableComponent {
     this.#closed = true;
     this.#auth?.clear();
     for (const entry of this.#services.values()) entry.auth?.clear();
+    this.#proxy.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

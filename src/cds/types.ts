@@ -3,6 +3,7 @@
  * registration options of a service.
  * @module
  */
+import type { ProxyOptions } from '../http/proxy-options.js';
 import type { JsonWebKey } from 'node:crypto';
 import type { EventDispatcher } from '../events/types.js';
 import type { Logger } from '../mount/index.js';
@@ -318,6 +319,13 @@ export interface CDSHooksServiceOptions {
    * in production.
    */
   fhirServers?: readonly string[];
+  /**
+   * The outbound HTTP proxy of prefetch fetches and of the clients' JWKS fetches (see `ProxyOptions`:
+   * `{ https, http, noProxy }`). Through a proxy the address a host resolves to cannot be checked here:
+   * prefetch through it then needs `fhirServers` (a `fhirServer` it would reach through the proxy is
+   * otherwise never contacted). Default: none, every connection direct.
+   */
+  proxy?: ProxyOptions;
 }
 
 /**

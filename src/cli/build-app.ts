@@ -9,6 +9,7 @@ import { isFhirgateError } from '../errors.js';
 import { FHIRFacade } from '../facade/index.js';
 import { AsyncFHIRGateway } from '../gateway/index.js';
 import { createServiceAPI, type ServiceAPI, type ServiceAPIOptions } from '../host/index.js';
+import type { ProxyOptions } from '../http/proxy-options.js';
 import type { Logger } from '../mount/index.js';
 import { configError } from './config/checks.js';
 import { callerWarnings, checkFacadeNames, facadeMode } from './config/facade-config.js';
@@ -27,16 +28,17 @@ export interface BuiltApp {
 }
 
 /**
- * Builds the application a config describes. A key file that cannot be read is `ERR_CONFIG` naming the
+ * Builds the application a config describes, its outbound connections through `options.proxy` if given. A key file that cannot be read is `ERR_CONFIG` naming the
  * source; a handler module that fails is `ERR_CONFIG` naming its setting. On failure everything built so
  * far is closed.
  */
-export async function buildApp(config: FhirgateConfig, options: { logger: Logger }): Promise<BuiltApp> {
+export async function buildApp(config: FhirgateConfig, options: { logger: Logger; proxy?: ProxyOptions | undefined }): Promise<BuiltApp> {
   const shared = config.store === undefined ? undefined : await openSharedStore(config.store, options.logger);
   const gateway = new AsyncFHIRGateway({
     ...(config.gateway.fhirVersion === undefined ? {} : { fhirVersion: config.gateway.fhirVersion }),
     ...(config.gateway.timeoutSeconds === undefined ? {} : { timeoutSeconds: config.gateway.timeoutSeconds }),
     ...(shared === undefined ? {} : { tokenStore: shared.store }),
+    ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
   });
   const app = hostFor({
     ...(config.title === undefined ? { title: 'fhirgate' } : { title: config.title }),
@@ -60,7 +62,10 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     app.registerGateway(gateway, config.gateway.path === undefined ? {} : { path: config.gateway.path });
     if (config.facade.enabled) app.registerService(facadeOf(gateway, config, options.logger, shared?.store), { path: config.gateway.path ?? '/fhir' });
     if (config.cds !== undefined) {
-      const cds = new CDSHooksService(config.cds.fhirServers === undefined ? {} : { fhirServers: config.cds.fhirServers });
+      const cds = new CDSHooksService({
+        ...(config.cds.fhirServers === undefined ? {} : { fhirServers: config.cds.fhirServers }),
+        ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
+      });
       await runHandlerModule(config.cds.module, 'cds.module', cds, context);
       app.registerService(cds, config.cds.path === undefined ? {} : { path: config.cds.path });
     }
@@ -110,7 +115,7 @@ export function addSources(gateway: AsyncFHIRGateway, sources: ReadonlyMap<strin
     try {
       gateway.addSource(name, connectionString);
     } catch (error) {
-      if (isFhirgateError(error, 'ERR_AUTH_KEY') || isFhirgateError(error, 'ERR_CONNECTION_STRING')) throw configError(`sources.${name}`, error.message);
+      if (isFhirgateError(error, 'ERR_AUTH_KEY') || isFhirgateError(error, 'ERR_CONNECTION_STRING') || isFhirgateError(error, 'ERR_TLS_FILE')) throw configError(`sources.${name}`, error.message);
       throw error;
     }
   }

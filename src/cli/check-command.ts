@@ -10,6 +10,8 @@ import { UsageError } from './command.js';
 import { notAResourceType, optionalPositive } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
 import { settingsOf, SOURCE_OPTIONS } from './settings.js';
+import { AgentPool } from '../http/agent-pool.js';
+import { proxyFromEnv } from './proxy-env.js';
 import { checkOneSource, type SourceCheck, type StepResult } from './source-check.js';
 
 /** The `check` command. Exit code 0 when every source answered, 1 otherwise. */
@@ -39,7 +41,9 @@ async function check(values: OptionValues, io: CliIO): Promise<number> {
   if (config.sources.size === 0) throw new UsageError('check needs at least one source: --config with "sources", or --source name=fhir://…');
   const seconds = values.timeout === undefined ? 10 : optionalPositive(Number(values.timeout), '--timeout')!;
   const readType = readTypeOf(values['read-type']);
-  const rows = await Promise.all([...config.sources].map(([name, cs]) => checkOneSource(name, cs, { timeoutMs: seconds * 1000, readType })));
+  const proxy = proxyFromEnv(io.env);
+  const pool = new AgentPool(proxy === undefined ? {} : { proxy });
+  const rows = await Promise.all([...config.sources].map(([name, cs]) => checkOneSource(name, cs, { timeoutMs: seconds * 1000, readType, pool }))).finally(() => pool.close());
   io.stdout.write(values.json === true ? `${printable(JSON.stringify(rows, null, 2), { multiline: true })}\n` : table(rows));
   return rows.every(works) ? 0 : 1;
 }

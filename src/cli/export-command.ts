@@ -11,6 +11,7 @@ import { isR4OrR4BResourceType, type R4OnlyResourceType } from '../fhir/is-resou
 import { checkBulkOptions } from '../gateway/bulk/index.js';
 import { AsyncFHIRGateway, type BulkItem, type BulkLevel } from '../gateway/index.js';
 import { addSources } from './build-app.js';
+import { proxyFromEnv } from './proxy-env.js';
 import type { CliIO, Command, OptionValues } from './command.js';
 import { configError, notAResourceType, optionalPositive } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
@@ -63,7 +64,8 @@ async function runExport(values: OptionValues, io: CliIO): Promise<number> {
   const options = exportOptions(values);
   const out = resolve(io.cwd, (values.out as string | undefined) ?? 'export');
   await prepareFolder(out);
-  const gateway = new AsyncFHIRGateway(timeoutSeconds === undefined ? {} : { timeoutSeconds });
+  const proxy = proxyFromEnv(io.env);
+  const gateway = new AsyncFHIRGateway({ ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }), ...(proxy === undefined ? {} : { proxy }) });
   const files = new NDJSONFiles(out);
   const progress = new ExportProgress(io.stderr);
   try {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { serveCluster } from '../cluster/index.js';
 import { createLogger } from '../host/index.js';
 import type { Logger } from '../mount/index.js';
+import type { ProxyOptions } from '../http/proxy-options.js';
 import { buildApp } from './build-app.js';
 import type { CliIO, Command, OptionValues } from './command.js';
 import { UsageError } from './command.js';
@@ -13,6 +14,7 @@ import { configError, optionalWorkers } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { optionalPublicUrl } from './config/public-address.js';
+import { proxyFromEnv } from './proxy-env.js';
 import { servedPrefixes, hostPaths } from './served-paths.js';
 import { apiKeysOf, logFormatOf, logLevelOf, portOf, prefixOf, settingsOf, SOURCE_OPTIONS } from './settings.js';
 import { untilStopped } from './until-stopped.js';
@@ -42,6 +44,7 @@ export const SERVE_COMMAND: Command = {
     'SIGTERM or SIGINT drains (readinessDrainMs, then requests in flight finish) and exits 0; with --workers the',
     'primary drains every worker, SIGHUP replaces them one at a time.',
     '',
+    'Outbound connections (sources, token endpoints, CDS prefetch) go through HTTPS_PROXY / HTTP_PROXY except to NO_PROXY hosts, as with curl.',
     'Environment: PORT (the port), LOG_LEVEL (debug, info, warn, error; default info), LOG_FORMAT (json, pretty; default pretty on a terminal), FHIRGATE_API_KEYS',
     '(comma-separated API keys, when the file sets no apiKeys). Logs are JSON lines, one per request at info.',
     '',
@@ -69,7 +72,7 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const publicUrl = optionalPublicUrl(values['public-url'], '--public-url') ?? file.publicUrl;
   const config: FhirgateConfig = { ...file, host, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
   const logger = createLogger({ level: logLevelOf(io, config), format: logFormatOf(io, config), stdout: io.stdout, stderr: io.stderr });
-  const where = { port, host, prefix, logger };
+  const where = { port, host, prefix, logger, proxy: proxyFromEnv(io.env) };
   return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, workers, where, io);
 }
 
@@ -81,11 +84,13 @@ interface Where {
   readonly host: string;
   readonly prefix: string;
   readonly logger: Logger;
+  /** The outbound proxy of HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+  readonly proxy: ProxyOptions | undefined;
 }
 
 /** One process: build, listen, wait for the signal, close. */
-async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }: Where, io: CliIO): Promise<number> {
-  const { app, shared } = await buildApp(config, { logger });
+async function serveHere(config: FhirgateConfig, { port, host, prefix, logger, proxy }: Where, io: CliIO): Promise<number> {
+  const { app, shared } = await buildApp(config, { logger, proxy });
   let server;
   try {
     server = await app.listen(port, host);
@@ -117,11 +122,11 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger }:
  * `node:cluster` works), where it builds the app from the same config and listens on the shared port.
  * The primary owns SIGTERM/SIGINT/SIGHUP from then on: it drains the workers and exits.
  */
-async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { port, host, prefix, logger }: Where, io: CliIO): Promise<number> {
+async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { port, host, prefix, logger, proxy }: Where, io: CliIO): Promise<number> {
   let role;
   try {
     const stopTimeoutMs = config.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
-    role = await serveCluster(async () => (await buildApp(config, { logger })).app, { workers, port, host, logger, stopTimeoutMs });
+    role = await serveCluster(async () => (await buildApp(config, { logger, proxy })).app, { workers, port, host, logger, stopTimeoutMs });
   } catch (error) {
     if (((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE') throw configError('port', `${port} on ${host} is in use; pick another with --port or PORT`);
     throw error;

@@ -9,8 +9,9 @@ import { parseConnectionString } from '../auth/index.js';
 import { TokenManager } from '../auth/token-manager.js';
 import { isFhirgateError } from '../errors.js';
 import type { ResourceType } from '../fhir/index.js';
-import { request } from '../http/request.js';
-import type { HTTPResponse } from '../http/request-options.js';
+import { sourceTLS } from '../auth/source-tls.js';
+import type { AgentPool } from '../http/agent-pool.js';
+import type { HTTPRequestOptions, HTTPResponse } from '../http/request-options.js';
 import { printable } from '../lib/printable.js';
 import { SecretRedactor } from '../lib/redact-secrets.js';
 
@@ -39,7 +40,12 @@ export interface CheckOptions {
   readonly timeoutMs: number;
   /** The resource type of the authenticated read. */
   readonly readType: ResourceType;
+  /** The pool the requests go through (with the proxy of the environment, if any), as the gateway's would. */
+  readonly pool: AgentPool;
 }
+
+/** Sends one request of the source being checked: through the pool, with the source's TLS settings. */
+type Send = (url: string, options: Omit<HTTPRequestOptions, 'agent'>) => Promise<HTTPResponse>;
 
 /** Checks one source within `timeoutMs`. Never throws for a failing server: the failure is in the result. */
 export async function checkOneSource(source: string, connectionString: string, options: CheckOptions): Promise<SourceCheck> {
@@ -47,11 +53,19 @@ export async function checkOneSource(source: string, connectionString: string, o
   const auth = config.auth === undefined ? 'none' : config.auth.kind === 'client_secret' ? 'client secret' : 'JWT assertion';
   const base = { source, base: config.baseUrl, auth };
   const timeoutMs = config.timeoutMs ?? options.timeoutMs;
+  let send: Send;
+  try {
+    const tls = sourceTLS(source, config.tlsFiles, undefined);
+    send = (url, o) => options.pool.request(url, o, tls);
+  } catch (error) {
+    const notTried = { ok: false, detail: 'not tried (TLS files)' };
+    return { ...base, token: config.auth === undefined ? undefined : failed(error), metadata: config.auth === undefined ? failed(error) : notTried, read: notTried };
+  }
   let token: string | undefined;
   if (config.auth !== undefined) {
     try {
       const discovery = { baseUrl: config.baseUrl, allowHttp: config.allowHttp };
-      const tokens = new TokenManager(config.auth, { send: (url, o) => request(url, o), timeoutMs, discovery });
+      const tokens = new TokenManager(config.auth, { send, timeoutMs, discovery });
       token = await tokens.token(AbortSignal.timeout(timeoutMs));
     } catch (error) {
       const notTried = { ok: false, detail: 'not tried (no token)' };
@@ -61,21 +75,21 @@ export async function checkOneSource(source: string, connectionString: string, o
   const tokenStep = token === undefined ? undefined : { ok: true, detail: 'Bearer token received' };
   const redact = new SecretRedactor({ secrets: [token, config.auth?.kind === 'client_secret' ? config.auth.clientSecret : undefined] });
   const [metadata, read] = await Promise.all([
-    readMetadata(config.baseUrl, token, timeoutMs, redact),
-    readOne(config.baseUrl, options.readType, token, timeoutMs, redact),
+    readMetadata(send, config.baseUrl, token, timeoutMs, redact),
+    readOne(send, config.baseUrl, options.readType, token, timeoutMs, redact),
   ]);
   return { ...base, token: tokenStep, metadata, read };
 }
 
-async function get(url: string, token: string | undefined, timeoutMs: number): Promise<HTTPResponse> {
+async function get(send: Send, url: string, token: string | undefined, timeoutMs: number): Promise<HTTPResponse> {
   const headers: Record<string, string> = { accept: 'application/fhir+json' };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  return request(url, { headers, timeoutMs, retry: false });
+  return send(url, { headers, timeoutMs, retry: false });
 }
 
-async function readMetadata(baseUrl: string, token: string | undefined, timeoutMs: number, redact: SecretRedactor): Promise<StepResult> {
+async function readMetadata(send: Send, baseUrl: string, token: string | undefined, timeoutMs: number, redact: SecretRedactor): Promise<StepResult> {
   try {
-    const res = await get(`${baseUrl}/metadata`, token, timeoutMs);
+    const res = await get(send, `${baseUrl}/metadata`, token, timeoutMs);
     if (res.status !== 200) return refused(res, redact);
     const body = JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
     if (body.resourceType !== 'CapabilityStatement') return { ok: false, detail: 'the answer is not a CapabilityStatement' };
@@ -88,9 +102,9 @@ async function readMetadata(baseUrl: string, token: string | undefined, timeoutM
 }
 
 /** One search with the token: what a gateway call needs, and what a public /metadata does not prove. */
-async function readOne(baseUrl: string, type: ResourceType, token: string | undefined, timeoutMs: number, redact: SecretRedactor): Promise<StepResult> {
+async function readOne(send: Send, baseUrl: string, type: ResourceType, token: string | undefined, timeoutMs: number, redact: SecretRedactor): Promise<StepResult> {
   try {
-    const res = await get(`${baseUrl}/${type}?_count=1&_elements=id`, token, timeoutMs);
+    const res = await get(send, `${baseUrl}/${type}?_count=1&_elements=id`, token, timeoutMs);
     if (res.status !== 200) return refused(res, redact);
     const body = JSON.parse(res.body.toString('utf8')) as { resourceType?: unknown; total?: unknown; entry?: unknown };
     if (body.resourceType !== 'Bundle') return { ok: false, detail: `the answer to GET ${type} is not a Bundle` };

@@ -3,6 +3,9 @@
  * protocol binding (structured, binary or batched content mode).
  * @module
  */
+import type { Agent } from 'node:http';
+import { ProxyAgents } from '../http/proxy-agents.js';
+import type { ProxyOptions } from '../http/proxy-options.js';
 import { binaryHeaders, type CloudEvent } from './cloud-event.js';
 import type { DeliveryCounts, DeliveryVerdict } from './delivery-queue.js';
 import { request } from '../http/request.js';
@@ -50,6 +53,8 @@ export interface CloudEventsDispatcherOptions extends QueuedDispatcherOptions {
   retryBaseDelayMs?: number;
   /** Longest retry back-off, in ms. Default 2000. */
   maxRetryDelayMs?: number;
+  /** The outbound HTTP proxy to the sink (see `ProxyOptions`: `{ https, http, noProxy }`). Default: none, direct. */
+  proxy?: ProxyOptions;
 }
 
 const OWNER = 'CloudEventsDispatcher';
@@ -119,6 +124,8 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
   readonly #mode: CloudEventsMode;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
+  /** The agent through the proxy to the sink, or `undefined` (no proxy, or the sink is on `noProxy`). */
+  readonly #agent: Agent | undefined;
 
   constructor(options: CloudEventsDispatcherOptions) {
     const o = (typeof options === 'object' && options !== null ? options : {}) as Partial<CloudEventsDispatcherOptions>;
@@ -135,6 +142,13 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
     this.#mode = mode;
     this.#headers = checkHeaders(o.headers);
     this.#timeoutMs = numberOption(o.timeoutMs, `${OWNER}: options.timeoutMs`, 5000, { integer: true, min: 1 });
+    this.#agent = new ProxyAgents(o.proxy, `${OWNER}: options.proxy`).agentFor(new URL(this.#url));
+  }
+
+  /** Delivers or drops what is queued (see `QueuedDispatcher.close`), then closes the connections through the proxy. */
+  override async close(): Promise<void> {
+    await super.close();
+    this.#agent?.destroy();
   }
 
   /** `{ sent, retried, dropped, queued }`: `sent` counts events the sink answered with a 2xx. */
@@ -154,7 +168,7 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
     // Sent like every outbound request, through src/http; the queue does the retrying, so one try each.
     // The URL and headers were checked when the dispatcher was made: a rejection is the network's
     // (retried). A redirect is never followed: it is an answer that will not change (dropped).
-    const { status } = await request(this.#url, { method: 'POST', headers: { ...this.#headers, ...headers }, body, timeoutMs: this.#timeoutMs, retry: false, maxResponseBytes: SINK_ANSWER_BYTES });
+    const { status } = await request(this.#url, { method: 'POST', headers: { ...this.#headers, ...headers }, body, timeoutMs: this.#timeoutMs, retry: false, maxResponseBytes: SINK_ANSWER_BYTES, agent: this.#agent });
     return verdictOf(status);
   }
 }

@@ -19,4 +19,6 @@ export type { PoolStatus, SourcePoolStatus } from './core/pool-status.js';
 export type { SearchParamValue, SearchParams } from './core/search-params.js';
 export { createEntry, deleteEntry, readEntry, requestBundle, searchEntry, updateEntry } from './core/bundle-entries.js';
 export type { SourceOptions, RotateKeyOptions, RotatedKey, JWKSet } from './core/source-keys.js';
+export type { ProxyOptions } from '../http/proxy-options.js';
+export type { TLSOptions } from '../http/tls-options.js';
 export type { BulkExportAllOptions, BulkExportBaseOptions, BulkExportOptions, BulkItem, BulkLevel } from './bulk/index.js';

@@ -3,8 +3,7 @@
  * on the sockets of all origins together.
  * @module
  */
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { FhirgateError } from '../errors.js';
 import type { TimerHandle } from './coarse-timers.js';
@@ -13,19 +12,27 @@ import type { EndListener } from './deadline.js';
 import { startExchange } from './exchange.js';
 import type { TryListener } from './exchange.js';
 import { dropIdleSockets, expireIdleSockets } from './idle-sockets.js';
+import { originAgent } from './origin-agent.js';
+import { checkProxyOptions, proxyFor } from './proxy-options.js';
+import type { CheckedProxy } from './proxy-options.js';
 import { checkRequestOptions, toHTTPUrl } from './request-options.js';
 import type { CheckedRequestOptions, HTTPRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import { POOL_DEFAULTS } from './pool-types.js';
-import type { AgentPoolOptions, AgentPoolStatus } from './pool-types.js';
+import type { AgentPoolOptions, AgentPoolStatus, OriginPoolStatus, PoolLimits } from './pool-types.js';
 import { sendWithRetries } from './send-with-retries.js';
 import type { TrySender } from './send-with-retries.js';
 import { evictIdle } from './evict-idle.js';
 import { countSockets, idleSockets, sockets } from './socket-counts.js';
-import { checkObject, numberOption } from '../lib/options.js';
+import { checkObject, numberOption, onlyKnownKeys } from '../lib/options.js';
+import type { CheckedTLS } from './tls-options.js';
 
 interface Origin {
   readonly origin: string;
+  /** The TLS settings of the sources this origin's agent serves (`undefined`: Node's defaults). */
+  readonly tls: CheckedTLS | undefined;
   readonly agent: http.Agent;
+  /** Tunnels through the proxy being opened: sockets the agent does not list yet, counted against the cap. */
+  connecting: number;
   /** The key of this origin's socket lists in the agent (`agent.getName()`), known once a socket was made. */
   name: string | undefined;
   inFlight: number;
@@ -127,8 +134,12 @@ class PooledRequest implements TrySender, EndListener {
  * read from the agents' own socket lists, so a failed or aborted request cannot leak a slot.
  */
 export class AgentPool {
-  readonly #limits: Readonly<Required<AgentPoolOptions>>;
+  readonly #limits: PoolLimits;
+  readonly #proxy: CheckedProxy | undefined;
+  /** The origins of requests without TLS settings of their own (the common case: one lookup by origin). */
   readonly #origins = new Map<string, Origin>();
+  /** The origins of each source's TLS settings: two sources with different client certificates never share a socket. */
+  readonly #tlsOrigins = new Map<CheckedTLS, Map<string, Origin>>();
   readonly #retired = new Set<Origin>();
   /** Origins with live waiters: what a pump looks at, instead of every waiter or every socket. */
   readonly #waitingOrigins = new Set<Origin>();
@@ -153,6 +164,8 @@ export class AgentPool {
 
   constructor(options: AgentPoolOptions = {}) {
     checkObject(options, 'options');
+    onlyKnownKeys(options, ['maxConnections', 'maxKeepaliveConnections', 'keepaliveExpiry', 'proxy'], 'options');
+    this.#proxy = checkProxyOptions(options.proxy, 'options.proxy');
     this.#limits = Object.freeze({
       maxConnections: numberOption(options.maxConnections, 'options.maxConnections', POOL_DEFAULTS.maxConnections, { integer: true, min: 1 }),
       maxKeepaliveConnections: numberOption(options.maxKeepaliveConnections, 'options.maxKeepaliveConnections', POOL_DEFAULTS.maxKeepaliveConnections, { integer: true, min: 0 }),
@@ -164,21 +177,24 @@ export class AgentPool {
    * Checks `options` (`checkRequestOptions()`: `TypeError`/`RangeError` naming the option), then sends the
    * request through the pool; same contract as `request()` (the agent is the pool's), retries
    * included. The time-out covers the waits for a socket and between retries too. A request that
-   * fails on a stale idle socket is sent once more after the origin's idle sockets are closed.
+   * fails on a stale idle socket is sent once more after the origin's idle sockets are closed. `tls`:
+   * the TLS settings of the source the request is for (its token endpoint, its SMART configuration).
    */
-  request(url: string | URL, options: Omit<HTTPRequestOptions, 'agent'> = {}): Promise<HTTPResponse> {
+  request(url: string | URL, options: Omit<HTTPRequestOptions, 'agent'> = {}, tls?: CheckedTLS): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    return this.sendChecked(toHTTPUrl(url), checkRequestOptions(options));
+    const checked = checkRequestOptions(options);
+    return this.sendChecked(toHTTPUrl(url), tls === undefined ? checked : { ...checked, tls });
   }
 
   /**
    * {@link AgentPool.request} for a caller that has checked its options once with
    * `checkRequestOptions()` (or built them to that contract) and holds an `http:`/`https:` URL: nothing
-   * is validated or copied again. `options.agent` is ignored (the pool's is used).
+   * is validated or copied again. `options.agent` is ignored (the pool's is used); `options.tls` picks
+   * the agents of those TLS settings.
    */
   sendChecked(target: HTTPTarget, options: CheckedRequestOptions): Promise<HTTPResponse> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    const origin = this.#origin(target);
+    const origin = this.#origin(target, options.tls);
     const deadline = new Deadline(options.signal, options.timeoutMs);
     origin.inFlight++;
     this.#pending++;
@@ -186,26 +202,41 @@ export class AgentPool {
   }
 
   /**
-   * Closes the connections of one origin: idle sockets now, busy ones when their requests finish.
-   * Later requests to that origin open new connections.
+   * Closes the connections of one origin (those without TLS settings of their own): idle sockets now,
+   * busy ones when their requests finish. Later requests to that origin open new connections.
    */
   retire(origin: string): void {
     const entry = this.#origins.get(origin);
     if (entry === undefined) return;
     this.#origins.delete(origin);
+    this.#retireEntry(entry);
+  }
+
+  /** {@link retire} for every origin reached with the TLS settings `tls` (a replaced source's). */
+  retireTLS(tls: CheckedTLS): void {
+    const origins = this.#tlsOrigins.get(tls);
+    if (origins === undefined) return;
+    this.#tlsOrigins.delete(tls);
+    for (const entry of origins.values()) this.#retireEntry(entry);
+  }
+
+  #retireEntry(entry: Origin): void {
     entry.retired = true;
     this.#retired.add(entry);
     if (entry.inFlight === 0) this.#destroy(entry);
   }
 
-  /** A JSON-safe picture: the limits, the totals and the counts per origin. */
+  /** A JSON-safe picture: the limits, the totals and the counts per origin (the agents of every TLS setting of one origin together). */
   status(): AgentPoolStatus {
-    const origins = [...this.#origins.values()].map((o) => ({
-      origin: o.origin,
-      active: sockets(o.agent.sockets).length,
-      idle: sockets(o.agent.freeSockets).length,
-      queued: o.queued,
-    }));
+    const byOrigin = new Map<string, OriginPoolStatus>();
+    for (const o of this.#liveOrigins()) {
+      const counts = byOrigin.get(o.origin) ?? { origin: o.origin, active: 0, idle: 0, queued: 0 };
+      counts.active += sockets(o.agent.sockets).length + o.connecting;
+      counts.idle += sockets(o.agent.freeSockets).length;
+      counts.queued += o.queued;
+      byOrigin.set(o.origin, counts);
+    }
+    const origins = [...byOrigin.values()];
     const sum = (key: 'active' | 'idle' | 'queued'): number => origins.reduce((n, o) => n + o[key], 0);
     return {
       limits: this.#limits,
@@ -221,36 +252,60 @@ export class AgentPool {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       if (this.#pending > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
-      for (const origin of [...this.#origins.values(), ...this.#retired]) this.#destroy(origin);
+      for (const origin of this.#allOrigins()) this.#destroy(origin);
       this.#origins.clear();
+      this.#tlsOrigins.clear();
     })();
     return this.#closing;
   }
 
-  #origin(target: HTTPTarget): Origin {
-    const known = this.#origins.get(target.origin);
+  #origin(target: HTTPTarget, tls: CheckedTLS | undefined): Origin {
+    let origins = this.#origins;
+    if (tls !== undefined) {
+      origins = this.#tlsOrigins.get(tls) ?? new Map<string, Origin>();
+      this.#tlsOrigins.set(tls, origins);
+    }
+    const known = origins.get(target.origin);
     if (known !== undefined) return known;
-    const Agent = target.protocol === 'https:' ? https.Agent : http.Agent;
-    const agent = new Agent({
+    const limits = {
       // Node reads maxFreeSockets 0 as "the default"; no idle socket at all means no keep-alive.
       keepAlive: this.#limits.maxKeepaliveConnections > 0,
       maxSockets: this.#limits.maxConnections,
       maxFreeSockets: this.#limits.maxKeepaliveConnections,
-      scheduling: 'lifo',
-    });
+    };
+    const { agent, tunnels } = originAgent(target.protocol, limits, proxyFor(this.#proxy, target), tls);
     expireIdleSockets(agent, this.#limits.keepaliveExpiry * 1000);
-    const origin: Origin = { origin: target.origin, agent, name: undefined, inFlight: 0, waiters: [], head: 0, queued: 0, retired: false };
-    const create = agent.createConnection.bind(agent);
-    agent.createConnection = ((opts: http.ClientRequestArgs, callback: unknown) => {
+    const origin: Origin = { origin: target.origin, tls, agent, connecting: 0, name: undefined, inFlight: 0, waiters: [], head: 0, queued: 0, retired: false };
+    const create = agent.createConnection.bind(agent) as (o: object, c: unknown) => Socket | undefined;
+    // The agent forgets a socket in its own 'close' listener, added after this one.
+    const watch = (socket: Socket): void => void socket.once('close', () => process.nextTick(this.#pump));
+    agent.createConnection = ((opts: http.ClientRequestArgs, callback: (err: Error | null, socket?: Socket) => void) => {
       origin.name ??= agent.getName(opts);
-      const socket = (create as (o: object, c: unknown) => Socket | undefined)(opts, callback);
-      // The agent forgets the socket in its own 'close' listener, added after this one.
-      socket?.once('close', () => process.nextTick(this.#pump));
-      return socket;
+      if (!tunnels) {
+        const socket = create(opts, callback);
+        if (socket !== undefined) watch(socket);
+        return socket;
+      }
+      // A tunnel answers later: until then it counts against the cap as a socket being opened.
+      origin.connecting++;
+      create(opts, (err: Error | null, socket?: Socket) => {
+        origin.connecting--;
+        if (socket !== undefined) watch(socket);
+        else process.nextTick(this.#pump);
+        callback(err, socket);
+      });
+      return undefined;
     }) as typeof agent.createConnection;
     agent.on('free', this.#pumpSoon);
-    this.#origins.set(target.origin, origin);
+    origins.set(target.origin, origin);
     return origin;
+  }
+
+  /** The origins that take new requests, with and without TLS settings of their own. */
+  #liveOrigins(): Origin[] {
+    const all = [...this.#origins.values()];
+    for (const origins of this.#tlsOrigins.values()) all.push(...origins.values());
+    return all;
   }
 
   /** A request sent through `origin` has settled. */
@@ -281,13 +336,14 @@ export class AgentPool {
   }
 
   #allOrigins(): Origin[] {
-    return [...this.#origins.values(), ...this.#retired];
+    return [...this.#liveOrigins(), ...this.#retired];
   }
 
   #totalSockets(): number {
     let total = 0;
-    for (const o of this.#origins.values()) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets);
-    for (const o of this.#retired) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets);
+    for (const o of this.#origins.values()) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets) + o.connecting;
+    if (this.#tlsOrigins.size > 0) for (const origins of this.#tlsOrigins.values()) for (const o of origins.values()) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets) + o.connecting;
+    for (const o of this.#retired) total += countSockets(o.agent.sockets) + countSockets(o.agent.freeSockets) + o.connecting;
     return total;
   }
 

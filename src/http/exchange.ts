@@ -13,6 +13,11 @@ import { BufferedResponse, declaredLength } from './buffered-response.js';
 import type { TimerHandle } from './coarse-timers.js';
 import type { Deadline, EndListener } from './deadline.js';
 import { requestEndChannel, requestStartChannel } from './diagnostics.js';
+import { FORWARD_PROXY } from './origin-agent.js';
+import type { OriginAgent } from './origin-agent.js';
+import type { ProxyServer } from './proxy-options.js';
+import { tlsFailure } from './tls-failure.js';
+import { proxyAuthFailure } from './tunnel.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import type { TryFailure } from './retry-policy.js';
 import { USER_AGENT } from './user-agent.js';
@@ -60,6 +65,8 @@ class OutboundExchange implements EndListener {
   /** When the request started, for the diagnostics channel (only read when it has subscribers). */
   #started = 0;
   #req: ClientRequest | undefined;
+  /** The proxy an http request went to in absolute form, if any: its 407 is no upstream's answer. */
+  #proxy: ProxyServer | undefined;
   #timer: TimerHandle | undefined;
   #settled = false;
   #responded = false;
@@ -82,11 +89,14 @@ class OutboundExchange implements EndListener {
     // The headers go as an object, not as Node's faster flat list: tracing instrumentations that wrap
     // http.request (OpenTelemetry's) copy options.headers with Object.assign to add theirs, which turns a
     // list into numbered headers and loses the request's own.
+    // An http upstream behind a proxy: the request goes to the proxy with the absolute URL as its target.
+    const proxy = (agent as OriginAgent['agent'] | undefined)?.[FORWARD_PROXY];
+    this.#proxy = proxy;
     const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)({
       protocol: target.protocol,
       hostname: target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname,
       port: target.port,
-      path: target.pathname + target.search,
+      path: proxy === undefined ? target.pathname + target.search : target.origin + target.pathname + target.search,
       auth: target.username === '' && target.password === '' ? undefined : `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`,
       method: options.method,
       headers: options.headers,
@@ -94,6 +104,7 @@ class OutboundExchange implements EndListener {
     });
     if (options.headers['user-agent'] === undefined) req.setHeader('user-agent', USER_AGENT);
     if (options.body !== undefined) req.setHeader('content-length', Buffer.byteLength(options.body));
+    if (proxy?.authorization !== undefined) req.setHeader('proxy-authorization', proxy.authorization);
     this.#req = req;
     this.#timer = this.#deadline.arm(this);
     req.on('error', (cause: Error) => this.#requestError(cause));
@@ -107,7 +118,12 @@ class OutboundExchange implements EndListener {
   }
 
   #requestError(cause: Error): void {
-    const err = new FhirgateError('ERR_NETWORK', `${describe(this.#options, this.#target)} failed: ${errorCode(cause)}`, { cause });
+    const what = describe(this.#options, this.#target);
+    // The proxy's and TLS's own failures keep their codes: a refused tunnel or an untrusted certificate is no network fault to retry.
+    if (cause instanceof FhirgateError) return this.#fail(new FhirgateError(cause.code, `${what} failed: ${cause.message}`, { cause }));
+    const tls = tlsFailure(cause);
+    if (tls !== undefined) return this.#fail(new FhirgateError('ERR_TLS', `${what} failed: ${tls}`, { cause }));
+    const err = new FhirgateError('ERR_NETWORK', `${what} failed: ${errorCode(cause)}`, { cause });
     const kind = this.#responded ? undefined : beforeAnswer(cause);
     if (kind !== undefined) failures.set(err, kind === 'reset' && this.#req?.reusedSocket === true ? 'stale' : kind);
     this.#fail(err);
@@ -116,6 +132,10 @@ class OutboundExchange implements EndListener {
   #response(res: IncomingMessage): void {
     this.#responded = true;
     const status = res.statusCode ?? 0;
+    if (status === 407 && this.#proxy !== undefined) {
+      this.#fail(new FhirgateError('ERR_PROXY_AUTH', `${describe(this.#options, this.#target)} failed: ${proxyAuthFailure(this.#proxy, status)}`));
+      return;
+    }
     if (this.#options.stream === true && status >= 200 && status <= 299) {
       this.#settle(undefined, new BufferedResponse(res, EMPTY, true));
       return;

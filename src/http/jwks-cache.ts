@@ -4,6 +4,7 @@
  * the service hammer the issuer).
  * @module
  */
+import type { ProxyAgents } from './proxy-agents.js';
 import type { JsonWebKey } from 'node:crypto';
 import { FhirgateError, isFhirgateError } from '../errors.js';
 import { request } from './request.js';
@@ -16,6 +17,8 @@ export interface JWKSCacheOptions {
   cooldownMs: number;
   /** Time-out of one fetch. */
   timeoutMs: number;
+  /** The outbound proxy's agents, when the component has a proxy. */
+  proxy?: ProxyAgents;
 }
 
 /** A JWKS document is small; anything larger is refused. */
@@ -30,10 +33,11 @@ function pick(keys: readonly JsonWebKey[] | undefined, kid: string): JsonWebKey 
   return keys?.find((k) => k.kid === kid && (k.use === undefined || k.use === 'sig'));
 }
 
-async function download(url: string, timeoutMs: number): Promise<JsonWebKey[]> {
+async function download(url: string, timeoutMs: number, proxy: ProxyAgents | undefined): Promise<JsonWebKey[]> {
   let response;
   try {
-    response = await request(url, { method: 'GET', headers: { accept: 'application/json' }, timeoutMs, maxResponseBytes: MAX_JWKS_BYTES });
+    const agent = proxy?.agentFor(new URL(url));
+    response = await request(url, { method: 'GET', headers: { accept: 'application/json' }, timeoutMs, maxResponseBytes: MAX_JWKS_BYTES, agent });
   } catch (err) {
     throw new FhirgateError('ERR_JWT', `JWKS fetch failed (${isFhirgateError(err) ? err.code : 'error'})`, { cause: err });
   }
@@ -82,7 +86,7 @@ export class JWKSCache {
     let pending = this.#inflight.get(url);
     if (pending === undefined) {
       this.#lastFetch.set(url, Date.now());
-      pending = download(url, this.#options.timeoutMs)
+      pending = download(url, this.#options.timeoutMs, this.#options.proxy)
         .then((keys) => {
           this.#entries.set(url, { keys, fetchedAt: Date.now() });
           return keys;

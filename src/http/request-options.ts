@@ -5,6 +5,7 @@
 import type http from 'node:http';
 import type { Readable } from 'node:stream';
 import { checkRetryOptions } from './retry-policy.js';
+import type { CheckedTLS } from './tls-options.js';
 import type { RetryOptions, RetryPolicy } from './retry-policy.js';
 import { numberOption, signalOption } from '../lib/options.js';
 
@@ -56,6 +57,8 @@ export interface CheckedRequestOptions {
   readonly retry: RetryPolicy;
   /** True: a 2xx answer settles as soon as its headers came, its body left unread in `stream` (no `maxResponseBytes`). */
   readonly stream?: boolean;
+  /** The source's TLS settings: a pool sends through the agents of these settings (see `AgentPool`). */
+  readonly tls?: CheckedTLS;
 }
 
 /** Defaults of `request()`: 30 s time-out, 10 MiB response limit. */

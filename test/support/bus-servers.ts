@@ -80,7 +80,17 @@ class Process implements BusServer {
 /** What the helpers need of a test: cleanup (a script outside `node:test` passes its own). */
 export type ServerContext = Pick<TestContext, 'after'> & SkippableTest;
 
-async function startServer(t: ServerContext, binary: string, url: (port: number) => string, args: (port: number) => string[]): Promise<BusServer> {
+/**
+ * Starts `binary` with `args(port)` on a free loopback port and resolves once the port accepts
+ * connections; stopped in `t.after`. For any Debian server a test starts (redis-server, nats-server,
+ * tinyproxy, `openssl s_server`).
+ *
+ * @example
+ * ```ts
+ * const server = await startServer(t, '/usr/bin/tinyproxy', (port) => `http://127.0.0.1:${port}`, (port) => ['-d', '-c', configFor(port)]);
+ * ```
+ */
+export async function startServer(t: ServerContext, binary: string, url: (port: number) => string, args: (port: number) => string[]): Promise<BusServer> {
   const port = await freePort();
   const server = new Process(url(port), binary, args(port), port);
   t.after(() => server.stop());

@@ -29,10 +29,11 @@ export function startCli(t: TestContext, args: readonly string[], env: Record<st
   return startNode(t, [...LOADER, ENTRY, ...args], env, cwd);
 }
 
-/** Starts `node` with `argv` (a script and its arguments), in the environment `startCli` gives the CLI. */
+/** Starts `node` with `argv` (a script and its arguments), in the environment `startCli` gives the CLI (no proxy variables but those of `env`). */
 export function startNode(t: TestContext, argv: readonly string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  for (const name of ['PORT', 'FHIRGATE_API_KEYS', 'LOG_LEVEL']) if (!(name in env)) delete childEnv[name];
+  const proxyVariables = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];
+  for (const name of ['PORT', 'FHIRGATE_API_KEYS', 'LOG_LEVEL', ...proxyVariables]) if (!(name in env)) delete childEnv[name];
   const child = spawn(process.execPath, argv, { cwd, env: childEnv });
   let out = '';
   let err = '';

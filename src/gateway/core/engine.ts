@@ -98,7 +98,9 @@ export class GatewayEngine {
 
   #add(name: string, settings: SourceSettings): void {
     const old = this.sources.add(openSource(name, settings, this.#pool, this.#options.tokenStore));
-    if (old !== undefined && !this.sources.all().some((s) => s.name !== name && s.origin === old.origin)) this.#pool.retire(old.origin);
+    // A source's own TLS settings serve no other source: its connections (token endpoint's included) all go.
+    if (old?.tls !== undefined) this.#pool.retireTLS(old.tls);
+    else if (old !== undefined && !this.sources.all().some((s) => s.name !== name && s.origin === old.origin && s.tls === undefined)) this.#pool.retire(old.origin);
   }
 
   /** The named source (or the first), refused once closed (`ERR_CLOSED`): what a Bulk Data export starts from. */

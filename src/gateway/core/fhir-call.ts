@@ -116,6 +116,7 @@ function requestOptions(ctx: CallContext, source: Source, call: FHIRCall, token:
     agent: undefined,
     retry: call.retry === false ? { ...ctx.retry, maxRetries: 0 } : ctx.retry,
     stream: call.stream === true,
+    tls: source.tls,
   };
 }
 

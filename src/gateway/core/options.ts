@@ -5,6 +5,9 @@
 import type { EventDispatcher } from '../../events/types.js';
 import { checkRetryOptions, RETRY_DEFAULTS } from '../../http/retry-policy.js';
 import { POOL_DEFAULTS } from '../../http/pool-types.js';
+import type { AgentPoolOptions } from '../../http/pool-types.js';
+import { checkProxyOptions } from '../../http/proxy-options.js';
+import type { ProxyOptions } from '../../http/proxy-options.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
 import { booleanOption, numberOption } from '../../lib/options.js';
 import { checkStore, type KeyValueStore } from '../../lib/key-value-store.js';
@@ -64,11 +67,17 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
   tokenStore?: KeyValueStore;
   /** The FHIR version reported to clients at `GET <prefix>/metadata` (`fhirVersion`). Default `4.0.1` (R4). */
   fhirVersion?: string;
+  /**
+   * The outbound HTTP proxy for every source, its token endpoint and its SMART configuration (see
+   * {@link ProxyOptions}; `fhirgate serve` fills it from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`).
+   * Default: none, every connection direct.
+   */
+  proxy?: ProxyOptions;
 }
 
 /** The options after validation. */
 export interface GatewayOptions {
-  readonly pool: { maxConnections?: number; maxKeepaliveConnections?: number; keepaliveExpiry?: number };
+  readonly pool: AgentPoolOptions;
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
   readonly dispatcher: EventDispatcher | undefined;
@@ -110,11 +119,13 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
     throw new TypeError('options.dispatcher must be an EventDispatcher (an object with emit)');
   }
   if (options.tokenStore !== undefined) checkStore(options.tokenStore, 'options.tokenStore');
+  checkProxyOptions(options.proxy, 'options.proxy');
   const checked: GatewayOptions = Object.freeze({
     pool: {
       maxConnections: options.maxConnections,
       maxKeepaliveConnections: options.maxKeepaliveConnections,
       keepaliveExpiry: options.keepaliveExpiry,
+      ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
     },
     timeoutMs: numberOption(options.timeoutSeconds, 'options.timeoutSeconds', GATEWAY_DEFAULTS.timeoutSeconds, { above: 0, unit: 'seconds' }) * 1000,
     maxResponseBytes: numberOption(options.maxResponseBytes, 'options.maxResponseBytes', GATEWAY_DEFAULTS.maxResponseBytes, { above: 0 }),

@@ -8,6 +8,8 @@ import type { AssertionAlg, PublicJWK } from '../../auth/key-ring.js';
 import type { AssertionKey } from '../../auth/load-key.js';
 import type { SourceAuth } from '../../auth/source-config.js';
 import { FhirgateError } from '../../errors.js';
+import type { TLSOptions } from '../../http/tls-options.js';
+import { onlyKnownKeys } from '../../lib/options.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -26,6 +28,11 @@ export interface SourceOptions {
   nextKeyPath?: string;
   /** The next key's `kid`, like `next_key_id`. Default: its JWK `kid`, else its RFC 7638 thumbprint. */
   nextKeyId?: string;
+  /**
+   * The source's TLS settings (a private CA, a client certificate), for its FHIR server, token endpoint
+   * and SMART configuration; like `ca_path`, `cert_path`, `key_path` (not together with them).
+   */
+  tls?: TLSOptions;
 }
 
 /**
@@ -36,7 +43,7 @@ export interface SourceOptions {
  * gw.rotateKey('epic', { nextKeyPath: '/secrets/epic-2028.pem' });
  * ```
  */
-export type RotateKeyOptions = SourceOptions;
+export type RotateKeyOptions = Pick<SourceOptions, 'nextKeyPath' | 'nextKeyId'>;
 
 /**
  * What `rotateKey` returns: the key that signs from now on.
@@ -70,6 +77,7 @@ export interface JWKSet {
 export function checkSourceOptions(options: SourceOptions | undefined, method: string): { path: string; keyId: string | undefined } | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null) throw new TypeError(`${method}: options must be an object`);
+  onlyKnownKeys(options, method === 'addSource' ? ['nextKeyPath', 'nextKeyId', 'tls'] : ['nextKeyPath', 'nextKeyId'], `${method}: options`);
   const { nextKeyPath, nextKeyId } = options;
   if (nextKeyPath !== undefined && (typeof nextKeyPath !== 'string' || nextKeyPath === '')) throw new TypeError(`${method}: options.nextKeyPath must be a non-empty string`);
   if (nextKeyId !== undefined && (typeof nextKeyId !== 'string' || nextKeyId === '')) throw new TypeError(`${method}: options.nextKeyId must be a non-empty string`);
@@ -83,7 +91,9 @@ export function checkSourceOptions(options: SourceOptions | undefined, method: s
  */
 export function keyOptionArgs(options: SourceOptions | undefined, method: string): [] | [SourceOptions] {
   const next = checkSourceOptions(options, method);
-  return next === undefined ? [] : [{ nextKeyPath: next.path, ...(next.keyId === undefined ? {} : { nextKeyId: next.keyId }) }];
+  const tls = options?.tls === undefined ? {} : { tls: options.tls };
+  if (next === undefined) return options?.tls === undefined ? [] : [tls];
+  return [{ nextKeyPath: next.path, ...(next.keyId === undefined ? {} : { nextKeyId: next.keyId }), ...tls }];
 }
 
 /** The connection string's auth with the next key of `addSource`'s options added. */

@@ -2,6 +2,7 @@
  * The named sources of a gateway, in registration order.
  * @module
  */
+import type { CheckedTLS } from '../../http/tls-options.js';
 import type { TokenManager } from '../../auth/token-manager.js';
 import { FhirgateError } from '../../errors.js';
 import type { SourceBase } from './resource-path.js';
@@ -17,6 +18,8 @@ export interface Source {
   readonly origin: string;
   /** Milliseconds a request may take. */
   readonly timeoutMs: number;
+  /** Its TLS settings (a private CA, a client certificate), or `undefined` for Node's defaults. */
+  readonly tls: CheckedTLS | undefined;
   /** `undefined` for a public server. */
   readonly tokens: TokenManager | undefined;
   /** HTTP requests sent to the FHIR server. */
