@@ -23,15 +23,12 @@ export interface ClusterOptions {
   maxRestartDelayMs?: number;
   /**
    * Start-up failures tolerated within `restartWindowMs`; one more is a crash loop and the primary gives
-   * up (exit code 1). A start-up failure is a worker that died before it listened or within
-   * `earlyDeathMs` of it; a worker that had been serving longer is restarted (with back-off) however
-   * often it dies. Default 5.
+   * up (exit code 1). A start-up failure is a worker that died before it served a connection; a worker
+   * that had served one is restarted (with back-off) however soon and however often it dies. Default 5.
    */
   maxRestarts?: number;
   /** The window in which deaths are counted, in ms. Default 30 000. */
   restartWindowMs?: number;
-  /** A worker that dies within this many ms of listening counts as a start-up failure. Default 5 000. */
-  earlyDeathMs?: number;
   /** How long a worker may take to drain and exit before it is killed (SIGKILL), in ms. Default 30 000. */
   stopTimeoutMs?: number;
 }
@@ -46,7 +43,6 @@ export interface ResolvedClusterOptions {
   readonly maxRestartDelayMs: number;
   readonly maxRestarts: number;
   readonly restartWindowMs: number;
-  readonly earlyDeathMs: number;
   readonly stopTimeoutMs: number;
 }
 
@@ -56,7 +52,6 @@ const DEFAULTS = Object.freeze({
   maxRestartDelayMs: 5_000,
   maxRestarts: 5,
   restartWindowMs: 30_000,
-  earlyDeathMs: 5_000,
   stopTimeoutMs: 30_000,
 });
 
@@ -91,7 +86,6 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     maxRestartDelayMs,
     maxRestarts: integer(options.maxRestarts, 'maxRestarts', DEFAULTS.maxRestarts, 0),
     restartWindowMs: integer(options.restartWindowMs, 'restartWindowMs', DEFAULTS.restartWindowMs, 1),
-    earlyDeathMs: integer(options.earlyDeathMs, 'earlyDeathMs', DEFAULTS.earlyDeathMs, 0),
     stopTimeoutMs: integer(options.stopTimeoutMs, 'stopTimeoutMs', DEFAULTS.stopTimeoutMs, 1),
   });
 }

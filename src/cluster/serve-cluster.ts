@@ -17,8 +17,8 @@ import type { ClusterWorker, CreateApp } from './worker.js';
  * and resolves to `{ role: 'worker', app, server }`.
  *
  * The primary re-forks a worker that dies (waiting `restartDelayMs`, doubled per recent death, up to
- * `maxRestartDelayMs`); more than `maxRestarts` start-up failures (died before listening or within
- * `earlyDeathMs` of it) within `restartWindowMs` is a crash loop: it logs an `ERR_CLUSTER` line with the
+ * `maxRestartDelayMs`); more than `maxRestarts` start-up failures (died before serving a connection)
+ * within `restartWindowMs` is a crash loop: it logs an `ERR_CLUSTER` line with the
  * last reason, drains the others and exits with code 1. SIGTERM or SIGINT drains every worker (each
  * app's `close()`: `readinessDrainMs` with `/health/ready` at 503, then the listener closes and every
  * connection is answered with `Connection: close`) and exits 0. SIGHUP replaces the workers one at a

@@ -113,6 +113,8 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
         else void tell({ fhirgate: 'cluster', event: 'unroute' });
       }),
     });
+    // Its first connection makes this worker one that served: its death is then no start-up failure.
+    server.once('connection', () => void tell({ fhirgate: 'cluster', event: 'serving' }));
     await tell({ fhirgate: 'cluster', event: 'listening' });
     return { role: 'worker', app, server };
   } catch (error) {

@@ -21,7 +21,7 @@ test('bad options throw at once, naming the option', () => {
   assert.equal(resolveClusterOptions({ port: 0 }).workers, availableParallelism(), "'auto' by default: one per core");
   assert.equal(resolveClusterOptions({ port: 0, workers: 'auto' }).workers, availableParallelism());
   assert.deepEqual({ ...resolveClusterOptions({ port: 8000, workers: 3 }), logger: null }, {
-    workers: 3, port: 8000, host: '127.0.0.1', logger: null, restartDelayMs: 100, maxRestartDelayMs: 5000, maxRestarts: 5, restartWindowMs: 30000, earlyDeathMs: 5000, stopTimeoutMs: 30000,
+    workers: 3, port: 8000, host: '127.0.0.1', logger: null, restartDelayMs: 100, maxRestartDelayMs: 5000, maxRestarts: 5, restartWindowMs: 30000, stopTimeoutMs: 30000,
   });
 });
 
@@ -70,7 +70,7 @@ test('a crash loop ends with one ERR_CLUSTER line naming the reason and exit cod
   const gaveUp = cluster.lines.filter((l) => l.msg === 'cluster gave up');
   assert.equal(gaveUp.length, 1);
   assert.equal(gaveUp[0]!['code'], 'ERR_CLUSTER');
-  assert.match(gaveUp[0]!['error'] as string, /^3 workers failed to start within 30000 ms \(the last: the database is unreachable \(test\)\); giving up$/);
+  assert.match(gaveUp[0]!['error'] as string, /^3 workers died before serving a connection within 30000 ms \(the last: the database is unreachable \(test\)\); giving up$/);
   // Two workers die at start, are re-forked after 20 then 40 ms (doubled per recent death); the third death gives up.
   const died = cluster.lines.filter((l) => l.msg === 'worker died');
   assert.deepEqual(died.slice(0, 3).map((l) => l['restart_in_ms']), [20, 40, undefined]);
