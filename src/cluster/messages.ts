@@ -31,6 +31,12 @@ export type WorkerMessage =
   | { readonly fhirgate: 'cluster'; readonly event: 'metrics-request'; readonly id: number }
   | { readonly fhirgate: 'cluster'; readonly event: 'stopped'; readonly families?: unknown };
 
+/**
+ * The environment variable the primary forks a worker with when the worker listens on the port itself
+ * (`reusePort`): the port.
+ */
+export const LISTEN_ENV = 'FHIRGATE_CLUSTER_LISTEN_PORT';
+
 /** Whether `value` is one of fhirgate's cluster messages (other IPC traffic is the user's). */
 export function isClusterMessage<T extends { fhirgate: 'cluster' }>(value: unknown): value is T {
   return typeof value === 'object' && value !== null && (value as { fhirgate?: unknown }).fhirgate === 'cluster';

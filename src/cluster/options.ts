@@ -6,6 +6,8 @@ import { availableParallelism } from 'node:os';
 import { createLogger } from '../host/index.js';
 import { isLogger } from '../host/options.js';
 import type { Logger } from '../host/options.js';
+import { onlyKnownKeys } from '../lib/options.js';
+import { reusePortMissing } from './listen-mode.js';
 
 /** Options of `serveCluster`. */
 export interface ClusterOptions {
@@ -31,7 +33,20 @@ export interface ClusterOptions {
   restartWindowMs?: number;
   /** How long a worker may take to drain and exit before it is killed (SIGKILL), in ms. Default 30 000. */
   stopTimeoutMs?: number;
+  /**
+   * Whether each worker listens on the port itself (`SO_REUSEPORT`, Node 22.12 or later on Linux) instead
+   * of the primary accepting every connection and handing it over. `'auto'` (the default) does where the
+   * runtime can and `net.ipv4.tcp_migrate_req` is 1 (a closing worker's queued connections then move to
+   * the others instead of being reset); `true` does wherever the runtime can (refused elsewhere); `false`
+   * never. The primary's `cluster starting` line says which, and why.
+   */
+  reusePort?: 'auto' | boolean;
 }
+
+/** The option names, for the unknown-key refusal. */
+const KNOWN: ReadonlyArray<keyof ClusterOptions> = [
+  'workers', 'port', 'host', 'logger', 'restartDelayMs', 'maxRestartDelayMs', 'maxRestarts', 'restartWindowMs', 'stopTimeoutMs', 'reusePort',
+];
 
 /** The options after validation, defaults filled in. */
 export interface ResolvedClusterOptions {
@@ -44,6 +59,7 @@ export interface ResolvedClusterOptions {
   readonly maxRestarts: number;
   readonly restartWindowMs: number;
   readonly stopTimeoutMs: number;
+  readonly reusePort: 'auto' | boolean;
 }
 
 const DEFAULTS = Object.freeze({
@@ -62,6 +78,14 @@ function integer(value: unknown, name: string, fallback: number | undefined, min
   return value;
 }
 
+function reusePortOption(value: unknown): 'auto' | boolean {
+  if (value === undefined || value === 'auto') return 'auto';
+  if (typeof value !== 'boolean') throw new TypeError('options.reusePort must be "auto" or a boolean');
+  const missing = value ? reusePortMissing() : undefined;
+  if (missing !== undefined) throw new RangeError(`options.reusePort is true, but ${missing}: leave it "auto" or false`);
+  return value;
+}
+
 function workerCount(value: unknown): number {
   if (value === undefined || value === 'auto') return availableParallelism();
   if (typeof value !== 'number') throw new TypeError('options.workers must be "auto" or a number');
@@ -71,6 +95,7 @@ function workerCount(value: unknown): number {
 /** Validates and copies `serveCluster` options. Throws `TypeError`/`RangeError` naming the option. */
 export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('serveCluster options must be an object');
+  onlyKnownKeys(options, KNOWN, 'options');
   if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('options.logger must have debug, info, warn and error methods');
   const host = options.host ?? DEFAULTS.host;
   if (typeof host !== 'string' || host === '') throw new TypeError('options.host must be a non-empty string');
@@ -87,5 +112,6 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     maxRestarts: integer(options.maxRestarts, 'maxRestarts', DEFAULTS.maxRestarts, 0),
     restartWindowMs: integer(options.restartWindowMs, 'restartWindowMs', DEFAULTS.restartWindowMs, 1),
     stopTimeoutMs: integer(options.stopTimeoutMs, 'stopTimeoutMs', DEFAULTS.stopTimeoutMs, 1),
+    reusePort: reusePortOption(options.reusePort),
   });
 }

@@ -9,7 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { ConnectionRouter } from './connection-router.js';
-import { isClusterMessage } from './messages.js';
+import { chooseListenMode } from './listen-mode.js';
+import type { ListenMode } from './listen-mode.js';
+import { isClusterMessage, LISTEN_ENV } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
 import type { ResolvedClusterOptions } from './options.js';
 
@@ -65,6 +67,7 @@ export class ClusterPrimary {
   #closing: Promise<void> | undefined;
   #restarting: Promise<void> | undefined;
   #unclean = false;
+  #mode: ListenMode | undefined;
 
   constructor(options: ResolvedClusterOptions) {
     this.#options = options;
@@ -78,8 +81,9 @@ export class ClusterPrimary {
   /** Forks the workers and resolves once each of them listens. */
   async start(): Promise<this> {
     const { port, host, workers, logger } = this.#options;
+    const mode = (this.#mode = chooseListenMode(this.#options.reusePort));
     try {
-      this.port = await this.#router.listen(port, host);
+      this.port = await this.#router.listen(port, host, mode.reusePort);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new FhirgateError('ERR_CLUSTER', `the cluster cannot listen on ${host}:${port} (${code ?? (error as Error).message})`, { cause: error });
@@ -87,7 +91,10 @@ export class ClusterPrimary {
     process.on('SIGTERM', this.#onStop);
     process.on('SIGINT', this.#onStop);
     process.on('SIGHUP', this.#onHangUp);
-    logger.info('cluster starting', { pid: process.pid, workers, host, port: this.port });
+    logger.info('cluster starting', { pid: process.pid, workers, host, port: this.port, reuse_port: mode.reusePort, reuse_port_reason: mode.reason, tcp_migrate_req: mode.migrateReq ?? null });
+    if (mode.reusePort && mode.migrateReq !== 1) {
+      logger.warn('reusePort without net.ipv4.tcp_migrate_req=1: a worker listener that closes (rolling restart, shutdown, crash) resets the connections queued on it', { tcp_migrate_req: mode.migrateReq ?? null });
+    }
     for (let i = 0; i < workers; i += 1) this.#fork(false);
     await new Promise<void>((resolve) => {
       const check = () => {
@@ -97,6 +104,9 @@ export class ClusterPrimary {
       };
       this.#waiters.add(check);
     });
+    // With reusePort the workers listen on the port themselves: the primary's listener only held the port
+    // (and handed over what it accepted meanwhile). With tcp_migrate_req=1 its queue moves to theirs.
+    if (mode.reusePort) this.#router.close();
     logger.info('cluster listening', { pid: process.pid, port: this.port, workers: this.workers.map((w) => w.pid) });
     return this;
   }
@@ -162,7 +172,8 @@ export class ClusterPrimary {
   }
 
   #fork(replacement: boolean): Slot {
-    const worker = cluster.fork();
+    // With reusePort, the worker listens on the primary's port itself.
+    const worker = cluster.fork(this.#mode?.reusePort === true ? { [LISTEN_ENV]: String(this.port) } : {});
     let ready!: (listening: boolean) => void;
     let exited!: () => void;
     const slot: Slot = {

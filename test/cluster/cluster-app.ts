@@ -2,7 +2,8 @@
  * A cluster for the tests, run as its own process: `node --import tsx cluster-app.ts`. The environment
  * picks the case: WORKERS, APP (`ok`, `throws`, `not-an-app`, `hangs`: createApp never resolves, `dies-idle`:
  * the worker listens, then dies of an uncaught error 300 ms later without having served), DRAIN_MS,
- * GATE_URL (GET /slow waits for an answer from it), MAX_RESTARTS, RESTART_WINDOW_MS, STOP_TIMEOUT_MS. GET
+ * GATE_URL (GET /slow waits for an answer from it), MAX_RESTARTS, RESTART_WINDOW_MS, STOP_TIMEOUT_MS, REUSE_PORT
+ * (`auto`, the default, `true` or `false`). GET
  * /crash throws outside the request (the worker dies of an uncaught error). The primary prints `{"msg":"cluster ready","port":…,"workers":[…]}`.
  * With PRIMARY=programmatic it then calls restart() and close() itself and prints what they did.
  */
@@ -11,6 +12,10 @@ import { createServiceAPI } from '../../src/host/index.js';
 import type { ServiceAPI } from '../../src/host/index.js';
 
 const env = process.env;
+
+function reusePort(value: string | undefined): 'auto' | boolean {
+  return value === undefined || value === 'auto' ? 'auto' : value === 'true';
+}
 
 const handle = await serveCluster(
   async () => {
@@ -35,7 +40,7 @@ const handle = await serveCluster(
     });
     return app;
   },
-  { workers: Number(env['WORKERS'] ?? 2), port: 0, maxRestarts: Number(env['MAX_RESTARTS'] ?? 5), restartDelayMs: 20, stopTimeoutMs: Number(env['STOP_TIMEOUT_MS'] ?? 30_000), restartWindowMs: Number(env['RESTART_WINDOW_MS'] ?? 30_000) },
+  { workers: Number(env['WORKERS'] ?? 2), port: 0, maxRestarts: Number(env['MAX_RESTARTS'] ?? 5), restartDelayMs: 20, stopTimeoutMs: Number(env['STOP_TIMEOUT_MS'] ?? 30_000), restartWindowMs: Number(env['RESTART_WINDOW_MS'] ?? 30_000), reusePort: reusePort(env['REUSE_PORT']) },
 );
 if (handle.role === 'primary') {
   console.log(JSON.stringify({ msg: 'cluster ready', port: handle.port, workers: handle.workers.map((w) => w.pid) }));

@@ -18,10 +18,16 @@ test('bad options throw at once, naming the option', () => {
   assert.throws(() => serveCluster(make, { port: 0, maxRestarts: -1 }), { name: 'RangeError', message: /^options\.maxRestarts must be/ });
   assert.throws(() => serveCluster(make, { port: 0, restartDelayMs: 10, maxRestartDelayMs: 5 }), { name: 'RangeError', message: /^options\.restartDelayMs must be <= options\.maxRestartDelayMs$/ });
   assert.throws(() => serveCluster(make, { port: 0, logger: {} as never }), { name: 'TypeError', message: /^options\.logger must have/ });
+  const names = ['workers', 'port', 'host', 'logger', 'restartDelayMs', 'maxRestartDelayMs', 'maxRestarts', 'restartWindowMs', 'stopTimeoutMs', 'reusePort'];
+  for (const name of names) {
+    const typo = name[0] + name.slice(2);
+    assert.throws(() => serveCluster(make, { port: 0, [typo]: 1 } as never), { name: 'TypeError', message: `options.${typo} is not an option; did you mean \`${name}\`?` });
+  }
+  assert.throws(() => serveCluster(make, { port: 0, s3cretValue: 1 } as never), { name: 'TypeError', message: /^options has an unknown option \(key 2\); the options are workers, port/ });
   assert.equal(resolveClusterOptions({ port: 0 }).workers, availableParallelism(), "'auto' by default: one per core");
   assert.equal(resolveClusterOptions({ port: 0, workers: 'auto' }).workers, availableParallelism());
   assert.deepEqual({ ...resolveClusterOptions({ port: 8000, workers: 3 }), logger: null }, {
-    workers: 3, port: 8000, host: '127.0.0.1', logger: null, restartDelayMs: 100, maxRestartDelayMs: 5000, maxRestarts: 5, restartWindowMs: 30000, stopTimeoutMs: 30000,
+    workers: 3, port: 8000, host: '127.0.0.1', logger: null, restartDelayMs: 100, maxRestartDelayMs: 5000, maxRestarts: 5, restartWindowMs: 30000, stopTimeoutMs: 30000, reusePort: 'auto',
   });
 });
 
