@@ -186,7 +186,7 @@ const [main, alone] = await Promise.all([
 if (alone.report !== '') process.stdout.write(`\n# the files that run one at a time (${serial.length}):\n${alone.report}`);
 const seconds = (performance.now() - started) / 1000;
 console.log(
-  `\n${files.length} test files in ${concurrentRuns.length + serial.length} processes in ${seconds.toFixed(0)} s: ` +
+  `\n${files.length} test files in ${concurrentRuns.length + serial.length} processes in ${seconds.toFixed(0)} s on Node ${process.versions.node}: ` +
     `${parallel.length} files at up to ${concurrency} processes at once (${main.seconds.toFixed(0)} s), ` +
     `${serial.length} one at a time (${alone.seconds.toFixed(0)} s)`,
 );

@@ -12,6 +12,7 @@ import type { CliIO, Command, OptionValues } from './command.js';
 import { UsageError } from './command.js';
 import { configError, optionalWorkers } from './config/checks.js';
 import { CONFIG_HELP } from './config/config-help.js';
+import { optionalReusePort } from './config/reuse-port.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { optionalPublicUrl } from './config/public-address.js';
 import { proxyFromEnv } from './proxy-env.js';
@@ -36,6 +37,11 @@ export const SERVE_COMMAND: Command = {
       type: 'string',
       value: 'n|auto',
       description: 'Serve with n worker processes on the one port (node:cluster; auto: one per core), each building the app from the same config. Default: the file\'s workers, else one process',
+    },
+    'reuse-port': {
+      type: 'string',
+      value: 'auto|true|false',
+      description: 'With --workers: each worker listens on the port itself (SO_REUSEPORT; Node 22.12+ on Linux); auto: where net.ipv4.tcp_migrate_req is 1. Default: the file\'s reusePort, else auto',
     },
     'public-url': { type: 'string', value: 'url', description: 'The URL callers reach this host at (WSDL address, /fhir/metadata url, CDS aud). Default: the file\'s publicUrl, else from the connection' },
     metrics: { type: 'boolean', description: 'Serve GET /metrics (Prometheus text format). Default: the file\'s metrics, else off' },
@@ -69,11 +75,12 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const prefix = prefixOf(values, file);
   const host = (values.host as string | undefined) ?? file.host ?? '127.0.0.1';
   const workers = optionalWorkers(values.workers, '--workers') ?? file.workers;
+  const reusePort = optionalReusePort(values['reuse-port'], '--reuse-port') ?? file.reusePort;
   const publicUrl = optionalPublicUrl(values['public-url'], '--public-url') ?? file.publicUrl;
   const config: FhirgateConfig = { ...file, host, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
   const logger = createLogger({ level: logLevelOf(io, config), format: logFormatOf(io, config), stdout: io.stdout, stderr: io.stderr });
   const where = { port, host, prefix, logger, proxy: proxyFromEnv(io.env) };
-  return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, workers, where, io);
+  return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, { workers, reusePort: reusePort ?? 'auto' }, where, io);
 }
 
 /** `stopTimeoutMs` when the file sets none: serveCluster's own default, for one process too. */
@@ -122,11 +129,11 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger, p
  * `node:cluster` works), where it builds the app from the same config and listens on the shared port.
  * The primary owns SIGTERM/SIGINT/SIGHUP from then on: it drains the workers and exits.
  */
-async function serveWorkers(config: FhirgateConfig, workers: 'auto' | number, { port, host, prefix, logger, proxy }: Where, io: CliIO): Promise<number> {
+async function serveWorkers(config: FhirgateConfig, { workers, reusePort }: { workers: 'auto' | number; reusePort: 'auto' | boolean }, { port, host, prefix, logger, proxy }: Where, io: CliIO): Promise<number> {
   let role;
   try {
     const stopTimeoutMs = config.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
-    role = await serveCluster(async () => (await buildApp(config, { logger, proxy })).app, { workers, port, host, logger, stopTimeoutMs });
+    role = await serveCluster(async () => (await buildApp(config, { logger, proxy })).app, { workers, port, host, logger, stopTimeoutMs, reusePort });
   } catch (error) {
     if (((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE') throw configError('port', `${port} on ${host} is in use; pick another with --port or PORT`);
     throw error;

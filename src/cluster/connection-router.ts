@@ -30,11 +30,14 @@ export class ConnectionRouter {
     this.#server = createServer({ pauseOnConnect: true }, (socket) => this.#route(socket));
   }
 
-  /** Listens on `host:port` (0: a free port) and resolves to the port. */
-  listen(port: number, host: string): Promise<number> {
+  /**
+   * Listens on `host:port` (0: a free port) and resolves to the port. With `reusePort`, the workers' own
+   * listeners can join it on that port (the primary's then only holds the port while they start).
+   */
+  listen(port: number, host: string, reusePort: boolean): Promise<number> {
     return new Promise((resolve, reject) => {
       this.#server.once('error', reject);
-      this.#server.listen(port, host, () => {
+      this.#server.listen({ port, host, ...(reusePort ? { reusePort } : {}) }, () => {
         this.#server.off('error', reject);
         const address = this.#server.address();
         resolve(typeof address === 'object' && address !== null ? address.port : port);

@@ -16,7 +16,8 @@ export type PrimaryMessage =
   | { readonly fhirgate: 'cluster'; readonly event: 'cluster-metrics'; readonly id: number; readonly families: unknown };
 
 /**
- * Worker → primary: it serves; it could not start (the reason, for the primary's crash-loop error); it
+ * Worker → primary: it serves (`listening`); it has its first connection (`serving`: from now on its death
+ * is no start-up failure); it could not start (the reason, for the primary's crash-loop error); it
  * crashed (an uncaught error: its message, for the primary's `worker died` line); it asks to leave the
  * rotation (`unroute`); its metric families (the answer to `metrics`, or the last ones, with
  * `stopped`); a scrape of `/metrics` it needs the whole cluster's families for (`metrics-request`); or it
@@ -24,11 +25,17 @@ export type PrimaryMessage =
  * every connection the primary handed over has reached the worker.
  */
 export type WorkerMessage =
-  | { readonly fhirgate: 'cluster'; readonly event: 'listening' | 'unroute' }
+  | { readonly fhirgate: 'cluster'; readonly event: 'listening' | 'serving' | 'unroute' }
   | { readonly fhirgate: 'cluster'; readonly event: 'failed' | 'crashed'; readonly error: string }
   | { readonly fhirgate: 'cluster'; readonly event: 'metrics'; readonly id: number; readonly families: unknown }
   | { readonly fhirgate: 'cluster'; readonly event: 'metrics-request'; readonly id: number }
   | { readonly fhirgate: 'cluster'; readonly event: 'stopped'; readonly families?: unknown };
+
+/**
+ * The environment variable the primary forks a worker with when the worker listens on the port itself
+ * (`reusePort`): the port.
+ */
+export const LISTEN_ENV = 'FHIRGATE_CLUSTER_LISTEN_PORT';
 
 /** Whether `value` is one of fhirgate's cluster messages (other IPC traffic is the user's). */
 export function isClusterMessage<T extends { fhirgate: 'cluster' }>(value: unknown): value is T {

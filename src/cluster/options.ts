@@ -6,6 +6,8 @@ import { availableParallelism } from 'node:os';
 import { createLogger } from '../host/index.js';
 import { isLogger } from '../host/options.js';
 import type { Logger } from '../host/options.js';
+import { onlyKnownKeys } from '../lib/options.js';
+import { reusePortMissing } from './listen-mode.js';
 
 /** Options of `serveCluster`. */
 export interface ClusterOptions {
@@ -23,18 +25,28 @@ export interface ClusterOptions {
   maxRestartDelayMs?: number;
   /**
    * Start-up failures tolerated within `restartWindowMs`; one more is a crash loop and the primary gives
-   * up (exit code 1). A start-up failure is a worker that died before it listened or within
-   * `earlyDeathMs` of it; a worker that had been serving longer is restarted (with back-off) however
-   * often it dies. Default 5.
+   * up (exit code 1). A start-up failure is a worker that died before it served a connection; a worker
+   * that had served one is restarted (with back-off) however soon and however often it dies. Default 5.
    */
   maxRestarts?: number;
   /** The window in which deaths are counted, in ms. Default 30 000. */
   restartWindowMs?: number;
-  /** A worker that dies within this many ms of listening counts as a start-up failure. Default 5 000. */
-  earlyDeathMs?: number;
   /** How long a worker may take to drain and exit before it is killed (SIGKILL), in ms. Default 30 000. */
   stopTimeoutMs?: number;
+  /**
+   * Whether each worker listens on the port itself (`SO_REUSEPORT`, Node 22.12 or later on Linux) instead
+   * of the primary accepting every connection and handing it over. `'auto'` (the default) does where the
+   * runtime can and `net.ipv4.tcp_migrate_req` is 1 (a closing worker's queued connections then move to
+   * the others instead of being reset); `true` does wherever the runtime can (refused elsewhere); `false`
+   * never. The primary's `cluster starting` line says which, and why.
+   */
+  reusePort?: 'auto' | boolean;
 }
+
+/** The option names, for the unknown-key refusal. */
+const KNOWN: ReadonlyArray<keyof ClusterOptions> = [
+  'workers', 'port', 'host', 'logger', 'restartDelayMs', 'maxRestartDelayMs', 'maxRestarts', 'restartWindowMs', 'stopTimeoutMs', 'reusePort',
+];
 
 /** The options after validation, defaults filled in. */
 export interface ResolvedClusterOptions {
@@ -46,8 +58,8 @@ export interface ResolvedClusterOptions {
   readonly maxRestartDelayMs: number;
   readonly maxRestarts: number;
   readonly restartWindowMs: number;
-  readonly earlyDeathMs: number;
   readonly stopTimeoutMs: number;
+  readonly reusePort: 'auto' | boolean;
 }
 
 const DEFAULTS = Object.freeze({
@@ -56,7 +68,6 @@ const DEFAULTS = Object.freeze({
   maxRestartDelayMs: 5_000,
   maxRestarts: 5,
   restartWindowMs: 30_000,
-  earlyDeathMs: 5_000,
   stopTimeoutMs: 30_000,
 });
 
@@ -64,6 +75,14 @@ function integer(value: unknown, name: string, fallback: number | undefined, min
   if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value !== 'number') throw new TypeError(`options.${name} must be a number`);
   if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`options.${name} must be an integer from ${min} to ${max}`);
+  return value;
+}
+
+function reusePortOption(value: unknown): 'auto' | boolean {
+  if (value === undefined || value === 'auto') return 'auto';
+  if (typeof value !== 'boolean') throw new TypeError('options.reusePort must be "auto" or a boolean');
+  const missing = value ? reusePortMissing() : undefined;
+  if (missing !== undefined) throw new RangeError(`options.reusePort is true, but ${missing}: leave it "auto" or false`);
   return value;
 }
 
@@ -76,6 +95,7 @@ function workerCount(value: unknown): number {
 /** Validates and copies `serveCluster` options. Throws `TypeError`/`RangeError` naming the option. */
 export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('serveCluster options must be an object');
+  onlyKnownKeys(options, KNOWN, 'options');
   if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('options.logger must have debug, info, warn and error methods');
   const host = options.host ?? DEFAULTS.host;
   if (typeof host !== 'string' || host === '') throw new TypeError('options.host must be a non-empty string');
@@ -91,7 +111,7 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     maxRestartDelayMs,
     maxRestarts: integer(options.maxRestarts, 'maxRestarts', DEFAULTS.maxRestarts, 0),
     restartWindowMs: integer(options.restartWindowMs, 'restartWindowMs', DEFAULTS.restartWindowMs, 1),
-    earlyDeathMs: integer(options.earlyDeathMs, 'earlyDeathMs', DEFAULTS.earlyDeathMs, 0),
     stopTimeoutMs: integer(options.stopTimeoutMs, 'stopTimeoutMs', DEFAULTS.stopTimeoutMs, 1),
+    reusePort: reusePortOption(options.reusePort),
   });
 }

@@ -9,7 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { ConnectionRouter } from './connection-router.js';
-import { isClusterMessage } from './messages.js';
+import { chooseListenMode } from './listen-mode.js';
+import type { ListenMode } from './listen-mode.js';
+import { isClusterMessage, LISTEN_ENV } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
 import type { ResolvedClusterOptions } from './options.js';
 
@@ -34,8 +36,8 @@ interface Slot {
   failure?: string;
   /** Killed because it did not stop within `stopTimeoutMs`. */
   killed?: boolean;
-  /** When it started to listen (`performance.now()`). */
-  listenedAt?: number;
+  /** It has served a connection: its death is no start-up failure, however soon it comes. */
+  served?: boolean;
 }
 
 /**
@@ -59,12 +61,13 @@ export class ClusterPrimary {
   readonly #waiters = new Set<() => void>();
   readonly #router = new ConnectionRouter();
   readonly #metrics = new ClusterMetrics();
-  /** When recent workers died (for the back-off), and when those that died young did (for the crash-loop cap). */
+  /** When recent workers died (for the back-off), and when those that died before serving did (for the crash-loop cap). */
   #deaths: number[] = [];
-  #earlyDeaths: number[] = [];
+  #unservedDeaths: number[] = [];
   #closing: Promise<void> | undefined;
   #restarting: Promise<void> | undefined;
   #unclean = false;
+  #mode: ListenMode | undefined;
 
   constructor(options: ResolvedClusterOptions) {
     this.#options = options;
@@ -78,8 +81,9 @@ export class ClusterPrimary {
   /** Forks the workers and resolves once each of them listens. */
   async start(): Promise<this> {
     const { port, host, workers, logger } = this.#options;
+    const mode = (this.#mode = chooseListenMode(this.#options.reusePort));
     try {
-      this.port = await this.#router.listen(port, host);
+      this.port = await this.#router.listen(port, host, mode.reusePort);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new FhirgateError('ERR_CLUSTER', `the cluster cannot listen on ${host}:${port} (${code ?? (error as Error).message})`, { cause: error });
@@ -87,7 +91,10 @@ export class ClusterPrimary {
     process.on('SIGTERM', this.#onStop);
     process.on('SIGINT', this.#onStop);
     process.on('SIGHUP', this.#onHangUp);
-    logger.info('cluster starting', { pid: process.pid, workers, host, port: this.port });
+    logger.info('cluster starting', { pid: process.pid, workers, host, port: this.port, reuse_port: mode.reusePort, reuse_port_reason: mode.reason, tcp_migrate_req: mode.migrateReq ?? null });
+    if (mode.reusePort && mode.migrateReq !== 1) {
+      logger.warn('reusePort without net.ipv4.tcp_migrate_req=1: a worker listener that closes (rolling restart, shutdown, crash) resets the connections queued on it', { tcp_migrate_req: mode.migrateReq ?? null });
+    }
     for (let i = 0; i < workers; i += 1) this.#fork(false);
     await new Promise<void>((resolve) => {
       const check = () => {
@@ -97,6 +104,9 @@ export class ClusterPrimary {
       };
       this.#waiters.add(check);
     });
+    // With reusePort the workers listen on the port themselves: the primary's listener only held the port
+    // (and handed over what it accepted meanwhile). With tcp_migrate_req=1 its queue moves to theirs.
+    if (mode.reusePort) this.#router.close();
     logger.info('cluster listening', { pid: process.pid, port: this.port, workers: this.workers.map((w) => w.pid) });
     return this;
   }
@@ -162,7 +172,8 @@ export class ClusterPrimary {
   }
 
   #fork(replacement: boolean): Slot {
-    const worker = cluster.fork();
+    // With reusePort, the worker listens on the primary's port itself.
+    const worker = cluster.fork(this.#mode?.reusePort === true ? { [LISTEN_ENV]: String(this.port) } : {});
     let ready!: (listening: boolean) => void;
     let exited!: () => void;
     const slot: Slot = {
@@ -209,10 +220,12 @@ export class ClusterPrimary {
         void this.#metrics.gather(serving).then((families) => say({ fhirgate: 'cluster', event: 'cluster-metrics', id: message.id, families }));
         return;
       }
+      case 'serving':
+        slot.served = true;
+        return;
       case 'listening':
         if (slot.state !== 'starting') return;
         slot.state = 'listening';
-        slot.listenedAt = performance.now();
         this.#router.add(worker);
         this.#options.logger.info('worker listening', { pid: worker.process.pid, port: this.port });
         ready(true);
@@ -248,7 +261,7 @@ export class ClusterPrimary {
     this.#slots.delete(slot);
     this.#router.remove(slot.worker);
     this.#metrics.exited(slot.worker);
-    const { logger, maxRestarts, restartWindowMs, restartDelayMs, maxRestartDelayMs, earlyDeathMs } = this.#options;
+    const { logger, maxRestarts, restartWindowMs, restartDelayMs, maxRestartDelayMs } = this.#options;
     const pid = slot.worker.process.pid;
     if (slot.state === 'stopping') {
       // Unclean: it failed while draining, or had to be killed. (A worker stopped while starting may end by SIGTERM.)
@@ -261,15 +274,16 @@ export class ClusterPrimary {
     const now = performance.now();
     const recent = (times: number[]) => times.filter((t) => now - t < restartWindowMs);
     this.#deaths = [...recent(this.#deaths), now];
-    // Only a worker that never listened, or died soon after, is a start-up failure that may loop. One
-    // that had been serving (a request crashed it) is restarted however often it happens, with back-off.
-    const early = slot.listenedAt === undefined || now - slot.listenedAt < earlyDeathMs;
-    if (early) this.#earlyDeaths = [...recent(this.#earlyDeaths), now];
+    // Only a worker that died before it served a connection is a start-up failure that may loop. One that
+    // had served (a request crashed it, however young it was) is restarted however often it happens, with
+    // back-off: a client that sends one hostile request a second must not take the cluster down for good.
+    const served = slot.served === true;
+    if (!served) this.#unservedDeaths = [...recent(this.#unservedDeaths), now];
     // A rolling restart's new worker that never listened is not replaced: the restart stops, the old one stays.
-    const loop = this.#earlyDeaths.length > maxRestarts;
+    const loop = this.#unservedDeaths.length > maxRestarts;
     const replace = !loop && !(slot.replacement && slot.state === 'starting');
     const delay = Math.min(restartDelayMs * 2 ** (this.#deaths.length - 1), maxRestartDelayMs);
-    const fields = { pid, code, signal, reason, served: !early, ...(replace ? { restart_in_ms: delay } : {}) };
+    const fields = { pid, code, signal, reason, served, ...(replace ? { restart_in_ms: delay } : {}) };
     logger.error('worker died', fields);
     if (loop) return this.#giveUp(reason);
     if (!replace) return;
@@ -282,7 +296,7 @@ export class ClusterPrimary {
 
   #giveUp(reason: string): void {
     const { logger, restartWindowMs } = this.#options;
-    const error = new FhirgateError('ERR_CLUSTER', `${this.#earlyDeaths.length} workers failed to start within ${restartWindowMs} ms (the last: ${reason}); giving up`);
+    const error = new FhirgateError('ERR_CLUSTER', `${this.#unservedDeaths.length} workers died before serving a connection within ${restartWindowMs} ms (the last: ${reason}); giving up`);
     logger.error('cluster gave up', { code: error.code, error: error.message });
     void this.close().then(() => process.exit(1));
   }

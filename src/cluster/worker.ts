@@ -4,9 +4,10 @@
  * @module
  */
 import type { Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
+import type { Server as NetServer, Socket } from 'node:net';
 import type { MetricFamily, ServiceAPI } from '../host/index.js';
-import { isClusterMessage } from './messages.js';
+import { isClusterMessage, LISTEN_ENV } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
 import type { Logger } from '../host/options.js';
 import type { ResolvedClusterOptions } from './options.js';
@@ -16,7 +17,10 @@ export interface ClusterWorker {
   readonly role: 'worker';
   /** This worker's app. */
   readonly app: ServiceAPI;
-  /** Its server: it does not listen; it serves the connections the primary accepted on the port. */
+  /**
+   * Its server. It does not listen itself: it serves the connections handed to it, by the primary or (with
+   * `reusePort`) by the worker's own listener on the port.
+   */
   readonly server: Server;
 }
 
@@ -105,20 +109,39 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
       scrapes.set(id, done);
       void tell({ fhirgate: 'cluster', event: 'metrics-request', id });
     }));
+    let listener: NetServer | undefined;
     server = app.createServer({
-      // Leaving the rotation: once the primary answers, every connection it handed over has arrived.
       stopAccepting: () => new Promise<void>((resolve) => {
+        // Listening on the port itself: close the listener (the connections it accepted stay open).
+        if (listener !== undefined) return void resolve(void listener.close());
+        // Leaving the rotation: once the primary answers, every connection it handed over has arrived.
         unrouted = resolve;
         if (!process.connected) resolve();
         else void tell({ fhirgate: 'cluster', event: 'unroute' });
       }),
     });
+    const ownPort = process.env[LISTEN_ENV];
+    if (ownPort !== undefined) listener = await listenOnPort(server, Number(ownPort), options.host);
+    // Its first connection makes this worker one that served: its death is then no start-up failure.
+    server.once('connection', () => void tell({ fhirgate: 'cluster', event: 'serving' }));
     await tell({ fhirgate: 'cluster', event: 'listening' });
     return { role: 'worker', app, server };
   } catch (error) {
     await tell({ fhirgate: 'cluster', event: 'failed', error: messageOf(error) });
     return exitWith(logger, 'worker failed to start', error);
   }
+}
+
+/** A `reusePort` listener on `host:port` that hands every connection it accepts to `server`. */
+function listenOnPort(server: Server, port: number, host: string): Promise<NetServer> {
+  const listener = createNetServer((socket) => server.emit('connection', socket));
+  return new Promise((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen({ port, host, reusePort: true }, () => {
+      listener.off('error', reject);
+      resolve(listener);
+    });
+  });
 }
 
 function exitWith(logger: Logger, what: string, error: unknown): never {

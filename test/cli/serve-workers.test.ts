@@ -1,8 +1,9 @@
-/** `fhirgate serve --workers`, `metrics` and `readinessDrainMs`, as real child processes. */
+/** `fhirgate serve --workers`, `reusePort`, `metrics` and `readinessDrainMs`, as real child processes. */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { reusePortMissing } from '../../src/cluster/listen-mode.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { runMain, startCli, tempDir, waitServing } from '../support/run-cli.js';
 
@@ -38,6 +39,31 @@ test('serve --workers 2 answers through two worker processes, /health shows both
   assert.equal(await run.exited, 0);
   assert.match(run.stdout(), /"msg":"cluster closed"[^\n]*"clean":true/);
   for (const pid of serving.workers) assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} has exited`);
+});
+
+test('--reuse-port and "reusePort" choose how the workers get their connections; the primary says which', async (t) => {
+  const sb = await sandbox(t);
+  const dir = tempDir(t);
+  const missing = reusePortMissing();
+  writeFileSync(join(dir, 'on.json'), JSON.stringify({ sources: { a: sb.connectionString() }, port: 0, workers: 2, reusePort: missing === undefined }));
+  const fromFile = startCli(t, ['serve', '--config', join(dir, 'on.json')]);
+  const fromFlag = startCli(t, ['serve', '--config', join(dir, 'on.json'), '--reuse-port', 'false']);
+  for (const [run, expected] of [[fromFile, missing === undefined], [fromFlag, false]] as const) {
+    const origin = new URL((await waitServing(run)).gateway).origin;
+    const starting = JSON.parse(run.stdout().split('\n').find((l) => l.includes('"msg":"cluster starting"'))!) as Record<string, unknown>;
+    assert.deepEqual([starting['reuse_port'], starting['reuse_port_reason']], [expected, 'the reusePort option']);
+    assert.equal((await fetch(`${origin}/health`)).status, 200);
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  }
+  const flag = await runMain(['serve', '--source', 'a=fhir://localhost:1/fhir/', '--workers', '2', '--reuse-port', 'maybe']);
+  assert.equal(flag.code, 2);
+  assert.match(flag.stderr, /fhirgate serve: --reuse-port: must be "auto", true or false/);
+  if (missing !== undefined) {
+    const unsupported = await runMain(['serve', '--source', 'a=fhir://localhost:1/fhir/', '--workers', '2', '--reuse-port', 'true']);
+    assert.equal(unsupported.code, 2);
+    assert.match(unsupported.stderr, new RegExp(`--reuse-port: is true, but ${missing.replace(/[.()]/g, '\\$&')}: leave it "auto" or false`));
+  }
 });
 
 test('config metrics: true serves the Prometheus text at /metrics; --metrics does too; off it is 404', async (t) => {
@@ -81,6 +107,8 @@ test('bad workers, metrics, readinessDrainMs and time-out settings exit 1 naming
     [{ workers: 0 }, /workers: must be "auto" or an integer from 1 to 1024/],
     [{ workers: 'many' }, /workers: must be "auto" or an integer from 1 to 1024/],
     [{ metrics: 'yes' }, /metrics: must be true or false/],
+    [{ reusePort: 'yes' }, /reusePort: must be "auto", true or false/],
+    [{ reusePrt: true }, /reusePrt.*reusePort/],
     [{ readinessDrainMs: -1 }, /readinessDrainMs: must be a whole number of milliseconds/],
     [{ shutdownGraceMs: 1.5 }, /shutdownGraceMs: must be a whole number of milliseconds, 0 or more/],
     [{ stopTimeoutMs: 0 }, /stopTimeoutMs: must be a whole number of milliseconds, 1 or more/],

@@ -27,10 +27,12 @@ export interface RunningCluster {
 
 /**
  * Starts the test cluster with `env` (in a process group of its own with `ownProcessGroup`, for signals
- * to the whole group); killed (with its workers) after the test if still running.
+ * to the whole group; inside a network namespace with `prefix`, such as `ip netns exec <name>`, which
+ * execs the program: the child is still the primary); killed (with its workers) after the test if still running.
  */
-export function startCluster(t: TestContext, env: Record<string, string>, options: { ownProcessGroup?: boolean } = {}): RunningCluster {
-  const child = spawn(process.execPath, [...LOADER, APP], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup === true });
+export function startCluster(t: TestContext, env: Record<string, string>, options: { ownProcessGroup?: boolean; prefix?: readonly string[] } = {}): RunningCluster {
+  const [command, ...args] = [...(options.prefix ?? []), process.execPath, ...LOADER, APP];
+  const child = spawn(command!, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup === true });
   const lines: Line[] = [];
   const waiters = new Set<() => void>();
   const read = (stream: NodeJS.ReadableStream) => {

@@ -18,10 +18,16 @@ test('bad options throw at once, naming the option', () => {
   assert.throws(() => serveCluster(make, { port: 0, maxRestarts: -1 }), { name: 'RangeError', message: /^options\.maxRestarts must be/ });
   assert.throws(() => serveCluster(make, { port: 0, restartDelayMs: 10, maxRestartDelayMs: 5 }), { name: 'RangeError', message: /^options\.restartDelayMs must be <= options\.maxRestartDelayMs$/ });
   assert.throws(() => serveCluster(make, { port: 0, logger: {} as never }), { name: 'TypeError', message: /^options\.logger must have/ });
+  const names = ['workers', 'port', 'host', 'logger', 'restartDelayMs', 'maxRestartDelayMs', 'maxRestarts', 'restartWindowMs', 'stopTimeoutMs', 'reusePort'];
+  for (const name of names) {
+    const typo = name[0] + name.slice(2);
+    assert.throws(() => serveCluster(make, { port: 0, [typo]: 1 } as never), { name: 'TypeError', message: `options.${typo} is not an option; did you mean \`${name}\`?` });
+  }
+  assert.throws(() => serveCluster(make, { port: 0, s3cretValue: 1 } as never), { name: 'TypeError', message: /^options has an unknown option \(key 2\); the options are workers, port/ });
   assert.equal(resolveClusterOptions({ port: 0 }).workers, availableParallelism(), "'auto' by default: one per core");
   assert.equal(resolveClusterOptions({ port: 0, workers: 'auto' }).workers, availableParallelism());
   assert.deepEqual({ ...resolveClusterOptions({ port: 8000, workers: 3 }), logger: null }, {
-    workers: 3, port: 8000, host: '127.0.0.1', logger: null, restartDelayMs: 100, maxRestartDelayMs: 5000, maxRestarts: 5, restartWindowMs: 30000, earlyDeathMs: 5000, stopTimeoutMs: 30000,
+    workers: 3, port: 8000, host: '127.0.0.1', logger: null, restartDelayMs: 100, maxRestartDelayMs: 5000, maxRestarts: 5, restartWindowMs: 30000, stopTimeoutMs: 30000, reusePort: 'auto',
   });
 });
 
@@ -70,7 +76,7 @@ test('a crash loop ends with one ERR_CLUSTER line naming the reason and exit cod
   const gaveUp = cluster.lines.filter((l) => l.msg === 'cluster gave up');
   assert.equal(gaveUp.length, 1);
   assert.equal(gaveUp[0]!['code'], 'ERR_CLUSTER');
-  assert.match(gaveUp[0]!['error'] as string, /^3 workers failed to start within 30000 ms \(the last: the database is unreachable \(test\)\); giving up$/);
+  assert.match(gaveUp[0]!['error'] as string, /^3 workers died before serving a connection within 30000 ms \(the last: the database is unreachable \(test\)\); giving up$/);
   // Two workers die at start, are re-forked after 20 then 40 ms (doubled per recent death); the third death gives up.
   const died = cluster.lines.filter((l) => l.msg === 'worker died');
   assert.deepEqual(died.slice(0, 3).map((l) => l['restart_in_ms']), [20, 40, undefined]);

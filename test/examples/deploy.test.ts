@@ -23,7 +23,7 @@ const instruction = (name: string) => instructions.filter((l) => l.startsWith(`$
 
 test('the Dockerfile runs a supported Node LTS as a non-root user, with fhirgate itself as PID 1', () => {
   assert.deepEqual(instruction('FROM'), ['node:24-slim']);
-  assert.equal((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node, '>=20', 'the library still runs on Node 20');
+  assert.equal((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node, '>=20.19', 'the library still runs on Node 20 (20.19: require of ES modules)');
   assert.deepEqual(instruction('USER'), ['node']);
   const cmd = JSON.parse(instruction('CMD')[0]!) as string[];
   assert.deepEqual(cmd.slice(0, 2), ['/app/node_modules/.bin/fhirgate', 'serve'], 'exec form: no shell between the signal and fhirgate');

@@ -25,6 +25,7 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '  logLevel           debug, info, warn or error (LOG_LEVEL wins)',
   '  logFormat          json or pretty (default: pretty on a terminal, json when piped; LOG_FORMAT wins)',
   '  workers            "auto" (one per core) or a count: serve with that many worker processes (--workers wins)',
+  '  reusePort          with workers: "auto" (default), true or false: each worker listens on the port itself (--reuse-port wins)',
   '  metrics            true: serve GET /metrics in the Prometheus text format (behind the API keys when set)',
   '  readinessDrainMs   ms /health/ready answers 503 after SIGTERM before the listener closes (default 0)',
   '  shutdownGraceMs    ms requests in flight get to finish at shutdown before they are aborted (default 10000)',

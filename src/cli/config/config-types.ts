@@ -58,6 +58,8 @@ export interface FhirgateConfig {
   readonly logFormat: 'json' | 'pretty' | undefined;
   /** Worker processes of `serve` (`node:cluster`): `'auto'` (one per core) or a count; `undefined` serves in this process. */
   readonly workers: 'auto' | number | undefined;
+  /** With workers: each listens on the port itself (`'auto'`, the default: where Node and the kernel allow; see `serveCluster`). */
+  readonly reusePort: 'auto' | boolean | undefined;
   /** Serve `GET /metrics` (Prometheus text). Default false. */
   readonly metrics: boolean | undefined;
   /** Milliseconds `/health/ready` answers 503 after SIGTERM before the listener closes. Default 0. */

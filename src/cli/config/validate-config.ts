@@ -25,6 +25,7 @@ import type { CDSMountConfig, CorsConfig, FhirgateConfig, GatewayConfig, Service
 import { expandEnv, literalText } from './expand-env.js';
 import { checkCallers, checkFacade } from './facade-config.js';
 import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
+import { optionalReusePort } from './reuse-port.js';
 import { checkStoreConfig } from './store-config.js';
 
 /** Where relative module paths are resolved and where `${…}` values come from. */
@@ -65,6 +66,7 @@ const CHECKS: Checks = {
     return value as FhirgateConfig['logFormat'];
   },
   workers: optionalWorkers,
+  reusePort: optionalReusePort,
   metrics: optionalBoolean,
   readinessDrainMs: (value, path) => optionalMilliseconds(value, path),
   shutdownGraceMs: (value, path) => optionalMilliseconds(value, path),

@@ -1,10 +1,14 @@
 /**
- * Starts a worker on an entry module that may be TypeScript, through a small bootstrap module.
- * A `.ts` entry (running from sources under tsx, as the tests and `npm start` do) needs the TypeScript
- * loader inside the worker too: a worker runs the inherited `--import tsx`, but on Node 20 tsx only
- * registers its hooks on the main thread. So when Node refuses the `.ts` extension, the bootstrap
- * registers tsx's ESM hooks in the worker and imports the entry again. When a bridge worker's entry
- * cannot be loaded at all, the bootstrap tells the blocked caller why at once.
+ * Starts a worker on an entry module that may be TypeScript, through a small bootstrap script. A `.ts`
+ * entry (running from sources under tsx, as `npm start` and the newcomer's `node --import tsx` do) needs the
+ * TypeScript loader inside the worker too, and an evaluated worker script gets no hooks from the parent's
+ * `--import tsx`: so for a `.ts` entry the bootstrap registers tsx's ESM hooks first.
+ * When a bridge worker's entry cannot be loaded at all, the bootstrap tells the blocked caller why at once.
+ *
+ * The bootstrap is a script evaluated in the worker (`eval: true`), not a `data:` module: from Node 22 a
+ * worker runs the inherited `--import tsx`, whose hooks rewrote a `data:` bootstrap's dynamic imports and
+ * left a source map under the `data:` URL in Node's source map cache, which c8 takes for a file URL
+ * (`ERR_INVALID_URL_SCHEME` in its report). An evaluated script goes through no module loader.
  * @module
  */
 import { Worker } from 'node:worker_threads';
@@ -22,35 +26,32 @@ function tsxAPIUrl(): string | null {
 }
 
 /**
- * The bootstrap module's source; `entry` and `tsx` are embedded as JSON strings. When the entry cannot
- * be loaded and the worker serves a bridge, it answers with call id 0 and sets the stopped flag, so
- * that a blocked caller learns why at once instead of waiting for its time-out.
+ * The bootstrap script's source, CommonJS (hence the async function around its `await`s); `entry` and `tsx`
+ * are embedded as JSON strings. When the entry cannot be loaded and the worker serves a bridge, it answers
+ * with call id 0 and sets the stopped flag, so that a blocked caller learns why at once instead of waiting
+ * for its time-out; any other worker fails with the error.
  */
 function bootstrapSource(entry: string, tsx: string | null): string {
   return [
-    "import { workerData } from 'node:worker_threads';",
+    "const { workerData } = require('node:worker_threads');",
     `const entry = ${JSON.stringify(entry)};`,
     `const tsx = ${JSON.stringify(tsx)};`,
-    'try {',
+    '(async () => {',
     '  try {',
+    '    if (tsx !== null) (await import(tsx)).register();',
     '    await import(entry);',
     '  } catch (err) {',
-    "    if (tsx === null || err?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;",
-    '    (await import(tsx)).register();',
-    // A failed import is cached under its URL: import the same file under a fresh one.
-    "    await import(entry + '?tsx');",
+    '    if (!(workerData?.signal instanceof SharedArrayBuffer)) throw err;',
+    '    const { port, signal } = workerData;',
+    "    const error = { kind: 'Error', name: String(err?.name ?? 'Error'), message: String(err?.message ?? err) };",
+    `    port.postMessage({ id: ${START_FAILURE_ID}, ok: false, error, extra: null });`,
+    '    const flags = new Int32Array(signal);',
+    `    Atomics.store(flags, ${SIGNAL_STOPPED}, 1);`,
+    `    Atomics.add(flags, ${SIGNAL_COUNTER}, 1);`,
+    `    Atomics.notify(flags, ${SIGNAL_COUNTER});`,
+    '    port.close();',
     '  }',
-    '} catch (err) {',
-    '  if (!(workerData?.signal instanceof SharedArrayBuffer)) throw err;',
-    '  const { port, signal } = workerData;',
-    "  const error = { kind: 'Error', name: String(err?.name ?? 'Error'), message: String(err?.message ?? err) };",
-    `  port.postMessage({ id: ${START_FAILURE_ID}, ok: false, error, extra: null });`,
-    '  const flags = new Int32Array(signal);',
-    `  Atomics.store(flags, ${SIGNAL_STOPPED}, 1);`,
-    `  Atomics.add(flags, ${SIGNAL_COUNTER}, 1);`,
-    `  Atomics.notify(flags, ${SIGNAL_COUNTER});`,
-    '  port.close();',
-    '}',
+    '})();',
   ].join('\n');
 }
 
@@ -60,5 +61,5 @@ function bootstrapSource(entry: string, tsx: string | null): string {
  */
 export function startWorker(entry: URL, options: WorkerOptions): Worker {
   const source = bootstrapSource(entry.href, entry.pathname.endsWith('.ts') ? tsxAPIUrl() : null);
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), options);
+  return new Worker(source, { ...options, eval: true });
 }
