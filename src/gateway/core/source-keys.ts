@@ -8,6 +8,7 @@ import type { AssertionAlg, PublicJWK } from '../../auth/key-ring.js';
 import type { AssertionKey } from '../../auth/load-key.js';
 import type { SourceAuth } from '../../auth/source-config.js';
 import { FhirgateError } from '../../errors.js';
+import { keysOf, onlyKnownKeys } from '../../lib/options.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -63,6 +64,9 @@ export interface JWKSet {
   readonly keys: readonly PublicJWK[];
 }
 
+/** The keys of `addSource`'s and `rotateKey`'s options; any other is refused with the nearest of these. */
+export const SOURCE_OPTION_KEYS = keysOf<SourceOptions>({ nextKeyPath: true, nextKeyId: true });
+
 /**
  * Checks the options of `addSource`/`rotateKey` (`TypeError` naming the option); `undefined` when no
  * next key is given.
@@ -70,6 +74,7 @@ export interface JWKSet {
 export function checkSourceOptions(options: SourceOptions | undefined, method: string): { path: string; keyId: string | undefined } | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null) throw new TypeError(`${method}: options must be an object`);
+  onlyKnownKeys(options, SOURCE_OPTION_KEYS, `${method}: options`);
   const { nextKeyPath, nextKeyId } = options;
   if (nextKeyPath !== undefined && (typeof nextKeyPath !== 'string' || nextKeyPath === '')) throw new TypeError(`${method}: options.nextKeyPath must be a non-empty string`);
   if (nextKeyId !== undefined && (typeof nextKeyId !== 'string' || nextKeyId === '')) throw new TypeError(`${method}: options.nextKeyId must be a non-empty string`);
