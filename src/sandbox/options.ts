@@ -9,6 +9,7 @@ import { keysOf, numberOption, onlyKnownKeys } from '../lib/options.js';
 /** A client that authenticates with a shared secret (`client_secret_basic` or `client_secret_post`). */
 export interface SandboxSecretClient {
   clientId: string;
+  /** The secret it authenticates with (HTTP Basic or in the form body). */
   clientSecret: string;
 }
 
