@@ -46,31 +46,34 @@ export interface CallScope {
   readonly retry: boolean;
 }
 
-/** The keys of each call's options, typed against their interfaces (a lookup, not a list: see {@link callScope}). */
-const CALL_KEYS: { readonly [K in keyof Required<CallOptions>]: true } = Object.freeze({ signal: true, retry: true });
-const CREATE_KEYS: { readonly [K in keyof Required<CreateOptions>]: true } = Object.freeze({ ...CALL_KEYS, ifNoneExist: true });
-
 /**
  * The keys a call's options take, `create`'s, and the sync gateway's `create`'s (no signal, no retry);
  * any other is refused with the nearest of these.
  */
 export const CALL_OPTION_KEYS = Object.freeze({
-  call: keysOf<CallOptions>(CALL_KEYS),
-  create: keysOf<CreateOptions>(CREATE_KEYS),
+  call: keysOf<CallOptions>({ signal: true, retry: true }),
+  create: keysOf<CreateOptions>({ signal: true, retry: true, ifNoneExist: true }),
   syncCreate: keysOf<Omit<CreateOptions, keyof CallOptions>>({ ifNoneExist: true }),
 });
 
 /**
  * Checks a call's options once (a `TypeError` naming the option, an unknown key refused with the
  * nearest known one; `create` takes `ifNoneExist` too) and gives the {@link CallScope} its FHIR requests
- * carry. Runs on every call: the key check allocates nothing unless it throws.
+ * carry. Runs on every call: the key check is a `switch` over the object's keys that allocates nothing
+ * unless it throws (the cases are typed against {@link CreateOptions}).
  */
 export function callScope(options: CallOptions | undefined, create = false): CallScope {
   if (options !== undefined) {
     checkObject(options, 'options');
-    const known = create ? CREATE_KEYS : CALL_KEYS;
     for (const key in options) {
-      if (!Object.hasOwn(known, key) && Object.hasOwn(options, key)) onlyKnownKeys(options, create ? CALL_OPTION_KEYS.create : CALL_OPTION_KEYS.call, 'options');
+      switch (key as keyof CreateOptions) {
+        case 'signal':
+        case 'retry':
+          continue;
+        case 'ifNoneExist':
+          if (create) continue;
+      }
+      if (Object.hasOwn(options, key)) onlyKnownKeys(options, create ? CALL_OPTION_KEYS.create : CALL_OPTION_KEYS.call, 'options');
     }
   }
   return { signal: signalOption(options?.signal, 'options.signal'), retry: booleanOption(options?.retry, 'options.retry', true) };
