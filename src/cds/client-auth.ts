@@ -11,11 +11,11 @@ import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
 import type { JWTHeader } from '../lib/jwt/types.js';
 import { CDS_DEFAULTS } from './defaults.js';
 import { JWKSCache } from '../http/jwks-cache.js';
-import { numberOption } from '../lib/options.js';
+import { numberOption, onlyKnownKeys } from '../lib/options.js';
 import { checkStore } from '../lib/key-value-store.js';
 import { ReplayCache, type ReplayVerdict } from './replay-cache.js';
 import { StoreReplayCheck } from './replay-store.js';
-import type { CDSClient, ClientAuthOptions, TrustedIssuer } from './types.js';
+import { CDS_OPTION_KEYS, type CDSClient, type ClientAuthOptions, type TrustedIssuer } from './types.js';
 
 const SUPPORTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
 const REQUIRED_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'jti'] as const;
@@ -26,6 +26,7 @@ type Settings = Omit<Required<ClientAuthOptions>, 'issuers' | 'replayStore'>;
 function copyIssuer(value: unknown, i: number): TrustedIssuer {
   const name = `auth.issuers[${i}]`;
   const issuer = value as Partial<TrustedIssuer> | null;
+  if (typeof issuer === 'object' && issuer !== null) onlyKnownKeys(issuer, CDS_OPTION_KEYS.issuer, name);
   if (typeof issuer?.issuer !== 'string' || issuer.issuer === '') throw new TypeError(`${name}.issuer must be a non-empty string`);
   const keys = issuer.jwks?.keys;
   if (issuer.jwks !== undefined && !Array.isArray(keys)) throw new TypeError(`${name}.jwks must be a JWK Set ({ keys: [...] })`);
@@ -71,6 +72,7 @@ export class ClientAuth {
   /** `proxy`: the agents of the service's outbound proxy, for the JWKS fetches. */
   constructor(options: ClientAuthOptions, proxy?: ProxyAgents) {
     if (typeof options !== 'object' || options === null) throw new TypeError('auth must be an object');
+    onlyKnownKeys(options, CDS_OPTION_KEYS.auth, 'auth');
     if (!Array.isArray(options.issuers) || options.issuers.length === 0) throw new TypeError('auth.issuers must be a non-empty array');
     this.#issuers = new Map(options.issuers.map((value, i) => {
       const issuer = copyIssuer(value, i);

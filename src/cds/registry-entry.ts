@@ -6,8 +6,9 @@
 import type { ProxyAgents } from '../http/proxy-agents.js';
 import { ClientAuth } from './client-auth.js';
 import { FHIRServerAllowlist } from './fhir-server-allowlist.js';
+import { onlyKnownKeys } from '../lib/options.js';
 import { checkPrefetchTemplates } from './prefetch-template.js';
-import type { CDSFeedbackHandler, CDSHandler, CDSServiceDefinition } from './types.js';
+import { CDS_OPTION_KEYS, type CDSFeedbackHandler, type CDSHandler, type CDSServiceDefinition } from './types.js';
 
 /** A service id is one URL path segment. */
 const SERVICE_ID = /^[A-Za-z0-9\-._~]{1,128}$/;
@@ -42,6 +43,7 @@ function optionalString(value: unknown, name: string): string | undefined {
 export function prepareEntry(hookType: unknown, definition: CDSServiceDefinition, proxy?: ProxyAgents): (handler: CDSHandler) => ServiceEntry {
   if (typeof hookType !== 'string' || !/^[^\s/]+$/.test(hookType)) throw new TypeError('hookType must be a non-empty string without blanks or slashes');
   if (typeof definition !== 'object' || definition === null) throw new TypeError('definition must be an object');
+  onlyKnownKeys(definition, CDS_OPTION_KEYS.definition, 'definition');
   const { id, description, prefetch, feedback, auth } = definition;
   if (typeof id !== 'string' || !SERVICE_ID.test(id)) throw new TypeError('definition.id must be 1 to 128 URL-safe characters ([A-Za-z0-9-._~])');
   if (typeof description !== 'string' || description === '') throw new TypeError('definition.description must be a non-empty string');

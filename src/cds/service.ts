@@ -14,10 +14,10 @@ import { CDSError } from './cds-error.js';
 import { ClientAuth } from './client-auth.js';
 import { CDS_DEFAULTS } from './defaults.js';
 import { FHIRServerAllowlist } from './fhir-server-allowlist.js';
-import { numberOption } from '../lib/options.js';
+import { numberOption, onlyKnownKeys } from '../lib/options.js';
 import { buildOpenAPI } from './openapi.js';
 import { prepareEntry, type CDSDiscoveryEntry, type ServiceEntry } from './registry-entry.js';
-import type { CDSHandler, CDSHooksServiceOptions, CDSServiceDefinition } from './types.js';
+import { CDS_OPTION_KEYS, type CDSHandler, type CDSHooksServiceOptions, type CDSServiceDefinition } from './types.js';
 
 function checkDispatcher(value: unknown): EventDispatcher | undefined {
   if (value !== undefined && typeof (value as Partial<EventDispatcher> | null)?.emit !== 'function') {
@@ -52,6 +52,7 @@ export class CDSHooksService implements MountableComponent {
 
   constructor(options: CDSHooksServiceOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+    onlyKnownKeys(options, CDS_OPTION_KEYS.service, 'options');
     this.#dispatcher = checkDispatcher(options.dispatcher) ?? localHandler;
     this.#proxy = new ProxyAgents(options.proxy, 'options.proxy');
     this.#auth = options.auth === undefined ? null : new ClientAuth(options.auth, this.#proxy);

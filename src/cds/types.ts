@@ -8,6 +8,7 @@ import type { JsonWebKey } from 'node:crypto';
 import type { EventDispatcher } from '../events/types.js';
 import type { Logger } from '../mount/index.js';
 import type { KeyValueStore } from '../lib/key-value-store.js';
+import { keysOf } from '../lib/options.js';
 
 /** A JSON object as parsed from a request body. */
 export type JSONObject = Record<string, unknown>;
@@ -357,3 +358,17 @@ export interface CDSServiceDefinition {
    */
   fhirServers?: readonly string[];
 }
+
+/**
+ * The keys of the CDS option objects: `new CDSHooksService(options)`, a service definition, client
+ * authentication and one trusted issuer. Any other is refused with the nearest of these. (A `jwks` is
+ * a JWK Set, whose other members RFC 7517 §5 says to ignore: it is not checked.)
+ */
+export const CDS_OPTION_KEYS = Object.freeze({
+  service: keysOf<CDSHooksServiceOptions>({ dispatcher: true, auth: true, bodyLimit: true, prefetchTimeoutMs: true, prefetchMaxBytes: true, allowInsecureFhirServer: true, fhirServers: true, proxy: true }),
+  definition: keysOf<CDSServiceDefinition>({ id: true, title: true, description: true, prefetch: true, usageRequirements: true, feedback: true, auth: true, fhirServers: true }),
+  auth: keysOf<ClientAuthOptions>({
+    issuers: true, algorithms: true, clockToleranceSeconds: true, maxLifetimeSeconds: true, jwksCacheSeconds: true, jwksCooldownSeconds: true, jwksTimeoutMs: true, replayCacheSize: true, replayStore: true,
+  }),
+  issuer: keysOf<TrustedIssuer>({ issuer: true, jwks: true, jwksUrls: true }),
+});

@@ -9,8 +9,8 @@ import type { ProxyOptions } from '../http/proxy-options.js';
 import { binaryHeaders, type CloudEvent } from './cloud-event.js';
 import type { DeliveryCounts, DeliveryVerdict } from './delivery-queue.js';
 import { request } from '../http/request.js';
-import { numberOption } from '../lib/options.js';
-import { QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
+import { keysOf, numberOption } from '../lib/options.js';
+import { QUEUED_OPTION_KEYS, QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
 
 /** Bytes of a sink's answer read at most: the answer is only looked at for its status. */
 const SINK_ANSWER_BYTES = 1024 * 1024;
@@ -56,6 +56,14 @@ export interface CloudEventsDispatcherOptions extends QueuedDispatcherOptions {
   /** The outbound HTTP proxy to the sink (see `ProxyOptions`: `{ https, http, noProxy }`). Default: none, direct. */
   proxy?: ProxyOptions;
 }
+
+/** The keys of {@link CloudEventsDispatcherOptions}; any other is refused with the nearest of these. */
+export const CLOUD_EVENTS_OPTION_KEYS: readonly string[] = Object.freeze([
+  ...QUEUED_OPTION_KEYS,
+  ...keysOf<Omit<CloudEventsDispatcherOptions, keyof QueuedDispatcherOptions>>({
+    url: true, mode: true, batchSize: true, headers: true, concurrency: true, timeoutMs: true, retryBaseDelayMs: true, maxRetryDelayMs: true, proxy: true,
+  }),
+]);
 
 const OWNER = 'CloudEventsDispatcher';
 const MODES: readonly CloudEventsMode[] = ['structured', 'binary', 'batch'];
@@ -137,7 +145,7 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
       batchSize: mode === 'batch' ? numberOption(o.batchSize, `${OWNER}: options.batchSize`, 100, { integer: true, min: 1 }) : 1,
       retryBaseDelayMs,
       maxRetryDelayMs: numberOption(o.maxRetryDelayMs, `${OWNER}: options.maxRetryDelayMs`, Math.max(2000, retryBaseDelayMs), { integer: true, min: retryBaseDelayMs }),
-    });
+    }, CLOUD_EVENTS_OPTION_KEYS);
     this.#url = checkUrl(o.url);
     this.#mode = mode;
     this.#headers = checkHeaders(o.headers);

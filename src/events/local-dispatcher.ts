@@ -2,6 +2,7 @@
  * The in-process event dispatcher, built on `EventTarget`.
  * @module
  */
+import { keysOf, onlyKnownKeys } from '../lib/options.js';
 import { logToStderr, type HandlerFailureLogger } from './handler-failure.js';
 import { compilePattern, type PatternMatcher } from './pattern.js';
 import type { EventDispatcher, EventHandler, EventPair, EventPayload, Unregister } from './types.js';
@@ -14,6 +15,9 @@ export interface LocalEventDispatcherOptions {
    */
   logger?: HandlerFailureLogger;
 }
+
+/** The keys of {@link LocalEventDispatcherOptions}; any other is refused with the nearest of these. */
+export const LOCAL_OPTION_KEYS = keysOf<LocalEventDispatcherOptions>({ logger: true });
 
 /** The `register(pattern)` form: registers the handler it is given and returns that same handler. */
 export type RegisterWrapper = <H extends EventHandler>(handler: H) => H;
@@ -70,6 +74,7 @@ export class LocalEventDispatcher implements EventDispatcher {
     if (typeof options !== 'object' || options === null) {
       throw new TypeError('LocalEventDispatcher: options must be an object');
     }
+    onlyKnownKeys(options, LOCAL_OPTION_KEYS, 'LocalEventDispatcher: options');
     const { logger = logToStderr } = options;
     if (typeof logger !== 'function') throw new TypeError('LocalEventDispatcher: options.logger must be a function');
     this.#logger = logger;

@@ -8,7 +8,7 @@ import { logDropToStderr, oncePerReason, type DropLogger } from './delivery-drop
 import { DeliveryQueue, type DeliveryCounts, type DeliveryVerdict } from './delivery-queue.js';
 import { LocalEventDispatcher } from './local-dispatcher.js';
 import type { EventDispatcher, EventHandler, EventPayload, Unregister } from './types.js';
-import { numberOption } from '../lib/options.js';
+import { keysOf, numberOption, onlyKnownKeys } from '../lib/options.js';
 
 /** Options every queued dispatcher takes. */
 export interface QueuedDispatcherOptions {
@@ -24,6 +24,9 @@ export interface QueuedDispatcherOptions {
    */
   dropLogger?: DropLogger;
 }
+
+/** The keys of {@link QueuedDispatcherOptions}, which every queued dispatcher's own keys extend. */
+export const QUEUED_OPTION_KEYS = keysOf<QueuedDispatcherOptions>({ source: true, maxQueue: true, drainTimeoutMs: true, dropLogger: true });
 
 /** The settings a subclass chooses for its queue, after validating its own options. */
 export interface QueueShape {
@@ -46,8 +49,9 @@ export abstract class QueuedDispatcher implements EventDispatcher {
   readonly #source: string;
   readonly #drainTimeoutMs: number;
 
-  protected constructor(owner: string, options: QueuedDispatcherOptions, shape: QueueShape) {
+  protected constructor(owner: string, options: QueuedDispatcherOptions, shape: QueueShape, known: readonly string[]) {
     if (typeof options !== 'object' || options === null) throw new TypeError(`${owner}: options must be an object`);
+    onlyKnownKeys(options, known, `${owner}: options`);
     if (typeof options.source !== 'string' || options.source === '') throw new TypeError(`${owner}: options.source must be a non-empty string (a URI-reference)`);
     this.#source = options.source;
     const maxQueue = numberOption(options.maxQueue, `${owner}: options.maxQueue`, 10_000, { integer: true, min: 1 });

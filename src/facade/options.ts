@@ -5,7 +5,7 @@
  */
 import type { KeyValueStore } from '../lib/key-value-store.js';
 import { checkStore } from '../lib/key-value-store.js';
-import { booleanOption, checkObject, numberOption, onlyKnownKeys, stringOption } from '../lib/options.js';
+import { booleanOption, checkObject, keysOf, numberOption, onlyKnownKeys, stringOption } from '../lib/options.js';
 
 /**
  * What a caller may do, by configuration. Without `sources` it may use none.
@@ -177,9 +177,6 @@ export interface CheckedFacadeOptions {
 
 /** Names a source may not have under a facade's prefix: the gateway's own routes. */
 export const RESERVED_NAMES: readonly string[] = Object.freeze(['transform', 'aggregate', 'metadata', 'status']);
-
-/** Every key of `T`, and no other (the type checker holds the list to the interface). */
-const keysOf = <T>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] => Object.freeze(Object.keys(keys));
 
 const POLICY_KEYS = keysOf<CallerPolicy>({ sources: true, scopes: true, patient: true, operations: true, allowReaching: true, rate: true });
 

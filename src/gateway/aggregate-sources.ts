@@ -6,7 +6,7 @@
 import { ERROR_CODES, FhirgateError, isFhirgateError } from '../errors.js';
 import { isResourceType, operationOutcome, type Bundle, type BundleEntry, type Coding, type Resource, type ResourceType } from '../fhir/index.js';
 import type { IssueType } from '../fhir/operation-outcome.js';
-import { signalOption } from '../lib/options.js';
+import { keysOf, onlyKnownKeys, signalOption } from '../lib/options.js';
 import type { SearchParams } from './core/search-params.js';
 import { searchSources, type SearchOutcome, type SearchingGateway, type SourcesSearch } from './source-searches.js';
 
@@ -40,6 +40,9 @@ export interface AggregateSourcesOptions {
   /** Aborts every search; the sources not done yet are reported as failed. */
   signal?: AbortSignal;
 }
+
+/** The keys of {@link AggregateSourcesOptions}; any other is refused with the nearest of these. */
+export const AGGREGATE_OPTION_KEYS = keysOf<AggregateSourcesOptions>({ resourceType: true, params: true, sources: true, timeoutSeconds: true, signal: true });
 
 const DEFAULTS = Object.freeze({ timeoutSeconds: 30 });
 /** The longest time-out a timer can hold (2^31 - 1 ms), in whole seconds. */
@@ -134,6 +137,7 @@ function describeFailure(reason: unknown, timeoutSeconds: number): [IssueType, s
 
 function checkOptions(options: AggregateSourcesOptions): SourcesSearch {
   if (typeof options !== 'object' || options === null) throw new TypeError('aggregateSources: options must be an object');
+  onlyKnownKeys(options, AGGREGATE_OPTION_KEYS, 'aggregateSources: options');
   const { resourceType, params = {}, sources, timeoutSeconds = DEFAULTS.timeoutSeconds, signal } = options;
   if (!isResourceType(resourceType)) {
     throw new FhirgateError('ERR_INVALID_RESOURCE_TYPE', `aggregateSources: ${JSON.stringify(String(resourceType).slice(0, 80))} is not a FHIR resource type name`);

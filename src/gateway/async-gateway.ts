@@ -218,7 +218,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: PageOptions): AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined> {
-    return searchPages(this.#engine, type, params, source, checkPagingOptions(options)) as AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined>;
+    return searchPages(this.#engine, type, params, source, checkPagingOptions(options, 'pages')) as AsyncGenerator<Bundle<ResourceOf<T>>, void, undefined>;
   }
 
   /**
@@ -234,7 +234,7 @@ export class AsyncFHIRGateway implements AsyncDisposable {
    * ```
    */
   searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SearchAllOptions): AsyncGenerator<ResourceOf<T>, void, undefined> {
-    const limits = checkPagingOptions(options);
+    const limits = checkPagingOptions(options, 'searchAll');
     return searchMatches(searchPages(this.#engine, type, params, source, limits), limits.maxResources) as AsyncGenerator<ResourceOf<T>, void, undefined>;
   }
 

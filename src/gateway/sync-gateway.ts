@@ -11,6 +11,8 @@ import { gatewayMountable } from './http-face/mountable.js';
 import { HandlerRegistry } from './http-face/registry.js';
 import type { SearchParams } from './core/search-params.js';
 import { ifNoneExistHeader } from './core/if-none-exist.js';
+import { CALL_OPTION_KEYS } from './core/call-options.js';
+import { onlyKnownKeys } from '../lib/options.js';
 import { checkPagingOptions } from './core/paging.js';
 import type { BulkExportAllOptions, BulkExportBaseOptions, BulkItem } from './bulk/index.js';
 import { keyOptionArgs, type JWKSet, type RotatedKey, type RotateKeyOptions, type SourceOptions } from './core/source-keys.js';
@@ -180,6 +182,7 @@ export class FHIRGateway implements Disposable {
    */
   create<R extends Resource>(resource: R, source?: string, options?: { ifNoneExist?: string | SearchParams }): ResourceOf<R['resourceType']> {
     if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
+    if (options !== undefined) onlyKnownKeys(options, CALL_OPTION_KEYS.syncCreate, 'options');
     const condition = options?.ifNoneExist === undefined ? undefined : ifNoneExistHeader(options.ifNoneExist);
     return this.#calls.io('create', [resource, source, ...(condition === undefined ? [] : [{ ifNoneExist: condition }])], source) as ResourceOf<R['resourceType']>;
   }
@@ -250,7 +253,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   pages<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<Bundle<ResourceOf<T>>, void, undefined> {
-    return this.#cursors.iterate('pages', [type, params, source, remoteLimits(checkPagingOptions(options, false))], source) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
+    return this.#cursors.iterate('pages', [type, params, source, remoteLimits(checkPagingOptions(options, 'searchAll', false))], source) as Generator<Bundle<ResourceOf<T>>, void, undefined>;
   }
 
   /**
@@ -266,7 +269,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   searchAll<T extends ResourceType>(type: T, params: SearchParams = {}, source?: string, options?: SyncPagingOptions): Generator<ResourceOf<T>, void, undefined> {
-    return this.#cursors.iterate('searchAll', [type, params, source, remoteLimits(checkPagingOptions(options, false))], source) as Generator<ResourceOf<T>, void, undefined>;
+    return this.#cursors.iterate('searchAll', [type, params, source, remoteLimits(checkPagingOptions(options, 'searchAll', false))], source) as Generator<ResourceOf<T>, void, undefined>;
   }
 
   /**
@@ -283,7 +286,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   bulkExport(source?: string, options: BulkExportBaseOptions = {}): Generator<BulkItem, void, undefined> {
-    const { settings, waitMs } = this.#calls.bulkWait(options);
+    const { settings, waitMs } = this.#calls.bulkWait(options, 'bulkExport');
     return this.#cursors.iterate('bulkExport', [source, settings], source, waitMs) as Generator<BulkItem, void, undefined>;
   }
 
@@ -300,7 +303,7 @@ export class FHIRGateway implements Disposable {
    * ```
    */
   bulkExportAll(sources: readonly string[] = this.sourceNames, options: Omit<BulkExportAllOptions, 'signal'> = {}): Generator<BulkItem, void, undefined> {
-    const { settings, waitMs } = this.#calls.bulkWait(options);
+    const { settings, waitMs } = this.#calls.bulkWait(options, 'bulkExportAll');
     const concurrency = (options as { concurrency?: unknown } | null)?.concurrency;
     return this.#cursors.iterate('bulkExportAll', [sources, concurrency === undefined ? settings : { ...settings, concurrency }], sources[0], waitMs) as Generator<BulkItem, void, undefined>;
   }

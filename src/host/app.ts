@@ -26,7 +26,7 @@ import { buildOpenAPI, toOpenAPIPath } from './openapi.js';
 import type { DocumentedOperation } from './openapi.js';
 import { applyOpenAPIExamples, warnUnmatchedExamples } from './openapi-examples.js';
 import { resolveOptions } from './options.js';
-import { numberOption } from '../lib/options.js';
+import { keysOf, numberOption, onlyKnownKeys } from '../lib/options.js';
 import type { ResolvedOptions, ServiceAPIOptions } from './options.js';
 import { createPipeline } from './pipeline.js';
 import type { Endpoint } from './pipeline.js';
@@ -42,6 +42,13 @@ export interface MountOptions {
   /** The key in `app.gateways`/`app.services`. Default the class name; give one to mount a second component of a class. */
   name?: string;
 }
+
+/** The keys of {@link MountOptions}, and of `createServer`'s and `close`'s options; any other is refused with the nearest of these. */
+export const APP_OPTION_KEYS = Object.freeze({
+  mount: keysOf<MountOptions>({ path: true, name: true }),
+  createServer: keysOf<Parameters<ServiceAPI['createServer']>[0]>({ stopAccepting: true }),
+  close: keysOf<Parameters<ServiceAPI['close']>[0]>({ readinessDrainMs: true }),
+});
 
 /** How `registerGateway` and `registerService` differ: the kind they accept, their name, their table. */
 interface MountKind {
@@ -226,6 +233,7 @@ export class ServiceAPI {
    */
   createServer(options: { stopAccepting?: () => Promise<void> } = {}): Server {
     if (typeof options !== 'object' || options === null) throw new TypeError('createServer options must be an object');
+    onlyKnownKeys(options, APP_OPTION_KEYS.createServer, 'options');
     const stopAccepting = options.stopAccepting ?? (() => Promise.resolve());
     if (typeof stopAccepting !== 'function') throw new TypeError('options.stopAccepting must be a function');
     const server = this.#newServer();
@@ -298,6 +306,7 @@ export class ServiceAPI {
    */
   close(options: { readinessDrainMs?: number } = {}): Promise<void> {
     if (typeof options !== 'object' || options === null) throw new TypeError('close options must be an object');
+    onlyKnownKeys(options, APP_OPTION_KEYS.close, 'options');
     const drainMs = numberOption(options.readinessDrainMs, 'options.readinessDrainMs', this.#options.readinessDrainMs, { integer: true, min: 0 });
     return (this.#closed ??= this.#shutdown(drainMs));
   }
@@ -342,6 +351,7 @@ export class ServiceAPI {
       throw new TypeError(`${register} expects a mountable component (a gateway or service of fhirgate)`);
     }
     if (typeof options !== 'object' || options === null) throw new TypeError(`${register} options must be an object`);
+    onlyKnownKeys(options, APP_OPTION_KEYS.mount, `${register}: options`);
     const mountable = component[MOUNT]();
     if (mountable.kind !== kind) throw new TypeError(`${register} expects a ${kind}; this component is a ${mountable.kind}`);
     const name = options.name ?? component.constructor.name;

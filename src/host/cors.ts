@@ -4,7 +4,7 @@
  * @module
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { numberOption } from '../lib/options.js';
+import { keysOf, numberOption, onlyKnownKeys } from '../lib/options.js';
 import type { RouteReply } from '../mount/index.js';
 
 /** The `cors` option of `createServiceAPI`. */
@@ -20,6 +20,9 @@ export interface CORSOptions {
   /** How long a browser may cache a preflight answer, in seconds. Default 600. */
   maxAgeSeconds?: number;
 }
+
+/** The keys of {@link CORSOptions}; any other is refused with the nearest of these. */
+export const CORS_OPTION_KEYS = keysOf<CORSOptions>({ origins: true, credentials: true, allowHeaders: true, exposeHeaders: true, maxAgeSeconds: true });
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 
@@ -51,6 +54,7 @@ export class CORSPolicy {
 
   constructor(options: CORSOptions) {
     if (typeof options !== 'object' || options === null) throw new TypeError('options.cors must be an object');
+    onlyKnownKeys(options, CORS_OPTION_KEYS, 'options.cors');
     const credentials = options.credentials ?? false;
     if (typeof credentials !== 'boolean') throw new TypeError('options.cors.credentials must be a boolean');
     if (options.origins === '*') {

@@ -3,6 +3,7 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
+import { keysOf, onlyKnownKeys } from '../lib/options.js';
 import type { HTTPMethod, OpenAPIOperation, OpenAPIParameter, OpenAPIResponse } from '../mount/index.js';
 import type { ServiceAPI } from './app.js';
 import { isToken, resolveDeps } from './inject.js';
@@ -48,11 +49,18 @@ export interface CustomRouteOptions<I extends InjectMap = InjectMap> {
 /** A custom route handler: a returned value is JSON 200, `undefined` is 204, `reply()` sets both. */
 export type CustomHandler<D> = (ctx: RouteContext<D>) => unknown;
 
+/** The keys of {@link CustomRouteOptions} and of a {@link QueryParameterSpec}; any other is refused with the nearest of these. */
+export const ROUTE_OPTION_KEYS = Object.freeze({
+  route: keysOf<CustomRouteOptions>({ inject: true, summary: true, description: true, query: true, public: true, tags: true, responses: true }),
+  query: keysOf<QueryParameterSpec>({ description: true, required: true, type: true, array: true }),
+});
+
 const METHODS: readonly HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const TYPES = ['string', 'integer', 'number', 'boolean'];
 
 function queryParameter(name: string, spec: QueryParameterSpec): OpenAPIParameter {
   if (typeof spec !== 'object' || spec === null) throw new TypeError(`options.query.${name} must be an object`);
+  onlyKnownKeys(spec, ROUTE_OPTION_KEYS.query, `options.query.${name}`);
   const type = spec.type ?? 'string';
   if (!TYPES.includes(type)) throw new RangeError(`options.query.${name}.type must be one of ${TYPES.join(', ')}`);
   const array = spec.array === true;
@@ -111,6 +119,7 @@ export function customEndpoint<I extends InjectMap>(
   if (upper === undefined || !METHODS.includes(upper)) throw new RangeError(`route "method" must be one of ${METHODS.join(', ')}`);
   if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError('route "path" must be a string starting with "/"');
   if (typeof options !== 'object' || options === null) throw new TypeError('route "options" must be an object');
+  onlyKnownKeys(options, ROUTE_OPTION_KEYS.route, 'options');
   if (typeof handler !== 'function') throw new TypeError('route "handler" must be a function');
   const inject: InjectMap = Object.freeze({ ...(options.inject ?? {}) });
   for (const [key, token] of Object.entries(inject)) {

@@ -3,6 +3,7 @@
  * for machines and pipes, or one readable line a record for a person at a terminal.
  * @module
  */
+import { checkObject, keysOf, onlyKnownKeys } from '../lib/options.js';
 import { printable } from '../lib/printable.js';
 import type { Logger } from '../mount/index.js';
 import { prettyLine } from './pretty-line.js';
@@ -49,6 +50,12 @@ export interface LoggerOptions extends JSONLoggerOptions {
   color?: boolean;
 }
 
+/** The keys of {@link JSONLoggerOptions} and {@link LoggerOptions}; any other is refused with the nearest of these. */
+export const LOGGER_OPTION_KEYS = Object.freeze({
+  json: keysOf<JSONLoggerOptions>({ level: true, stdout: true, stderr: true }),
+  logger: keysOf<LoggerOptions>({ level: true, stdout: true, stderr: true, format: true, color: true }),
+});
+
 /** Without a chosen format: `LOG_FORMAT`, else pretty for a person at a terminal and JSON for anything reading a pipe. */
 function logFormatFor(stdout: LogStream, env: Readonly<Record<string, string | undefined>>): LogFormat {
   const chosen = env['LOG_FORMAT'];
@@ -70,10 +77,12 @@ function logFormatFor(stdout: LogStream, env: Readonly<Record<string, string | u
  * ```
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  checkObject(options, 'options');
+  onlyKnownKeys(options, LOGGER_OPTION_KEYS.logger, 'options');
   const out = options.stdout ?? process.stdout;
   if (options.format !== undefined && !FORMATS.includes(options.format)) throw new RangeError(`options.format must be one of ${FORMATS.join(', ')}`);
   const format = options.format ?? logFormatFor(out, process.env);
-  if (format === 'json') return createJSONLogger(options);
+  if (format === 'json') return createJSONLogger({ level: options.level, stdout: options.stdout, stderr: options.stderr });
   const color = options.color ?? (out.isTTY === true && (process.env['NO_COLOR'] ?? '') === '');
   // A terminal obeys control characters (ESC sequences move the cursor, rewrite lines): every string is made printable.
   const safe = (fields: Record<string, unknown>): Record<string, unknown> =>
@@ -92,6 +101,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * ```
  */
 export function createJSONLogger(options: JSONLoggerOptions = {}): Logger {
+  checkObject(options, 'options');
+  onlyKnownKeys(options, LOGGER_OPTION_KEYS.json, 'options');
   const clock = new MillisecondClock();
   return leveled(options, (lvl, message, fields) => {
     const time = clock.iso();

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Logger } from '../mount/index.js';
+import { keysOf, onlyKnownKeys } from '../lib/options.js';
 
 /**
  * The examples of one operation.
@@ -34,6 +35,9 @@ export interface OperationExample {
  */
 export type OpenAPIExamples = Readonly<Record<string, OperationExample>>;
 
+/** The keys of an {@link OperationExample}; any other is refused with the nearest of these. */
+export const OPERATION_EXAMPLE_KEYS = keysOf<OperationExample>({ parameters: true, body: true, response: true });
+
 const KEY = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)$/;
 
 /**
@@ -47,8 +51,7 @@ export function checkOpenAPIExamples(value: unknown): OpenAPIExamples {
     const where = `options.openapiExamples[${JSON.stringify(key.slice(0, 80))}]`;
     if (!KEY.test(key)) throw new TypeError(`${where}: the key must be "<METHOD> /path", such as "GET /fhir/transform/Patient/{id}"`);
     if (typeof example !== 'object' || example === null || Array.isArray(example)) throw new TypeError(`${where} must be an object`);
-    const extra = Object.keys(example).find((k) => !['parameters', 'body', 'response'].includes(k));
-    if (extra !== undefined) throw new TypeError(`${where}: unknown field ${JSON.stringify(extra.slice(0, 40))}; allowed: parameters, body, response`);
+    onlyKnownKeys(example, OPERATION_EXAMPLE_KEYS, where);
     const { parameters } = example as OperationExample;
     if (parameters !== undefined && (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters))) {
       throw new TypeError(`${where}.parameters must be an object of values by parameter name`);

@@ -9,7 +9,7 @@ import { checkAPIKeys } from './api-keys.js';
 import { CORSPolicy } from './cors.js';
 import type { CORSOptions } from './cors.js';
 import { createLogger } from './logger.js';
-import { booleanOption, numberOption, stringOption } from '../lib/options.js';
+import { booleanOption, keysOf, numberOption, onlyKnownKeys, stringOption } from '../lib/options.js';
 import { checkPublicUrl } from '../lib/public-url.js';
 import { checkAllowedHosts } from './public-origin.js';
 
@@ -112,6 +112,13 @@ export interface ResolvedOptions {
   readonly openapiExamples: OpenAPIExamples;
 }
 
+/** The keys of {@link ServiceAPIOptions}; any other is refused with the nearest of these. */
+export const SERVICE_API_OPTION_KEYS = keysOf<ServiceAPIOptions>({
+  title: true, description: true, version: true, enableEvents: true, dispatcher: true, apiKeys: true, publicPaths: true, cors: true, bodyLimit: true, logger: true,
+  shutdownGraceMs: true, readinessDrainMs: true, headersTimeoutMs: true, requestTimeoutMs: true, trustProxy: true, allowedHosts: true, publicUrl: true, jwksMaxAgeSeconds: true,
+  metrics: true, openapiExamples: true,
+});
+
 const DEFAULTS = Object.freeze({
   title: 'fhirgate',
   description: '',
@@ -145,6 +152,7 @@ function isDispatcher(value: unknown): value is EventDispatcher {
  */
 export function resolveOptions(options: ServiceAPIOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('createServiceAPI options must be an object');
+  onlyKnownKeys(options, SERVICE_API_OPTION_KEYS, 'options');
   if (options.logger !== undefined && !isLogger(options.logger)) throw new TypeError('options.logger must have debug, info, warn and error methods');
   if (options.dispatcher !== undefined && !isDispatcher(options.dispatcher)) throw new TypeError('options.dispatcher must implement emit, register and drain');
   const publicPaths = options.publicPaths ?? DEFAULTS.publicPaths;

@@ -78,6 +78,13 @@ export function checkObject(value: unknown, name: string): asserts value is obje
 }
 
 /**
+ * Every key of the options interface `T`, and no other, as a frozen list for {@link onlyKnownKeys}: the
+ * type checker holds the list to the interface (a key missing from the object, or one `T` lacks, is a
+ * compile error), so a new option cannot be forgotten in its check.
+ */
+export const keysOf = <T>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] => Object.freeze(Object.keys(keys));
+
+/**
  * The first own key of `value` that is not in `known`: its 1-based position, and the known name it is an
  * obvious typo of (`patinet` → `patient`), if any. A message that must not echo a possible secret quotes
  * `key` only when `near` is set (see `nearestName`).

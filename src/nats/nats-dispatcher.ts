@@ -5,8 +5,8 @@
  */
 import type { CloudEvent } from '../events/cloud-event.js';
 import type { DeliveryCounts, DeliveryVerdict } from '../events/delivery-queue.js';
-import { QueuedDispatcher, type QueuedDispatcherOptions } from '../events/queued-dispatcher.js';
-import { numberOption } from '../lib/options.js';
+import { QUEUED_OPTION_KEYS, QueuedDispatcher, type QueuedDispatcherOptions } from '../events/queued-dispatcher.js';
+import { keysOf, numberOption } from '../lib/options.js';
 
 /**
  * The part of a JetStream client (`nc.jetstream()` in `nats` v2) fhirgate uses: `publish` with a
@@ -111,6 +111,14 @@ export type CorePublishCounts = Omit<DeliveryCounts, 'sent'> & { published: numb
  */
 export type JetStreamCounts = DeliveryCounts & { deduplicated: number };
 
+/** The keys of {@link NatsDispatcherOptions}; any other is refused with the nearest of these. */
+export const NATS_OPTION_KEYS: readonly string[] = Object.freeze([
+  ...QUEUED_OPTION_KEYS,
+  ...keysOf<Omit<NatsDispatcherOptions, keyof QueuedDispatcherOptions>>({
+    mode: true, batchSize: true, concurrency: true, ackTimeoutMs: true, retryForMs: true, retryBaseDelayMs: true, maxRetryDelayMs: true,
+  }),
+]);
+
 const OWNER = 'natsDispatcher';
 const MODES: readonly NatsMode[] = ['core', 'jetstream'];
 /** A subject a publisher may use: dot-separated tokens, no whitespace, no wildcard. */
@@ -147,6 +155,7 @@ class NatsDispatcher extends QueuedDispatcher {
             maxRetryDelayMs: numberOption(o.maxRetryDelayMs, `${OWNER}: options.maxRetryDelayMs`, Math.max(2000, retryBaseDelayMs), { integer: true, min: retryBaseDelayMs }),
             retryForMs: numberOption(o.retryForMs, `${OWNER}: options.retryForMs`, 60_000, { integer: true, min: 0 }),
           },
+      NATS_OPTION_KEYS,
     );
     this.#nc = nc;
     this.#js = mode === 'jetstream' ? nc.jetstream!() : undefined;

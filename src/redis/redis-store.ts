@@ -5,7 +5,7 @@
  */
 import { FhirgateError } from '../errors.js';
 import type { KeyValueStore } from '../lib/key-value-store.js';
-import { numberOption } from '../lib/options.js';
+import { keysOf, numberOption, onlyKnownKeys } from '../lib/options.js';
 
 /**
  * The methods fhirgate calls on the user's client: `sendCommand(['SET', ...])`, the same in `redis`
@@ -42,6 +42,9 @@ export interface RedisStoreOptions {
    */
   commandTimeoutMs?: number;
 }
+
+/** The keys of {@link RedisStoreOptions}; any other is refused with the nearest of these. */
+export const REDIS_OPTION_KEYS = keysOf<RedisStoreOptions>({ keyPrefix: true, commandTimeoutMs: true });
 
 const OWNER = 'redisStore';
 
@@ -86,6 +89,7 @@ export function redisStore(client: RedisCommandClient, options: RedisStoreOption
     throw new TypeError("redisStore: the client has no 'error' listener, so node-redis would end the process when Redis goes away: add client.on('error', log) first");
   }
   if (typeof options !== 'object' || options === null) throw new TypeError('redisStore: options must be an object');
+  onlyKnownKeys(options, REDIS_OPTION_KEYS, 'redisStore: options');
   const { keyPrefix = '' } = options;
   if (typeof keyPrefix !== 'string') throw new TypeError('redisStore: options.keyPrefix must be a string');
   const timeoutMs = numberOption(options.commandTimeoutMs, `${OWNER}: options.commandTimeoutMs`, 500, { integer: true, min: 1, unit: 'milliseconds' });

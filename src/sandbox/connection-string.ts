@@ -2,6 +2,7 @@
  * Building `fhir://` connection strings that point at a sandbox.
  * @module
  */
+import { keysOf, onlyKnownKeys } from '../lib/options.js';
 import type { ResolvedClient } from './options.js';
 
 /**
@@ -21,6 +22,9 @@ export interface ConnectionStringOptions {
   discover?: boolean;
 }
 
+/** The keys of {@link ConnectionStringOptions}; any other is refused with the nearest of these. */
+export const CONNECTION_STRING_OPTION_KEYS = keysOf<ConnectionStringOptions>({ keyPath: true, scope: true, discover: true });
+
 /**
  * A `fhir://host:port/fhir/R4/?client_id=…&token_url=…` connection string for a registered client:
  * with `client_secret` for a secret client, with `client_secret_path` and `use_jwt_assertion=true` for
@@ -34,6 +38,8 @@ export function buildConnectionString(
   client: ResolvedClient,
   options: ConnectionStringOptions = {},
 ): string {
+  if (typeof options !== 'object' || options === null) throw new TypeError('connectionString: options must be an object');
+  onlyKnownKeys(options, CONNECTION_STRING_OPTION_KEYS, 'connectionString: options');
   const { keyPath, scope, discover = false } = options;
   if (typeof discover !== 'boolean') throw new TypeError('connectionString: options.discover must be a boolean');
   if (keyPath !== undefined && (typeof keyPath !== 'string' || keyPath === '')) {

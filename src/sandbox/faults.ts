@@ -4,6 +4,7 @@
  * otherwise (`{ target: 'token' }` or `'all'`).
  * @module
  */
+import { keysOf, onlyKnownKeys } from '../lib/options.js';
 
 /** Which requests a fault applies to. */
 export type FaultTarget = 'fhir' | 'token' | 'all';
@@ -60,7 +61,14 @@ interface Pending {
   readonly action: FaultAction;
 }
 
-function targetOf(options: { target?: unknown } | undefined, method: string): FaultTarget {
+/** The keys of the faults' options: `failNext`'s, and `latency`'s and `dropNext`'s; any other is refused with the nearest of these. */
+export const FAULT_OPTION_KEYS = Object.freeze({
+  failNext: keysOf<FailNextOptions>({ retryAfter: true, body: true, target: true }),
+  target: keysOf<NonNullable<Parameters<SandboxFaults['latency']>[1]>>({ target: true }),
+});
+
+function targetOf(options: { target?: unknown } | undefined, method: 'latency' | 'failNext' | 'dropNext'): FaultTarget {
+  if (typeof options === 'object' && options !== null) onlyKnownKeys(options, method === 'failNext' ? FAULT_OPTION_KEYS.failNext : FAULT_OPTION_KEYS.target, `faults.${method}: options`);
   const target = options?.target ?? 'fhir';
   if (target !== 'fhir' && target !== 'token' && target !== 'all') {
     throw new TypeError(`faults.${method}: options.target must be 'fhir', 'token' or 'all'`);

@@ -4,11 +4,12 @@
  */
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
 import { isFHIRId, isResourceType, type Resource } from '../fhir/index.js';
-import { numberOption } from '../lib/options.js';
+import { keysOf, numberOption, onlyKnownKeys } from '../lib/options.js';
 
 /** A client that authenticates with a shared secret (`client_secret_basic` or `client_secret_post`). */
 export interface SandboxSecretClient {
   clientId: string;
+  /** The secret it authenticates with (HTTP Basic or in the form body). */
   clientSecret: string;
 }
 
@@ -93,6 +94,15 @@ export interface SandboxOptions {
   exportRetryAfterSeconds?: number;
 }
 
+/**
+ * The keys of {@link SandboxOptions} and of a client (those of every kind of client: it takes exactly
+ * one of `clientSecret`, `publicKey` and `jwks`); any other is refused with the nearest of these.
+ */
+export const SANDBOX_OPTION_KEYS = Object.freeze({
+  options: keysOf<SandboxOptions>({ port: true, host: true, seed: true, clients: true, open: true, tokenLifetimeSeconds: true, bodyLimit: true, exportPolls: true, exportRetryAfterSeconds: true }),
+  client: keysOf<SandboxSecretClient & SandboxKeyClient & SandboxJWKSClient>({ clientId: true, clientSecret: true, publicKey: true, jwks: true }),
+});
+
 /** A registered client after validation. */
 export interface ResolvedClient {
   readonly clientId: string;
@@ -130,6 +140,7 @@ export const DEFAULTS = Object.freeze({
 function resolveClient(value: unknown, index: number): ResolvedClient {
   const where = (field = ''): string => `startSandbox: options.clients[${index}]${field}`;
   if (typeof value !== 'object' || value === null) throw new TypeError(`${where()} must be an object`);
+  onlyKnownKeys(value, SANDBOX_OPTION_KEYS.client, where());
   const { clientId, clientSecret, publicKey, jwks } = value as Record<string, unknown>;
   if (typeof clientId !== 'string' || clientId === '') throw new TypeError(`${where('.clientId')} must be a non-empty string`);
   if ([clientSecret, publicKey, jwks].filter((v) => v !== undefined).length !== 1) {
@@ -182,6 +193,7 @@ function resolveSeed(seed: unknown): ResolvedOptions['seed'] {
 /** Checks and copies the options of `startSandbox`; misuse throws `TypeError`/`RangeError` naming the option. */
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('startSandbox: options must be an object');
+  onlyKnownKeys(options, SANDBOX_OPTION_KEYS.options, 'startSandbox: options');
   const { host = DEFAULTS.host, open = DEFAULTS.open, clients = [DEFAULTS.client] } = options;
   if (typeof host !== 'string' || host === '') throw new TypeError('startSandbox: options.host must be a non-empty string');
   if (typeof open !== 'boolean') throw new TypeError('startSandbox: options.open must be a boolean');

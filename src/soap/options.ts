@@ -5,8 +5,8 @@
 import type { EventDispatcher } from '../events/types.js';
 import { checkPublicUrl } from '../lib/public-url.js';
 import type { NoteReaderServiceOptions } from './types.js';
-import { numberOption } from '../lib/options.js';
-import { ATTRIBUTE_LIMITS } from './secure-parser.js';
+import { keysOf, numberOption, onlyKnownKeys } from '../lib/options.js';
+import { ATTRIBUTE_LIMITS, type XMLLimits } from './secure-parser.js';
 
 /** The defaults of every NoteReader option. */
 export const DEFAULTS = Object.freeze({
@@ -18,6 +18,15 @@ export const DEFAULTS = Object.freeze({
   maxElements: 200_000,
   ...ATTRIBUTE_LIMITS,
 });
+
+/** The keys of {@link NoteReaderServiceOptions}; any other is refused with the nearest of these. */
+export const NOTEREADER_OPTION_KEYS = keysOf<NoteReaderServiceOptions>({
+  namespace: true, serviceName: true, portName: true, bodyLimit: true, maxDepth: true, maxElements: true, maxAttributes: true, maxNamespaceDeclarations: true,
+  maxAttributeLength: true, understoodHeaders: true, dispatcher: true, publicUrl: true,
+});
+
+/** The keys of {@link XMLLimits} (`readCDA`'s and `enrichCDA`'s limits); any other is refused with the nearest of these. */
+export const XML_LIMIT_KEYS = keysOf<XMLLimits>({ maxDepth: true, maxElements: true, maxAttributes: true, maxNamespaceDeclarations: true, maxAttributeLength: true });
 
 /** The options once checked, defaults filled in. */
 export interface ResolvedOptions {
@@ -64,6 +73,7 @@ export function checkNCName(value: unknown, option: string): string {
 /** Checks the options once and fills in {@link DEFAULTS}. Misuse throws `TypeError`/`RangeError`. */
 export function resolveOptions(options: NoteReaderServiceOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  onlyKnownKeys(options, NOTEREADER_OPTION_KEYS, 'options');
   const { namespace = DEFAULTS.namespace, dispatcher } = options;
   if (typeof namespace !== 'string' || namespace === '') throw new TypeError('options.namespace must be a non-empty string');
   if (dispatcher !== undefined && (typeof dispatcher !== 'object' || dispatcher === null || typeof dispatcher.emit !== 'function')) {

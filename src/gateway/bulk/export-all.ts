@@ -33,7 +33,7 @@ type Step = { readonly run: AsyncGenerator<BulkItem, void, undefined>; readonly 
 export function bulkExportAll(host: BulkHost, names: readonly string[], options: BulkExportAllOptions = {}): AsyncGenerator<BulkItem, void, undefined> {
   if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string')) throw new TypeError('sources must be a non-empty array of source names');
   const limit = numberOption(options?.concurrency, 'options.concurrency', Infinity, { integer: true, min: 1 });
-  return merge(host, [...new Set(names)], checkBulkOptions(options), Math.min(limit, host.maxConnections));
+  return merge(host, [...new Set(names)], checkBulkOptions(options, 'bulkExportAll'), Math.min(limit, host.maxConnections));
 }
 
 async function* merge(host: BulkHost, names: string[], settings: BulkSettings, limit: number): AsyncGenerator<BulkItem, void, undefined> {

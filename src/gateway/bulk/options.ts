@@ -4,7 +4,8 @@
  */
 import { isR4OrR4BResourceType, type R4OnlyResourceType } from '../../fhir/is-resource-type.js';
 import type { ResourceType } from '../../fhir/index.js';
-import { numberOption, signalOption } from '../../lib/options.js';
+import { keysOf, numberOption, onlyKnownKeys, signalOption } from '../../lib/options.js';
+import type { BulkExportAllOptions } from './export-all.js';
 
 /**
  * Where a Bulk Data export starts: `'system'` (`[base]/$export`), `'patient'`
@@ -89,10 +90,24 @@ const MIN_POLL_INTERVAL_SECONDS = 0.1;
 const DATE_OR_INSTANT = /^\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2}))?)?)?$/;
 const GROUP_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
-/** Checks and copies export options: `TypeError`/`RangeError` naming the option. */
-export function checkBulkOptions(options: BulkExportOptions | BulkSettings = {}): BulkSettings {
+const EXPORT_KEYS = keysOf<BulkExportOptions>({
+  level: true, types: true, since: true, typeFilter: true, deadlineSeconds: true, pollIntervalSeconds: true, maxPollErrors: true, fileOrigins: true, deleteJob: true, signal: true,
+});
+
+/** The keys of `bulkExport`'s and `bulkExportAll`'s options; any other is refused with the nearest of these. */
+export const BULK_OPTION_KEYS = Object.freeze({
+  bulkExport: EXPORT_KEYS,
+  bulkExportAll: Object.freeze([...EXPORT_KEYS, ...keysOf<Omit<BulkExportAllOptions, keyof BulkExportOptions>>({ concurrency: true })]),
+});
+
+/**
+ * Checks and copies export options: `TypeError`/`RangeError` naming the option, a key `method` does not
+ * take refused with the nearest one it does.
+ */
+export function checkBulkOptions(options: BulkExportOptions | BulkSettings = {}, method: keyof typeof BULK_OPTION_KEYS = 'bulkExport'): BulkSettings {
   if (CHECKED.has(options as BulkSettings)) return options as BulkSettings;
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  onlyKnownKeys(options, BULK_OPTION_KEYS[method], 'options');
   return checkedSettings(parse(options as BulkExportOptions));
 }
 

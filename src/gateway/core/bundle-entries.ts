@@ -9,6 +9,13 @@ import { ifNoneExistHeader } from './if-none-exist.js';
 import { checkId, checkResource, checkType } from './resource-path.js';
 import { searchQuery } from './search-params.js';
 import type { BundleKind } from './request-bundle.js';
+import { checkObject, keysOf, onlyKnownKeys } from '../../lib/options.js';
+
+/** The keys of `createEntry`'s and `updateEntry`'s options; any other is refused with the nearest of these. */
+export const ENTRY_OPTION_KEYS = Object.freeze({
+  createEntry: keysOf<NonNullable<Parameters<typeof createEntry>[1]>>({ fullUrl: true, ifNoneExist: true }),
+  updateEntry: keysOf<NonNullable<Parameters<typeof updateEntry>[1]>>({ ifMatch: true }),
+});
 
 /**
  * A create entry (`POST [type]`). Its `fullUrl` is a fresh `urn:uuid:` (or `options.fullUrl`): other
@@ -23,6 +30,8 @@ import type { BundleKind } from './request-bundle.js';
  */
 export function createEntry<R extends Resource>(resource: R, options: { fullUrl?: string; ifNoneExist?: string | SearchParams } = {}): BundleEntry<R> & { fullUrl: string } {
   const { type } = checkResource(resource, false, 'createEntry');
+  checkObject(options, 'options');
+  onlyKnownKeys(options, ENTRY_OPTION_KEYS.createEntry, 'options');
   if (options.fullUrl !== undefined && typeof options.fullUrl !== 'string') throw new TypeError('options.fullUrl must be a string');
   return {
     fullUrl: options.fullUrl ?? `urn:uuid:${randomUUID()}`,
@@ -41,6 +50,8 @@ export function createEntry<R extends Resource>(resource: R, options: { fullUrl?
  */
 export function updateEntry<R extends Resource>(resource: R, options: { ifMatch?: string } = {}): BundleEntry<R> {
   const { type, id } = checkResource(resource, true, 'updateEntry');
+  checkObject(options, 'options');
+  onlyKnownKeys(options, ENTRY_OPTION_KEYS.updateEntry, 'options');
   if (options.ifMatch !== undefined && typeof options.ifMatch !== 'string') throw new TypeError('options.ifMatch must be a string');
   return { resource, request: { method: 'PUT', url: `${type}/${id}`, ...(options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch }) } };
 }

@@ -2,7 +2,7 @@
  * The options of one gateway call, and {@link callScope}, their one check.
  * @module
  */
-import { booleanOption, checkObject, signalOption } from '../../lib/options.js';
+import { booleanOption, checkObject, keysOf, onlyKnownKeys, signalOption } from '../../lib/options.js';
 import type { SearchParams } from './search-params.js';
 
 /**
@@ -47,10 +47,34 @@ export interface CallScope {
 }
 
 /**
- * Checks a call's options once (a `TypeError` naming the option) and gives the {@link CallScope} its
- * FHIR requests carry.
+ * The keys a call's options take, `create`'s, and the sync gateway's `create`'s (no signal, no retry);
+ * any other is refused with the nearest of these.
  */
-export function callScope(options: CallOptions | undefined): CallScope {
-  if (options !== undefined) checkObject(options, 'options');
+export const CALL_OPTION_KEYS = Object.freeze({
+  call: keysOf<CallOptions>({ signal: true, retry: true }),
+  create: keysOf<CreateOptions>({ signal: true, retry: true, ifNoneExist: true }),
+  syncCreate: keysOf<Omit<CreateOptions, keyof CallOptions>>({ ifNoneExist: true }),
+});
+
+/**
+ * Checks a call's options once (a `TypeError` naming the option, an unknown key refused with the
+ * nearest known one; `create` takes `ifNoneExist` too) and gives the {@link CallScope} its FHIR requests
+ * carry. Runs on every call: the key check is a `switch` over the object's keys that allocates nothing
+ * unless it throws (the cases are typed against {@link CreateOptions}).
+ */
+export function callScope(options: CallOptions | undefined, create = false): CallScope {
+  if (options !== undefined) {
+    checkObject(options, 'options');
+    for (const key in options) {
+      switch (key as keyof CreateOptions) {
+        case 'signal':
+        case 'retry':
+          continue;
+        case 'ifNoneExist':
+          if (create) continue;
+      }
+      if (Object.hasOwn(options, key)) onlyKnownKeys(options, create ? CALL_OPTION_KEYS.create : CALL_OPTION_KEYS.call, 'options');
+    }
+  }
   return { signal: signalOption(options?.signal, 'options.signal'), retry: booleanOption(options?.retry, 'options.retry', true) };
 }

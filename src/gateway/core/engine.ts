@@ -74,8 +74,8 @@ export class GatewayEngine {
    * Runs one public call made of several requests (`modify`): its options checked (`TypeError` naming
    * the option), then the closed check (`ERR_CLOSED`) and in-flight tracking for `close()`.
    */
-  run<T>(options: CallOptions | undefined, body: (scope: CallScope) => Promise<T>): Promise<T> {
-    const scope = callScope(options);
+  run<T>(options: CallOptions | undefined, body: (scope: CallScope) => Promise<T>, create = false): Promise<T> {
+    const scope = callScope(options, create);
     return this.#inFlight.run(() => body(scope));
   }
 
@@ -135,7 +135,7 @@ export class GatewayEngine {
       const created = await this.#resourceOf(src, res, type, undefined, scope, 'create');
       this.#emit(type, 'create', src, created.id as string | undefined, condition === undefined ? undefined : { created: res.status === 201 });
       return created;
-    });
+    }, true);
   }
 
   /** GETs `type/id` and sends its event. */

@@ -9,7 +9,7 @@ import type { AgentPoolOptions } from '../../http/pool-types.js';
 import { checkProxyOptions } from '../../http/proxy-options.js';
 import type { ProxyOptions } from '../../http/proxy-options.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
-import { booleanOption, numberOption } from '../../lib/options.js';
+import { booleanOption, keysOf, numberOption, onlyKnownKeys } from '../../lib/options.js';
 import { checkStore, type KeyValueStore } from '../../lib/key-value-store.js';
 import { checkFHIRVersion } from './fhir-version.js';
 
@@ -107,12 +107,25 @@ export const GATEWAY_DEFAULTS = Object.freeze({
   maxRetryDelayMs: RETRY_DEFAULTS.maxRetryDelayMs,
 });
 
+/** The keys of {@link GatewayRetryOptions}. */
+export const RETRY_OPTION_KEYS = keysOf<GatewayRetryOptions>({ retry: true, maxRetries: true, retryOn: true, retryBaseDelayMs: true, maxRetryDelayMs: true });
+
+/** The keys `new AsyncFHIRGateway(options)` takes; any other is refused with the nearest of these. */
+export const GATEWAY_OPTION_KEYS: readonly string[] = Object.freeze([
+  ...keysOf<Omit<AsyncFHIRGatewayOptions, keyof GatewayRetryOptions>>({
+    maxConnections: true, maxKeepaliveConnections: true, keepaliveExpiry: true, timeoutSeconds: true, maxResponseBytes: true, dispatcher: true, events: true, tokenStore: true, fhirVersion: true, proxy: true,
+  }),
+  ...RETRY_OPTION_KEYS,
+]);
+
 /**
- * Validates and copies the options once: `TypeError`/`RangeError` naming the option. The pool limits
- * are checked by the pool itself.
+ * Validates and copies the options once: `TypeError`/`RangeError` naming the option, an unknown key
+ * refused with the nearest of `known` (the sync gateway passes its own). The pool limits are checked
+ * by the pool itself.
  */
-export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOptions {
+export function checkGatewayOptions(options: AsyncFHIRGatewayOptions, known: readonly string[] = GATEWAY_OPTION_KEYS): GatewayOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  onlyKnownKeys(options, known, 'options');
   const { dispatcher } = options;
   const events = booleanOption(options.events, 'options.events', true);
   if (dispatcher !== undefined && (typeof dispatcher !== 'object' || dispatcher === null || typeof dispatcher.emit !== 'function')) {

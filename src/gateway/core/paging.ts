@@ -5,7 +5,7 @@
  */
 import { FhirgateError } from '../../errors.js';
 import type { Bundle, BundleEntry, Resource } from '../../fhir/index.js';
-import { numberOption, signalOption } from '../../lib/options.js';
+import { keysOf, numberOption, onlyKnownKeys, signalOption } from '../../lib/options.js';
 
 /**
  * Options of `gw.pages(...)`.
@@ -42,13 +42,20 @@ export interface PagingLimits {
   readonly signal: AbortSignal | undefined;
 }
 
+/** The keys of `pages`' and `searchAll`'s options; any other is refused with the nearest of these. */
+export const PAGING_OPTION_KEYS = Object.freeze({
+  pages: keysOf<PageOptions>({ maxPages: true, signal: true }),
+  searchAll: keysOf<SearchAllOptions>({ maxPages: true, maxResources: true, signal: true }),
+});
+
 /**
  * Validates and copies the paging options once; misuse is a `TypeError`/`RangeError` naming the option.
- * With `allowSignal: false` (the sync gateway, whose calls cannot be aborted) a `signal` is a `TypeError`.
+ * `method` (`pages` or `searchAll`) says which keys it takes. With `allowSignal: false` (the sync gateway, whose calls cannot be aborted) a `signal` is a `TypeError`.
  */
-export function checkPagingOptions(options: SearchAllOptions | undefined, allowSignal = true): PagingLimits {
+export function checkPagingOptions(options: SearchAllOptions | undefined, method: keyof typeof PAGING_OPTION_KEYS, allowSignal = true): PagingLimits {
   if (options === undefined) return { maxPages: Infinity, maxResources: Infinity, signal: undefined };
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  onlyKnownKeys(options, PAGING_OPTION_KEYS[method], 'options');
   const { signal } = options;
   if (signal !== undefined && !allowSignal) throw new TypeError('options.signal: FHIRGateway calls block and cannot be aborted; use AsyncFHIRGateway');
   signalOption(signal, 'options.signal');

@@ -9,7 +9,7 @@ import type { AssertionKey } from '../../auth/load-key.js';
 import type { SourceAuth } from '../../auth/source-config.js';
 import { FhirgateError } from '../../errors.js';
 import type { TLSOptions } from '../../http/tls-options.js';
-import { onlyKnownKeys } from '../../lib/options.js';
+import { keysOf, onlyKnownKeys } from '../../lib/options.js';
 import type { Source } from './source-registry.js';
 
 /**
@@ -70,6 +70,11 @@ export interface JWKSet {
   readonly keys: readonly PublicJWK[];
 }
 
+/** The keys of `addSource`'s and `rotateKey`'s options; any other is refused with the nearest of these. */
+export const SOURCE_OPTION_KEYS = keysOf<SourceOptions>({ nextKeyPath: true, nextKeyId: true, tls: true });
+/** The option keys of `rotateKey`: a source's keys, not its TLS settings. */
+export const ROTATE_KEY_OPTION_KEYS = SOURCE_OPTION_KEYS.filter((key) => key !== 'tls');
+
 /**
  * Checks the options of `addSource`/`rotateKey` (`TypeError` naming the option); `undefined` when no
  * next key is given.
@@ -77,7 +82,7 @@ export interface JWKSet {
 export function checkSourceOptions(options: SourceOptions | undefined, method: string): { path: string; keyId: string | undefined } | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null) throw new TypeError(`${method}: options must be an object`);
-  onlyKnownKeys(options, method === 'addSource' ? ['nextKeyPath', 'nextKeyId', 'tls'] : ['nextKeyPath', 'nextKeyId'], `${method}: options`);
+  onlyKnownKeys(options, method === 'addSource' ? SOURCE_OPTION_KEYS : ROTATE_KEY_OPTION_KEYS, `${method}: options`);
   const { nextKeyPath, nextKeyId } = options;
   if (nextKeyPath !== undefined && (typeof nextKeyPath !== 'string' || nextKeyPath === '')) throw new TypeError(`${method}: options.nextKeyPath must be a non-empty string`);
   if (nextKeyId !== undefined && (typeof nextKeyId !== 'string' || nextKeyId === '')) throw new TypeError(`${method}: options.nextKeyId must be a non-empty string`);

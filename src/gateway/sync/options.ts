@@ -4,8 +4,8 @@
  * @module
  */
 import type { EventDispatcher } from '../../events/types.js';
-import { checkGatewayOptions, type GatewayOptions, type GatewayRetryOptions } from '../core/options.js';
-import { numberOption } from '../../lib/options.js';
+import { checkGatewayOptions, RETRY_OPTION_KEYS, type GatewayOptions, type GatewayRetryOptions } from '../core/options.js';
+import { keysOf, numberOption } from '../../lib/options.js';
 
 /**
  * Options of `new FHIRGateway(options)`.
@@ -77,17 +77,25 @@ const DEFAULT_MAX_OPEN_CURSORS = 64;
 /** Options of `AsyncFHIRGateway` that the sync gateway refuses rather than silently ignores. */
 const POOL_OPTIONS = ['maxConnections', 'maxKeepaliveConnections', 'keepaliveExpiry'] as const;
 
+/** The keys `new FHIRGateway(options)` takes; any other is refused with the nearest of these. */
+export const SYNC_GATEWAY_OPTION_KEYS: readonly string[] = Object.freeze([
+  ...keysOf<Omit<FHIRGatewayOptions, keyof GatewayRetryOptions>>({
+    timeoutSeconds: true, maxResponseBytes: true, dispatcher: true, events: true, fhirVersion: true, maxOpenCursors: true, sameThreadOrigins: true,
+  }),
+  ...RETRY_OPTION_KEYS,
+]);
+
 /**
  * Validates and copies the options once, with the same checks and messages as `AsyncFHIRGateway`;
  * a pool option is a `TypeError`.
  */
 export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOptions {
-  const checked = checkGatewayOptions(options);
   for (const name of POOL_OPTIONS) {
-    if ((options as Record<string, unknown>)[name] !== undefined) {
+    if (typeof options === 'object' && options !== null && (options as Record<string, unknown>)[name] !== undefined) {
       throw new TypeError(`options.${name}: FHIRGateway has no pool options (one connection per source); use AsyncFHIRGateway for a pool`);
     }
   }
+  const checked = checkGatewayOptions(options, SYNC_GATEWAY_OPTION_KEYS);
   // The worker's AsyncFHIRGateway takes the checked options as they are (they cross the thread as a
   // copy); the dispatcher stays on this thread, where the events are emitted.
   const gateway: GatewayOptions = { ...checked, dispatcher: undefined };

@@ -107,9 +107,9 @@ export class WorkerCalls {
    * the worker takes as they are, and the longest a step of the export may block (its deadline plus
    * three request time-outs plus 5 s).
    */
-  bulkWait(options: BulkExportBaseOptions): { settings: BulkSettings; waitMs: number } {
+  bulkWait(options: BulkExportBaseOptions, method: 'bulkExport' | 'bulkExportAll'): { settings: BulkSettings; waitMs: number } {
     if ((options as { signal?: unknown } | null)?.signal !== undefined) throw new TypeError('options.signal: a blocking FHIRGateway call cannot be aborted; leave the loop instead');
-    const settings = checkBulkOptions(options);
+    const settings = checkBulkOptions(options, method);
     return { settings, waitMs: settings.deadlineMs + WAIT_REQUESTS * this.#options.timeoutMs + WAIT_MARGIN_MS };
   }
 

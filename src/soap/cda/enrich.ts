@@ -3,6 +3,8 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import { checkObject, onlyKnownKeys } from '../../lib/options.js';
+import { XML_LIMIT_KEYS } from '../options.js';
 import { createSecureParser } from '../secure-parser.js';
 import type { XMLLimits } from '../secure-parser.js';
 import { CDA_LIMITS } from './parse-cda.js';
@@ -86,6 +88,9 @@ function findPlaces(text: string, limits: XMLLimits): { sections: Partial<Record
 export function enrichCDA(text: string, enrichment: CDAEnrichment, limits: Partial<XMLLimits> = {}): string {
   if (typeof text !== 'string') throw new TypeError('the CDA document must be a string');
   if (typeof enrichment !== 'object' || enrichment === null) throw new TypeError('enrichment must be an object');
+  onlyKnownKeys(enrichment, KINDS, 'enrichment');
+  checkObject(limits, 'limits');
+  onlyKnownKeys(limits, XML_LIMIT_KEYS, 'limits');
   const { sections, body } = findPlaces(text, { ...CDA_LIMITS, ...limits });
   const inserts: { offset: number; xml: string }[] = [];
   for (const kind of KINDS) {

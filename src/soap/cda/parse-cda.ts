@@ -3,6 +3,8 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import { checkObject, onlyKnownKeys } from '../../lib/options.js';
+import { XML_LIMIT_KEYS } from '../options.js';
 import { ATTRIBUTE_LIMITS } from '../secure-parser.js';
 import type { XMLLimits } from '../secure-parser.js';
 import { parseXMLTree } from '../xml-tree.js';
@@ -21,6 +23,8 @@ export const CDA_LIMITS: Readonly<XMLLimits> = Object.freeze({ maxDepth: 256, ma
  */
 export function parseCDA(text: string, limits: Partial<XMLLimits> = {}): XMLElement {
   if (typeof text !== 'string') throw new TypeError('the CDA document must be a string');
+  checkObject(limits, 'options');
+  onlyKnownKeys(limits, XML_LIMIT_KEYS, 'options');
   const root = parseXMLTree(text, { ...CDA_LIMITS, ...limits }, 'ERR_CDA');
   if (root.name !== 'ClinicalDocument' || root.uri !== HL7_V3_NS) {
     throw new FhirgateError('ERR_CDA', `not a CDA document: the root is {${root.uri}}${root.name}, not {${HL7_V3_NS}}ClinicalDocument`);
