@@ -7,9 +7,9 @@
  * source: the floor). Throughput and the server's CPU per request at 16 and 64 connections
  * (autocannon), and latency at 1 connection with microsecond resolution. Every server runs on each Node
  * of `benchNodes()`, alternated run by run; the upstream (servers/fixed-fhir.ts), autocannon and the
- * latency client on the running Node and the other core. Before it measures, each run checks that the
- * anchor and the facade answer alike (status, body, headers, the size of the AuditEvent's JSON) and
- * throws where they do not. Targets (issue 38): the facade ≥ 1.1× the feature-equal build in throughput
+ * latency client on the running Node and the other core. Before it measures, it checks on each Node that
+ * the anchor and the facade answer alike (status, body, headers, the size of the AuditEvent's JSON) and
+ * throws where they do not (alone: `node --import tsx bench/facade.ts --parity`). Targets (issue 38): the facade ≥ 1.1× the feature-equal build in throughput
  * and CPU per request, < 0.3 ms added p50 over the direct read at 1 connection.
  * Run alone: `node --import tsx bench/facade.ts`.
  */
@@ -136,16 +136,30 @@ async function probe(peer: Peer): Promise<Record<Kind, { answer: Answer; auditBy
   return out;
 }
 
-/** Throws unless the anchor and the facade gave the same answers and AuditEvents of the same size. */
-function checkParity(node: string, fhirgate: Awaited<ReturnType<typeof probe>>, anchor: Awaited<ReturnType<typeof probe>>): Parity {
+/**
+ * Starts the facade and the anchor on `node` over `upstreamPort` and throws unless they give the same
+ * answers (status, body, the headers that matter) and AuditEvents of the same size, for a read and a
+ * federated search.
+ */
+export async function checkParity(node: BenchNode, upstreamPort: number): Promise<Parity> {
+  const probes: Record<string, Awaited<ReturnType<typeof probe>>> = {};
+  for (const [name, script] of [[FHIRGATE, 'facade-fhirgate.ts'], [ANCHOR, 'facade-fastify.ts']] as const) {
+    const peer = await startPeer(new URL(`./servers/${script}`, import.meta.url), [String(upstreamPort), BENCH_KEY], {}, [], 'server', node.path);
+    try {
+      probes[name] = await probe(peer);
+    } finally {
+      await peer.stop();
+    }
+  }
+  const [fhirgate, anchor] = [probes[FHIRGATE]!, probes[ANCHOR]!];
   for (const kind of ['read', 'federated'] as const) {
     const [f, a] = [fhirgate[kind], anchor[kind]];
     if (f.answer.status !== 200 || !isDeepStrictEqual(f.answer, a.answer)) {
-      throw new Error(`facade parity (${kind}, node ${node}): the anchor answers differently:\nfhirgate ${JSON.stringify(f.answer).slice(0, 2000)}\nanchor   ${JSON.stringify(a.answer).slice(0, 2000)}`);
+      throw new Error(`facade parity (${kind}, node ${node.version}): the anchor answers differently:\nfhirgate ${JSON.stringify(f.answer).slice(0, 2000)}\nanchor   ${JSON.stringify(a.answer).slice(0, 2000)}`);
     }
-    if (f.auditBytes !== a.auditBytes) throw new Error(`facade parity (${kind}, node ${node}): AuditEvent JSON of ${f.auditBytes} bytes (fhirgate) against ${a.auditBytes} (anchor)`);
+    if (f.auditBytes !== a.auditBytes) throw new Error(`facade parity (${kind}, node ${node.version}): AuditEvent JSON of ${f.auditBytes} bytes (fhirgate) against ${a.auditBytes} (anchor)`);
   }
-  return { node, auditBytes: { read: { fhirgate: fhirgate.read.auditBytes, anchor: anchor.read.auditBytes }, federated: { fhirgate: fhirgate.federated.auditBytes, anchor: anchor.federated.auditBytes } } };
+  return { node: node.version, auditBytes: { read: { fhirgate: fhirgate.read.auditBytes, anchor: anchor.read.auditBytes }, federated: { fhirgate: fhirgate.federated.auditBytes, anchor: anchor.federated.auditBytes } } };
 }
 
 /**
@@ -169,20 +183,18 @@ export async function benchFacade(connectionCounts = [16, 64], seconds = Number(
   };
   const parity: Parity[] = [];
   try {
+    for (const node of nodes) parity.push(await checkParity(node, upstream.port));
     for (let run = 0; run < RUNS; run++) {
       measureAll(upstream.port, undefined, DIRECT, UPSTREAM_NODE, ['read', 'federated'], true);
       for (const node of run % 2 === 0 ? nodes : [...nodes].reverse()) {
-        const probes = new Map<string, Awaited<ReturnType<typeof probe>>>();
         for (const c of run % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()) {
           const peer = await startPeer(new URL(`./servers/${c.script}`, import.meta.url), [String(upstream.port), BENCH_KEY], {}, [], 'server', node.path);
           try {
-            if (c.name !== PLAIN) probes.set(c.name, await probe(peer));
             measureAll(peer.port, peer.child.pid, c.name, node.version, c.serves, false); // taskset execs node: the same pid
           } finally {
             await peer.stop();
           }
         }
-        if (run === 0) parity.push(checkParity(node.version, probes.get(FHIRGATE)!, probes.get(ANCHOR)!));
       }
     }
   } finally {
@@ -244,6 +256,13 @@ async function runLatencyClient(url: string, requests: number): Promise<void> {
 
 if (process.argv[2] === '--latency-client') {
   await runLatencyClient(process.argv[3]!, Number(process.argv[4]));
+} else if (process.argv[2] === '--parity') {
+  const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
+  try {
+    for (const node of benchNodes()) console.log(JSON.stringify(await checkParity(node, upstream.port)));
+  } finally {
+    await upstream.stop();
+  }
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   const { cases, parity } = await benchFacade();
   for (const c of cases) {
