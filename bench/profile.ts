@@ -7,7 +7,10 @@
  * function, then the difference between the first and the last connection count. The server's CPU per
  * request (`/proc`) is printed beside it, since the sampled time counts the main thread's wall time.
  * `BENCH_SECONDS` (default 5) sets the measured length; the server runs on the first Node of
- * `benchNodes()` (`BENCH_NODES` picks another). Upstream-reading servers get `fixed-fhir-socket.ts`.
+ * `benchNodes()` (`BENCH_NODES` picks another). Upstream-reading servers get `fixed-fhir-socket.ts`;
+ * the facade's servers (`facade-*.ts`) get `fixed-fhir.ts` and the bench caller's key, and are asked
+ * `PROFILE_PATH` (default the read `/fhir/ehr/Patient/bench-1`; `/fhir/all/Patient?family=Benchmark` for
+ * the federated search).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,15 +69,21 @@ function summarizeProfile(profile: CpuProfile, from: number, to: number, request
   return { groups, functions };
 }
 
+/** The bench caller's API key of the facade's servers (as in facade.ts). */
+const BENCH_KEY = 'bench-caller-key-0123456789';
+
 async function profileAt(script: string, connections: number, seconds: number, node: string, upstreamPort: number | undefined): Promise<Profiled> {
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-bench-prof-'));
-  const peer = await startPeer(new URL(`./servers/${script}`, import.meta.url), upstreamPort === undefined ? [] : [String(upstreamPort)], {}, ['--cpu-prof', `--cpu-prof-dir=${dir}`], 'server', node);
-  const url = `http://127.0.0.1:${peer.port}/fhir/transform/Patient/bench-1`;
+  const facade = script.startsWith('facade-');
+  const args = [...(upstreamPort === undefined ? [] : [String(upstreamPort)]), ...(facade ? [BENCH_KEY] : [])];
+  const peer = await startPeer(new URL(`./servers/${script}`, import.meta.url), args, {}, ['--cpu-prof', `--cpu-prof-dir=${dir}`], 'server', node);
+  const url = `http://127.0.0.1:${peer.port}${facade ? (process.env.PROFILE_PATH ?? '/fhir/ehr/Patient/bench-1') : '/fhir/transform/Patient/bench-1'}`;
+  const headers: Record<string, string> = facade ? { 'x-api-key': BENCH_KEY } : {};
   try {
-    autocannon(url, connections, 1);
+    autocannon(url, connections, 1, headers);
     const before = cpuSeconds(peer.child.pid);
     const from = Number(process.hrtime.bigint() / 1000n);
-    const r = autocannon(url, connections, seconds);
+    const r = autocannon(url, connections, seconds, headers);
     const to = Number(process.hrtime.bigint() / 1000n);
     const used = cpuSeconds(peer.child.pid) - before;
     await peer.stop();
@@ -95,14 +104,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const counts = process.argv.length > 3 ? process.argv.slice(3).map(Number) : [16, 256];
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const node = benchNodes()[0]!;
-  const upstream = script.startsWith('e2e-') ? await startPeer(new URL('./servers/fixed-fhir-socket.ts', import.meta.url), [], {}, [], 'client') : undefined;
+  const upstreamScript = script.startsWith('e2e-') ? 'fixed-fhir-socket.ts' : script.startsWith('facade-') ? 'fixed-fhir.ts' : undefined;
+  const upstream = upstreamScript === undefined ? undefined : await startPeer(new URL(`./servers/${upstreamScript}`, import.meta.url), [], {}, [], 'client');
   const results: Profiled[] = [];
   try {
     for (const c of counts) results.push(await profileAt(script, c, seconds, node.path, upstream?.port));
   } finally {
     await upstream?.stop();
   }
-  console.log(`${script} on node ${node.version}, ${seconds} s measured per connection count; µs per answered request`);
+  console.log(`${script}${script.startsWith('facade-') ? ` ${process.env.PROFILE_PATH ?? '/fhir/ehr/Patient/bench-1'}` : ''} on node ${node.version}, ${seconds} s measured per connection count; µs per answered request`);
   for (const p of results) {
     const sampled = [...p.groups.values()].reduce((a, b) => a + b, 0);
     console.log(`\n${p.connections} connections: ${p.rps.toFixed(0)} req/s, server CPU ${p.cpuPerRequest.toFixed(1)} µs/request, sampled (main thread, not idle) ${sampled.toFixed(1)} µs/request`);
