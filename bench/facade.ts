@@ -25,7 +25,7 @@ import { percentile, RUNS, summarize, type Summary } from './lib/stats.js';
 import { FEDERATED_QUERY, SEARCH_BASES } from './servers/fixed-patient.js';
 
 /** The bench caller's API key (not a secret: it guards a fixed Patient on loopback). */
-const BENCH_KEY = 'bench-caller-key-0123456789';
+export const BENCH_KEY = 'bench-caller-key-0123456789';
 
 /** What is asked: a read at one source, or a search at the federated base over both. */
 type Kind = 'read' | 'federated';

@@ -15,6 +15,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BENCH_KEY } from './facade.js';
 import { autocannon } from './host.js';
 import { cpuSeconds } from './lib/cpu.js';
 import { benchNodes } from './lib/nodes.js';
@@ -68,9 +69,6 @@ function summarizeProfile(profile: CpuProfile, from: number, to: number, request
   }
   return { groups, functions };
 }
-
-/** The bench caller's API key of the facade's servers (as in facade.ts). */
-const BENCH_KEY = 'bench-caller-key-0123456789';
 
 async function profileAt(script: string, connections: number, seconds: number, node: string, upstreamPort: number | undefined): Promise<Profiled> {
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-bench-prof-'));
