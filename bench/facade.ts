@@ -1,93 +1,222 @@
 /**
- * Workload `facade`: a read through fhirgate's FHIR facade (caller policy and AuditEvent on) beside
- * Fastify 5 + `@fastify/reply-from` and a direct read of the fixed-response upstream, at 16 and 64
- * connections (autocannon), and the added latency at 1 connection with microsecond resolution (one
- * request at a time from a keep-alive client timing each with `process.hrtime`). The upstream and the
- * clients run on the client's core; each proxy in its own process on the server's.
- * Targets (issue 26): facade ≥ 0.8× reply-from's throughput, and < 0.3 ms added p50 over the direct read.
+ * Workload `facade`: the FHIR facade's read (`/fhir/ehr/Patient/bench-1`) and federated search over two
+ * sources (`/fhir/all/Patient?family=Benchmark`) against the feature-equal Fastify 5 build
+ * (servers/facade-fastify.ts: reply-from for the read, `Promise.all` over undici for the search, with
+ * the facade's key check, rewriting, headers and audit), plain `@fastify/reply-from` (the read only,
+ * doing nothing but forwarding: the ceiling) and the upstream itself (a direct read or search of one
+ * source: the floor). Throughput and the server's CPU per request at 16 and 64 connections
+ * (autocannon), and latency at 1 connection with microsecond resolution. Every server runs on each Node
+ * of `benchNodes()`, alternated run by run; the upstream (servers/fixed-fhir.ts), autocannon and the
+ * latency client on the running Node and the other core. Before it measures, it checks on each Node that
+ * the anchor and the facade answer alike (status, body, headers, the size of the AuditEvent's JSON) and
+ * throws where they do not (alone: `node --import tsx bench/facade.ts --parity`). Targets (issue 38): the facade ≥ 1.1× the feature-equal build in throughput
+ * and CPU per request, < 0.3 ms added p50 over the direct read at 1 connection.
  * Run alone: `node --import tsx bench/facade.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { autocannon } from './host.js';
-import { coreFor, startPeer } from './lib/processes.js';
+import { cpuSeconds } from './lib/cpu.js';
+import { benchNodes, type BenchNode } from './lib/nodes.js';
+import { coreFor, startPeer, type Peer } from './lib/processes.js';
 import { percentile, RUNS, summarize, type Summary } from './lib/stats.js';
+import { FEDERATED_QUERY, SEARCH_BASES } from './servers/fixed-patient.js';
 
 /** The bench caller's API key (not a secret: it guards a fixed Patient on loopback). */
-const BENCH_KEY = 'bench-caller-key-0123456789';
+export const BENCH_KEY = 'bench-caller-key-0123456789';
 
-/** One contender's figures at one connection count. */
-export interface FacadeFigures {
-  connections: number;
-  contenders: Record<string, { rps: Summary; p50: Summary; p99: Summary; errors: number }>;
-}
-
-/** One contender's latency at 1 connection, in microseconds. */
-export interface FacadeLatency {
-  requests: number;
-  contenders: Record<string, { p50: Summary; p99: Summary; errors: number }>;
-}
-
-const SERVERS: Record<string, string | undefined> = {
-  'direct read': undefined,
-  '@fastify/reply-from': 'facade-reply-from.ts',
-  'fhirgate facade (policy + audit)': 'facade-fhirgate.ts',
+/** What is asked: a read at one source, or a search at the federated base over both. */
+type Kind = 'read' | 'federated';
+const PATHS: Record<Kind, { server: string; direct: string }> = {
+  read: { server: '/fhir/ehr/Patient/bench-1', direct: `${SEARCH_BASES.ehr}/Patient/bench-1` },
+  federated: { server: `/fhir/all/${FEDERATED_QUERY}`, direct: `${SEARCH_BASES.ehr}/${FEDERATED_QUERY}` },
 };
 
-/** Every contender in its own process, alternated run by run; `measure` runs against each one's URL. */
-async function eachContender<T>(upstreamPort: number, measure: (url: string) => T): Promise<Map<string, T[]>> {
-  const runs = new Map<string, T[]>();
-  for (let run = 0; run < RUNS; run++) {
-    const names = Object.keys(SERVERS);
-    for (const name of run % 2 === 0 ? names : names.reverse()) {
-      const script = SERVERS[name];
-      const peer = script === undefined ? undefined : await startPeer(new URL(`./servers/${script}`, import.meta.url), [String(upstreamPort), BENCH_KEY]);
-      const url = peer === undefined ? `http://127.0.0.1:${upstreamPort}/fhir/R4/Patient/bench-1` : `http://127.0.0.1:${peer.port}/fhir/ehr/Patient/bench-1`;
-      try {
-        runs.set(name, [...(runs.get(name) ?? []), measure(url)]);
-      } finally {
-        await peer?.stop();
-      }
-    }
-  }
-  return runs;
+/** The contenders' names, as the tables show them. */
+export const DIRECT = 'direct (the upstream, one source)';
+export const PLAIN = '@fastify/reply-from, plain';
+export const ANCHOR = 'Fastify 5 + reply-from/undici, feature-equal';
+export const FHIRGATE = 'fhirgate facade';
+
+const CONTENDERS: { name: string; script: string | undefined; serves: Kind[] }[] = [
+  { name: PLAIN, script: 'facade-reply-from.ts', serves: ['read'] },
+  { name: ANCHOR, script: 'facade-fastify.ts', serves: ['read', 'federated'] },
+  { name: FHIRGATE, script: 'facade-fhirgate.ts', serves: ['read', 'federated'] },
+];
+
+/** The node label of the direct row: the upstream runs on the Node running the bench. */
+export const UPSTREAM_NODE = `${process.version} (upstream)`;
+
+/** One contender on one Node in one case. */
+export interface FacadeRow {
+  contender: string;
+  node: string;
+  /** req/s, autocannon's p50/p99 in ms, server CPU µs per request and its core's busy share (load cases); p50/p99 in µs (latency cases). */
+  rps?: Summary;
+  p50: Summary;
+  p99: Summary;
+  cpu?: Summary;
+  busy?: Summary;
+  errors: number;
 }
 
-/** Every contender under autocannon, alternated run by run, at each connection count. */
-export async function benchFacade(connectionCounts = [16, 64], seconds = Number(process.env.BENCH_SECONDS ?? 3)): Promise<FacadeFigures[]> {
-  const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
-  const figures: FacadeFigures[] = [];
-  try {
-    for (const connections of connectionCounts) {
-      const runs = await eachContender(upstream.port, (url) => {
-        autocannon(url, connections, 1, { 'x-api-key': BENCH_KEY });
-        return autocannon(url, connections, seconds, { 'x-api-key': BENCH_KEY });
-      });
-      const contenders: FacadeFigures['contenders'] = {};
-      for (const [name, rs] of runs) contenders[name] = { rps: summarize(rs.map((r) => r.rps)), p50: summarize(rs.map((r) => r.p50)), p99: summarize(rs.map((r) => r.p99)), errors: rs.reduce((n, r) => n + r.errors, 0) };
-      figures.push({ connections, contenders });
-    }
-  } finally {
-    await upstream.stop();
+/** One measured case: `read, 16 connections`, `federated, 1 connection`, ... */
+export interface FacadeCase {
+  kind: Kind;
+  /** 1 for the latency case. */
+  connections: number;
+  rows: FacadeRow[];
+}
+
+/** What the parity check found on one Node: the AuditEvent JSON sizes of each (bytes). */
+export interface Parity {
+  node: string;
+  auditBytes: Record<Kind, { fhirgate: number; anchor: number }>;
+}
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpu: number;
+  busy: number;
+  errors: number;
+}
+
+/** autocannon against `url` (after a 1 s warm-up), with the CPU the server `pid` used meanwhile. */
+function load(url: string, connections: number, seconds: number, pid: number | undefined): Measured {
+  autocannon(url, connections, 1, { 'x-api-key': BENCH_KEY });
+  const before = cpuSeconds(pid);
+  const r = autocannon(url, connections, seconds, { 'x-api-key': BENCH_KEY });
+  const used = cpuSeconds(pid) - before;
+  return { rps: r.rps, p50: r.p50, p99: r.p99, cpu: (used * 1e6) / r.requests, busy: used / r.seconds, errors: r.errors };
+}
+
+/** One answer, as the parity check compares it: status, the headers that matter, the body with the server's own port taken out. */
+interface Answer {
+  status: number;
+  headers: Record<string, string | null>;
+  body: unknown;
+}
+const COMPARED_HEADERS = ['content-type', 'etag', 'x-content-type-options', 'keep-alive', 'last-modified', 'location', 'content-location'];
+
+async function answer(port: number, path: string): Promise<Answer> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-api-key': BENCH_KEY } });
+  const text = (await res.text()).replaceAll(`127.0.0.1:${port}`, '127.0.0.1:PORT');
+  const headers = Object.fromEntries(COMPARED_HEADERS.map((h) => [h, res.headers.get(h)]));
+  headers['x-request-id'] = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(res.headers.get('x-request-id') ?? '') ? 'uuid-shaped' : res.headers.get('x-request-id');
+  return { status: res.status, headers, body: JSON.parse(text) };
+}
+
+/** The size of the last AuditEvent `peer` handed over (it prints `audited <n> <bytes>` on SIGUSR1). */
+function lastAuditBytes(peer: Peer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no audit count on SIGUSR1')), 30_000);
+    const onData = (chunk: Buffer) => {
+      const m = /audited (\d+) (\d+)/.exec(chunk.toString());
+      if (m === null) return;
+      clearTimeout(timer);
+      peer.child.stdout!.off('data', onData);
+      resolve(Number(m[2]));
+    };
+    peer.child.stdout!.on('data', onData);
+    setTimeout(() => peer.child.kill('SIGUSR1'), 300); // after the anchor's queue consumer (100 ms) and the facade's turn
+  });
+}
+
+/** Each kind's answer and the size of its (last) AuditEvent. */
+async function probe(peer: Peer): Promise<Record<Kind, { answer: Answer; auditBytes: number }>> {
+  const out = {} as Record<Kind, { answer: Answer; auditBytes: number }>;
+  for (const kind of ['read', 'federated'] as const) {
+    const a = await answer(peer.port, PATHS[kind].server);
+    out[kind] = { answer: a, auditBytes: await lastAuditBytes(peer) };
   }
-  return figures;
+  return out;
 }
 
 /**
- * The latency of each contender at 1 connection, in µs: `requests` timed one after the other (after
- * as many again to warm up) by a client in its own process on the client's core.
+ * Starts the facade and the anchor on `node` over `upstreamPort` and throws unless they give the same
+ * answers (status, body, the headers that matter) and AuditEvents of the same size, for a read and a
+ * federated search.
  */
-export async function benchFacadeLatency(requests = Number(process.env.BENCH_LATENCY_REQUESTS ?? 4000)): Promise<FacadeLatency> {
+export async function checkParity(node: BenchNode, upstreamPort: number): Promise<Parity> {
+  const probes: Record<string, Awaited<ReturnType<typeof probe>>> = {};
+  for (const [name, script] of [[FHIRGATE, 'facade-fhirgate.ts'], [ANCHOR, 'facade-fastify.ts']] as const) {
+    const peer = await startPeer(new URL(`./servers/${script}`, import.meta.url), [String(upstreamPort), BENCH_KEY], {}, [], 'server', node.path);
+    try {
+      probes[name] = await probe(peer);
+    } finally {
+      await peer.stop();
+    }
+  }
+  const [fhirgate, anchor] = [probes[FHIRGATE]!, probes[ANCHOR]!];
+  for (const kind of ['read', 'federated'] as const) {
+    const [f, a] = [fhirgate[kind], anchor[kind]];
+    if (f.answer.status !== 200 || !isDeepStrictEqual(f.answer, a.answer)) {
+      throw new Error(`facade parity (${kind}, node ${node.version}): the anchor answers differently:\nfhirgate ${JSON.stringify(f.answer).slice(0, 2000)}\nanchor   ${JSON.stringify(a.answer).slice(0, 2000)}`);
+    }
+    if (f.auditBytes !== a.auditBytes) throw new Error(`facade parity (${kind}, node ${node.version}): AuditEvent JSON of ${f.auditBytes} bytes (fhirgate) against ${a.auditBytes} (anchor)`);
+  }
+  return { node: node.version, auditBytes: { read: { fhirgate: fhirgate.read.auditBytes, anchor: anchor.read.auditBytes }, federated: { fhirgate: fhirgate.federated.auditBytes, anchor: anchor.federated.auditBytes } } };
+}
+
+/**
+ * Every case: per run, per Node (alternated), per contender (alternated), one server process measured in
+ * every case it serves; the direct rows once per run.
+ */
+export async function benchFacade(connectionCounts = [16, 64], seconds = Number(process.env.BENCH_SECONDS ?? 3), latencyRequests = Number(process.env.BENCH_LATENCY_REQUESTS ?? 4000), nodes: BenchNode[] = benchNodes()): Promise<{ cases: FacadeCase[]; parity: Parity[] }> {
   const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
+  const runs = new Map<string, Measured[]>();
+  const add = (kind: Kind, connections: number, contender: string, node: string, m: Measured) => {
+    const key = JSON.stringify([kind, connections, contender, node]);
+    runs.set(key, [...(runs.get(key) ?? []), m]);
+  };
+  const measureAll = (port: number, pid: number | undefined, contender: string, node: string, kinds: Kind[], direct: boolean) => {
+    for (const kind of kinds) {
+      const url = `http://127.0.0.1:${port}${direct ? PATHS[kind].direct : PATHS[kind].server}`;
+      for (const connections of connectionCounts) add(kind, connections, contender, node, load(url, connections, seconds, pid));
+      const l = latencyClient(url, latencyRequests);
+      add(kind, 1, contender, node, { rps: NaN, p50: l.p50, p99: l.p99, cpu: NaN, busy: NaN, errors: l.errors });
+    }
+  };
+  const parity: Parity[] = [];
   try {
-    const runs = await eachContender(upstream.port, (url) => latencyClient(url, requests));
-    const contenders: FacadeLatency['contenders'] = {};
-    for (const [name, rs] of runs) contenders[name] = { p50: summarize(rs.map((r) => r.p50)), p99: summarize(rs.map((r) => r.p99)), errors: rs.reduce((n, r) => n + r.errors, 0) };
-    return { requests, contenders };
+    for (const node of nodes) parity.push(await checkParity(node, upstream.port));
+    for (let run = 0; run < RUNS; run++) {
+      measureAll(upstream.port, undefined, DIRECT, UPSTREAM_NODE, ['read', 'federated'], true);
+      for (const node of run % 2 === 0 ? nodes : [...nodes].reverse()) {
+        for (const c of run % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()) {
+          const peer = await startPeer(new URL(`./servers/${c.script}`, import.meta.url), [String(upstream.port), BENCH_KEY], {}, [], 'server', node.path);
+          try {
+            measureAll(peer.port, peer.child.pid, c.name, node.version, c.serves, false); // taskset execs node: the same pid
+          } finally {
+            await peer.stop();
+          }
+        }
+      }
+    }
   } finally {
     await upstream.stop();
   }
+  const cases: FacadeCase[] = [];
+  for (const kind of ['read', 'federated'] as const) {
+    for (const connections of [...connectionCounts, 1]) {
+      const rows: FacadeRow[] = [];
+      for (const contender of [DIRECT, ...CONTENDERS.map((c) => c.name)]) {
+        for (const node of contender === DIRECT ? [UPSTREAM_NODE] : nodes.map((n) => n.version)) {
+          const rs = runs.get(JSON.stringify([kind, connections, contender, node]));
+          if (rs === undefined) continue;
+          const s = (f: (m: Measured) => number) => summarize(rs.map(f));
+          const errors = rs.reduce((n, r) => n + r.errors, 0);
+          rows.push(connections === 1 ? { contender, node, p50: s((m) => m.p50), p99: s((m) => m.p99), errors } : { contender, node, rps: s((m) => m.rps), p50: s((m) => m.p50), p99: s((m) => m.p99), cpu: s((m) => m.cpu), busy: s((m) => m.busy), errors });
+        }
+      }
+      cases.push({ kind, connections, rows });
+    }
+  }
+  return { cases, parity };
 }
 
 /** Runs this file as the latency client (`--latency-client <url> <requests>`) in its own process. */
@@ -127,12 +256,18 @@ async function runLatencyClient(url: string, requests: number): Promise<void> {
 
 if (process.argv[2] === '--latency-client') {
   await runLatencyClient(process.argv[3]!, Number(process.argv[4]));
-} else if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const f of await benchFacade()) {
-    console.log(`\n${f.connections} connections`);
-    for (const [name, x] of Object.entries(f.contenders)) console.log(`  ${name.padEnd(34)} ${x.rps.median.toFixed(0).padStart(7)} req/s  p50 ${x.p50.median} ms  p99 ${x.p99.median} ms  errors ${x.errors}`);
+} else if (process.argv[2] === '--parity') {
+  const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
+  try {
+    for (const node of benchNodes()) console.log(JSON.stringify(await checkParity(node, upstream.port)));
+  } finally {
+    await upstream.stop();
   }
-  const l = await benchFacadeLatency();
-  console.log(`\n1 connection, ${l.requests} requests one at a time (µs)`);
-  for (const [name, x] of Object.entries(l.contenders)) console.log(`  ${name.padEnd(34)} p50 ${x.p50.median.toFixed(0)} µs  p99 ${x.p99.median.toFixed(0)} µs  errors ${x.errors}`);
+} else if (import.meta.url === `file://${process.argv[1]}`) {
+  const { cases, parity } = await benchFacade();
+  for (const c of cases) {
+    console.log(`\n${c.kind}, ${c.connections} connection(s)`);
+    for (const r of c.rows) console.log(`  ${r.contender.padEnd(46)} ${r.node.padEnd(20)} ${r.rps === undefined ? '' : `${r.rps.median.toFixed(0).padStart(7)} req/s  CPU ${r.cpu!.median.toFixed(0)} µs/req  `}p50 ${r.p50.median}  p99 ${r.p99.median}  errors ${r.errors}`);
+  }
+  console.log(JSON.stringify(parity));
 }

@@ -4,11 +4,13 @@
  * runs in its own process on one core; autocannon runs in its own process on the other.
  * `host-features` runs fhirgate's host and a Fastify 5 app with the same per-request features on;
  * `e2e-transform` has each server read from a fixed-response upstream (on the client's core) first.
+ * Every server runs on each Node of `benchNodes()` (the load generator and the upstream on the running one).
  * Run alone: `node --import tsx bench/host.ts`.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { cpuSeconds } from './lib/cpu.js';
+import { benchNodes, type BenchNode } from './lib/nodes.js';
 import { coreFor, startPeer } from './lib/processes.js';
 import { RUNS, summarize, type Summary } from './lib/stats.js';
 
@@ -17,6 +19,8 @@ const autocannonBin = require.resolve('autocannon/autocannon.js');
 
 export interface HostFigures {
   connections: number;
+  /** The Node version every server of this figure ran on. */
+  node: string;
   /**
    * Per contender; `cpu` is the server process's CPU (every thread, user + system) per answered request in
    * µs, and `busy` that CPU over the run's duration (1 = its whole core): a server below ~0.9 was not what
@@ -64,17 +68,6 @@ export function autocannon(url: string, connections: number, seconds: number, he
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, requests: result.requests.total, seconds: result.duration };
 }
 
-/** CPU seconds (user + system, every thread) process `pid` has used, from `/proc`; NaN where there is none. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return NaN;
-  }
-}
-
 interface Run {
   rps: number;
   p99: number;
@@ -92,52 +85,58 @@ function load(port: number, connections: number, seconds: number, pid?: number):
 }
 
 /**
- * Each server of `servers` in turn (alternated run by run) under autocannon at each connection count;
- * with `upstream`, that script runs first on the client's core and every server gets its port.
+ * Each server of `servers` on each Node in turn (both alternated run by run) under autocannon at each
+ * connection count; with `upstream`, that script runs first on the client's core and every server gets
+ * its port. One figure per connection count and Node.
  */
-export async function benchHost(servers: Servers = HOST_SERVERS, connectionCounts = [16, 256], upstream?: string, seconds = Number(process.env.BENCH_SECONDS ?? 3)): Promise<HostFigures[]> {
+export async function benchHost(servers: Servers = HOST_SERVERS, connectionCounts = [16, 256], upstream?: string, seconds = Number(process.env.BENCH_SECONDS ?? 3), nodes: BenchNode[] = benchNodes()): Promise<HostFigures[]> {
   const up = upstream === undefined ? undefined : await startPeer(new URL(`./servers/${upstream}`, import.meta.url), [], {}, [], 'client');
   const figures: HostFigures[] = [];
   try {
-    for (const connections of connectionCounts) figures.push(await atConnections(servers, connections, up === undefined ? [] : [String(up.port)], seconds));
+    for (const connections of connectionCounts) figures.push(...(await atConnections(servers, connections, up === undefined ? [] : [String(up.port)], seconds, nodes)));
   } finally {
     await up?.stop();
   }
   return figures;
 }
 
-async function atConnections(servers: Servers, connections: number, args: string[], seconds: number): Promise<HostFigures> {
-  const runs = new Map<string, Run[]>();
+async function atConnections(servers: Servers, connections: number, args: string[], seconds: number, nodes: BenchNode[]): Promise<HostFigures[]> {
+  const runs = new Map<string, Map<string, Run[]>>(nodes.map((n) => [n.version, new Map()]));
   for (let run = 0; run < RUNS; run++) {
     const names = Object.keys(servers);
-    for (const name of run % 2 === 0 ? names : names.reverse()) {
-      const peer = await startPeer(new URL(`./servers/${servers[name]}`, import.meta.url), args);
-      try {
-        load(peer.port, connections, 1); // warm-up
-        const r = load(peer.port, connections, seconds, peer.child.pid); // taskset execs node: the same pid
-        runs.set(name, [...(runs.get(name) ?? []), r]);
-      } finally {
-        await peer.stop();
+    for (const node of run % 2 === 0 ? nodes : [...nodes].reverse()) {
+      for (const name of run % 2 === 0 ? names : [...names].reverse()) {
+        const peer = await startPeer(new URL(`./servers/${servers[name]}`, import.meta.url), args, {}, [], 'server', node.path);
+        try {
+          load(peer.port, connections, 1); // warm-up
+          const r = load(peer.port, connections, seconds, peer.child.pid); // taskset execs node: the same pid
+          const byName = runs.get(node.version)!;
+          byName.set(name, [...(byName.get(name) ?? []), r]);
+        } finally {
+          await peer.stop();
+        }
       }
     }
   }
-  const entry: HostFigures = { connections, contenders: {} };
-  for (const [name, rs] of runs) {
-    entry.contenders[name] = {
-      rps: summarize(rs.map((r) => r.rps)),
-      p99: summarize(rs.map((r) => r.p99)),
-      errors: rs.reduce((n, r) => n + r.errors, 0),
-      cpu: summarize(rs.map((r) => r.cpu)),
-      busy: summarize(rs.map((r) => r.busy)),
-    };
-  }
-  return entry;
+  return nodes.map((node) => {
+    const entry: HostFigures = { connections, node: node.version, contenders: {} };
+    for (const [name, rs] of runs.get(node.version)!) {
+      entry.contenders[name] = {
+        rps: summarize(rs.map((r) => r.rps)),
+        p99: summarize(rs.map((r) => r.p99)),
+        errors: rs.reduce((n, r) => n + r.errors, 0),
+        cpu: summarize(rs.map((r) => r.cpu)),
+        busy: summarize(rs.map((r) => r.busy)),
+      };
+    }
+    return entry;
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const f of await benchHost()) {
     const bare = f.contenders['bare node:http']!.rps.median;
-    console.log(`\n${f.connections} connections`);
+    console.log(`\n${f.connections} connections, node ${f.node}`);
     for (const [name, c] of Object.entries(f.contenders)) {
       console.log(`  ${name.padEnd(16)} ${c.rps.median.toFixed(0).padStart(7)} req/s  ${(c.rps.median / bare).toFixed(2)}x bare  p99 ${c.p99.median} ms  errors ${c.errors}`);
     }

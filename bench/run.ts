@@ -6,11 +6,13 @@
  * contender's median/min/max and ratio to its baseline merged into bench/results.json. `BENCH_RUNS`
  * (default 5) and `BENCH_SECONDS` change the run count and length.
  */
+import os from 'node:os';
 import { benchColdStart } from './cold-start.js';
-import { benchFacade, benchFacadeLatency } from './facade.js';
+import { ANCHOR, benchFacade, DIRECT, FHIRGATE, PLAIN, type FacadeRow } from './facade.js';
 import { benchGatewayRead } from './gateway-read.js';
 import { benchHost, E2E_SERVERS, FEATURE_SERVERS, type HostFigures } from './host.js';
 import { benchMemory } from './memory.js';
+import { benchNodes } from './lib/nodes.js';
 import { benchNoteReader } from './notereader.js';
 import { benchNoteReaderWorst } from './notereader-worst.js';
 import { caseOf, machine, writeResultsJson, writeSection, type CaseJson, type WorkloadJson } from './lib/report.js';
@@ -27,6 +29,15 @@ interface Outcome {
   method?: string;
 }
 
+/** The workloads whose servers run on each Node of `benchNodes()`. */
+const NODE_WORKLOADS = new Set(['host', 'host-features', 'e2e-transform', 'facade']);
+
+/** The 1-minute load average now, and whether it says the machine is busy (over three quarters of its cores). */
+function loadAtStart(): { text: string; busy: boolean } {
+  const [one, five] = os.loadavg() as [number, number];
+  return { text: `${one.toFixed(2)} (5 min ${five.toFixed(2)})`, busy: one > 0.75 * os.availableParallelism() };
+}
+
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 
 /** A host-style table per connection count: every contender against `baseline` and `other`, with the target of `other` / `baseline` when given. */
@@ -36,11 +47,11 @@ function hostOutcome(title: string, figures: HostFigures[], baseline: string, ot
   for (const f of figures) {
     const base = f.contenders[baseline]!.rps.median;
     const second = f.contenders[other]!.rps.median;
-    md.push(`### ${f.connections} connections\n`, `| server | req/s | vs ${baseline} | vs ${other} | p99 ms | server CPU µs/request | server core busy | errors |`, '|---|---|---|---|---|---|---|---|');
-    for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, base)} | ${ratio(c.rps.median, second)} | ${fmt(c.p99)} | ${fmt(c.cpu, 1)} | ${fmt(c.busy, 2)} | ${c.errors} |`);
-    if (target !== undefined) md.push('', `${other} / ${baseline}: ${ratio(second, base)} (target ≥ ${target.toFixed(2)}×); requests per server CPU-second: ${ratio(f.contenders[baseline]!.cpu.median, f.contenders[other]!.cpu.median)}`);
+    md.push(`### ${f.connections} connections, servers on Node ${f.node}\n`, `| server | Node | req/s | vs ${baseline} | vs ${other} | p99 ms | server CPU µs/request | server core busy | errors |`, '|---|---|---|---|---|---|---|---|---|');
+    for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${f.node} | ${fmt(c.rps)} | ${ratio(c.rps.median, base)} | ${ratio(c.rps.median, second)} | ${fmt(c.p99)} | ${fmt(c.cpu, 1)} | ${fmt(c.busy, 2)} | ${c.errors} |`);
+    if (target !== undefined) md.push('', `${other} / ${baseline} on Node ${f.node}: ${ratio(second, base)} (target ≥ ${target.toFixed(2)}×); requests per server CPU-second: ${ratio(f.contenders[baseline]!.cpu.median, f.contenders[other]!.cpu.median)}`);
     md.push('');
-    cases.push(caseOf(`${f.connections} connections`, 'req/s', 'higher', baseline, Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
+    cases.push(caseOf(`${f.connections} connections, Node ${f.node}`, 'req/s', 'higher', baseline, Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
   }
   return { title, markdown: md.join('\n'), cases };
 }
@@ -83,25 +94,46 @@ const WORKLOADS: Record<string, () => Promise<Outcome>> = {
   },
   host: async () => hostOutcome('Host: transform endpoint (autocannon in its own process)', await benchHost(), 'bare node:http', 'Fastify 5'),
   facade: async () => {
+    const { cases: measured, parity } = await benchFacade();
     const md: string[] = [];
     const cases: CaseJson[] = [];
-    for (const f of await benchFacade()) {
-      const direct = f.contenders['direct read']!;
-      const replyFrom = f.contenders['@fastify/reply-from']!;
-      const facade = f.contenders['fhirgate facade (policy + audit)']!;
-      md.push(`### ${f.connections} connections\n`, '| server | req/s | vs reply-from | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|');
-      for (const [name, c] of Object.entries(f.contenders)) md.push(`| ${name} | ${fmt(c.rps)} | ${ratio(c.rps.median, replyFrom.rps.median)} | ${fmt(c.p50, 2)} | ${fmt(c.p99, 2)} | ${c.errors} |`);
-      md.push('', `facade / reply-from: ${ratio(facade.rps.median, replyFrom.rps.median)} (target ≥ 0.80×); facade p50 − direct p50: ${(facade.p50.median - direct.p50.median).toFixed(2)} ms (autocannon's whole milliseconds, queueing at this load; target < 0.3 ms)`, '');
-      cases.push(caseOf(`${f.connections} connections`, 'req/s', 'higher', '@fastify/reply-from', Object.fromEntries(Object.entries(f.contenders).map(([n, c]) => [n, c.rps]))));
+    const label = (r: FacadeRow) => `${r.contender} (Node ${r.node})`;
+    md.push(
+      'AuditEvent JSON per access, checked equal before measuring (the run stops otherwise): ' +
+        parity.map((p) => `Node ${p.node}: read ${p.auditBytes.read.fhirgate} bytes (anchor ${p.auditBytes.read.anchor}), federated search ${p.auditBytes.federated.fhirgate} bytes each, one per patient per source (anchor ${p.auditBytes.federated.anchor})`).join('; '),
+      '',
+    );
+    for (const c of measured) {
+      const title = c.kind === 'read' ? 'Read of one Patient' : 'Federated search over two sources (5 Patients each)';
+      const same = (contender: string, node: string) => c.rows.find((r) => r.contender === contender && r.node === node);
+      if (c.connections > 1) {
+        md.push(`### ${title}, ${c.connections} connections\n`, '| server | Node | req/s | vs feature-equal, same Node | vs plain reply-from, same Node | p50 ms | p99 ms | server CPU µs/request | server core busy | errors |', '|---|---|---|---|---|---|---|---|---|---|');
+        for (const r of c.rows) {
+          const vs = (other: string) => {
+            const o = same(other, r.node);
+            return o === undefined || r.contender === DIRECT ? '–' : ratio(r.rps!.median, o.rps!.median);
+          };
+          md.push(`| ${r.contender} | ${r.node} | ${fmt(r.rps!)} | ${vs(ANCHOR)} | ${vs(PLAIN)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${r.contender === DIRECT ? '–' : fmt(r.cpu!, 1)} | ${r.contender === DIRECT ? '–' : fmt(r.busy!, 2)} | ${r.errors} |`);
+        }
+        md.push('');
+        for (const f of c.rows.filter((r) => r.contender === FHIRGATE)) {
+          const a = same(ANCHOR, f.node)!;
+          md.push(`- Node ${f.node}: fhirgate / feature-equal: throughput ${ratio(f.rps!.median, a.rps!.median)}, requests per server CPU-second ${ratio(a.cpu!.median, f.cpu!.median)} (target ≥ 1.10× both)`);
+        }
+        md.push('');
+        cases.push(caseOf(`${c.kind}, ${c.connections} connections`, 'req/s', 'higher', label(c.rows.find((r) => r.contender === ANCHOR)!), Object.fromEntries(c.rows.map((r) => [label(r), r.rps!]))));
+        cases.push(caseOf(`${c.kind}, ${c.connections} connections, server CPU per request`, 'µs', 'lower', label(c.rows.find((r) => r.contender === ANCHOR)!), Object.fromEntries(c.rows.filter((r) => r.contender !== DIRECT).map((r) => [label(r), r.cpu!]))));
+      } else {
+        const direct = c.rows.find((r) => r.contender === DIRECT)!;
+        md.push(`### ${title}, 1 connection, one request at a time (µs)\n`, '| server | Node | p50 µs | added p50 over the direct request, µs | p99 µs | errors |', '|---|---|---|---|---|---|');
+        for (const r of c.rows) md.push(`| ${r.contender} | ${r.node} | ${fmt(r.p50)} | ${r === direct ? '–' : (r.p50.median - direct.p50.median).toFixed(0)} | ${fmt(r.p99)} | ${r.errors} |`);
+        md.push('');
+        if (c.kind === 'read') for (const f of c.rows.filter((r) => r.contender === FHIRGATE)) md.push(`- Node ${f.node}: the facade adds ${((f.p50.median - direct.p50.median) / 1000).toFixed(3)} ms to the direct read's p50 (target < 0.3 ms)`);
+        md.push('');
+        cases.push(caseOf(`${c.kind}, 1 connection p50`, 'µs', 'lower', label(direct), Object.fromEntries(c.rows.map((r) => [label(r), r.p50]))));
+      }
     }
-    const l = await benchFacadeLatency();
-    const direct = l.contenders['direct read']!;
-    md.push(`### 1 connection, one request at a time (${l.requests} timed, µs)\n`, '| server | p50 µs | added p50 over the direct read, µs | p99 µs | errors |', '|---|---|---|---|---|');
-    for (const [name, c] of Object.entries(l.contenders)) md.push(`| ${name} | ${fmt(c.p50)} | ${name === 'direct read' ? '–' : (c.p50.median - direct.p50.median).toFixed(0)} | ${fmt(c.p99)} | ${c.errors} |`);
-    const added = (name: string) => ((l.contenders[name]!.p50.median - direct.p50.median) / 1000).toFixed(3);
-    md.push('', `added p50 over the direct read: facade ${added('fhirgate facade (policy + audit)')} ms, @fastify/reply-from ${added('@fastify/reply-from')} ms (target for the facade < 0.3 ms)`, '');
-    cases.push(caseOf('1 connection p50', 'µs', 'lower', 'direct read', Object.fromEntries(Object.entries(l.contenders).map(([n, c]) => [n, c.p50]))));
-    return { title: 'FHIR facade read (policy + audit) vs @fastify/reply-from vs a direct read', markdown: md.join('\n'), cases };
+    return { title: 'FHIR facade: read and federated search vs the same features on Fastify 5 vs plain reply-from vs the upstream itself', markdown: md.join('\n'), cases };
   },
   'host-features': async () => {
     const figures = await benchHost(FEATURE_SERVERS);
@@ -191,13 +223,17 @@ if (unknown.length > 0) {
 const names = asked.length === 0 ? Object.keys(WORKLOADS) : asked;
 const json: Record<string, WorkloadJson> = {};
 const resultsMd = new URL('./RESULTS.md', import.meta.url);
+const serverNodes = benchNodes().map((n) => n.version);
 for (const name of names) {
   const date = new Date().toISOString();
+  const load = loadAtStart();
   const outcome = await WORKLOADS[name]!();
-  const section = `## ${outcome.title} (\`${name}\`)\n\n_run ${date}; ${machine()}; node ${process.version}; ${outcome.method ?? `${RUNS} runs per figure, contenders alternated; median (min–max)`}_\n\n${outcome.markdown}`;
+  const where = NODE_WORKLOADS.has(name) ? `runner and upstreams on node ${process.version}, servers on node ${serverNodes.join(' and ')}` : `node ${process.version}`;
+  const loaded = load.busy ? `\n\n**Loaded machine (load average ${load.text} at the start on ${os.availableParallelism()} cores): not a pinned quiet-machine result.**` : '';
+  const section = `## ${outcome.title} (\`${name}\`)\n\n_run ${date}; ${machine()}; load average at the start ${load.text}; ${where}; ${outcome.method ?? `${RUNS} runs per figure, contenders alternated; median (min–max)`}_${loaded}\n\n${outcome.markdown}`;
   console.log(`\n${section}\n`);
   writeSection(resultsMd, name, section);
-  json[name] = { date, cases: outcome.cases };
+  json[name] = { date, loadAtStart: os.loadavg()[0]!, ...(NODE_WORKLOADS.has(name) ? { serverNodes } : {}), cases: outcome.cases };
   writeResultsJson(new URL('./results.json', import.meta.url), RUNS, json);
 }
 console.log(`\nwritten to bench/RESULTS.md (sections: ${names.join(', ')}) and bench/results.json`);

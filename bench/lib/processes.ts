@@ -29,12 +29,13 @@ export interface Peer {
 
 /**
  * Starts `node [...nodeFlags] --import tsx <script> ...args` pinned to the server core (or the client's,
- * for an upstream that must not share the measured server's core); resolves once it listens.
+ * for an upstream that must not share the measured server's core); resolves once it listens. `node` is
+ * the Node binary it runs on (default: the one running the bench; see `benchNodes`).
  */
-export function startPeer(script: URL, args: string[] = [], env: Record<string, string> = {}, nodeFlags: string[] = [], role: 'server' | 'client' = 'server'): Promise<Peer> {
+export function startPeer(script: URL, args: string[] = [], env: Record<string, string> = {}, nodeFlags: string[] = [], role: 'server' | 'client' = 'server', node = process.execPath): Promise<Peer> {
   const core = coreFor(role);
   const nodeArgs = [...nodeFlags, '--import', 'tsx', fileURLToPath(script), ...args];
-  const [cmd, argv] = core === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(core), process.execPath, ...nodeArgs]];
+  const [cmd, argv] = core === undefined ? [node, nodeArgs] : ['taskset', ['-c', String(core), node, ...nodeArgs]];
   const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     let buffer = '';

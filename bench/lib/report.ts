@@ -30,6 +30,10 @@ export interface CaseJson {
 
 export interface WorkloadJson {
   date: string;
+  /** The 1-minute load average when the workload started. */
+  loadAtStart?: number;
+  /** The Node versions the workload's servers ran on (workloads that run them on several). */
+  serverNodes?: string[];
   cases: CaseJson[];
 }
 
