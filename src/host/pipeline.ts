@@ -14,6 +14,9 @@ import { describeError, replyToPublicError } from './error-reply.js';
 import type { ResolvedOptions } from './options.js';
 import { HostRequest } from './request-context.js';
 import { pickRequestId } from './request-id.js';
+import type { TraceContext } from '../lib/trace-context.js';
+import { childSpan, readTraceparent, startTrace } from '../lib/trace-context.js';
+import { runInTrace } from '../lib/trace-scope.js';
 import { settleBody } from './settle-body.js';
 import type { RouteMatch } from './router.js';
 import { splitPath } from './router.js';
@@ -106,6 +109,15 @@ function errorFields(error: unknown): Record<string, unknown> {
   return { error: error.message, error_name: error.name, ...(isFhirgateError(error) ? { code: error.code } : {}) };
 }
 
+/**
+ * The request's trace context: a new span in the caller's trace when its `traceparent` is valid (with its
+ * `tracestate`), else a new trace. An invalid `traceparent` is ignored, never echoed or refused.
+ */
+function traceOf(req: IncomingMessage): TraceContext {
+  const incoming = readTraceparent(rawHeader(req.rawHeaders, 'traceparent'), req.headers['tracestate']);
+  return incoming === undefined ? startTrace() : childSpan(incoming);
+}
+
 /** Builds the `(req, res)` listener. */
 export function createPipeline(state: PipelineState): (req: IncomingMessage, res: ServerResponse) => void {
   const publicPaths = new Set(state.options.publicPaths.map(normalized));
@@ -124,6 +136,7 @@ interface InboundExchange {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly requestId: string;
+  readonly trace: TraceContext;
   readonly method: string;
   readonly rawPath: string;
   readonly base: Record<string, string>;
@@ -143,15 +156,16 @@ function handle(state: PipelineState, publicPaths: ReadonlySet<string>, req: Inc
   const started = performance.now();
   const { options } = state;
   const requestId = pickRequestId(rawHeader(req.rawHeaders, 'x-request-id'));
+  const trace = traceOf(req);
   const method = (req.method ?? 'GET').toUpperCase();
   const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
-  const base: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
+  const base: Record<string, string> = { 'x-request-id': requestId, 'x-trace-id': trace.traceId, 'x-content-type-options': 'nosniff' };
   if (options.cors !== undefined) Object.assign(base, options.cors.headersFor(req.headers.origin));
-  const x: InboundExchange = { state, req, res, requestId, method, rawPath, base, started, endpoint: undefined, route: null, request: undefined };
+  const x: InboundExchange = { state, req, res, requestId, trace, method, rawPath, base, started, endpoint: undefined, route: null, request: undefined };
   state.inFlight.enter();
   let answer: RouteReply | PromiseLike<RouteReply>;
   try {
-    answer = dispatch(x, publicPaths, rawQuery);
+    answer = runInTrace(trace, dispatch, x, publicPaths, rawQuery);
   } catch (error) {
     return finish(x, false, error);
   }
@@ -180,7 +194,7 @@ function dispatch(x: InboundExchange, publicPaths: ReadonlySet<string>, rawQuery
     throw new FhirgateError('ERR_METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${match.allow.join(', ')}`, { status: 405 });
   }
   const endpoint = (x.endpoint = match.handler);
-  const request = (x.request = new HostRequest({ req, res: x.res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId: x.requestId, logger: options.logger, bodyLimit: options.bodyLimit, origin: options, inFlight: state.inFlight }));
+  const request = (x.request = new HostRequest({ req, res: x.res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId: x.requestId, trace: x.trace, logger: options.logger, bodyLimit: options.bodyLimit, origin: options, inFlight: state.inFlight }));
   return endpoint.run(request);
 }
 
@@ -213,7 +227,7 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
       return;
     }
     const described = describeError(value, requestId);
-    if (described.status >= 500) logUserCodeFailure(options.logger, 'error', 'request failed', { request_id: requestId, route: x.route, status: described.status, ...errorFields(value) }, value);
+    if (described.status >= 500) logUserCodeFailure(options.logger, 'error', 'request failed', { request_id: requestId, trace_id: x.trace.traceId, route: x.route, status: described.status, ...errorFields(value) }, value);
     if (described.status === 413) base['connection'] = 'close';
     const own = x.endpoint === undefined ? state.errorReplyAt(rawPath) : x.endpoint.errorReply;
     answerWith(x, replyToPublicError(described, own, options.logger));
@@ -223,7 +237,7 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
     state.inFlight.leave(x.request);
     const elapsed = performance.now() - x.started;
     state.observe?.(method, x.route, res.statusCode, elapsed / 1000);
-    const line: Record<string, unknown> = { request_id: requestId, method, route: x.route, status: clientGone ? null : res.statusCode };
+    const line: Record<string, unknown> = { request_id: requestId, trace_id: x.trace.traceId, method, route: x.route, status: clientGone ? null : res.statusCode };
     if (clientGone) line['client_gone'] = true;
     line['duration_ms'] = Math.round(elapsed * 10) / 10;
     options.logger.info('request', line);
