@@ -11,6 +11,7 @@ import type { CORSOptions } from './cors.js';
 import { createLogger } from './logger.js';
 import { booleanOption, numberOption, stringOption } from '../lib/options.js';
 import { checkPublicUrl } from '../lib/public-url.js';
+import { tracerOption, type TracerLike } from '../lib/tracer.js';
 import { checkAllowedHosts } from './public-origin.js';
 
 /** The contract's logger, the type of the `logger` option (`serveCluster` takes the same). */
@@ -86,6 +87,13 @@ export interface ServiceAPIOptions {
    * that matches nothing is logged as a warning at `listen()`.
    */
   openapiExamples?: OpenAPIExamples;
+  /**
+   * An OpenTelemetry `Tracer` (`trace.getTracer('fhirgate')` of the user's own `@opentelemetry/api`, with
+   * an SDK registered): each request becomes a server span (OpenTelemetry's HTTP semantic conventions),
+   * the parent of the spans of the calls it makes. Default none: requests still continue or start a W3C
+   * trace (`traceparent`, `X-Trace-ID`, `trace_id` in log lines), without spans.
+   */
+  tracer?: TracerLike;
 }
 
 /** The options after validation, defaults filled in. */
@@ -110,6 +118,7 @@ export interface ResolvedOptions {
   readonly jwksMaxAgeSeconds: number;
   readonly metrics: boolean;
   readonly openapiExamples: OpenAPIExamples;
+  readonly tracer: TracerLike | undefined;
 }
 
 const DEFAULTS = Object.freeze({
@@ -175,5 +184,6 @@ export function resolveOptions(options: ServiceAPIOptions = {}): ResolvedOptions
     readinessDrainMs: numberOption(options.readinessDrainMs, 'options.readinessDrainMs', DEFAULTS.readinessDrainMs, { integer: true, min: 0 }),
     metrics: booleanOption(options.metrics, 'options.metrics', DEFAULTS.metrics),
     openapiExamples: checkOpenAPIExamples(options.openapiExamples),
+    tracer: tracerOption(options.tracer, 'options.tracer'),
   });
 }

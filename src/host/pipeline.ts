@@ -17,6 +17,7 @@ import { pickRequestId } from './request-id.js';
 import type { TraceContext } from '../lib/trace-context.js';
 import { childSpan, readTraceparent, startTrace } from '../lib/trace-context.js';
 import { runInTrace } from '../lib/trace-scope.js';
+import { endSpanWithError, SPAN_KIND, startSpan, type TracerLike } from '../lib/tracer.js';
 import { settleBody } from './settle-body.js';
 import type { RouteMatch } from './router.js';
 import { splitPath } from './router.js';
@@ -111,11 +112,31 @@ function errorFields(error: unknown): Record<string, unknown> {
 
 /**
  * The request's trace context: a new span in the caller's trace when its `traceparent` is valid (with its
- * `tracestate`), else a new trace. An invalid `traceparent` is ignored, never echoed or refused.
+ * `tracestate`), else a new trace. An invalid `traceparent` is ignored, never echoed or refused. With a
+ * tracer, the new span is the tracer's server span (named by the method until the route is known).
  */
-function traceOf(req: IncomingMessage): TraceContext {
+function traceOf(req: IncomingMessage, method: string, rawPath: string, tracer: TracerLike | undefined): TraceContext {
   const incoming = readTraceparent(rawHeader(req.rawHeaders, 'traceparent'), req.headers['tracestate']);
-  return incoming === undefined ? startTrace() : childSpan(incoming);
+  if (tracer === undefined) return incoming === undefined ? startTrace() : childSpan(incoming);
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
+  return startSpan(tracer, method, SPAN_KIND.server, incoming, { 'http.request.method': method, 'url.path': rawPath, 'url.scheme': scheme }).context;
+}
+
+/**
+ * Ends the request's server span, if it has one: `http.route` and the name `{method} {route}` once
+ * routed, the status, and for a 5xx `error.type` (the error's `ERR_` code, else the status).
+ */
+function endServerSpan(x: InboundExchange, status: number, error: unknown): void {
+  const span = x.trace.span;
+  if (span === undefined) return;
+  if (x.route !== null) {
+    span.setAttribute('http.route', x.route);
+    span.updateName(`${x.method} ${x.route}`);
+  }
+  if (isFhirgateError(error, 'ERR_ABORTED')) return endSpanWithError(span, 'ERR_ABORTED', 'the client went away');
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) endSpanWithError(span, isFhirgateError(error) ? error.code : String(status));
+  else span.end();
 }
 
 /** Builds the `(req, res)` listener. */
@@ -156,9 +177,9 @@ function handle(state: PipelineState, publicPaths: ReadonlySet<string>, req: Inc
   const started = performance.now();
   const { options } = state;
   const requestId = pickRequestId(rawHeader(req.rawHeaders, 'x-request-id'));
-  const trace = traceOf(req);
   const method = (req.method ?? 'GET').toUpperCase();
   const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
+  const trace = traceOf(req, method, rawPath, options.tracer);
   const base: Record<string, string> = { 'x-request-id': requestId, 'x-trace-id': trace.traceId, 'x-content-type-options': 'nosniff' };
   if (options.cors !== undefined) Object.assign(base, options.cors.headersFor(req.headers.origin));
   const x: InboundExchange = { state, req, res, requestId, trace, method, rawPath, base, started, endpoint: undefined, route: null, request: undefined };
@@ -213,6 +234,7 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
   const { state, req, res, requestId, method, rawPath, base } = x;
   const { options } = state;
   let clientGone = false;
+  let failure: unknown;
   try {
     if (ok) {
       try {
@@ -224,8 +246,10 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
     if (isFhirgateError(value, 'ERR_ABORTED') && (req.destroyed || res.destroyed)) {
       // The client went away (mid-body, or before the answer): nothing to answer; the access line says it.
       clientGone = true;
+      failure = value;
       return;
     }
+    failure = value;
     const described = describeError(value, requestId);
     if (described.status >= 500) logUserCodeFailure(options.logger, 'error', 'request failed', { request_id: requestId, trace_id: x.trace.traceId, route: x.route, status: described.status, ...errorFields(value) }, value);
     if (described.status === 413) base['connection'] = 'close';
@@ -237,6 +261,7 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
     state.inFlight.leave(x.request);
     const elapsed = performance.now() - x.started;
     state.observe?.(method, x.route, res.statusCode, elapsed / 1000);
+    endServerSpan(x, res.statusCode, failure);
     const line: Record<string, unknown> = { request_id: requestId, trace_id: x.trace.traceId, method, route: x.route, status: clientGone ? null : res.statusCode };
     if (clientGone) line['client_gone'] = true;
     line['duration_ms'] = Math.round(elapsed * 10) / 10;

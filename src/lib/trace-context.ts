@@ -5,6 +5,7 @@
  * @module
  */
 import { randomFillSync } from 'node:crypto';
+import type { SpanLike } from './tracer.js';
 
 /** One position in a trace: the trace, the span that is the parent of the next call, and the flags. */
 export interface TraceContext {
@@ -16,6 +17,8 @@ export interface TraceContext {
   readonly flags: number;
   /** The `tracestate` to pass on unchanged, when one came with a valid `traceparent`. */
   readonly state: string | undefined;
+  /** The OpenTelemetry span these ids are of, when a tracer made them: the parent of the spans started under this context. */
+  readonly span?: SpanLike | undefined;
 }
 
 /** Version 00's fixed length: `vv-` + 32 + `-` + 16 + `-ff`. */
