@@ -11,7 +11,7 @@ import { AsyncFHIRGateway } from '../gateway/index.js';
 import { createServiceAPI, type ServiceAPI, type ServiceAPIOptions } from '../host/index.js';
 import type { Logger } from '../mount/index.js';
 import { configError } from './config/checks.js';
-import { checkFacadeNames, facadeMode } from './config/facade-config.js';
+import { callerWarnings, checkFacadeNames, facadeMode } from './config/facade-config.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { runHandlerModule } from './handler-module.js';
 import { openSharedStore } from './shared-store.js';
@@ -100,6 +100,7 @@ function facadeOf(gateway: AsyncFHIRGateway, config: FhirgateConfig, logger: Log
   const mode = facadeMode(config.facade, config.callers, config.host);
   if (mode === 'open-read-only') logger.info('facade open for read and search without credentials: no callers configured, listening on loopback only', { facade: mode });
   if (mode === 'closed') logger.warn('facade serves nothing: no callers configured and listening beyond loopback', { facade: mode });
+  if (mode === 'callers') for (const warning of callerWarnings(config.callers)) logger.warn(warning, { facade: mode });
   return new FHIRFacade(gateway, { ...options, callers: config.callers ?? [], openReadOnly: mode === 'open-read-only', ...(limitStore === undefined ? {} : { limitStore }) });
 }
 

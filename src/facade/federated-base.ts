@@ -1,6 +1,6 @@
 /**
  * The federated base `{prefix}/{federated}`: which of its three answers a request gets. Search
- * (`GET [type]?…`, `POST [type]/_search`, a page token), read and vread of the ids it issued
+ * (`GET [type]?…`, `POST [type]/_search`, a page token there, on the base or in a `POST _search`), read and vread of the ids it issued
  * (`GET [type]/[source].[id]`, `…/_history/[vid]`), and its CapabilityStatement (`GET metadata`).
  * Everything else is 404 for a GET and 405 otherwise: writes are never federated.
  * @module
@@ -18,7 +18,7 @@ export function answerFederated(ctx: FacadeContext, req: RouteRequest, rest: rea
   const get = req.method === 'GET';
   if (get && rest.length === 1 && rest[0] === 'metadata') return answerFederatedCapabilities(ctx, req);
   if (get && (rest.length === 1 || (rest.length === 0 && req.query.get(PAGE_TOKEN_PARAM) !== null))) return answerFederatedSearch(ctx, req, rest);
-  if (req.method === 'POST' && rest.length === 2 && rest[1] === '_search') return answerFederatedSearch(ctx, req, rest);
+  if (req.method === 'POST' && ((rest.length === 2 && rest[1] === '_search') || (rest.length === 1 && rest[0] === '_search'))) return answerFederatedSearch(ctx, req, rest);
   if (get && (rest.length === 2 || (rest.length === 4 && rest[2] === '_history'))) return answerFederatedRead(ctx, req, rest);
   if (get) return outcome(404, 'not-found', `the federated base answers GET ${ctx.options.federatedName}/[type]?…, [type]/[id], [type]/[id]/_history/[vid] and metadata`);
   return outcome(405, 'not-supported', 'writes are never federated: send them to {prefix}/{source}');

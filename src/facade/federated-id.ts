@@ -65,13 +65,14 @@ export function federatedResource(resource: Record<string, unknown>, view: Feder
   return { ...body, ...(id === undefined ? {} : { id }), meta: { ...meta, source: view.sourceBase } };
 }
 
-/** Every `reference` element under `value` made to resolve against the federated base. */
+/**
+ * Every `reference` element under `value` made to resolve against the federated base. Keys are copied as
+ * own properties (`Object.fromEntries`): an upstream's `"__proto__"` key stays an element, never a prototype.
+ */
 function qualify(value: unknown, view: FederatedView): unknown {
   if (Array.isArray(value)) return value.map((v) => qualify(v, view));
   if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) out[key] = key === 'reference' && typeof v === 'string' ? reference(v, view) : qualify(v, view);
-  return out;
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key === 'reference' && typeof v === 'string' ? reference(v, view) : qualify(v, view)]));
 }
 
 function reference(ref: string, view: FederatedView): string {

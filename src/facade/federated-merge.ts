@@ -26,26 +26,26 @@ export interface Merged {
   readonly sorted: boolean;
 }
 
-/** Element paths of common sort parameters, tried in order. */
-const SORT_PATHS: Readonly<Record<string, readonly string[]>> = {
-  _lastUpdated: ['meta.lastUpdated'],
-  _id: ['id'],
-  date: ['effectiveDateTime', 'date', 'issued', 'recordedDate', 'authoredOn', 'period.start', 'onsetDateTime'],
-  birthdate: ['birthDate'],
-  family: ['name.family'],
-  name: ['name.family'],
-  given: ['name.given'],
-  status: ['status'],
-};
+/** Element paths of common sort parameters, tried in order (a `Map`: a `_sort` key is the caller's text, never a prototype's). */
+const SORT_PATHS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['_lastUpdated', ['meta.lastUpdated']],
+  ['_id', ['id']],
+  ['date', ['effectiveDateTime', 'date', 'issued', 'recordedDate', 'authoredOn', 'period.start', 'onsetDateTime']],
+  ['birthdate', ['birthDate']],
+  ['family', ['name.family']],
+  ['name', ['name.family']],
+  ['given', ['name.given']],
+  ['status', ['status']],
+]);
 
-/** The sort value of an entry's resource for `param` (first element of the first path that has one). */
+/** The sort value of an entry's resource for `param` (first element of the first path that has one); only own elements are read. */
 function sortValue(entry: Record<string, unknown>, param: string): string {
-  const paths = SORT_PATHS[param] ?? [param];
+  const paths = SORT_PATHS.get(param) ?? [param];
   for (const path of paths) {
     let value: unknown = entry.resource;
     for (const step of path.split('.')) {
       value = Array.isArray(value) ? value[0] : value;
-      value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[step] : undefined;
+      value = typeof value === 'object' && value !== null && Object.hasOwn(value, step) ? (value as Record<string, unknown>)[step] : undefined;
     }
     value = Array.isArray(value) ? value[0] : value;
     if (typeof value === 'string' || typeof value === 'number') return String(value);

@@ -12,6 +12,7 @@ import { JWKSCache } from '../http/jwks-cache.js';
 import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
 import type { JWTClaims, JWTHeader } from '../lib/jwt/types.js';
 import type { Caller } from './caller.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from './options.js';
 import type { APIKeyCaller, CallerPolicy, IssuerCallers } from './options.js';
 import { parseScopes, scopeAccess } from './scopes.js';
 import type { Scope, ScopeLetter } from './scopes.js';
@@ -41,7 +42,7 @@ export class CallerDirectory {
   readonly #jwks = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000 });
 
   constructor(callers: readonly (APIKeyCaller | IssuerCallers)[], openReadOnly: boolean) {
-    this.#keys = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => ({ digest: digest(c.apiKey), caller: policyCaller(c, `key:${c.name}`, c.name, 'api-key', parseScopes(c.scopes), c.patient) }));
+    this.#keys = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => ({ digest: digest(c.apiKey), caller: policyCaller(c, `key:${c.name}`, c.name, 'api-key', parseScopes(c.scopes), c.patient, onlySource(c)) }));
     this.#issuers = new Map(callers.filter((c): c is IssuerCallers => !('apiKey' in c)).map((c) => [c.issuer, c]));
     this.#open = openReadOnly;
   }
@@ -59,8 +60,10 @@ export class CallerDirectory {
   identify(headers: IncomingHttpHeaders): Caller | Promise<Caller> {
     const apiKey = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined;
     const authorization = headers.authorization;
-    const bearer = authorization === undefined ? undefined : /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
-    if (apiKey === undefined && bearer === undefined) return this.#open ? ANONYMOUS : unauthorized('no credentials');
+    if (apiKey === undefined && authorization === undefined) return this.#open ? ANONYMOUS : unauthorized('no credentials');
+    // Given and not one bearer credential (`Basic …`, `Bearer a b`): wrong, never read as no credentials.
+    const bearer = authorization === undefined ? undefined : (/^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization)?.[1] ?? unauthorized('Authorization is not one Bearer credential'));
+    if (apiKey !== undefined && bearer !== undefined && apiKey !== bearer) return unauthorized('X-API-Key and Authorization name different credentials');
     if (bearer !== undefined && bearer.split('.').length === 3 && this.#issuers.size > 0) return this.#verifyToken(bearer);
     const given = digest((apiKey ?? bearer)!);
     let found: Caller | undefined;
@@ -80,7 +83,9 @@ export class CallerDirectory {
         algorithms: ALGORITHMS,
         key: (header) => this.#key(trusted, header),
         issuer: trusted.issuer,
+        // Checked at configuration: an issuer without `audience` has said `acceptAnyAudience: true`.
         ...(trusted.audience === undefined ? {} : { audience: trusted.audience }),
+        maxTokenLifetimeSeconds: trusted.maxTokenLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS,
         requiredClaims: ['exp'],
         clockToleranceSeconds: 30,
       })).payload;
@@ -94,7 +99,9 @@ export class CallerDirectory {
     // Patient scopes mean nothing without a patient: dropped, so that they grant nothing.
     const scopes = patient === undefined ? allowed.filter((s) => s.context !== 'patient') : allowed;
     const subject = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.sub === 'string' ? claims.sub : 'unknown';
-    const caller = policyCaller(issuer, `jwt:${issuer.issuer}#${typeof claims.sub === 'string' ? claims.sub : subject}`, subject, 'jwt', scopes, patient);
+    // The claim is an id of `patientSource`; an id fixed by the issuer's policy, of its one source.
+    const patientSource = issuer.patient === undefined ? issuer.patientSource : onlySource(issuer);
+    const caller = policyCaller(issuer, `jwt:${issuer.issuer}#${typeof claims.sub === 'string' ? claims.sub : subject}`, subject, 'jwt', scopes, patient, patientSource);
     return {
       ...caller,
       issuer: issuer.issuer,
@@ -112,12 +119,23 @@ export class CallerDirectory {
   }
 }
 
-/** A caller from a policy and the scopes it holds. */
-function policyCaller(policy: CallerPolicy, id: string, name: string, kind: Caller['kind'], scopes: readonly Scope[], patient: string | undefined): Caller {
-  const sources = policy.sources === undefined ? new Set<string>() : policy.sources === '*' ? '*' : new Set(policy.sources);
+/** The one source of a policy that names exactly one (a patient-bound policy names at most one: see the option checks). */
+function onlySource(policy: CallerPolicy): string | undefined {
+  return Array.isArray(policy.sources) && policy.sources.length === 1 ? policy.sources[0] : undefined;
+}
+
+/**
+ * A caller from a policy and the scopes it holds. A patient-bound caller may use `patientSource` only
+ * (if its policy allows it), and no source without one: its patient id is applied nowhere else.
+ */
+function policyCaller(policy: CallerPolicy, id: string, name: string, kind: Caller['kind'], scopes: readonly Scope[], patient: string | undefined, patientSource: string | undefined): Caller {
+  const allowed = policy.sources === undefined ? new Set<string>() : policy.sources === '*' ? '*' : new Set(policy.sources);
+  const bound = patientSource !== undefined && (allowed === '*' || allowed.has(patientSource)) ? new Set([patientSource]) : new Set<string>();
+  const sources = patient === undefined ? allowed : bound;
   const rate = policy.rate?.perSecond === undefined ? undefined : { perSecond: policy.rate.perSecond, burst: policy.rate.burst ?? Math.max(1, Math.ceil(policy.rate.perSecond)) };
   return Object.freeze({
     id, name, kind, sources, scopes, patient,
+    ...(patient === undefined || patientSource === undefined ? {} : { patientSource }),
     operations: new Set(policy.operations ?? []),
     allowReaching: policy.allowReaching === true,
     ...(rate === undefined ? {} : { rate }),

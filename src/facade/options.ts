@@ -5,7 +5,7 @@
  */
 import type { KeyValueStore } from '../lib/key-value-store.js';
 import { checkStore } from '../lib/key-value-store.js';
-import { booleanOption, checkObject, numberOption, stringOption } from '../lib/options.js';
+import { booleanOption, checkObject, numberOption, onlyKnownKeys, stringOption } from '../lib/options.js';
 
 /**
  * What a caller may do, by configuration. Without `sources` it may use none.
@@ -20,7 +20,11 @@ export interface CallerPolicy {
   sources?: '*' | readonly string[];
   /** SMART scopes (v1 or v2): the types and interactions allowed. For an issuer, the ceiling of what its tokens may grant. */
   scopes: string;
-  /** Holds every access to `Patient/<patient>`'s compartment. For an issuer, tokens with `patient/` scopes bring their own `patient` claim. */
+  /**
+   * Holds every access to `Patient/<patient>`'s compartment. An id is local to one source: a caller with
+   * `patient` names at most one source in `sources`, the patient's. For an issuer, tokens with `patient/`
+   * scopes bring their own `patient` claim instead (see `patientSource`).
+   */
   patient?: string;
   /** `$operations` it may call, by name (`$everything`). Default none. */
   operations?: readonly string[];
@@ -47,18 +51,36 @@ export interface APIKeyCaller extends CallerPolicy {
 
 /**
  * Callers holding bearer JWTs from an issuer: verified against its JWKS (`jwks` inline, or fetched from
- * `jwksUrl`), `iss` equal to `issuer`, `aud` equal to `audience` when set, `exp` required.
+ * `jwksUrl`), `iss` equal to `issuer`, `aud` holding `audience` (required: RFC 8725 §3.9), `exp`
+ * required, a lifetime of at most `maxTokenLifetimeSeconds`. A token's `patient` claim is an id of one
+ * source, `patientSource`: patient-bound tokens are served there only (and nowhere without it).
  *
  * @example
  * ```ts
- * const idp: IssuerCallers = { issuer: 'https://idp.example.org', jwksUrl: 'https://idp.example.org/jwks.json', audience: 'https://gw.example.org/fhir', sources: '*', scopes: 'system/*.rs patient/*.rs' };
+ * const idp: IssuerCallers = { issuer: 'https://idp.example.org', jwksUrl: 'https://idp.example.org/jwks.json', audience: 'https://gw.example.org/fhir', sources: '*', scopes: 'system/*.rs patient/*.rs', patientSource: 'ehr' };
  * ```
  */
 export interface IssuerCallers extends CallerPolicy {
+  /** The `iss` of its tokens. */
   issuer: string;
+  /** Its public keys, inline (a JWK Set). */
   jwks?: { keys: readonly Record<string, unknown>[] };
+  /** Where its JWK Set is fetched (http or https). */
   jwksUrl?: string;
+  /** The `aud` every token must hold (RFC 8725 §3.9): the facade's URL as the issuer names it. Required, unless `acceptAnyAudience`. */
   audience?: string;
+  /**
+   * Turns off the audience check: tokens this issuer made for any other service are accepted too. Only
+   * for an issuer that makes tokens for this facade alone. Default false.
+   */
+  acceptAnyAudience?: boolean;
+  /**
+   * The source whose local patient id a token's `patient` claim is. A token with a `patient` claim is
+   * refused (403) on every other source, and on every source when this is not set.
+   */
+  patientSource?: string;
+  /** The longest lifetime a token may have, `exp - iat` (`exp - now` without `iat`), in seconds; longer ones are refused (401). Default 3600. */
+  maxTokenLifetimeSeconds?: number;
 }
 
 /**
@@ -70,6 +92,7 @@ export interface IssuerCallers extends CallerPolicy {
  * ```
  */
 export interface RateOptions {
+  /** Requests per second (more than 0). */
   perSecond: number;
   /** Default `perSecond`. */
   burst?: number;
@@ -84,6 +107,7 @@ export interface RateOptions {
  * ```
  */
 export interface SourceLimits extends Partial<RateOptions> {
+  /** Calls to the source in flight at once, at most (per process). */
   maxInFlight?: number;
 }
 
@@ -154,69 +178,149 @@ export interface CheckedFacadeOptions {
 /** Names a source may not have under a facade's prefix: the gateway's own routes. */
 export const RESERVED_NAMES: readonly string[] = Object.freeze(['transform', 'aggregate', 'metadata', 'status']);
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Every key of `T`, and no other (the type checker holds the list to the interface). */
+const keysOf = <T>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] => Object.freeze(Object.keys(keys));
 
-/** Checks and copies facade options; `TypeError`/`RangeError` naming the option. */
-export function checkFacadeOptions(options: FHIRFacadeOptions): CheckedFacadeOptions {
-  checkObject(options, 'options');
-  const callers = options.callers ?? [];
-  if (!Array.isArray(callers)) throw new TypeError('options.callers must be an array');
-  callers.forEach((c, i) => checkCaller(c, `options.callers[${i}]`));
-  const names = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => c.name);
-  const twice = names.find((n, i) => names.indexOf(n) !== i);
-  if (twice !== undefined) throw new TypeError(`options.callers: the name "${twice}" appears twice`);
-  const federatedName = stringOption(options.federatedName, 'options.federatedName', 'all', true);
-  if (!NAME.test(federatedName) || RESERVED_NAMES.includes(federatedName)) throw new TypeError(`options.federatedName "${federatedName}" must be a path segment other than ${RESERVED_NAMES.join(', ')}`);
+const POLICY_KEYS = keysOf<CallerPolicy>({ sources: true, scopes: true, patient: true, operations: true, allowReaching: true, rate: true });
+
+/**
+ * The keys each option object of the facade takes; any other is refused with the nearest of these.
+ * (A `jwks` is a JWK Set, whose other members RFC 7517 §5 says to ignore: it is not checked here.)
+ */
+export const OPTION_KEYS = Object.freeze({
+  options: keysOf<FHIRFacadeOptions>({
+    callers: true, openReadOnly: true, federatedName: true, pageTokenSecret: true, pageTokenTtlSeconds: true, limits: true, limitStore: true, audit: true, observerName: true,
+  }),
+  apiKeyCaller: Object.freeze([...keysOf<Omit<APIKeyCaller, keyof CallerPolicy>>({ name: true, apiKey: true }), ...POLICY_KEYS]),
+  issuerCallers: Object.freeze([
+    ...keysOf<Omit<IssuerCallers, keyof CallerPolicy>>({ issuer: true, jwks: true, jwksUrl: true, audience: true, acceptAnyAudience: true, patientSource: true, maxTokenLifetimeSeconds: true }),
+    ...POLICY_KEYS,
+  ]),
+  rate: keysOf<RateOptions>({ perSecond: true, burst: true }),
+  limits: keysOf<SourceLimits>({ perSecond: true, burst: true, maxInFlight: true }),
+  audit: keysOf<AuditSinkOptions>({ source: true, batchSize: true, flushIntervalMs: true, maxQueue: true }),
+});
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** What a caller's `apiKey` needs at least, in characters. */
+export const MIN_API_KEY_LENGTH = 16;
+/** What `pageTokenSecret` needs at least, in characters. */
+export const MIN_PAGE_TOKEN_SECRET_LENGTH = 32;
+/** `maxTokenLifetimeSeconds` when an issuer does not set it. */
+export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 3600;
+
+/**
+ * Checks and copies facade options; `TypeError`/`RangeError` naming the option under `name`
+ * (`options.callers[0].apiKey must be …`).
+ */
+export function checkFacadeOptions(options: FHIRFacadeOptions, name = 'options'): CheckedFacadeOptions {
+  checkObject(options, name);
+  onlyKnownKeys(options, OPTION_KEYS.options, name);
+  const callers = checkCallerList(options.callers, `${name}.callers`);
+  const federatedName = stringOption(options.federatedName, `${name}.federatedName`, 'all', true);
+  if (!NAME.test(federatedName) || RESERVED_NAMES.includes(federatedName)) throw new TypeError(`${name}.federatedName "${federatedName}" must be a path segment other than ${RESERVED_NAMES.join(', ')}`);
   const secret = options.pageTokenSecret;
-  if (secret !== undefined && (typeof secret !== 'string' || secret.length < 32)) throw new TypeError('options.pageTokenSecret must be a string of at least 32 characters');
+  if (secret !== undefined && (typeof secret !== 'string' || secret.length < MIN_PAGE_TOKEN_SECRET_LENGTH)) throw new TypeError(`${name}.pageTokenSecret must be a string of at least ${MIN_PAGE_TOKEN_SECRET_LENGTH} characters`);
   const limits = options.limits ?? {};
-  checkObject(limits, 'options.limits');
-  for (const [name, l] of Object.entries(limits)) checkLimits(l, `options.limits.${name}`);
-  if (options.limitStore !== undefined) checkStore(options.limitStore, 'options.limitStore');
+  checkObject(limits, `${name}.limits`);
+  for (const [source, l] of Object.entries(limits)) checkRate(l, `${name}.limits.${source}`, OPTION_KEYS.limits);
+  if (options.limitStore !== undefined) checkStore(options.limitStore, `${name}.limitStore`);
   return Object.freeze({
-    callers: callers.map((c) => Object.freeze({ ...c })),
-    openReadOnly: booleanOption(options.openReadOnly, 'options.openReadOnly', false),
+    callers,
+    openReadOnly: booleanOption(options.openReadOnly, `${name}.openReadOnly`, false),
     federatedName,
     pageTokenSecret: secret,
-    pageTokenTtlSeconds: numberOption(options.pageTokenTtlSeconds, 'options.pageTokenTtlSeconds', 600, { min: 1, integer: true }),
+    pageTokenTtlSeconds: numberOption(options.pageTokenTtlSeconds, `${name}.pageTokenTtlSeconds`, 600, { min: 1, integer: true }),
     limits: { ...limits },
     limitStore: options.limitStore,
-    audit: options.audit === undefined ? undefined : checkAudit(options.audit),
-    observerName: stringOption(options.observerName, 'options.observerName', 'fhirgate', true),
+    audit: options.audit === undefined ? undefined : checkAudit(options.audit, `${name}.audit`),
+    observerName: stringOption(options.observerName, `${name}.observerName`, 'fhirgate', true),
   });
 }
 
-function checkCaller(c: APIKeyCaller | IssuerCallers, name: string): void {
+/**
+ * Checks and copies a list of callers (`name` is the list's, `options.callers`): each caller, then that
+ * no API-key name and no issuer appears twice.
+ */
+export function checkCallerList(value: unknown, name: string): readonly (APIKeyCaller | IssuerCallers)[] {
+  if (value === undefined) return Object.freeze([]);
+  if (!Array.isArray(value)) throw new TypeError(`${name} must be an array`);
+  const callers = value.map((c: unknown, i) => checkCaller(c, `${name}[${i}]`));
+  const ids = callers.map((c) => ('apiKey' in c ? `the name "${c.name}"` : `the issuer "${c.issuer}"`));
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice !== undefined) throw new TypeError(`${name}: ${twice} appears twice`);
+  return Object.freeze(callers);
+}
+
+function checkCaller(c: unknown, name: string): APIKeyCaller | IssuerCallers {
   checkObject(c, name);
-  if (typeof c.scopes !== 'string') throw new TypeError(`${name}.scopes must be a string of SMART scopes`);
-  if (c.sources !== undefined && c.sources !== '*' && (!Array.isArray(c.sources) || c.sources.some((s) => typeof s !== 'string'))) throw new TypeError(`${name}.sources must be '*' or an array of source names`);
-  if (c.patient !== undefined && (typeof c.patient !== 'string' || !/^[A-Za-z0-9\-.]{1,64}$/.test(c.patient))) throw new TypeError(`${name}.patient must be a FHIR id`);
-  if (c.operations !== undefined && (!Array.isArray(c.operations) || c.operations.some((o) => typeof o !== 'string' || !o.startsWith('$')))) throw new TypeError(`${name}.operations must be an array of $names`);
-  if (c.rate !== undefined) checkLimits(c.rate, `${name}.rate`);
+  const form = 'apiKey' in c ? OPTION_KEYS.apiKeyCaller : 'issuer' in c ? OPTION_KEYS.issuerCallers : [...new Set([...OPTION_KEYS.apiKeyCaller, ...OPTION_KEYS.issuerCallers])];
+  onlyKnownKeys(c, form, name);
+  const policy = c as CallerPolicy;
+  if (typeof policy.scopes !== 'string') throw new TypeError(`${name}.scopes must be a string of SMART scopes`);
+  if (policy.sources !== undefined && policy.sources !== '*' && (!Array.isArray(policy.sources) || policy.sources.some((s) => typeof s !== 'string'))) throw new TypeError(`${name}.sources must be '*' or an array of source names`);
+  if (policy.patient !== undefined && (typeof policy.patient !== 'string' || !/^[A-Za-z0-9\-.]{1,64}$/.test(policy.patient))) throw new TypeError(`${name}.patient must be a FHIR id`);
+  if (policy.operations !== undefined && (!Array.isArray(policy.operations) || policy.operations.some((o) => typeof o !== 'string' || !o.startsWith('$')))) throw new TypeError(`${name}.operations must be an array of $names`);
+  booleanOption(policy.allowReaching, `${name}.allowReaching`, false);
+  if (policy.rate !== undefined) checkRate(policy.rate, `${name}.rate`, OPTION_KEYS.rate);
   if ('apiKey' in c) {
-    if (typeof c.apiKey !== 'string' || c.apiKey.length < 16) throw new TypeError(`${name}.apiKey must be a string of at least 16 characters`);
-    if (typeof c.name !== 'string' || c.name === '') throw new TypeError(`${name}.name must be a non-empty string`);
-    return;
+    const caller = c as APIKeyCaller;
+    if (typeof caller.apiKey !== 'string' || caller.apiKey.length < MIN_API_KEY_LENGTH) throw new TypeError(`${name}.apiKey must be a string of at least ${MIN_API_KEY_LENGTH} characters`);
+    if (typeof caller.name !== 'string' || caller.name === '') throw new TypeError(`${name}.name must be a non-empty string`);
+    checkPatientBinding(caller, `${name} (${caller.name})`);
+    return Object.freeze({ ...caller });
   }
-  if (typeof c.issuer !== 'string' || c.issuer === '') throw new TypeError(`${name} needs apiKey (with name) or issuer`);
-  if (c.jwks === undefined && c.jwksUrl === undefined) throw new TypeError(`${name} needs jwks or jwksUrl`);
-  if (c.jwks !== undefined && !Array.isArray(c.jwks.keys)) throw new TypeError(`${name}.jwks must be a JWK Set ({ keys: [...] })`);
-  if (c.jwksUrl !== undefined && (typeof c.jwksUrl !== 'string' || !/^https?:\/\//.test(c.jwksUrl) || !URL.canParse(c.jwksUrl))) throw new TypeError(`${name}.jwksUrl must be an http(s) URL`);
+  const issuer = c as IssuerCallers;
+  if (typeof issuer.issuer !== 'string' || issuer.issuer === '') throw new TypeError(`${name} needs apiKey (with name) or issuer`);
+  const who = `${name} (${issuer.issuer.slice(0, 100)})`;
+  if (issuer.jwks === undefined && issuer.jwksUrl === undefined) throw new TypeError(`${who} needs jwks or jwksUrl`);
+  if (issuer.jwks !== undefined && (typeof issuer.jwks !== 'object' || issuer.jwks === null || !Array.isArray(issuer.jwks.keys))) throw new TypeError(`${name}.jwks must be a JWK Set ({ keys: [...] })`);
+  if (issuer.jwksUrl !== undefined && (typeof issuer.jwksUrl !== 'string' || !/^https?:\/\//.test(issuer.jwksUrl) || !URL.canParse(issuer.jwksUrl))) throw new TypeError(`${name}.jwksUrl must be an http(s) URL`);
+  stringOption(issuer.audience, `${name}.audience`, '', true);
+  const anyAudience = booleanOption(issuer.acceptAnyAudience, `${name}.acceptAnyAudience`, false);
+  if (issuer.audience === undefined && !anyAudience) {
+    throw new TypeError(`${who} needs audience: the aud its tokens must hold, the facade's URL as the issuer names it (RFC 8725 §3.9); acceptAnyAudience: true turns the check off`);
+  }
+  if (issuer.audience !== undefined && anyAudience) throw new TypeError(`${who} sets both audience and acceptAnyAudience: true; keep one`);
+  const lifetime = numberOption(issuer.maxTokenLifetimeSeconds, `${name}.maxTokenLifetimeSeconds`, DEFAULT_MAX_TOKEN_LIFETIME_SECONDS, { min: 1, integer: true, unit: 'seconds' });
+  stringOption(issuer.patientSource, `${name}.patientSource`, '', true);
+  if (issuer.patientSource !== undefined && issuer.sources !== '*' && !(issuer.sources ?? []).includes(issuer.patientSource)) {
+    throw new TypeError(`${name}.patientSource must be one of its sources`);
+  }
+  checkPatientBinding(issuer, who);
+  return Object.freeze({ ...issuer, maxTokenLifetimeSeconds: lifetime });
 }
 
-function checkLimits(l: SourceLimits, name: string): void {
+/**
+ * A bare patient id is an id of one server: a policy with `patient` that names more than one source
+ * (or `'*'`) would apply it to other people in the other sources, so it is refused.
+ */
+function checkPatientBinding(policy: CallerPolicy, who: string): void {
+  if (policy.patient === undefined || policy.sources === undefined || (policy.sources !== '*' && policy.sources.length <= 1)) return;
+  const many = policy.sources === '*' ? 'every source (sources: \'*\')' : `${policy.sources.length} sources`;
+  throw new TypeError(
+    `${who} binds one patient id to ${many}, but a patient id is local to one source (Patient/${policy.patient} of one server is another person in another): ` +
+      'give this caller the one source the id belongs to (sources: ["ehr"]), and one caller per source for the others; identity across sources is not supported yet',
+  );
+}
+
+function checkRate(l: unknown, name: string, known: readonly string[]): void {
   checkObject(l, name);
-  if (l.perSecond !== undefined) numberOption(l.perSecond, `${name}.perSecond`, 1, { above: 0 });
-  if (l.burst !== undefined) numberOption(l.burst, `${name}.burst`, 1, { min: 1, integer: true });
-  if (l.maxInFlight !== undefined) numberOption(l.maxInFlight, `${name}.maxInFlight`, 1, { min: 1, integer: true });
+  onlyKnownKeys(l, known, name);
+  const limits = l as SourceLimits;
+  if (known === OPTION_KEYS.rate && limits.perSecond === undefined) throw new TypeError(`${name}.perSecond must be a number > 0`);
+  if (limits.perSecond !== undefined) numberOption(limits.perSecond, `${name}.perSecond`, 1, { above: 0 });
+  if (limits.burst !== undefined) numberOption(limits.burst, `${name}.burst`, 1, { min: 1, integer: true });
+  if (limits.maxInFlight !== undefined) numberOption(limits.maxInFlight, `${name}.maxInFlight`, 1, { min: 1, integer: true });
 }
 
-function checkAudit(a: AuditSinkOptions): Required<AuditSinkOptions> {
-  checkObject(a, 'options.audit');
+function checkAudit(a: AuditSinkOptions, name: string): Required<AuditSinkOptions> {
+  checkObject(a, name);
+  onlyKnownKeys(a, OPTION_KEYS.audit, name);
   return {
-    source: a.source === undefined ? stringOption(null, 'options.audit.source', '', true) : stringOption(a.source, 'options.audit.source', '', true),
-    batchSize: numberOption(a.batchSize, 'options.audit.batchSize', 50, { min: 1, integer: true }),
-    flushIntervalMs: numberOption(a.flushIntervalMs, 'options.audit.flushIntervalMs', 1000, { min: 1, integer: true }),
-    maxQueue: numberOption(a.maxQueue, 'options.audit.maxQueue', 10_000, { min: 1, integer: true }),
+    source: a.source === undefined ? stringOption(null, `${name}.source`, '', true) : stringOption(a.source, `${name}.source`, '', true),
+    batchSize: numberOption(a.batchSize, `${name}.batchSize`, 50, { min: 1, integer: true }),
+    flushIntervalMs: numberOption(a.flushIntervalMs, `${name}.flushIntervalMs`, 1000, { min: 1, integer: true }),
+    maxQueue: numberOption(a.maxQueue, `${name}.maxQueue`, 10_000, { min: 1, integer: true }),
   };
 }

@@ -22,6 +22,8 @@ export interface PageState {
   readonly count?: number;
   /** The merge order of the federated base (`_sort`), when every source sorts. */
   readonly sort?: string;
+  /** True for a token of the federated base (its positions are not one source's links). */
+  readonly federated?: boolean;
   readonly pages: readonly { readonly source: string; readonly link: string | null; readonly skip: number }[];
 }
 

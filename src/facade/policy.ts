@@ -5,7 +5,7 @@
  * compartment cannot bound (system-wide searches, conditional writes, bundles, chains) is refused.
  * @module
  */
-import { mayUseSource } from './caller.js';
+import { mayUseSource, sourceRefusal } from './caller.js';
 import type { Caller } from './caller.js';
 import { compartmentParam, reachingParams } from './compartment.js';
 import type { Interaction } from './interaction.js';
@@ -25,7 +25,7 @@ const refuse = (status: 403 | 404, reason: string): Decision => ({ allowed: fals
 
 /** Decides whether `caller` may perform `interaction` on `source` with `query`. */
 export function decide(caller: Caller, source: string, interaction: Interaction, query: URLSearchParams): Decision {
-  if (!mayUseSource(caller, source)) return refuse(403, `caller "${caller.name}" may not use source "${source}"`);
+  if (!mayUseSource(caller, source)) return refuse(403, sourceRefusal(caller, source));
   const { name, type } = interaction;
   if (name === 'capabilities') return { allowed: true, compartment: undefined };
   if (name === 'operation') return decideOperation(caller, interaction);

@@ -9,7 +9,6 @@ import { FhirgateError, httpStatusOf, isFhirgateError } from '../errors.js';
 import type { FHIRExchangeRequest } from '../gateway/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { bundlePolicy } from './bundle-policy.js';
-import { mayUseSource } from './caller.js';
 import type { Caller } from './caller.js';
 import { inCompartment } from './compartment.js';
 import type { FacadeContext } from './facade-context.js';
@@ -22,7 +21,8 @@ import { rateLimitHeaders } from './rate-limiter.js';
 import { accessFacts } from './facade-context.js';
 import { recordAnswer } from './record-answer.js';
 import { facadeAnswer } from './upstream-answer.js';
-import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
+import { openPageToken, pageTokenOf, searchParams } from './page-token-route.js';
+import { checkFormat, upstreamRequest } from './upstream-request.js';
 
 /** The largest request body the facade reads (a transaction Bundle), in bytes. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -30,20 +30,19 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** The extra headers of an answer when no rate applies (read only: answers copy them). */
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** How {@link answerSource} answers for the federated base. */
+/** What {@link answerSource} is told by the federated base. */
 export interface SourceAnswerOptions {
-  /** A source the caller may not use answers 404 (as an unknown id), not 403. Default false. */
-  readonly hideSource?: boolean;
+  /** The caller, when the route identified it already (the federated read, to hide the sources it may not use). */
+  readonly caller?: Caller;
 }
 
 /** The reply to a request under `{prefix}/{source}`; `rest` are the path segments after the source. */
 export async function answerSource(ctx: FacadeContext, req: RouteRequest, source: string, rest: readonly string[], options: SourceAnswerOptions = {}): Promise<RouteReply> {
   const method = req.method as FHIRExchangeRequest['method'];
   const query = req.query;
-  const token = method === 'GET' && rest.length === 0 ? query.get(PAGE_TOKEN_PARAM) : null;
   const found = interactionOf(method, rest, query.size > 0, typeof req.headers['if-none-exist'] === 'string');
   if (found === undefined) return outcome(404, 'not-found', `no FHIR interaction for ${method} ${[source, ...rest].join('/')}`);
-  let interaction: Interaction = token === null ? found : { name: 'search-type', conditional: false };
+  let interaction: Interaction = found;
   let caller: Caller | undefined;
   const facadeBase = `${req.baseUrl}/${source}`;
   const refuse = (status: number, code: IssueType, reason: string, headers: Record<string, string> = {}, shown = reason): RouteReply => {
@@ -51,7 +50,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
     return outcome(status, code, shown, headers);
   };
   try {
-    const identified = ctx.callers.identify(req.headers);
+    const identified = options.caller ?? ctx.callers.identify(req.headers);
     caller = identified instanceof Promise ? await identified : identified;
   } catch (error) {
     return refuse(401, 'login', `caller not identified: ${(error as Error).message}`, { 'www-authenticate': 'Bearer' }, 'credentials are missing or not valid');
@@ -61,24 +60,24 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   } catch (error) {
     return refuse(406, 'not-supported', (error as Error).message);
   }
-  let upstreamPath: readonly string[] = rest;
-  let pageLink: string | undefined;
-  if (token !== null) {
-    try {
-      const state = ctx.tokens.open(token, caller.id);
-      const page = state.pages.find((p) => p.source === source);
-      if (typeof page?.link !== 'string' || page.link === '') throw new FhirgateError('ERR_PAGE_TOKEN', 'the page token is for another base');
-      pageLink = page.link;
-      interaction = { name: state.type === undefined ? 'search-system' : 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
-    } catch (error) {
-      return refuse(400, 'invalid', isFhirgateError(error) ? error.message : 'the page token is not valid');
-    }
-  }
   let body: { text: string; contentType: string } | undefined;
   if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
     const contentType = req.headers['content-type'] ?? '';
     if (!/json|x-www-form-urlencoded/i.test(contentType)) return refuse(415, 'not-supported', 'the body must be FHIR JSON (application/fhir+json), JSON Patch or a search form');
     body = { text: (await req.bytes(MAX_BODY_BYTES)).toString('utf8'), contentType };
+  }
+  let pageLink: string | undefined;
+  try {
+    const token = pageTokenOf(searchParams(query, body), found.name === 'search-type' || found.name === 'search-system');
+    if (token !== undefined) {
+      const state = openPageToken(ctx.tokens, token, caller.id, false, found.type);
+      const page = state.pages.find((p) => p.source === source);
+      if (typeof page?.link !== 'string' || page.link === '') throw new FhirgateError('ERR_PAGE_TOKEN', 'the page token is for another base');
+      pageLink = page.link;
+      interaction = { name: state.type === undefined ? 'search-system' : 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
+    }
+  } catch (error) {
+    return refuse(400, 'invalid', isFhirgateError(error) ? error.message : 'the page token is not valid');
   }
   let parsed: Record<string, unknown> | undefined;
   if (body !== undefined && /json/i.test(body.contentType)) {
@@ -91,7 +90,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   if (interaction.name === 'batch') interaction = { ...interaction, name: parsed?.type === 'transaction' ? 'transaction' : 'batch' };
   const decision = decide(caller, source, interaction, query);
   if (!decision.allowed) {
-    const status = options.hideSource === true && !mayUseSource(caller, source) ? 404 : decision.status;
+    const status = decision.status;
     return refuse(status, status === 404 ? 'not-found' : 'forbidden', decision.reason, {}, status === 404 ? `${interaction.type ?? 'resource'}/${interaction.id ?? ''} is not known` : decision.reason);
   }
   if (interaction.name === 'batch' || interaction.name === 'transaction') {
@@ -115,8 +114,9 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
       const existing = current.status === 200 ? (JSON.parse(current.body.toString('utf8')) as unknown) : undefined;
       if (existing !== undefined && !inCompartment(existing, compartment, bases)) return refuse(404, 'not-found', 'the target is outside the patient compartment', extraHeaders, `${interaction.type}/${interaction.id} is not known`);
     }
-    const request = upstreamRequest(method, upstreamPath, query, req.headers, body, interaction, compartment, rewriter);
-    const res = await ctx.gateway.exchange(source, pageLink === undefined ? request : { ...request, method: 'GET', path: pageLink }, { signal: req.connectionSignal });
+    // A page is the GET of the signed upstream link: nothing of the request (a `_search` form body) goes with it.
+    const request = pageLink === undefined ? upstreamRequest(method, rest, query, req.headers, body, interaction, compartment, rewriter) : { ...upstreamRequest('GET', [], new URLSearchParams(), req.headers, undefined, interaction, undefined, rewriter), path: pageLink };
+    const res = await ctx.gateway.exchange(source, request, { signal: req.connectionSignal });
     const answer = facadeAnswer(res, { source, interaction, compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders });
     recordAnswer(ctx, req, source, interaction, caller, compartment, answer.reply.status ?? 200, answer.body, answer.reply.headers?.location, rewriter);
     return answer.reply;

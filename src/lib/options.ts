@@ -11,6 +11,8 @@
  * @module
  */
 
+import { nearestName } from './nearest-name.js';
+
 /**
  * The range a number option must be in. `min`/`max` are inclusive, `above` is exclusive (`above: 0`
  * asks for a positive number). Infinity passes only with `infinite: true`; `integer` asks for a safe
@@ -73,6 +75,32 @@ export function stringOption(value: unknown, name: string, fallback: string, non
 /** Throws a `TypeError` unless `value` is an object (not `null`); `name` names it (`options`). */
 export function checkObject(value: unknown, name: string): asserts value is object {
   if (typeof value !== 'object' || value === null) throw new TypeError(`${name} must be an object`);
+}
+
+/**
+ * The first own key of `value` that is not in `known`: its 1-based position, and the known name it is an
+ * obvious typo of (`patinet` → `patient`), if any. A message that must not echo a possible secret quotes
+ * `key` only when `near` is set (see `nearestName`).
+ */
+export function unknownKey(value: object, known: readonly string[]): { key: string; position: number; near: string | undefined } | undefined {
+  const keys = Object.keys(value);
+  const index = keys.findIndex((key) => !known.includes(key));
+  if (index < 0) return undefined;
+  const key = keys[index]!;
+  return { key, position: index + 1, near: nearestName(key, known) };
+}
+
+/**
+ * Refuses a key of an option object that is not in `known`, so that a typo fails instead of being
+ * ignored: a `TypeError` `options.callers[0].patinet is not an option; did you mean \`patient\`?`, or,
+ * for a key that is no near miss, `options.callers[0] has an unknown option (key 3); …` with the
+ * known names.
+ */
+export function onlyKnownKeys(value: object, known: readonly string[], name: string): void {
+  const found = unknownKey(value, known);
+  if (found === undefined) return;
+  if (found.near !== undefined) throw new TypeError(`${name}.${found.key} is not an option; did you mean \`${found.near}\`?`);
+  throw new TypeError(`${name} has an unknown option (key ${found.position}); the options are ${known.join(', ')}`);
 }
 
 /** Checks a signal option: `undefined` stays `undefined`, else a `TypeError` unless it is an `AbortSignal`. */

@@ -94,9 +94,9 @@ test('the unidentified are audited too, and a JWT caller is recorded by its jti,
   const ehr = await sandbox(t, { open: true });
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const now = Math.floor(Date.now() / 1000);
-  const token = signJWT({ alg: 'ES256', kid: 'k' }, { iss: 'https://idp.test', sub: 'svc', client_id: 'svc-app', exp: now + 60, jti: 'jti-123', scope: 'system/Patient.rs', fhirUser: 'Practitioner/p1' }, privateKey);
+  const token = signJWT({ alg: 'ES256', kid: 'k' }, { iss: 'https://idp.test', sub: 'svc', client_id: 'svc-app', aud: 'https://gw.test/fhir', exp: now + 60, jti: 'jti-123', scope: 'system/Patient.rs', fhirUser: 'Practitioner/p1' }, privateKey);
   const h = await facadeHarness(t, { ehr: ehr.connectionString() }, {
-    callers: [{ name: 'auditor', apiKey: KEY, sources: '*', scopes: 'system/*.rs' }, { issuer: 'https://idp.test', jwks: { keys: [{ ...toPublicJWK(publicKey), kid: 'k' }] }, sources: '*', scopes: 'system/*.rs' }],
+    callers: [{ name: 'auditor', apiKey: KEY, sources: '*', scopes: 'system/*.rs' }, { issuer: 'https://idp.test', jwks: { keys: [{ ...toPublicJWK(publicKey), kid: 'k' }] }, audience: 'https://gw.test/fhir', sources: '*', scopes: 'system/*.rs' }],
   }, [KEY, token]);
   assert.equal((await fetch(`${h.prefix}/ehr/Patient/a-patient-1`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
   const j = h.audits.at(-1)!;

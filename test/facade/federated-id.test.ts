@@ -49,3 +49,13 @@ test('a search naming federated ids goes to each source with its own ids, and no
   assert.equal(sourceQuery(new URLSearchParams('subject=ehr.1&name=ehr.1'), 'a', SOURCES)?.toString(), 'subject=ehr.1&name=ehr.1', 'a bare value elsewhere is not an id');
   assert.equal(sourceQuery(new URLSearchParams('_id:not=ehr.1'), 'a', SOURCES)?.toString(), '_id%3Anot=ehr.1', 'other modifiers go as they are');
 });
+
+test('an upstream element named "__proto__" stays an element of the federated copy, never its prototype', () => {
+  const upstream = JSON.parse('{"resourceType":"Observation","id":"7","note":[{"__proto__":{"reference":"Patient/1","polluted":true},"text":"x"}]}') as Record<string, unknown>;
+  const shown = federatedResource(upstream, view('ehr'));
+  const note = (shown.note as Record<string, unknown>[])[0]!;
+  assert.equal(Object.getPrototypeOf(note), Object.prototype);
+  assert.equal((note as { polluted?: unknown }).polluted, undefined);
+  assert.ok(Object.hasOwn(note, '__proto__'));
+  assert.deepEqual(Object.getOwnPropertyDescriptor(note, '__proto__')?.value, { reference: 'Patient/ehr.1', polluted: true });
+});

@@ -23,7 +23,7 @@ async function setUp(t: TestContext, extra: Partial<FHIRFacadeOptions> = {}) {
     callers: [
       { name: 'fed', apiKey: KEYS.fed, sources: '*', scopes: 'system/*.rs' },
       { name: 'ehr-only', apiKey: KEYS.ehrOnly, sources: ['ehr'], scopes: 'system/*.rs' },
-      { name: 'one-patient', apiKey: KEYS.patient, sources: '*', scopes: 'system/*.rs', patient: patient.id },
+      { name: 'one-patient', apiKey: KEYS.patient, sources: ['mp'], scopes: 'system/*.rs', patient: patient.id },
       { name: 'obs-only', apiKey: KEYS.obsOnly, sources: '*', scopes: 'system/Observation.rs' },
     ],
     ...extra,
@@ -96,7 +96,7 @@ test('a federated read is the source\'s read: its policy (another source\'s id i
   assert.equal(h.audits.at(-1)!.outcome, '4');
   assert.match(h.audits.at(-1)!.outcomeDesc, /Patient\/nowhere\.1 names no source/);
   assert.equal((await get(`${h.prefix}/all/Patient/nowhere.1`, 'wrong-key-0123456789abc')).status, 401, 'credentials first');
-  assert.equal((await get(`${h.prefix}/all/Patient/ehr.a-patient-1`, KEYS.patient)).status, 404, 'outside the caller\'s compartment');
+  assert.equal((await get(`${h.prefix}/all/Patient/ehr.a-patient-1`, KEYS.patient)).status, 404, 'outside the caller\'s compartment: another source than its patient\'s');
   const own = await get(`${h.prefix}/all/Patient/mp.${patientId}`, KEYS.patient);
   assert.equal(own.status, 200, 'its own patient');
   const read = h.audits.at(-1)!;

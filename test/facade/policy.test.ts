@@ -15,11 +15,12 @@ import { sandbox } from '../support/sandbox.js';
 const KEYS = { admin: 'admin-key-0123456789', reader: 'reader-key-0123456789', labOnly: 'lab-key-0123456789ab', patient1: 'pt1-key-0123456789abc' };
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const ISSUER = 'https://idp.example.org';
+const AUDIENCE = 'https://gw.example.org/fhir';
 const jwk = { ...toPublicJWK(publicKey), kid: 'k1', alg: 'ES256' };
 
 function jwt(claims: Record<string, unknown>, key = privateKey): string {
   const now = Math.floor(Date.now() / 1000);
-  return signJWT({ alg: 'ES256', kid: 'k1' }, { iss: ISSUER, sub: 'svc-1', client_id: 'svc-1', exp: now + 300, iat: now, jti: randomUUID(), ...claims }, key);
+  return signJWT({ alg: 'ES256', kid: 'k1' }, { iss: ISSUER, aud: AUDIENCE, sub: 'svc-1', client_id: 'svc-1', exp: now + 300, iat: now, jti: randomUUID(), ...claims }, key);
 }
 
 async function setUp(t: TestContext) {
@@ -31,7 +32,7 @@ async function setUp(t: TestContext) {
       { name: 'reader', apiKey: KEYS.reader, sources: '*', scopes: 'system/Patient.rs system/Observation.read' },
       { name: 'lab-only', apiKey: KEYS.labOnly, sources: ['lab'], scopes: 'system/*.rs' },
       { name: 'patient-1', apiKey: KEYS.patient1, sources: ['ehr'], scopes: 'system/*.cruds', patient: 'a-patient-1' },
-      { issuer: ISSUER, jwks: { keys: [jwk] }, sources: '*', scopes: 'system/*.rs patient/*.cruds' },
+      { issuer: ISSUER, jwks: { keys: [jwk] }, audience: AUDIENCE, sources: '*', scopes: 'system/*.rs patient/*.cruds', patientSource: 'ehr' },
     ],
   }, Object.values(KEYS));
   const call = (key: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>

@@ -7,6 +7,7 @@ import { FhirgateError } from '../../errors.js';
 import { RESOURCE_TYPES } from '../../fhir/index.js';
 import { R4_ONLY_RESOURCE_TYPES } from '../../fhir/is-resource-type.js';
 import { nearestName } from '../../lib/nearest-name.js';
+import { unknownKey } from '../../lib/options.js';
 
 /**
  * The error of an option value that is not a resource type. The value is quoted only when it is a near
@@ -31,11 +32,12 @@ export function object(value: unknown, path: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Refuses keys outside `allowed`: a typo must fail, not be ignored. */
+/** Refuses keys outside `allowed`, with the one it is an obvious typo of: a typo must fail, not be ignored. */
 export function onlyKeys(record: Record<string, unknown>, allowed: readonly string[], path: string): void {
-  for (const key of Object.keys(record)) {
-    if (!allowed.includes(key)) throw configError(path === '' ? key.slice(0, 60) : `${path}.${key.slice(0, 60)}`, `unknown setting; allowed: ${allowed.join(', ')}`);
-  }
+  const found = unknownKey(record, allowed);
+  if (found === undefined) return;
+  const key = found.key.slice(0, 60);
+  throw configError(path === '' ? key : `${path}.${key}`, `unknown setting; allowed: ${allowed.join(', ')}${found.near === undefined ? '' : `; did you mean \`${found.near}\`?`}`);
 }
 
 /** A non-empty string, or `undefined` when absent. */

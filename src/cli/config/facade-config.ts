@@ -6,7 +6,7 @@
  * @module
  */
 import { RESERVED_NAMES } from '../../facade/index.js';
-import { checkFacadeOptions } from '../../facade/options.js';
+import { checkCallerList, checkFacadeOptions, OPTION_KEYS } from '../../facade/options.js';
 import type { FHIRFacadeOptions } from '../../facade/index.js';
 import { configError, object, onlyKeys, optionalBoolean } from './checks.js';
 
@@ -17,34 +17,55 @@ export interface FacadeConfig {
   readonly options: Omit<FHIRFacadeOptions, 'callers' | 'openReadOnly'>;
 }
 
-const KEYS = ['enabled', 'federatedName', 'limits', 'audit', 'pageTokenSecret', 'pageTokenTtlSeconds', 'observerName'];
+/** The section's settings: `enabled`, and the facade's options but those set elsewhere (callers at the top level; the others by `serve`). */
+export const FACADE_SETTINGS: readonly string[] = ['enabled', ...OPTION_KEYS.options.filter((key) => !['callers', 'openReadOnly', 'limitStore'].includes(key))];
 
-/** Runs the facade's option checks, their messages as `ERR_CONFIG` under `path`. */
-function asConfig<T>(path: string, check: () => T): T {
+/**
+ * Runs the facade's option checks, named from `path` on (`callers[0].apiKey`), and makes their messages
+ * `ERR_CONFIG` under the setting's path: `callers[0].apiKey must be …` becomes `callers[0].apiKey: must
+ * be …`, `callers[1] (portal) binds …` becomes `callers[1] (portal): binds …`.
+ */
+function asConfig<T>(check: () => T): T {
   try {
     return check();
   } catch (error) {
-    if (error instanceof TypeError || error instanceof RangeError) throw configError(path, error.message.replace(/^options\.(callers)?\S*\s*/, ''));
-    throw error;
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    const [, path = '', who = '', problem = error.message] = /^(\S+?):?( \([^)]*\))? (?:is )?(.*)$/s.exec(error.message) ?? [];
+    throw configError(`${path}${who}`, problem);
   }
 }
 
 /** Checks top-level `callers`. */
 export function checkCallers(value: unknown, path: string): FHIRFacadeOptions['callers'] {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) throw configError(path, 'must be a list of callers ({ name, apiKey, … } or { issuer, jwks | jwksUrl, … })');
-  value.forEach((c, i) => asConfig(`${path}[${i}]`, () => checkFacadeOptions({ callers: [c] })));
-  asConfig(path, () => checkFacadeOptions({ callers: value }));
-  return Object.freeze(value.map((c) => Object.freeze({ ...c })));
+  if (!Array.isArray(value)) throw configError(path, 'must be a list of callers ({ name, apiKey, … } or { issuer, jwks | jwksUrl, audience, … })');
+  return asConfig(() => checkCallerList(value, path));
 }
 
 /** Checks the `facade` section. */
 export function checkFacade(value: unknown, path: string): FacadeConfig {
   const record = value === undefined ? {} : object(value, path);
-  onlyKeys(record, KEYS, path);
+  onlyKeys(record, FACADE_SETTINGS, path);
   const { enabled, ...options } = record;
-  asConfig(path, () => checkFacadeOptions(options as FHIRFacadeOptions));
+  asConfig(() => checkFacadeOptions(options as FHIRFacadeOptions, path));
   return Object.freeze({ enabled: optionalBoolean(enabled, `${path}.enabled`) ?? true, options: Object.freeze(options) as FacadeConfig['options'] });
+}
+
+/**
+ * What `serve` warns about at start in the callers' settings that are allowed but narrow or loosen what
+ * is served: an issuer whose patient-bound tokens no source serves (no `patientSource`), an issuer whose
+ * tokens' audience is not checked (`acceptAnyAudience`).
+ */
+export function callerWarnings(callers: FHIRFacadeOptions['callers']): string[] {
+  const warnings: string[] = [];
+  for (const caller of callers ?? []) {
+    if (!('issuer' in caller)) continue;
+    if (caller.patientSource === undefined && caller.patient === undefined && /(^|\s)patient\//.test(caller.scopes)) {
+      warnings.push(`issuer ${caller.issuer}: tokens with a patient claim are served on no source; set patientSource to the source whose local id the claim is`);
+    }
+    if (caller.acceptAnyAudience === true) warnings.push(`issuer ${caller.issuer}: acceptAnyAudience is on, so tokens it made for any other service are accepted too (RFC 8725 §3.9)`);
+  }
+  return warnings;
 }
 
 /** Interfaces that reach this machine only. */

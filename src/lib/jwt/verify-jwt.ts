@@ -24,6 +24,8 @@ export interface VerifyJWTOptions {
   clockToleranceSeconds?: number;
   /** Refuse tokens whose `exp` lies further than this many seconds ahead. */
   maxLifetimeSeconds?: number;
+  /** Refuse tokens whose whole lifetime, `exp - iat` (`exp - now` without `iat`), is longer than this many seconds. */
+  maxTokenLifetimeSeconds?: number;
   /** Claims that must be present. */
   requiredClaims?: readonly string[];
   /** The clock, in milliseconds. Default `Date.now`. */
@@ -75,6 +77,9 @@ function checkClaims(payload: JWTClaims, options: VerifyJWTOptions): void {
   if (payload.iat !== undefined && payload.iat > now + leeway) throw new FhirgateError('ERR_JWT', 'iat in the future');
   if (options.maxLifetimeSeconds !== undefined && payload.exp !== undefined && payload.exp - now > options.maxLifetimeSeconds + leeway) {
     throw new FhirgateError('ERR_JWT', 'exp too far in the future');
+  }
+  if (options.maxTokenLifetimeSeconds !== undefined && payload.exp !== undefined && payload.exp - (payload.iat ?? now) > options.maxTokenLifetimeSeconds + leeway) {
+    throw new FhirgateError('ERR_JWT', 'lifetime too long');
   }
   if (options.issuer !== undefined) {
     const allowed = typeof options.issuer === 'string' ? [options.issuer] : options.issuer;
