@@ -20,6 +20,11 @@ export function runInTrace<A extends unknown[], R>(context: TraceContext, fn: (.
   return scope.run(context, fn, ...args);
 }
 
+/** Runs `fn` in the current trace, or, outside any, in a new trace of its own. */
+export function inTrace<R>(fn: () => R): R {
+  return scope.getStore() === undefined ? scope.run(startTrace(), fn) : fn();
+}
+
 /**
  * The context of one outgoing call: a new span in the current trace, or, for a call made outside any
  * request, a trace of its own.
