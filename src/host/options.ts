@@ -11,6 +11,7 @@ import type { CORSOptions } from './cors.js';
 import { createLogger } from './logger.js';
 import { booleanOption, keysOf, numberOption, onlyKnownKeys, stringOption } from '../lib/options.js';
 import { checkPublicUrl } from '../lib/public-url.js';
+import { tracerOption, type TracerLike } from '../lib/tracer.js';
 import { checkAllowedHosts } from './public-origin.js';
 
 /** The contract's logger, the type of the `logger` option (`serveCluster` takes the same). */
@@ -86,6 +87,13 @@ export interface ServiceAPIOptions {
    * that matches nothing is logged as a warning at `listen()`.
    */
   openapiExamples?: OpenAPIExamples;
+  /**
+   * An OpenTelemetry `Tracer` (`trace.getTracer('fhirgate')` of the user's own `@opentelemetry/api`, with
+   * an SDK registered): each request becomes a server span (OpenTelemetry's HTTP semantic conventions),
+   * the parent of the spans of the calls it makes. Default none: requests still continue or start a W3C
+   * trace (`traceparent`, `X-Trace-ID`, `trace_id` in log lines), without spans.
+   */
+  tracer?: TracerLike;
 }
 
 /** The options after validation, defaults filled in. */
@@ -110,13 +118,14 @@ export interface ResolvedOptions {
   readonly jwksMaxAgeSeconds: number;
   readonly metrics: boolean;
   readonly openapiExamples: OpenAPIExamples;
+  readonly tracer: TracerLike | undefined;
 }
 
 /** The keys of {@link ServiceAPIOptions}; any other is refused with the nearest of these. */
 export const SERVICE_API_OPTION_KEYS = keysOf<ServiceAPIOptions>({
   title: true, description: true, version: true, enableEvents: true, dispatcher: true, apiKeys: true, publicPaths: true, cors: true, bodyLimit: true, logger: true,
   shutdownGraceMs: true, readinessDrainMs: true, headersTimeoutMs: true, requestTimeoutMs: true, trustProxy: true, allowedHosts: true, publicUrl: true, jwksMaxAgeSeconds: true,
-  metrics: true, openapiExamples: true,
+  metrics: true, openapiExamples: true, tracer: true,
 });
 
 const DEFAULTS = Object.freeze({
@@ -183,5 +192,6 @@ export function resolveOptions(options: ServiceAPIOptions = {}): ResolvedOptions
     readinessDrainMs: numberOption(options.readinessDrainMs, 'options.readinessDrainMs', DEFAULTS.readinessDrainMs, { integer: true, min: 0 }),
     metrics: booleanOption(options.metrics, 'options.metrics', DEFAULTS.metrics),
     openapiExamples: checkOpenAPIExamples(options.openapiExamples),
+    tracer: tracerOption(options.tracer, 'options.tracer'),
   });
 }

@@ -15,6 +15,10 @@ import type { ResolvedOptions } from './options.js';
 import { publicOrigin } from './public-origin.js';
 import { HostRequest } from './request-context.js';
 import { pickRequestId } from './request-id.js';
+import type { TraceContext } from '../lib/trace-context.js';
+import { childSpan, readTraceparent, startTrace } from '../lib/trace-context.js';
+import { runInTrace } from '../lib/trace-scope.js';
+import { endSpanWithError, SPAN_KIND, startSpan, type TracerLike } from '../lib/tracer.js';
 import { settleBody } from './settle-body.js';
 import type { RouteMatch } from './router.js';
 import { splitPath } from './router.js';
@@ -107,6 +111,35 @@ function errorFields(error: unknown): Record<string, unknown> {
   return { error: error.message, error_name: error.name, ...(isFhirgateError(error) ? { code: error.code } : {}) };
 }
 
+/**
+ * The request's trace context: a new span in the caller's trace when its `traceparent` is valid (with its
+ * `tracestate`), else a new trace. An invalid `traceparent` is ignored, never echoed or refused. With a
+ * tracer, the new span is the tracer's server span (named by the method until the route is known).
+ */
+function traceOf(req: IncomingMessage, method: string, rawPath: string, tracer: TracerLike | undefined): TraceContext {
+  const incoming = readTraceparent(rawHeader(req.rawHeaders, 'traceparent'), req.headers['tracestate']);
+  if (tracer === undefined) return incoming === undefined ? startTrace() : childSpan(incoming);
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
+  return startSpan(tracer, method, SPAN_KIND.server, incoming, { 'http.request.method': method, 'url.path': rawPath, 'url.scheme': scheme }).context;
+}
+
+/**
+ * Ends the request's server span, if it has one: `http.route` and the name `{method} {route}` once
+ * routed, the status, and for a 5xx `error.type` (the error's `ERR_` code, else the status).
+ */
+function endServerSpan(x: InboundExchange, status: number, error: unknown): void {
+  const span = x.trace.span;
+  if (span === undefined) return;
+  if (x.route !== null) {
+    span.setAttribute('http.route', x.route);
+    span.updateName(`${x.method} ${x.route}`);
+  }
+  if (isFhirgateError(error, 'ERR_ABORTED')) return endSpanWithError(span, 'ERR_ABORTED', 'the client went away');
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) endSpanWithError(span, isFhirgateError(error) ? error.code : String(status));
+  else span.end();
+}
+
 /** Builds the `(req, res)` listener. */
 export function createPipeline(state: PipelineState): (req: IncomingMessage, res: ServerResponse) => void {
   const publicPaths = new Set(state.options.publicPaths.map(normalized));
@@ -125,6 +158,7 @@ interface InboundExchange {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly requestId: string;
+  readonly trace: TraceContext;
   readonly method: string;
   readonly rawPath: string;
   readonly base: Record<string, string>;
@@ -146,13 +180,14 @@ function handle(state: PipelineState, publicPaths: ReadonlySet<string>, req: Inc
   const requestId = pickRequestId(rawHeader(req.rawHeaders, 'x-request-id'));
   const method = (req.method ?? 'GET').toUpperCase();
   const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
-  const base: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
+  const trace = traceOf(req, method, rawPath, options.tracer);
+  const base: Record<string, string> = { 'x-request-id': requestId, 'x-trace-id': trace.traceId, 'x-content-type-options': 'nosniff' };
   if (options.cors !== undefined) Object.assign(base, options.cors.headersFor(req.headers.origin));
-  const x: InboundExchange = { state, req, res, requestId, method, rawPath, base, started, endpoint: undefined, route: null, request: undefined };
+  const x: InboundExchange = { state, req, res, requestId, trace, method, rawPath, base, started, endpoint: undefined, route: null, request: undefined };
   state.inFlight.enter();
   let answer: RouteReply | PromiseLike<RouteReply>;
   try {
-    answer = dispatch(x, publicPaths, rawQuery);
+    answer = runInTrace(trace, dispatch, x, publicPaths, rawQuery);
   } catch (error) {
     return finish(x, false, error);
   }
@@ -181,7 +216,7 @@ function dispatch(x: InboundExchange, publicPaths: ReadonlySet<string>, rawQuery
     throw new FhirgateError('ERR_METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${match.allow.join(', ')}`, { status: 405 });
   }
   const endpoint = (x.endpoint = match.handler);
-  const request = (x.request = new HostRequest({ req, res: x.res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId: x.requestId, logger: options.logger, bodyLimit: options.bodyLimit, origin: options, inFlight: state.inFlight }));
+  const request = (x.request = new HostRequest({ req, res: x.res, rawPath, rawQuery, params: match.params, prefix: endpoint.prefix, requestId: x.requestId, trace: x.trace, logger: options.logger, bodyLimit: options.bodyLimit, origin: options, inFlight: state.inFlight }));
   return endpoint.run(request);
 }
 
@@ -207,6 +242,7 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
   const { state, req, res, requestId, method, rawPath, base } = x;
   const { options } = state;
   let clientGone = false;
+  let failure: unknown;
   try {
     if (ok) {
       try {
@@ -218,10 +254,12 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
     if (isFhirgateError(value, 'ERR_ABORTED') && (req.destroyed || res.destroyed)) {
       // The client went away (mid-body, or before the answer): nothing to answer; the access line says it.
       clientGone = true;
+      failure = value;
       return;
     }
+    failure = value;
     const described = describeError(value, requestId);
-    if (described.status >= 500) logUserCodeFailure(options.logger, 'error', 'request failed', { request_id: requestId, route: x.route, status: described.status, ...errorFields(value) }, value);
+    if (described.status >= 500) logUserCodeFailure(options.logger, 'error', 'request failed', { request_id: requestId, trace_id: x.trace.traceId, route: x.route, status: described.status, ...errorFields(value) }, value);
     if (described.status === 413) base['connection'] = 'close';
     const at = x.endpoint ?? state.errorReplyAt(rawPath);
     const own = at?.errorReply;
@@ -232,7 +270,8 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
     state.inFlight.leave(x.request);
     const elapsed = performance.now() - x.started;
     state.observe?.(method, x.route, res.statusCode, elapsed / 1000);
-    const line: Record<string, unknown> = { request_id: requestId, method, route: x.route, status: clientGone ? null : res.statusCode };
+    endServerSpan(x, res.statusCode, failure);
+    const line: Record<string, unknown> = { request_id: requestId, trace_id: x.trace.traceId, method, route: x.route, status: clientGone ? null : res.statusCode };
     if (clientGone) line['client_gone'] = true;
     line['duration_ms'] = Math.round(elapsed * 10) / 10;
     options.logger.info('request', line);

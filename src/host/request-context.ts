@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import { FhirgateError } from '../errors.js';
 import type { Logger, RouteRequest } from '../mount/index.js';
 import { readBytes, readChunks } from '../lib/read-body.js';
+import type { TraceContext } from '../lib/trace-context.js';
 import { parseJSONBody } from './json-body.js';
 import { bindLogger } from './logger.js';
 import { publicOrigin } from './public-origin.js';
@@ -29,7 +30,9 @@ export interface RouteContext<D = Record<string, never>> {
   readonly signal: AbortSignal;
   /** The request id, echoed in `X-Request-ID`. */
   readonly requestId: string;
-  /** The host's logger with the request id bound. */
+  /** The request's W3C trace context (see `RouteRequest.trace`); its `traceId` is echoed in `X-Trace-ID`. */
+  readonly trace: TraceContext;
+  /** The host's logger with the request id and the trace id bound. */
   readonly log: Logger;
   /** The absolute URL the caller used. */
   readonly url: URL;
@@ -51,7 +54,9 @@ export interface HostRequestInit {
   readonly params: Record<string, string>;
   readonly prefix: string;
   readonly requestId: string;
-  /** The host's logger; {@link HostRequest.log} binds the request id to it on first use. */
+  /** The request's trace context (see `RouteRequest.trace`). */
+  readonly trace: TraceContext;
+  /** The host's logger; {@link HostRequest.log} binds the request id and trace id to it on first use. */
   readonly logger: Logger;
   readonly bodyLimit: number;
   /** How {@link HostRequest.origin} is found. */
@@ -98,11 +103,14 @@ export class HostRequest implements RouteRequest {
   get requestId(): string {
     return this.#init.requestId;
   }
+  get trace(): TraceContext {
+    return this.#init.trace;
+  }
   get remoteAddress(): string | undefined {
     return this.#init.req.socket.remoteAddress;
   }
   get log(): Logger {
-    return (this.#log ??= bindLogger(this.#init.logger, { request_id: this.#init.requestId }));
+    return (this.#log ??= bindLogger(this.#init.logger, { request_id: this.#init.requestId, trace_id: this.#init.trace.traceId }));
   }
 
   /** Where the host lives as callers should see it: see {@link publicOrigin}. */
@@ -194,6 +202,9 @@ class CustomRouteContext<D> implements RouteContext<D> {
   }
   get requestId(): string {
     return this.#request.requestId;
+  }
+  get trace(): TraceContext {
+    return this.#request.trace;
   }
   get log(): Logger {
     return this.#request.log;

@@ -7,6 +7,7 @@
  * and answers its own errors in its own format ({@link Mountable.errorReply}).
  * @module
  */
+import type { TraceContext } from '../lib/trace-context.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorCode } from '../errors.js';
 import type { EventDispatcher } from '../events/types.js';
@@ -45,6 +46,12 @@ export interface RouteRequest {
   readonly baseUrl: string;
   /** The request id, echoed in `X-Request-ID`; put it in every log line about this request. */
   readonly requestId: string;
+  /**
+   * The request's position in its W3C trace: the caller's `traceparent` continued (a new span of its
+   * trace), or a new trace. Its `traceId` is echoed in `X-Trace-ID` and bound to {@link log}; the
+   * gateway's outgoing calls made while the request runs carry it without being passed it.
+   */
+  readonly trace?: TraceContext;
   /** The network address the connection came from (the peer, not `X-Forwarded-For`), for audit records. */
   readonly remoteAddress?: string | undefined;
   /** Aborted when the client goes away or the host shuts down past its grace period. */

@@ -67,19 +67,20 @@ test('X-Request-ID: a sane one is echoed, an odd one replaced, a missing one gen
   const access = log.lines.filter((l) => l.message === 'request');
   assert.equal(access.length, 3);
   assert.deepEqual(access.map((l) => l.fields['request_id']), ['abc-123.x:y_z', odd.headers['x-request-id'], missing.headers['x-request-id']]);
-  assert.deepEqual({ ...access[0]!.fields, duration_ms: 0 }, { request_id: 'abc-123.x:y_z', method: 'GET', route: '/r', status: 200, duration_ms: 0 });
+  assert.deepEqual({ ...access[0]!.fields, duration_ms: 0 }, { request_id: 'abc-123.x:y_z', trace_id: echoed.headers['x-trace-id'], method: 'GET', route: '/r', status: 200, duration_ms: 0 });
   assert.equal(access[2]!.fields['route'], null);
   assert.equal(echoed.headers['x-content-type-options'], 'nosniff');
 });
 
-test('ctx.log binds the request id', async (t) => {
+test('ctx.log binds the request id and the trace id', async (t) => {
   const { base, log } = await startApp(t, {}, (a) => {
     a.get('/logs', (ctx) => {
       ctx.log.warn('custom line', { step: 1 });
       return 'ok';
     });
   });
-  await call(base, '/logs', { headers: { 'x-request-id': 'log-1' } });
+  const answer = await call(base, '/logs', { headers: { 'x-request-id': 'log-1' } });
   const line = log.lines.find((l) => l.message === 'custom line');
-  assert.deepEqual(line, { level: 'warn', message: 'custom line', fields: { request_id: 'log-1', step: 1 } });
+  assert.match(String(answer.headers['x-trace-id']), /^[0-9a-f]{32}$/);
+  assert.deepEqual(line, { level: 'warn', message: 'custom line', fields: { request_id: 'log-1', trace_id: answer.headers['x-trace-id'], step: 1 } });
 });

@@ -6,6 +6,7 @@
  * lets it finish), then sent through {@link callFHIR}.
  * @module
  */
+import { inTrace } from '../../lib/trace-scope.js';
 import { FhirgateError } from '../../errors.js';
 import type { EventPayload } from '../../events/types.js';
 import type { Bundle, ResourceType } from '../../fhir/index.js';
@@ -76,7 +77,9 @@ export class GatewayEngine {
    */
   run<T>(options: CallOptions | undefined, body: (scope: CallScope) => Promise<T>, create = false): Promise<T> {
     const scope = callScope(options, create);
-    return this.#inFlight.run(() => body(scope));
+    // A call made outside any request (or other traced work) is a trace of its own: its token fetch, its
+    // tries and its event share one trace id.
+    return inTrace(() => this.#inFlight.run(() => body(scope)));
   }
 
   /** Registers (or replaces) a source from its connection string and key options. */

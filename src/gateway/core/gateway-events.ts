@@ -4,6 +4,7 @@
  * @module
  */
 import { LocalEventDispatcher, localHandler } from '../../events/index.js';
+import { currentTrace } from '../../lib/trace-scope.js';
 import { emitSafely } from '../../events/emit-safely.js';
 import type { EventDispatcher, EventPayload } from '../../events/types.js';
 
@@ -46,8 +47,13 @@ export class GatewayEvents {
     return dispatcher !== null && (!(dispatcher instanceof LocalEventDispatcher) || dispatcher.hasHandlers(eventName));
   }
 
-  /** Sends an event through the current dispatcher; nothing when events are off. Never throws. */
+  /**
+   * Sends an event through the current dispatcher; nothing when events are off. Never throws. The payload
+   * gains `trace_id`, the W3C trace id of the request or call that caused it, when it has none.
+   */
   emit(eventName: string, payload: EventPayload): void {
+    const trace = currentTrace();
+    if (trace !== undefined && this.#dispatcher !== null && payload['trace_id'] === undefined) payload = { ...payload, trace_id: trace.traceId };
     emitSafely(this.#dispatcher, eventName, payload);
   }
 }
