@@ -115,8 +115,8 @@ function failureEntry(source: string, reason: unknown, timeoutSeconds: number): 
   return { resource: { ...outcome, meta: { tag: [sourceTag(source)] } }, search: { mode: 'outcome' } };
 }
 
-/** A reason fit for a client: a code and its one-line meaning, never the error's own message. */
-function describeFailure(reason: unknown, timeoutSeconds: number): [IssueType, string] {
+/** A reason fit for a client: a code and its one-line meaning, never the error's own message (also a resolution's failed source). */
+export function describeFailure(reason: unknown, timeoutSeconds: number): [IssueType, string] {
   if (!isFhirgateError(reason)) return ['exception', 'the search failed'];
   switch (reason.code) {
     case 'ERR_TIMEOUT':

@@ -9,6 +9,7 @@ import type { RetryPolicy } from '../../http/retry-policy.js';
 import { booleanOption, numberOption } from '../../lib/options.js';
 import { checkStore, type KeyValueStore } from '../../lib/key-value-store.js';
 import { checkFHIRVersion } from './fhir-version.js';
+import { checkIdentityOptions, type IdentityOptions, type IdentitySettings } from '../identity/options.js';
 
 /**
  * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.
@@ -64,6 +65,12 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
   tokenStore?: KeyValueStore;
   /** The FHIR version reported to clients at `GET <prefix>/metadata` (`fhirVersion`). Default `4.0.1` (R4). */
   fhirVersion?: string;
+  /**
+   * Patient identity across sources (`gw.resolvePatient()`, `patient_identifier` at the aggregate
+   * endpoint): the identifier systems that link records, the sources believed for each, the cache time.
+   * Default: none (`resolvePatient` throws).
+   */
+  identity?: IdentityOptions;
 }
 
 /** The options after validation. */
@@ -78,6 +85,8 @@ export interface GatewayOptions {
   readonly fhirVersion: string;
   /** The retry policy in the transport's terms (milliseconds), validated once for every call. */
   readonly retry: RetryPolicy;
+  /** The identity settings, or `undefined` when none were given. */
+  readonly identity: IdentitySettings | undefined;
 }
 
 /**
@@ -123,6 +132,7 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions): GatewayOp
     tokenStore: options.tokenStore,
     fhirVersion: checkFHIRVersion(options.fhirVersion),
     retry: checkRetryOptions(options),
+    identity: options.identity === undefined ? undefined : checkIdentityOptions(options.identity, 'options.identity'),
   });
   CHECKED.add(checked);
   return checked;

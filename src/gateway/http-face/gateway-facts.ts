@@ -4,6 +4,7 @@
  * @module
  */
 import type { GatewayEvents } from '../core/gateway-events.js';
+import type { PatientQuery, PatientResolution, ResolveOptions } from '../identity/index.js';
 import type { HandlerRegistry } from './registry.js';
 
 /** The facts and hooks a gateway offers its HTTP face. */
@@ -24,4 +25,6 @@ export interface GatewayFacts {
   jwks(): readonly Record<string, unknown>[];
   /** Closes the gateway. Idempotent. */
   close(): Promise<void>;
+  /** Resolves a patient across the sources; absent when the gateway has no identity settings. */
+  resolvePatient?(query: PatientQuery, options?: ResolveOptions): Promise<PatientResolution>;
 }
