@@ -37,6 +37,7 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(config.gateway.fhirVersion === undefined ? {} : { fhirVersion: config.gateway.fhirVersion }),
     ...(config.gateway.timeoutSeconds === undefined ? {} : { timeoutSeconds: config.gateway.timeoutSeconds }),
     ...(shared === undefined ? {} : { tokenStore: shared.store }),
+    ...(config.identity === undefined ? {} : { identity: config.identity }),
   });
   const app = hostFor({
     ...(config.title === undefined ? { title: 'fhirgate' } : { title: config.title }),
