@@ -13,7 +13,7 @@ import { GatewayEngine } from './core/engine.js';
 import { gatewayMountable } from './http-face/mountable.js';
 import type { FHIRExchangeRequest, FHIRExchangeResponse } from './core/exchange.js';
 import { HandlerRegistry } from './http-face/registry.js';
-import { engineReader, PatientResolver, type PatientQuery, type PatientResolution, type ResolveOptions } from './identity/index.js';
+import { aggregateView, engineReader, PatientResolver, type PatientQuery, type PatientResolution, type ResolveOptions } from './identity/index.js';
 import type { SearchParams } from './core/search-params.js';
 import { modifyCall, type ModifyFn, type ModifyHandle } from './modify.js';
 import { checkGatewayOptions, isChecked, type AsyncFHIRGatewayOptions, type GatewayOptions } from './core/options.js';
@@ -435,7 +435,9 @@ export class AsyncFHIRGateway implements AsyncDisposable {
       poolStatus: () => poolStatusBody(this.getPoolStatus()),
       jwks: () => this.jwks().keys,
       close: () => this.close(),
-      ...(this.#resolver === undefined ? {} : { resolvePatient: (query: PatientQuery, options?: ResolveOptions) => this.resolvePatient(query, options) }),
+      ...(this.#resolver === undefined
+        ? {}
+        : { aggregatePatient: (identifier: string, sources: string[] | undefined) => this.resolvePatient({ identifier }, sources === undefined ? {} : { sources }).then(aggregateView) }),
     });
   }
 

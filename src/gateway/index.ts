@@ -14,7 +14,7 @@ export type { FHIRExchangeRequest, FHIRExchangeResponse } from './core/exchange.
 export { FHIRGateway, type SyncPagingOptions } from './sync-gateway.js';
 export type { FHIRGatewayOptions } from './sync/options.js';
 export type { ModifyFn, ModifyHandle } from './modify.js';
-export { IDENTITY_DEFAULTS, type IdentityOptions } from './identity/options.js';
+export { IDENTITY_DEFAULTS, type IdentityOptions } from './core/identity-options.js';
 export type { AbsentOutcome, AmbiguousOutcome, FailedOutcome, FoundOutcome, PatientQuery, PatientResolution, ResolveOptions, SourceOutcome } from './identity/types.js';
 export type { PageOptions, SearchAllOptions } from './core/paging.js';
 export type { PoolStatus, SourcePoolStatus } from './core/pool-status.js';

@@ -9,7 +9,7 @@ import type { RetryPolicy } from '../../http/retry-policy.js';
 import { booleanOption, numberOption } from '../../lib/options.js';
 import { checkStore, type KeyValueStore } from '../../lib/key-value-store.js';
 import { checkFHIRVersion } from './fhir-version.js';
-import { checkIdentityOptions, type IdentityOptions, type IdentitySettings } from '../identity/options.js';
+import { checkIdentityOptions, type IdentityOptions, type IdentitySettings } from './identity-options.js';
 
 /**
  * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.

@@ -5,10 +5,9 @@
  * @module
  */
 import type { EventPayload } from '../../events/types.js';
-import { operationOutcome, type Bundle, type BundleEntry, type ResourceType } from '../../fhir/index.js';
+import type { Bundle, BundleEntry, ResourceType } from '../../fhir/index.js';
 import type { RouteReply, RouteRequest } from '../../mount/index.js';
-import { SOURCE_TAG_SYSTEM } from '../aggregate-sources.js';
-import type { PatientResolution, SourceOutcome } from '../identity/index.js';
+import type { AggregateView } from '../identity/aggregate-view.js';
 import { outcomeReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';
 import type { AggregatePatient } from './registry.js';
@@ -28,36 +27,25 @@ export interface AggregateCall {
 
 /** Resolves the identifier: the handler's call, or the reply to a request that cannot be resolved. */
 export async function resolveForAggregate(facts: GatewayFacts, req: RouteRequest, type: ResourceType, sources: string[] | undefined): Promise<{ readonly reply: RouteReply } | { readonly call: AggregateCall }> {
-  const identifier = req.query.get('patient_identifier') ?? '';
-  if (facts.resolvePatient === undefined) return { reply: outcomeReply(400, 'not-supported', 'patient_identifier needs the gateway\'s identity settings ("identity" in fhirgate.json)') };
-  let resolution: PatientResolution;
+  if (facts.aggregatePatient === undefined) return { reply: outcomeReply(400, 'not-supported', 'patient_identifier needs the gateway\'s identity settings ("identity" in fhirgate.json)') };
+  let view: AggregateView;
   try {
-    resolution = await facts.resolvePatient({ identifier }, sources === undefined ? {} : { sources });
+    view = await facts.aggregatePatient(req.query.get('patient_identifier') ?? '', sources);
   } catch (err) {
     if (err instanceof TypeError) return { reply: outcomeReply(400, 'value', err.message.replace(/^resolvePatient: identifier/, 'patient_identifier')) };
     return { reply: replyForError(err, req, { kind: 'aggregate', type, sourcesNamed: sources !== undefined }) };
   }
-  const found = resolution.outcomes.filter((o) => o.status === 'found');
-  const patient: AggregatePatient = Object.freeze({ identifier: resolution.query, ids: Object.freeze(Object.fromEntries(found.map((o) => [o.source, o.id]))), resolution });
-  const refused = resolution.outcomes.filter((o) => o.status === 'ambiguous' || o.status === 'failed');
   const call: AggregateCall = {
-    patientId: resolution.query,
-    sources: found.map((o) => o.source),
-    patient,
-    outcomes: refused.map(refusedEntry),
-    ...(found.length === 0 ? { skip: { resourceType: 'Bundle', type: 'searchset', timestamp: new Date().toISOString(), total: 0 } } : {}),
+    patientId: view.identifier,
+    sources: view.sources,
+    patient: Object.freeze({ identifier: view.identifier, ids: view.ids, resolution: view.resolution }),
+    outcomes: view.outcomes,
+    ...(view.sources.length === 0 ? { skip: { resourceType: 'Bundle', type: 'searchset', timestamp: new Date().toISOString(), total: 0 } } : {}),
     extra: {
-      patient_identifier: resolution.query,
-      patient_ids: found.map((o) => `${o.source}=${o.id}`).join(','),
-      refused: refused.map((o) => o.source).join(','),
+      patient_identifier: view.identifier,
+      patient_ids: Object.entries(view.ids).map(([source, id]) => `${source}=${id}`).join(','),
+      refused: view.refused.join(','),
     },
   };
   return { call };
-}
-
-/** The OperationOutcome entry of a source that was not asked: ambiguous (`multiple-matches`) or failed. */
-function refusedEntry(o: SourceOutcome & { status: 'ambiguous' | 'failed' }): BundleEntry {
-  const code = o.status === 'ambiguous' ? 'multiple-matches' : o.code === 'ERR_TIMEOUT' ? 'timeout' : 'exception';
-  const text = `source ${JSON.stringify(o.source)} was not asked: the patient is ${o.status === 'ambiguous' ? 'ambiguous there' : 'unknown there (the source failed during resolution)'}: ${o.reason}`;
-  return { resource: { ...operationOutcome('error', code, text), meta: { tag: [{ system: SOURCE_TAG_SYSTEM, code: o.source }] } }, search: { mode: 'outcome' } };
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { isFHIRId } from '../../fhir/index.js';
-import type { IdentitySettings } from './options.js';
+import type { IdentitySettings } from '../core/identity-options.js';
 import type { PatientQuery } from './types.js';
 
 /** One identifier, split at its first `|`. */

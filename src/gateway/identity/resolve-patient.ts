@@ -10,7 +10,7 @@ import type { EventPayload } from '../../events/types.js';
 import type { KeyValueStore } from '../../lib/key-value-store.js';
 import { signalOption } from '../../lib/options.js';
 import { CrosswalkCache } from './crosswalk-cache.js';
-import { IDENTITY_DEFAULTS, isAuthority, type IdentitySettings } from './options.js';
+import { IDENTITY_DEFAULTS, isAuthority, type IdentitySettings } from '../core/identity-options.js';
 import { identifiersOf, survivorOf } from './patient-links.js';
 import { checkQuery, identifierText, queryText, type CheckedQuery, type Identifier } from './patient-query.js';
 import type { PatientReader } from './patient-reader.js';

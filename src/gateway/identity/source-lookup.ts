@@ -6,7 +6,7 @@
  * @module
  */
 import { FhirgateError, isFhirgateError } from '../../errors.js';
-import { describeFailure } from '../aggregate-sources.js';
+import { describeFailure } from '../core/describe-failure.js';
 import { isMatch } from '../core/paging.js';
 import { identifierText, type Identifier } from './patient-query.js';
 import { carries, survivorOf, type Survivor } from './patient-links.js';

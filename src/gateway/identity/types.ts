@@ -50,7 +50,7 @@ export interface FailedOutcome {
  *
  * @example
  * ```ts
- * const ids = resolution.outcomes.flatMap((o: SourceOutcome) => (o.status === 'found' ? [[o.source, o.id]] : []));
+ * const describe = (o: SourceOutcome): string => (o.status === 'found' ? `${o.source}: Patient/${o.id}` : `${o.source}: ${o.status}`);
  * ```
  */
 export type SourceOutcome = FoundOutcome | AbsentOutcome | AmbiguousOutcome | FailedOutcome;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AsyncFHIRGateway, FHIRGateway, IDENTITY_DEFAULTS } from '../../../src/gateway/index.js';
-import { checkIdentityOptions } from '../../../src/gateway/identity/options.js';
+import { checkIdentityOptions } from '../../../src/gateway/core/identity-options.js';
 import { IDENTITY, MRN, SSN } from './fixtures.js';
 
 const build = (identity: unknown) => () => new AsyncFHIRGateway({ identity: identity as never });
