@@ -121,19 +121,20 @@ test('nothing in the core imports the separate entries (sandbox, cli, cluster, r
 
 /**
  * The gateway's own rooms (DESIGN.md): `core/` is the engine and imports none of the others; the HTTP face
- * needs the core's types only; bulk runs on the core; the facade (the files at the room's top) builds
+ * needs the core's types (and identity's) only; bulk and identity run on the core; the facade (the files at the room's top) builds
  * the hand-offs to bulk and the face, and the sync bridge runs the async facade in its worker.
  */
 const GATEWAY_MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   'gateway/core': [],
   'gateway/http-face': [],
   'gateway/bulk': ['gateway/core'],
+  'gateway/identity': ['gateway/core'],
   'gateway/sync': ['gateway', 'gateway/core', 'gateway/bulk'],
-  gateway: ['gateway/core', 'gateway/http-face', 'gateway/bulk', 'gateway/sync'],
+  gateway: ['gateway/core', 'gateway/http-face', 'gateway/bulk', 'gateway/identity', 'gateway/sync'],
 };
 
 /** Arrows inside the gateway allowed for `import type` only. */
-const GATEWAY_TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { 'gateway/http-face': ['gateway/core'] };
+const GATEWAY_TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { 'gateway/http-face': ['gateway/core', 'gateway/identity'] };
 
 /** The gateway sub-room of a path under `src/gateway`: its first folder, or `gateway` for the facade's files. */
 function gatewayRoomOf(pathUnderSrc: string): string {

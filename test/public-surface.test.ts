@@ -64,7 +64,7 @@ const ENTRIES: Record<string, { module: string; names: string[] }> = {
     module: '../src/index.js',
     names: [
       'AsyncFHIRGateway', 'AuthTokenError', 'CDSHooksService', 'CloudEventsDispatcher', 'DEFAULT_SCOPE', 'ERROR_CODES', 'FHIRGateway', 'FHIRHTTPError',
-      'FhirgateError', 'GATEWAY_DEFAULTS', 'HTTP_STATUS_BY_CODE', 'LocalEventDispatcher', 'MemoryStore', 'RESOURCE_TYPES',
+      'FhirgateError', 'GATEWAY_DEFAULTS', 'HTTP_STATUS_BY_CODE', 'IDENTITY_DEFAULTS', 'LocalEventDispatcher', 'MemoryStore', 'RESOURCE_TYPES',
       'SOURCE_TAG_SYSTEM', 'ServiceAPI', 'aggregateSources', 'createEntry', 'createJSONLogger', 'createLogger', 'createServiceAPI', 'deleteEntry',
       'getAllGateways', 'getApp', 'getGateway', 'httpStatusOf', 'isFHIRId', 'isFhirgateError', 'isResourceType', 'localHandler',
       'operationOutcome', 'parseConnectionString', 'readEntry', 'reply', 'requestBundle', 'searchEntry',

@@ -39,6 +39,7 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(config.gateway.timeoutSeconds === undefined ? {} : { timeoutSeconds: config.gateway.timeoutSeconds }),
     ...(shared === undefined ? {} : { tokenStore: shared.store }),
     ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
+    ...(config.identity === undefined ? {} : { identity: config.identity }),
   });
   const app = hostFor({
     ...(config.title === undefined ? { title: 'fhirgate' } : { title: config.title }),

@@ -3,22 +3,15 @@
  * one `searchset` Bundle, reporting the sources that failed instead of failing the whole answer.
  * @module
  */
-import { ERROR_CODES, FhirgateError, isFhirgateError } from '../errors.js';
+import { FhirgateError } from '../errors.js';
 import { isResourceType, operationOutcome, type Bundle, type BundleEntry, type Coding, type Resource, type ResourceType } from '../fhir/index.js';
-import type { IssueType } from '../fhir/operation-outcome.js';
 import { keysOf, onlyKnownKeys, signalOption } from '../lib/options.js';
+import { describeFailure } from './core/describe-failure.js';
 import type { SearchParams } from './core/search-params.js';
+import { SOURCE_TAG_SYSTEM } from './core/source-tag.js';
 import { searchSources, type SearchOutcome, type SearchingGateway, type SourcesSearch } from './source-searches.js';
 
-/**
- * The `meta.tag` system that marks which source an aggregated resource came from (`code` = source name).
- *
- * @example
- * ```ts
- * const fromEpic = bundle.entry?.filter((e) => e.resource?.meta?.tag?.some((t) => t.system === SOURCE_TAG_SYSTEM && t.code === 'epic'));
- * ```
- */
-export const SOURCE_TAG_SYSTEM = 'urn:fhirgate:source';
+export { SOURCE_TAG_SYSTEM };
 
 /**
  * Options of {@link aggregateSources}.
@@ -116,23 +109,6 @@ function failureEntry(source: string, reason: unknown, timeoutSeconds: number): 
   const [code, why] = describeFailure(reason, timeoutSeconds);
   const outcome = operationOutcome('error', code, `source ${JSON.stringify(source)} failed: ${why}`);
   return { resource: { ...outcome, meta: { tag: [sourceTag(source)] } }, search: { mode: 'outcome' } };
-}
-
-/** A reason fit for a client: a code and its one-line meaning, never the error's own message. */
-function describeFailure(reason: unknown, timeoutSeconds: number): [IssueType, string] {
-  if (!isFhirgateError(reason)) return ['exception', 'the search failed'];
-  switch (reason.code) {
-    case 'ERR_TIMEOUT':
-      return ['timeout', `no answer within ${timeoutSeconds} s`];
-    case 'ERR_ABORTED':
-      return ['incomplete', 'the search was aborted'];
-    case 'ERR_FHIR_HTTP':
-      return ['exception', `the server answered HTTP ${reason.status ?? 'error'}`];
-    case 'ERR_UNKNOWN_SOURCE':
-      return ['not-found', 'no source is registered under that name'];
-    default:
-      return ['exception', `${reason.code} (${ERROR_CODES[reason.code].meaning})`];
-  }
 }
 
 function checkOptions(options: AggregateSourcesOptions): SourcesSearch {

@@ -13,6 +13,7 @@ import { GatewayEngine } from './core/engine.js';
 import { gatewayMountable } from './http-face/mountable.js';
 import type { FHIRExchangeRequest, FHIRExchangeResponse } from './core/exchange.js';
 import { HandlerRegistry } from './http-face/registry.js';
+import { aggregateView, engineReader, PatientResolver, type PatientQuery, type PatientResolution, type ResolveOptions } from './identity/index.js';
 import type { SearchParams } from './core/search-params.js';
 import { modifyCall, type ModifyFn, type ModifyHandle } from './modify.js';
 import { checkGatewayOptions, isChecked, type AsyncFHIRGatewayOptions, type GatewayOptions } from './core/options.js';
@@ -37,6 +38,8 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   readonly #handlers = new HandlerRegistry();
   /** The pool, the sources, the events, the calls in flight and the FHIR operations. */
   readonly #engine: GatewayEngine;
+  /** Resolves patients across the sources; `undefined` without the `identity` option. */
+  readonly #resolver: PatientResolver | undefined;
 
   /**
    * Registers the transform handler of a resource type (`gw.transform('Patient', fn)`), or returns a
@@ -64,7 +67,20 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   constructor(options: AsyncFHIRGatewayOptions = {}) {
     // Options a thread checked already (the sync gateway's worker) are not parsed again.
     this.#options = isChecked(options) ? options : checkGatewayOptions(options);
-    engines.set(this, (this.#engine = new GatewayEngine(this.#options)));
+    const engine = new GatewayEngine(this.#options);
+    engines.set(this, (this.#engine = engine));
+    const { identity } = this.#options;
+    this.#resolver =
+      identity === undefined
+        ? undefined
+        : new PatientResolver({
+            settings: identity,
+            reader: engineReader(engine),
+            sources: () => new Map(engine.sources.all().map((s) => [s.name, s.baseUrl])),
+            store: this.#options.tokenStore,
+            events: engine.events,
+            timeoutSeconds: this.#options.timeoutMs / 1000,
+          });
   }
 
   /**
@@ -290,6 +306,32 @@ export class AsyncFHIRGateway implements AsyncDisposable {
     return this.#engine.exchange(source, request, options);
   }
 
+  /**
+   * One patient's local id in every source (or `options.sources`), by business identifier
+   * (`{ identifier: 'system|value' }`, a system of the `identity` option) or from a local id in one
+   * source (`{ source, id }`: that record's identifiers of the configured systems are read, only those
+   * its source is an authority for). Each source answers `found` (exactly one record carries the
+   * identifiers, after following `Patient.link` `replaced-by`), `absent`, `ambiguous` (two or more
+   * records, or identifiers pointing to different records: refuse it) or `failed` (it could not be
+   * asked: never guessed around). Cached for `identity.ttlSeconds` (in the `tokenStore` too, so that
+   * replicas agree); every resolution sends a `fhir.patient.resolve` event. A `TypeError` at once without the
+   * `identity` option, a rejected `TypeError` for a malformed query; `ERR_UNKNOWN_SOURCE` for a source that is not registered.
+   *
+   * @example
+   * ```ts
+   * const r = await gw.resolvePatient({ identifier: 'http://hospital.example.org/mrn|12345' });
+   * for (const o of r.outcomes) {
+   *   if (o.status === 'found') console.log(o.source, 'Patient/' + o.id);
+   *   else if (o.status === 'ambiguous' || o.status === 'failed') console.warn(o.source, o.status, o.reason);
+   * }
+   * ```
+   */
+  resolvePatient(query: PatientQuery, options?: ResolveOptions): Promise<PatientResolution> {
+    const resolver = this.#resolver;
+    if (resolver === undefined) throw new TypeError("resolvePatient needs the gateway's identity option: new AsyncFHIRGateway({ identity: { systems: [...] } })");
+    return this.#engine.run(undefined, () => resolver.resolve(query, options));
+  }
+
   /** Reads, calls `fn`, saves with `If-Match`; nothing is saved if `fn` throws. Retries a 412 up to 3 tries. */
   modify<T extends ResourceType>(type: T, id: string, source: string | undefined, fn: ModifyFn<ResourceOf<T>>, options?: CallOptions): Promise<ResourceOf<T>>;
   /** Reads and returns a handle that saves when its `await using` scope ends (see {@link ModifyHandle}). */
@@ -393,6 +435,9 @@ export class AsyncFHIRGateway implements AsyncDisposable {
       poolStatus: () => poolStatusBody(this.getPoolStatus()),
       jwks: () => this.jwks().keys,
       close: () => this.close(),
+      ...(this.#resolver === undefined
+        ? {}
+        : { aggregatePatient: (identifier: string, sources: string[] | undefined) => this.resolvePatient({ identifier }, sources === undefined ? {} : { sources }).then(aggregateView) }),
     });
   }
 

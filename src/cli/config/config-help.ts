@@ -40,5 +40,7 @@ export const CONFIG_HELP: readonly string[] = Object.freeze([
   '                     Without callers the facade serves read and search on loopback only (said at start-up), and nothing beyond.',
   '  store              {"redis": "redis://…" or "${REDIS_URL}", "keyPrefix"?, "commandTimeoutMs"?}: replicas share the facade\'s rate',
   '                     limits and the gateway\'s tokens in Redis (needs the redis package: npm install redis)',
+  '  identity           {"systems": ["http://hospital.example.org/mrn", …], "authorities"?: {"<system>": ["<source>", …]}, "ttlSeconds"?: 300}:',
+  '                     identifier systems that link one patient across sources (aggregate ?patient_identifier=system|value)',
   'Relative module paths are resolved against the config file\'s folder.',
 ]);

@@ -4,6 +4,7 @@
  */
 
 import type { FHIRFacadeOptions } from '../../facade/index.js';
+import type { IdentityOptions } from '../../gateway/index.js';
 import type { FacadeConfig } from './facade-config.js';
 import type { StoreConfig } from './store-config.js';
 
@@ -84,4 +85,6 @@ export interface FhirgateConfig {
   readonly facade: FacadeConfig;
   /** Where replicas share the facade's rate limits and the gateway's tokens (Redis); `undefined`: each process alone. */
   readonly store: StoreConfig | undefined;
+  /** Patient identity across sources: the gateway's `identity` option, as is. */
+  readonly identity: IdentityOptions | undefined;
 }

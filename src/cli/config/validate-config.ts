@@ -24,6 +24,7 @@ import {
 import type { CDSMountConfig, CorsConfig, FhirgateConfig, GatewayConfig, ServiceMountConfig } from './config-types.js';
 import { expandEnv, literalText } from './expand-env.js';
 import { checkCallers, checkFacade } from './facade-config.js';
+import { checkAuthoritySources, checkIdentityConfig } from './identity-config.js';
 import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
 import { optionalReusePort } from './reuse-port.js';
 import { checkStoreConfig } from './store-config.js';
@@ -79,6 +80,7 @@ const CHECKS: Checks = {
   callers: checkCallers,
   facade: checkFacade,
   store: checkStoreConfig,
+  identity: checkIdentityConfig,
 };
 
 /** Validates a parsed config file (any JSON value) and returns it typed and frozen. */
@@ -89,6 +91,7 @@ export function validateConfig(raw: unknown, ctx: ConfigContext): FhirgateConfig
   const config = Object.freeze(Object.fromEntries(entries)) as FhirgateConfig;
   const { headersTimeoutMs, requestTimeoutMs } = config;
   if (headersTimeoutMs !== undefined && requestTimeoutMs !== undefined && headersTimeoutMs > requestTimeoutMs) throw configError('headersTimeoutMs', 'must be <= requestTimeoutMs');
+  checkAuthoritySources(config.identity, config.sources);
   return config;
 }
 

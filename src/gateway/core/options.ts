@@ -12,6 +12,7 @@ import type { RetryPolicy } from '../../http/retry-policy.js';
 import { booleanOption, keysOf, numberOption, onlyKnownKeys } from '../../lib/options.js';
 import { checkStore, type KeyValueStore } from '../../lib/key-value-store.js';
 import { checkFHIRVersion } from './fhir-version.js';
+import { checkIdentityOptions, type IdentityOptions, type IdentitySettings } from './identity-options.js';
 
 /**
  * The retry options of a gateway: defaults for every source; a call's `{ retry: false }` sends it once.
@@ -73,6 +74,12 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
    * Default: none, every connection direct.
    */
   proxy?: ProxyOptions;
+  /**
+   * Patient identity across sources (`gw.resolvePatient()`, `patient_identifier` at the aggregate
+   * endpoint): the identifier systems that link records, the sources believed for each, the cache time.
+   * Default: none (`resolvePatient` throws).
+   */
+  identity?: IdentityOptions;
 }
 
 /** The options after validation. */
@@ -87,6 +94,8 @@ export interface GatewayOptions {
   readonly fhirVersion: string;
   /** The retry policy in the transport's terms (milliseconds), validated once for every call. */
   readonly retry: RetryPolicy;
+  /** The identity settings, or `undefined` when none were given. */
+  readonly identity: IdentitySettings | undefined;
 }
 
 /**
@@ -113,7 +122,7 @@ export const RETRY_OPTION_KEYS = keysOf<GatewayRetryOptions>({ retry: true, maxR
 /** The keys `new AsyncFHIRGateway(options)` takes; any other is refused with the nearest of these. */
 export const GATEWAY_OPTION_KEYS: readonly string[] = Object.freeze([
   ...keysOf<Omit<AsyncFHIRGatewayOptions, keyof GatewayRetryOptions>>({
-    maxConnections: true, maxKeepaliveConnections: true, keepaliveExpiry: true, timeoutSeconds: true, maxResponseBytes: true, dispatcher: true, events: true, tokenStore: true, fhirVersion: true, proxy: true,
+    maxConnections: true, maxKeepaliveConnections: true, keepaliveExpiry: true, timeoutSeconds: true, maxResponseBytes: true, dispatcher: true, events: true, tokenStore: true, fhirVersion: true, proxy: true, identity: true,
   }),
   ...RETRY_OPTION_KEYS,
 ]);
@@ -147,6 +156,7 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions, known: rea
     tokenStore: options.tokenStore,
     fhirVersion: checkFHIRVersion(options.fhirVersion),
     retry: checkRetryOptions(options),
+    identity: options.identity === undefined ? undefined : checkIdentityOptions(options.identity, 'options.identity'),
   });
   CHECKED.add(checked);
   return checked;

@@ -4,6 +4,7 @@
  * @module
  */
 import type { GatewayEvents } from '../core/gateway-events.js';
+import type { AggregateView } from '../identity/aggregate-view.js';
 import type { HandlerRegistry } from './registry.js';
 
 /** The facts and hooks a gateway offers its HTTP face. */
@@ -24,4 +25,9 @@ export interface GatewayFacts {
   jwks(): readonly Record<string, unknown>[];
   /** Closes the gateway. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Resolves `system|value` in `sources` (default all) for the aggregate endpoint; absent when the gateway
+   * has no identity settings. A `TypeError` for a malformed identifier.
+   */
+  aggregatePatient?(identifier: string, sources: string[] | undefined): Promise<AggregateView>;
 }

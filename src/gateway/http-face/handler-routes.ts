@@ -4,11 +4,12 @@
  * @module
  */
 import type { Route, RouteReply, RouteRequest } from '../../mount/index.js';
-import { isFHIRId, isResourceType, type ResourceType } from '../../fhir/index.js';
+import { isFHIRId, isResourceType, type Bundle, type ResourceType } from '../../fhir/index.js';
 import { isThenable } from '../../lib/is-thenable.js';
+import { resolveForAggregate, type AggregateCall } from './aggregate-by-identifier.js';
 import { fhirReply, outcomeReply } from './fhir-reply.js';
 import type { GatewayFacts } from './gateway-facts.js';
-import type { HandlerKind } from './registry.js';
+import type { AggregateHandler, HandlerKind } from './registry.js';
 import { replyForError } from './reply-for-error.js';
 
 /** The route paths, relative to the gateway's prefix. */
@@ -27,8 +28,10 @@ export function transformRoute(facts: GatewayFacts): Route {
 
 /**
  * `GET /aggregate/:type?patient_id=…&sources=a&sources=b` → the aggregate handler's Bundle (200, FHIR
- * JSON). `id` is accepted in place of `patient_id` (HealthChain's name); `sources` may repeat or hold
- * comma-separated names. Emits `fhir.<type>.aggregate` after a success.
+ * JSON), the one id given to every source. `id` is accepted in place of `patient_id` (HealthChain's name);
+ * `sources` may repeat or hold comma-separated names. `patient_identifier=system|value` in its place
+ * resolves the patient per source first (see {@link resolveForAggregate}). Emits
+ * `fhir.<type>.aggregate` after a success.
  */
 export function aggregateRoute(facts: GatewayFacts): Route {
   return { method: 'GET', path: HANDLER_ROUTE_PATHS.aggregate, handle: (req) => aggregate(facts, req) };
@@ -78,19 +81,29 @@ function aggregate(facts: GatewayFacts, req: RouteRequest): RouteReply | Promise
   if (!isResourceType(type)) return notHandled('aggregate', type);
   const handler = facts.registry.aggregateHandler(type);
   if (handler === undefined) return notHandled('aggregate', type);
+  const sources = sourceList(req.query);
+  if (req.query.has('patient_identifier')) {
+    if (req.query.has('patient_id') || req.query.has('id')) return outcomeReply(400, 'invalid', 'give patient_id or patient_identifier, not both');
+    return resolveForAggregate(facts, req, type, sources).then((r) => ('reply' in r ? r.reply : runAggregate(facts, req, type, handler, r.call)));
+  }
   const patientId = req.query.get('patient_id') || req.query.get('id') || '';
   if (patientId === '') return outcomeReply(400, 'required', 'the patient_id query parameter is required');
   if (!isFHIRId(patientId)) return outcomeReply(400, 'value', 'patient_id is not a FHIR id ([A-Za-z0-9-.]{1,64})');
-  const sources = sourceList(req.query);
+  return runAggregate(facts, req, type, handler, { patientId, sources });
+}
+
+/** Calls the aggregate handler and replies to what it gives. */
+function runAggregate(facts: GatewayFacts, req: RouteRequest, type: ResourceType, handler: AggregateHandler, call: AggregateCall): RouteReply | Promise<RouteReply> {
+  const { patientId, sources, patient } = call;
   let result: unknown;
   try {
-    result = handler(patientId, sources);
+    result = call.skip === undefined ? handler(patientId, sources, patient) : call.skip;
   } catch (err) {
     return aggregateFailed(err, req, type, sources);
   }
-  if (!isThenable(result)) return aggregated(facts, req, type, patientId, sources, result);
+  if (!isThenable(result)) return aggregated(facts, req, type, call, result);
   return Promise.resolve(result).then(
-    (value) => aggregated(facts, req, type, patientId, sources, value),
+    (value) => aggregated(facts, req, type, call, value),
     (err: unknown) => aggregateFailed(err, req, type, sources),
   );
 }
@@ -99,16 +112,18 @@ function aggregateFailed(err: unknown, req: RouteRequest, type: ResourceType, so
   return replyForError(err, req, { kind: 'aggregate', type, sourcesNamed: sources !== undefined });
 }
 
-/** The reply to an aggregate handler's result, and its event. */
-function aggregated(facts: GatewayFacts, req: RouteRequest, type: ResourceType, patientId: string, sources: string[] | undefined, result: unknown): RouteReply {
+/** The reply to an aggregate handler's result (with the call's outcome entries), and its event. */
+function aggregated(facts: GatewayFacts, req: RouteRequest, type: ResourceType, call: AggregateCall, result: unknown): RouteReply {
   if (!hasResourceType(result, 'Bundle')) return handlerBug(req, 'aggregate', type, result);
   facts.events.emit(eventName(type, 'aggregate'), {
     resource_type: type,
-    patient_id: patientId,
-    sources: sources?.join(',') ?? null,
+    patient_id: call.patientId,
+    sources: call.sources?.join(',') ?? null,
     operation: 'aggregate',
+    ...call.extra,
   });
-  return fhirReply(200, result);
+  const bundle = result as Bundle;
+  return fhirReply(200, call.outcomes === undefined || call.outcomes.length === 0 ? bundle : { ...bundle, entry: [...(bundle.entry ?? []), ...call.outcomes] });
 }
 
 /** `sources=a&sources=b` and `sources=a,b` both give `['a', 'b']`; none gives `undefined`. */

@@ -5,6 +5,7 @@
  */
 import { FhirgateError } from '../../errors.js';
 import { isResourceType, type Bundle, type Resource, type ResourceOf, type ResourceType } from '../../fhir/index.js';
+import type { PatientResolution } from '../identity/index.js';
 
 /**
  * Reads one resource, enriches it and returns it. Called for `GET <prefix>/transform/<Type>/<id>`
@@ -21,20 +22,46 @@ export type TransformHandler<T extends ResourceType = ResourceType> = (
 ) => ResourceOf<T> | Promise<ResourceOf<T>>;
 
 /**
- * Collects one patient's data of a type from several sources into one `searchset` Bundle. Called for
- * `GET <prefix>/aggregate/<Type>?patient_id=…&sources=a&sources=b` (`sources` is `undefined` when the
- * caller named none). May be async. The Bundle holds resources of type `T` and may hold others
- * (`include` entries, OperationOutcome `outcome` entries).
+ * The patient of an aggregate request made by identifier (`patient_identifier=system|value`): its local
+ * id in each source where it was found. Sources where it is absent, ambiguous or failed are not in `ids`.
  *
  * @example
  * ```ts
- * const handler: AggregateHandler = (patientId, sources = ['epic', 'cerner']) =>
- *   aggregateSources(gw, { resourceType: 'Observation', params: { patient: patientId }, sources });
+ * const ids: AggregatePatient['ids'] = { ehr: 'e-17', lab: 'l-4' };
+ * ```
+ */
+export interface AggregatePatient {
+  /** The identifier asked for, `system|value`. */
+  readonly identifier: string;
+  /** Source name → that source's local Patient id. */
+  readonly ids: Readonly<Record<string, string>>;
+  /** The whole resolution (every source's outcome). */
+  readonly resolution: PatientResolution;
+}
+
+/**
+ * Collects one patient's data of a type from several sources into one `searchset` Bundle. Called for
+ * `GET <prefix>/aggregate/<Type>?patient_id=…&sources=a&sources=b` with that one id for every source
+ * (`sources` is `undefined` when the caller named none, `patient` is `undefined`), and for
+ * `GET <prefix>/aggregate/<Type>?patient_identifier=system|value&sources=…` with the identifier as
+ * `patientId`, the sources where the patient was found as `sources`, and each one's local id in
+ * `patient.ids` (search each source with its own id: `patient.ids[source] ?? patientId`). May be async.
+ * The Bundle holds resources of type `T` and may hold others (`include` entries, OperationOutcome
+ * `outcome` entries).
+ *
+ * @example
+ * ```ts
+ * const handler: AggregateHandler = async (patientId, sources = ['epic', 'cerner'], patient) => {
+ *   const parts = await Promise.all(sources.map((s) =>
+ *     aggregateSources(gw, { resourceType: 'Observation', params: { patient: patient?.ids[s] ?? patientId }, sources: [s] })));
+ *   return { resourceType: 'Bundle', type: 'searchset', entry: parts.flatMap((b) => b.entry ?? []) };
+ * };
  * ```
  */
 export type AggregateHandler<T extends ResourceType = ResourceType> = (
   patientId: string,
   sources?: string[],
+  patient?: AggregatePatient,
 ) => Bundle<ResourceOf<T> | Resource> | Promise<Bundle<ResourceOf<T> | Resource>>;
 
 /** The two kinds of handler a registry holds. */

@@ -85,15 +85,19 @@ export const SYNC_GATEWAY_OPTION_KEYS: readonly string[] = Object.freeze([
   ...RETRY_OPTION_KEYS,
 ]);
 
+/** Options of `AsyncFHIRGateway` the sync gateway does not have, and what to use instead. */
+const ASYNC_ONLY: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(POOL_OPTIONS.map((name) => [name, 'FHIRGateway has no pool options (one connection per source); use AsyncFHIRGateway for a pool'])),
+  identity: 'FHIRGateway does not resolve patients across sources; use AsyncFHIRGateway for identity',
+};
+
 /**
  * Validates and copies the options once, with the same checks and messages as `AsyncFHIRGateway`;
- * a pool option is a `TypeError`.
+ * a pool option or `identity` is a `TypeError`.
  */
 export function checkSyncOptions(options: FHIRGatewayOptions): SyncGatewayOptions {
-  for (const name of POOL_OPTIONS) {
-    if (typeof options === 'object' && options !== null && (options as Record<string, unknown>)[name] !== undefined) {
-      throw new TypeError(`options.${name}: FHIRGateway has no pool options (one connection per source); use AsyncFHIRGateway for a pool`);
-    }
+  for (const [name, instead] of Object.entries(ASYNC_ONLY)) {
+    if (typeof options === 'object' && options !== null && (options as Record<string, unknown>)[name] !== undefined) throw new TypeError(`options.${name}: ${instead}`);
   }
   const checked = checkGatewayOptions(options, SYNC_GATEWAY_OPTION_KEYS);
   // The worker's AsyncFHIRGateway takes the checked options as they are (they cross the thread as a
