@@ -4,8 +4,9 @@
  * resolved against `fhirServer`; templates are relative and their values URL-encoded, so no other origin
  * is ever reached. With an allowlist (`fhirServers`), a URL outside it is never fetched; without one, a
  * `fhirServer` whose host is or resolves to a non-public address (loopback, private, link-local...) is
- * never contacted (see `address-guard.ts`). The caller is never told why a server could not be reached
- * (refused, closed, timed out or a non-public address all read the same); the log line says.
+ * never contacted (see `address-guard.ts`). The caller is told when the address rules refused a server
+ * (without its address: how to allow it); a server that could not be reached (refused, closed, timed out)
+ * reads the same whatever the cause; the log line says which.
  * @module
  */
 import type { ProxyAgents } from '../http/proxy-agents.js';
@@ -62,12 +63,17 @@ async function fetchOne(key: string, query: string, req: CDSHookRequest, options
     options.log.warn('CDS prefetch failed: the FHIR server could not be reached', { prefetch_key: key, fhir_server: url.origin, reason });
     return unobtainable(key, 'the FHIR server could not be reached', cause);
   };
+  // A server the address rules refuse is named as refused, never as unreachable, without its address.
+  const notAllowed = (reason: string, cause?: unknown): CDSError => {
+    options.log.warn('CDS prefetch refused: the FHIR server is not allowed by the prefetch address rules', { prefetch_key: key, fhir_server: url.origin, reason });
+    return unobtainable(key, "the FHIR server is not allowed: prefetch reaches public addresses only, or the servers listed in the service's fhirServers option", cause);
+  };
   // Through a proxy, the proxy resolves the host: whether it is public cannot be checked, so only allowlisted servers go that way.
   const proxied = options.proxy?.agentFor(url);
-  if (proxied !== undefined && options.allowed === undefined) throw unreachable('fhirServer would be reached through the proxy, where its address cannot be checked: list it in fhirServers');
+  if (proxied !== undefined && options.allowed === undefined) throw notAllowed('fhirServer would be reached through the proxy, where its address cannot be checked: list it in fhirServers');
   // An allowlisted server was named by whoever configured the service; any other must be public.
   const agent = options.allowed === undefined ? publicOnlyAgent(url) : proxied;
-  if (options.allowed === undefined && agent === undefined) throw unreachable('fhirServer is a non-public address and not in fhirServers');
+  if (options.allowed === undefined && agent === undefined) throw notAllowed('fhirServer is a non-public address and not in fhirServers');
   const headers: Record<string, string> = { accept: 'application/fhir+json' };
   if (req.fhirAuthorization !== undefined) headers.authorization = `Bearer ${req.fhirAuthorization.access_token}`;
   let response;
@@ -77,7 +83,8 @@ async function fetchOne(key: string, query: string, req: CDSHookRequest, options
     });
   } catch (err) {
     const refused = isFhirgateError(err) && err.cause instanceof NonPublicAddressError;
-    throw unreachable(refused ? 'fhirServer resolves to a non-public address and is not in fhirServers' : isFhirgateError(err) ? err.code : 'request failed', err);
+    if (refused) throw notAllowed('fhirServer resolves to a non-public address and is not in fhirServers', err);
+    throw unreachable(isFhirgateError(err) ? err.code : 'request failed', err);
   } finally {
     if (agent !== proxied) agent?.destroy();
   }

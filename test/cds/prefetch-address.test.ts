@@ -59,11 +59,12 @@ test('without fhirServers, a loopback fhirServer (literal or a name that resolve
   for (const target of [fhir.url, `http://localhost:${port}`, `https://[::ffff:127.0.0.1]:${port}`, `http://127.1.2.3:${port}`]) {
     const answer = await call(target);
     assert.equal(answer.status, 412, target);
-    assert.match(answer.text, /could not be reached/, target);
+    assert.match(answer.text, /is not allowed: prefetch reaches public addresses only, or the servers listed in the service's fhirServers option/, target);
     assert.ok(!answer.text.includes('Secret'), target);
+    assert.ok(!answer.text.includes(String(port)) && !answer.text.includes('127.'), `the answer names no address: ${target}`);
   }
   assert.equal(fhir.hits(), 0, 'the loopback server was never contacted');
-  const warnings = log.lines.filter((l) => l.level === 'warn' && l.message.startsWith('CDS prefetch failed'));
+  const warnings = log.lines.filter((l) => l.level === 'warn' && l.message.startsWith('CDS prefetch refused'));
   assert.equal(warnings.length, 4);
   assert.ok(warnings.every((w) => /non-public address/.test(String(w.fields['reason']))), JSON.stringify(warnings));
   assert.ok(!JSON.stringify(log.lines).includes(TOKEN), 'the token is never logged');

@@ -4,7 +4,9 @@
  * name, never a secret.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -22,11 +24,16 @@ async function waitFor(run: CliRun, text: string): Promise<string> {
   return run.stdout();
 }
 
-/** The arguments of a printed `fhirgate …` line (the sandbox quotes with single quotes only). */
+/** The printed `npx fhirgate <command> …` line. */
+function lineOf(banner: string, command: string): string {
+  const line = banner.split('\n').find((l) => l.trim().startsWith(`npx fhirgate ${command} `));
+  assert.ok(line, `an npx fhirgate ${command} line is printed`);
+  return line.trim();
+}
+
+/** The arguments of a printed `npx fhirgate …` line (the sandbox quotes with single quotes only). */
 function argsOf(banner: string, command: string): string[] {
-  const line = banner.split('\n').find((l) => l.trim().startsWith(`fhirgate ${command} `));
-  assert.ok(line, `a fhirgate ${command} line is printed`);
-  return [...line.trim().slice('fhirgate '.length).matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+  return [...lineOf(banner, command).slice('npx fhirgate '.length).matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
 }
 
 async function startSandboxCommand(t: TestContext, args: string[]): Promise<{ run: CliRun; banner: string }> {
@@ -52,6 +59,19 @@ test('fhirgate sandbox prints its addresses and connection strings, and a check 
   assert.equal(await run.exited, 0);
   assert.match(run.stdout(), /fhirgate sandbox: stopped\n$/);
   await assert.rejects(fetch(`${base}/metadata`), 'the sandbox no longer listens');
+});
+
+test('fhirgate sandbox: the printed check line runs as printed, by a shell, in the clone', async (t) => {
+  const { banner } = await startSandboxCommand(t, []);
+  const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/\.build\/$/, '/');
+  const shell = spawn('sh', ['-c', lineOf(banner, 'check')], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } });
+  t.after(() => shell.kill('SIGKILL'));
+  let out = '';
+  shell.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  shell.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  const [code] = (await once(shell, 'exit')) as [number | null];
+  assert.equal(code, 0, out);
+  assert.match(out, /^sandbox .*ok: Bearer token received.*ok: Patient search answered/m);
 });
 
 test('fhirgate sandbox: the printed export line exports, the printed serve line serves', async (t) => {
