@@ -10,8 +10,12 @@ import { after, before, test } from 'node:test';
 import { exportedNames } from '../support/exported-names.js';
 import { installInConsumer, packFreshBuild, ROOT, run, TSC, type PackedPackage } from '../support/packed-package.js';
 
-/** The packed tarball stays under this many bytes (issue 25: it was 1.14 MB, 53% of it source maps). */
-const MAX_PACKED_BYTES = 700_000;
+/**
+ * The packed tarball stays under this many bytes (issue 25: it was 1.14 MB, 53% of it source maps). Raised
+ * from 700 kB when issues 34-37 added the proxy, TLS, identity, trace and option-key code and their docs
+ * (736 kB packed, 2026-11-28): still no source maps or sources, which is what the limit guards.
+ */
+const MAX_PACKED_BYTES = 800_000;
 
 interface PackageJSON {
   version: string;
@@ -40,7 +44,7 @@ after(() => {
   packed?.remove();
 });
 
-test('the tarball: the bin, the docs and the changelog are in; no TypeScript sources, no source maps; under 700 kB', (t) => {
+test('the tarball: the bin, the docs and the changelog are in; no TypeScript sources, no source maps; under 800 kB', (t) => {
   const files = packed.info.files.map((f) => f.path);
   const bin = pkg.bin.fhirgate?.replace(/^\.\//, '');
   assert.equal(bin, 'bin/fhirgate.js');
