@@ -21,6 +21,8 @@ import { proxyAuthFailure } from './tunnel.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import type { TryFailure } from './retry-policy.js';
 import { USER_AGENT } from './user-agent.js';
+import { formatTraceparent } from '../lib/trace-context.js';
+import { outgoingTrace } from '../lib/trace-scope.js';
 
 const failures = new WeakMap<Error, TryFailure>();
 
@@ -103,6 +105,13 @@ class OutboundExchange implements EndListener {
       agent,
     });
     if (options.headers['user-agent'] === undefined) req.setHeader('user-agent', USER_AGENT);
+    // W3C Trace Context: each try is a new span of the work that made it (trace-scope.ts), unless a
+    // tracing wrapper of http.request (OpenTelemetry's instrumentation) already put its own span's there.
+    if (req.getHeader('traceparent') === undefined) {
+      const trace = outgoingTrace();
+      req.setHeader('traceparent', formatTraceparent(trace));
+      if (trace.state !== undefined) req.setHeader('tracestate', trace.state);
+    }
     if (options.body !== undefined) req.setHeader('content-length', Buffer.byteLength(options.body));
     if (proxy?.authorization !== undefined) req.setHeader('proxy-authorization', proxy.authorization);
     this.#req = req;
