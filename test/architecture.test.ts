@@ -43,7 +43,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Arrows allowed for `import type` only: the contract names the event dispatcher a component is given;
- * the main entry names the shape of a `fhirgate serve` handler module, which the command line defines.
+ * and the trace context a request carries; the main entry names the shape of a `fhirgate serve` handler
+ * module, which the command line defines.
  */
 const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { mount: ['events', 'lib'], index: ['cli'] };
 
