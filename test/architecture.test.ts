@@ -42,7 +42,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Arrows allowed for `import type` only: the contract names the event dispatcher a component is given;
+ * Arrows allowed for `import type` only: the contract names the event dispatcher a component is given
  * and the trace context a request carries; the main entry names the shape of a `fhirgate serve` handler
  * module, which the command line defines.
  */

@@ -53,7 +53,11 @@ export function decide(caller: Caller, source: string, interaction: Interaction,
   }
   const letter = letterOf(name)!;
   const access = scopeAccess(caller.scopes, type ?? '*', letter);
-  if (access === undefined) return refuse(403, `scope does not allow ${name}${type === undefined ? '' : ` on ${type}`}`);
+  if (access === undefined) {
+    // The open facade (no callers, loopback) reads and searches only: say what a write needs.
+    const why = caller.kind === 'anonymous' ? ': the facade without callers is open for read and search only; configure callers for writes (docs/cli.md, "Callers")' : '';
+    return refuse(403, `scope does not allow ${name}${type === undefined ? '' : ` on ${type}`}${why}`);
+  }
   if (interaction.conditional && !hasCriteria(name === 'create' ? new URLSearchParams(extras.ifNoneExist ?? '') : params)) {
     return refuse(412, `a conditional ${name} needs search criteria: without any it would match every ${type} (${[...NOT_CRITERIA].join(', ')} are none)`);
   }

@@ -19,6 +19,8 @@ test('serve --source ehr=… --source lab=… on loopback: read and search open,
   assert.equal(((await patient.json()) as { id: string }).id, 'a-patient-1');
   const write = await fetch(`${serving.gateway}/lab/Patient`, { method: 'POST', headers: { 'content-type': 'application/fhir+json' }, body: '{"resourceType":"Patient"}' });
   assert.equal(write.status, 403);
+  const refusal = (await write.json()) as { issue: { diagnostics: string }[] };
+  assert.match(refusal.issue[0]!.diagnostics, /open for read and search only; configure callers for writes \(docs\/cli\.md/, 'the refusal says what a write needs');
   const all = (await (await fetch(`${serving.gateway}/all/Patient?_count=100`)).json()) as { entry: unknown[] };
   assert.equal(all.entry.length, 9, 'five patients in one sandbox, four in the other');
   const openapi = (await (await fetch(new URL('/openapi.json', serving.gateway))).json()) as { paths: Record<string, unknown> };
