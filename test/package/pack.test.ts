@@ -150,3 +150,24 @@ test('every entry loads at run time from the installed package with the names of
   const cjs = run(process.execPath, ['--input-type=commonjs', '-e', "const f = require('fhirgate'); const e = require('fhirgate/errors'); console.log(typeof f.AsyncFHIRGateway, f.FHIRHTTPError === e.FHIRHTTPError)"], consumer.dir);
   assert.equal(cjs.stdout.trim(), 'function true');
 });
+
+test("the README's ten lines run in a project that installed the packed tarball (its source a sandbox, its port free)", async () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const tenLines = /## Ten lines\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(tenLines !== undefined, 'the README has its ten lines');
+  const script = [
+    "import { startSandbox } from 'fhirgate/sandbox';",
+    "const sandbox = await startSandbox({ seed: 'a' });",
+    tenLines
+      .replace(/gw\.addSource\('epic', '[^']*'\);/, "gw.addSource('epic', sandbox.connectionString());")
+      .replace('await app.listen(8000);', "const server = await app.listen(0, '127.0.0.1');"),
+    "const res = await fetch(`http://127.0.0.1:${server.address().port}/fhir/transform/Patient/a-patient-1?source=epic`);",
+    'console.log(JSON.stringify({ status: res.status, body: await res.json() }));',
+    'await app.close(); await gw.close(); await sandbox.close();',
+  ].join('\n');
+  writeFileSync(join(consumer.dir, 'ten-lines.mjs'), script);
+  const out = JSON.parse(run(process.execPath, ['ten-lines.mjs'], consumer.dir).stdout.split('\n').find((line) => line.startsWith('{"status"')) ?? 'null') as { status: number; body: { id: string; extension: { url: string; valueString: string }[] } };
+  assert.equal(out.status, 200);
+  assert.equal(out.body.id, 'a-patient-1');
+  assert.deepEqual(out.body.extension.at(-1), { url: 'https://example.org/seen-by', valueString: 'fhirgate' });
+});
