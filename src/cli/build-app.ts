@@ -12,7 +12,7 @@ import { createServiceAPI, type ServiceAPI, type ServiceAPIOptions } from '../ho
 import type { ProxyOptions } from '../http/proxy-options.js';
 import type { Logger } from '../mount/index.js';
 import { configError } from './config/checks.js';
-import { callerWarnings, checkFacadeNames, facadeMode } from './config/facade-config.js';
+import { callerWarnings, checkCallerSources, checkFacadeNames, facadeMode } from './config/facade-config.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { runHandlerModule } from './handler-module.js';
 import { openSharedStore } from './shared-store.js';
@@ -103,6 +103,7 @@ function hostFor(options: ServiceAPIOptions): ServiceAPI {
 function facadeOf(gateway: AsyncFHIRGateway, config: FhirgateConfig, logger: Logger, limitStore: KeyValueStore | undefined): FHIRFacade {
   const { options } = config.facade;
   checkFacadeNames(config.sources.keys(), options.federatedName ?? 'all');
+  checkCallerSources(config.callers, [...config.sources.keys()]);
   const mode = facadeMode(config.facade, config.callers, config.host);
   if (mode === 'open-read-only') logger.info('facade open for read and search without credentials: no callers configured, listening on loopback only', { facade: mode });
   if (mode === 'closed') logger.warn('facade serves nothing: no callers configured and listening beyond loopback', { facade: mode });

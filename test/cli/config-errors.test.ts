@@ -32,6 +32,16 @@ const CASES: Array<{ name: string; config: unknown; env?: Record<string, string>
   { name: 'a bad fhirVersion', config: { sources: { a: GOOD }, gateway: { fhirVersion: 'R4' } }, message: /gateway\.fhirVersion: must be a FHIR version code/ },
   { name: 'a bad source name', config: { sources: { 'e h r': GOOD } }, message: /sources: a source name is/ },
   { name: 'a source that is not a string', config: { sources: { ehr: { url: GOOD } } }, message: /sources\.ehr: must be a fhir:\/\/ connection string/ },
+  {
+    name: "a caller's sources naming a source the config lacks",
+    config: { sources: { ehr: GOOD }, callers: [{ name: 'app', apiKey: SECRET, sources: ['ehrr'], scopes: 'system/*.rs' }] },
+    message: /callers\[0\]\.sources\[0\]: names no configured source; did you mean `ehr`\?/,
+  },
+  {
+    name: "an issuer's patientSource naming a source the config lacks",
+    config: { sources: { ehr: GOOD, lab: GOOD }, callers: [{ issuer: 'https://idp.example.org', jwks: { keys: [] }, audience: 'https://gw', sources: '*', scopes: 'patient/*.rs', patientSource: 'lba' }] },
+    message: /callers\[0\]\.patientSource: names no configured source; did you mean `lab`\?/,
+  },
   { name: 'a handler module that does not exist', config: { sources: { a: GOOD }, gateway: { module: './nope.mjs' } }, message: /gateway\.module: cannot load .*nope\.mjs/ },
 ];
 

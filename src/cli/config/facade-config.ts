@@ -8,6 +8,7 @@
 import { RESERVED_NAMES } from '../../facade/index.js';
 import { checkCallerList, checkFacadeOptions, OPTION_KEYS } from '../../facade/options.js';
 import type { FHIRFacadeOptions } from '../../facade/index.js';
+import { nearestName } from '../../lib/nearest-name.js';
 import { configError, object, onlyKeys, optionalBoolean } from './checks.js';
 
 /** The `facade` section after checks (callers apart, at the top level). */
@@ -91,4 +92,20 @@ export function checkFacadeNames(sources: Iterable<string>, federatedName: strin
       throw configError(`sources.${name}`, `the name is taken under the gateway's prefix (${[...RESERVED_NAMES, federatedName].join(', ')}); rename the source`);
     }
   }
+}
+
+/**
+ * Refuses a caller whose `sources` list or `patientSource` names a source the config does not have: a
+ * typo would serve that caller nothing (fail closed) without saying why, so it stops `serve` instead.
+ */
+export function checkCallerSources(callers: FHIRFacadeOptions['callers'], sources: readonly string[]): void {
+  (callers ?? []).forEach((caller, i) => {
+    const named = [...(Array.isArray(caller.sources) ? caller.sources.map((name, j) => [`callers[${i}].sources[${j}]`, name] as const) : []),
+      ...('patientSource' in caller && caller.patientSource !== undefined ? [[`callers[${i}].patientSource`, caller.patientSource] as const] : [])];
+    for (const [path, name] of named) {
+      if (sources.includes(name)) continue;
+      const near = nearestName(name, sources);
+      throw configError(path, `names no configured source${near === undefined ? '' : `; did you mean \`${near}\`?`} (sources: ${sources.join(', ')})`);
+    }
+  });
 }
