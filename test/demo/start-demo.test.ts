@@ -14,6 +14,8 @@ import { toCurl } from '../../examples/demo/requests.js';
 import { startDemo, type Demo } from '../../examples/demo/start-demo.js';
 import { captureLogger } from '../support/logger.js';
 import { curlToFetch } from '../support/demo-process.js';
+import { withoutTraceId } from '../support/trace-ids.js';
+import type { EventPayload } from '../../src/events/types.js';
 
 async function started(t: { after(fn: () => unknown): void }, logger = captureLogger()): Promise<Demo> {
   const demo = await startDemo({ port: 0, logger });
@@ -81,7 +83,8 @@ test('the log gets an info access line per request and an info audit line per ev
   await Promise.all([demo.close(), demo.close()]);
   assert.equal(existsSync(demo.sources.keyPath), false);
   const events = log.lines.filter((l) => l.message === 'event');
-  assert.deepEqual(events.find((l) => l.fields.event === 'fhir.patient.transform'), {
+  const transform = events.find((l) => l.fields.event === 'fhir.patient.transform');
+  assert.deepEqual({ ...transform, fields: withoutTraceId(transform?.fields as EventPayload) }, {
     level: 'info',
     message: 'event',
     fields: { event: 'fhir.patient.transform', resource_type: 'Patient', resource_id: 'a-patient-1', source: 'ehr-a', operation: 'transform' },

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { SourceOutcome } from '../../../src/gateway/index.js';
 import { recordingDispatcher } from '../../support/recording-dispatcher.js';
 import { gatewayOver, identityGateway, ignoringServer, IDENTITY, MRN, searches, SSN } from './fixtures.js';
+import { withoutTraceId } from '../../support/trace-ids.js';
 
 /** Each source's outcome in one line: `found e-ann`, `absent`, `ambiguous r-bob-1,r-bob-2`, `failed ERR_NETWORK`. */
 const brief = (outcomes: readonly SourceOutcome[]): Record<string, string> =>
@@ -134,7 +135,7 @@ test('every resolution, cached or not, sends fhir.patient.resolve with the query
   const resolves = dispatcher.events.filter(([name]) => name === 'fhir.patient.resolve').map(([, p]) => p);
   assert.equal(resolves.length, 2);
   const [first, second] = resolves;
-  assert.deepEqual({ ...first, outcomes: undefined }, {
+  assert.deepEqual({ ...withoutTraceId(first), outcomes: undefined }, {
     resource_type: 'Patient',
     operation: 'resolve',
     query: `${MRN}|200`,
