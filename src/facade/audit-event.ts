@@ -49,6 +49,8 @@ export interface AccessFacts {
   /** The facade base the caller used (the server agent). */
   readonly server: string;
   readonly requestId: string;
+  /** The `traceparent` of the facade's span of the request (W3C Trace Context), when the host gave one. */
+  readonly traceparent: string | undefined;
   readonly observer: string;
 }
 
@@ -87,6 +89,8 @@ const REST = coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'r
 const SUBTYPES = new Map<string, readonly unknown[]>();
 const PROVIDER = Object.freeze({ coding: Object.freeze([coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')]) });
 const REQUEST_ID = coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'XrequestId');
+/** BALP's entity type for a W3C `traceparent` (as the Swiss EPR's trace-context rule records the responder's). */
+const TRACEPARENT = coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'Traceparent');
 const PERSON = coding(ENTITY_TYPE, '1', 'Person');
 const PATIENT_ROLE = coding(OBJECT_ROLE, '1', 'Patient');
 const SYSTEM_OBJECT = coding(ENTITY_TYPE, '2', 'System Object');
@@ -123,6 +127,7 @@ export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs
   const agent: unknown[] = [client, server];
   if (caller?.user !== undefined) agent.push({ type: PROVIDER, who: { reference: auditText(caller.user) }, requestor: true });
   const entity: Record<string, unknown>[] = [{ what: { identifier: { value: access.requestId } }, type: REQUEST_ID }];
+  if (access.traceparent !== undefined) entity.push({ what: { identifier: { value: access.traceparent } }, type: TRACEPARENT });
   if (result.patient !== undefined) entity.push({ what: { reference: auditText(result.patient) }, type: PERSON, role: PATIENT_ROLE });
   if (result.query !== undefined) entity.push({ type: SYSTEM_OBJECT, role: QUERY_ROLE, query: Buffer.from(auditText(result.query, AUDIT_QUERY_MAX), 'utf8').toString('base64') });
   if (result.what !== undefined) entity.push({ what: { reference: auditText(result.what) }, type: SYSTEM_OBJECT, role: RESOURCE_ROLE });

@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller } from './caller.js';
+import { formatTraceparent, type TraceContext } from '../lib/trace-context.js';
 import type { FacadeContext } from './facade-context.js';
 import type { Interaction, InteractionName } from './interaction.js';
 
@@ -15,6 +16,7 @@ export interface RefusedAccess {
   readonly method: string;
   readonly headers: IncomingHttpHeaders;
   readonly requestId: string;
+  readonly trace?: TraceContext | undefined;
   readonly remoteAddress?: string | undefined;
 }
 
@@ -33,7 +35,7 @@ export function attemptedInteraction(method: string): Interaction {
 export function auditRefused(ctx: FacadeContext, req: RefusedAccess, source: string, server: string, interaction: Interaction, status: number, reason: string): void {
   const record = (caller: Caller | undefined): void => {
     ctx.audit.record(
-      { interaction, source, caller, address: req.remoteAddress, server, requestId: req.requestId, observer: ctx.options.observerName },
+      { interaction, source, caller, address: req.remoteAddress, server, requestId: req.requestId, traceparent: req.trace === undefined ? undefined : formatTraceparent(req.trace), observer: ctx.options.observerName },
       { outcome: status >= 500 ? 8 : 4, outcomeDesc: reason },
     );
   };

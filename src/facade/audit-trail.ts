@@ -65,6 +65,7 @@ export class AuditTrail {
           outcome: result.outcome,
           caller: facts.caller === undefined ? null : auditText(facts.caller.name),
           request_id: facts.requestId,
+          trace_id: facts.traceparent?.slice(3, 35) ?? null,
           audit_event: JSON.stringify(event),
         });
       }

@@ -3,6 +3,7 @@
  * audit trail, built once by the `FHIRFacade`.
  * @module
  */
+import { formatTraceparent } from '../lib/trace-context.js';
 import type { AsyncFHIRGateway } from '../gateway/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import type { AccessFacts } from './audit-event.js';
@@ -31,7 +32,7 @@ export interface FacadeContext {
 
 /** The audit facts of an access of `req` at `server` (default: `source`'s base under the mount point). */
 export function accessFacts(ctx: FacadeContext, req: RouteRequest, source: string, interaction: Interaction, caller: Caller | undefined, server = `${req.baseUrl}/${source}`): AccessFacts {
-  return { interaction, source, caller, address: req.remoteAddress, server, requestId: req.requestId, observer: ctx.options.observerName };
+  return { interaction, source, caller, address: req.remoteAddress, server, requestId: req.requestId, traceparent: req.trace === undefined ? undefined : formatTraceparent(req.trace), observer: ctx.options.observerName };
 }
 
 /** The outcome code of an HTTP status: 0 below 400, 4 for a 4xx, 8 for a 5xx. */

@@ -224,7 +224,7 @@ function dispatch(x: InboundExchange, publicPaths: ReadonlySet<string>, rawQuery
 function refusedRequest(x: InboundExchange, prefix: string): RefusedRequest {
   const { req, rawPath } = x;
   const path = rawPath.startsWith(prefix) ? rawPath.slice(prefix.length) : rawPath;
-  return { method: x.method, path, headers: req.headers, requestId: x.requestId, remoteAddress: req.socket.remoteAddress, baseUrl: `${publicOrigin(req, x.state.options)}${prefix}` };
+  return { method: x.method, path, headers: req.headers, requestId: x.requestId, trace: x.trace, remoteAddress: req.socket.remoteAddress, baseUrl: `${publicOrigin(req, x.state.options)}${prefix}` };
 }
 
 /** Settles the unread body (drains it or closes the connection), then sends `reply`. */

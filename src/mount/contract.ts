@@ -203,6 +203,8 @@ export interface RefusedRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly requestId: string;
+  /** The request's W3C trace context, as {@link RouteRequest.trace}. */
+  readonly trace?: TraceContext;
   readonly remoteAddress: string | undefined;
   /** The absolute URL of the component's mount point, as {@link RouteRequest.baseUrl}. */
   readonly baseUrl: string;

@@ -157,7 +157,7 @@ test('an AuditEvent is valid JSON whatever its strings hold, every member where 
   // Control characters (the line break) become spaces (see auditText).
   const clean = odd.replace('\n', ' ');
   const caller = { id: 'jwt:x', name: odd, kind: 'jwt', sources: '*', scopes: [], operations: new Set<string>(), patient: undefined, allowReaching: false, issuer: 'https://idp.test/"x"', jti: 'j"1', user: 'Practitioner/p"1' } as const;
-  const access = { interaction: { name: 'search-type', type: 'Observation', conditional: false }, source: 's"1', caller, address: '::1', server: 'http://h/fhir/s"1', requestId: 'r"1', observer: 'o"1' } as const;
+  const access = { interaction: { name: 'search-type', type: 'Observation', conditional: false }, source: 's"1', caller, address: '::1', server: 'http://h/fhir/s"1', requestId: 'r"1', traceparent: undefined, observer: 'o"1' } as const;
   const e = JSON.parse(JSON.stringify(auditEvent(access, { outcome: 4, outcomeDesc: odd, query: `GET /s/Observation?code=${odd}`, patient: 'Patient/"p"', what: 'Observation/1' }, Date.UTC(2026, 0, 2, 3, 4, 5, 6))));
   assert.deepEqual(e, {
     resourceType: 'AuditEvent',
