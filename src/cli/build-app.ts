@@ -14,6 +14,7 @@ import type { Logger } from '../mount/index.js';
 import { configError } from './config/checks.js';
 import { callerWarnings, checkFacadeNames, facadeMode } from './config/facade-config.js';
 import type { FhirgateConfig } from './config/config-types.js';
+import { guardedGateway } from './gateway-guard.js';
 import { runHandlerModule } from './handler-module.js';
 import { openSharedStore } from './shared-store.js';
 import type { SharedStore } from './shared-store.js';
@@ -59,7 +60,9 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     addSources(gateway, config.sources);
     const context = { gateway };
     if (config.gateway.module !== undefined) await runHandlerModule(config.gateway.module, 'gateway.module', gateway, context);
-    app.registerGateway(gateway, config.gateway.path === undefined ? {} : { path: config.gateway.path });
+    const held = config.callers !== undefined && config.callers.length > 0;
+    if (held) options.logger.info(`gateway routes held to callers: ${config.gateway.path ?? '/fhir'}/transform and /aggregate need a caller that may read the type from every source named; ${config.gateway.path ?? '/fhir'}/status and /gateway/status show upstream origins only to a caller with sources '*' and no patient`, { gateway: 'callers' });
+    app.registerGateway(held ? guardedGateway(gateway, config.callers) : gateway, { name: gateway.constructor.name, ...(config.gateway.path === undefined ? {} : { path: config.gateway.path }) });
     if (config.facade.enabled) app.registerService(facadeOf(gateway, config, options.logger, shared?.store), { path: config.gateway.path ?? '/fhir' });
     if (config.cds !== undefined) {
       const cds = new CDSHooksService({
