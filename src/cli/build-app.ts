@@ -15,6 +15,7 @@ import { configError } from './config/checks.js';
 import { callerWarnings, checkFacadeNames, facadeMode } from './config/facade-config.js';
 import type { FhirgateConfig } from './config/config-types.js';
 import { guardedGateway } from './gateway-guard.js';
+import { watchUpstreams } from './upstream-health.js';
 import { runHandlerModule } from './handler-module.js';
 import { openSharedStore } from './shared-store.js';
 import type { SharedStore } from './shared-store.js';
@@ -26,6 +27,8 @@ export interface BuiltApp {
   readonly gateway: AsyncFHIRGateway;
   /** The shared store of `store`, if configured: closed after the app. */
   readonly shared: SharedStore | undefined;
+  /** Stops logging the sources' state changes (see `watchUpstreams`). */
+  readonly unwatch: () => void;
 }
 
 /**
@@ -56,8 +59,10 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(config.allowedHosts === undefined ? {} : { allowedHosts: config.allowedHosts }),
     logger: options.logger,
   });
+  let unwatch = (): void => {};
   try {
     addSources(gateway, config.sources);
+    unwatch = watchUpstreams(config.sources, options.logger);
     const context = { gateway };
     if (config.gateway.module !== undefined) await runHandlerModule(config.gateway.module, 'gateway.module', gateway, context);
     const held = config.callers !== undefined && config.callers.length > 0;
@@ -80,11 +85,12 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
       app.registerService(notereader, config.notereader.path === undefined ? {} : { path: config.notereader.path });
     }
   } catch (error) {
+    unwatch();
     await Promise.allSettled([app.close(), gateway.close()]);
     await shared?.close();
     throw error;
   }
-  return { app, gateway, shared };
+  return { app, gateway, shared, unwatch };
 }
 
 /** `createServiceAPI` whose option errors (a setting out of range together with a default) name the setting. */
