@@ -90,16 +90,17 @@ function guardedStatusRoute(route: Route, directory: CallerDirectory): Route {
 
 /**
  * The gateway as the host mounts it when callers are configured: its transform and aggregate routes
- * held to the callers, its status without origins except to a caller that may see them (the host's
+ * (and any other route it has, but `/metadata`) held to the callers, its status without origins except to a caller that may see them (the host's
  * `/gateway/status` has no caller: it never shows them). `/metadata` stays public.
  */
 export function guardedGateway(gateway: MountableComponent, callers: FHIRFacadeOptions['callers']): MountableComponent {
   const directory = new CallerDirectory(callers ?? [], false);
   const face = gateway[MOUNT]();
   const routes = face.routes().map((route) => {
-    if (route.path === '/transform/:type/:id' || route.path === '/aggregate/:type') return guardedHandlerRoute(route, directory);
+    // Fail closed: every route but the public statement and the status reads source data through a handler.
+    if (route.path === '/metadata') return route;
     if (route.path === '/status') return guardedStatusRoute(route, directory);
-    return route;
+    return guardedHandlerRoute(route, directory);
   });
   const guarded: Mountable = { ...face, routes: () => routes, status: () => withoutOrigins(face.status()) };
   return { [MOUNT]: () => guarded };
