@@ -82,7 +82,7 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
   if (res.status < 200 || res.status > 299) {
     const oauthError = typeof body?.error === 'string' ? redact.text(body.error, 100) : undefined;
     const description = typeof body?.error_description === 'string' ? redact.text(body.error_description, 300) : undefined;
-    report({ status: res.status, error: oauthError ?? 'ERR_AUTH_TOKEN' });
+    report({ status: res.status, error: oauthError ?? 'ERR_AUTH_TOKEN', ...(description === undefined ? {} : { errorDescription: description }) });
     const detail = [oauthError, description].filter((s) => s !== undefined).join(': ');
     throw new AuthTokenError(`${where} failed: ${res.status}${detail === '' ? '' : ` ${detail}`}`, {
       status: res.status,

@@ -14,6 +14,8 @@ import type { Logger } from '../mount/index.js';
 import { configError } from './config/checks.js';
 import { callerWarnings, checkCallerSources, checkFacadeNames, facadeMode } from './config/facade-config.js';
 import type { FhirgateConfig } from './config/config-types.js';
+import { guardedGateway } from './gateway-guard.js';
+import { watchUpstreams } from './upstream-health.js';
 import { runHandlerModule } from './handler-module.js';
 import { openSharedStore } from './shared-store.js';
 import type { SharedStore } from './shared-store.js';
@@ -25,6 +27,8 @@ export interface BuiltApp {
   readonly gateway: AsyncFHIRGateway;
   /** The shared store of `store`, if configured: closed after the app. */
   readonly shared: SharedStore | undefined;
+  /** Stops logging the sources' state changes (see `watchUpstreams`). */
+  readonly unwatch: () => void;
 }
 
 /**
@@ -56,11 +60,15 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(config.allowedHosts === undefined ? {} : { allowedHosts: config.allowedHosts }),
     logger: options.logger,
   });
+  let unwatch = (): void => {};
   try {
     addSources(gateway, config.sources);
+    unwatch = watchUpstreams(config.sources, options.logger);
     const context = { gateway };
     if (config.gateway.module !== undefined) await runHandlerModule(config.gateway.module, 'gateway.module', gateway, context);
-    app.registerGateway(gateway, config.gateway.path === undefined ? {} : { path: config.gateway.path });
+    const held = config.callers !== undefined && config.callers.length > 0;
+    if (held) options.logger.info(`gateway routes held to callers: ${config.gateway.path ?? '/fhir'}/transform and /aggregate need a caller that may read the type from every source named; ${config.gateway.path ?? '/fhir'}/status and /gateway/status show upstream origins only to a caller with sources '*' and no patient`, { gateway: 'callers' });
+    app.registerGateway(held ? guardedGateway(gateway, config.callers) : gateway, { name: gateway.constructor.name, ...(config.gateway.path === undefined ? {} : { path: config.gateway.path }) });
     if (config.facade.enabled) app.registerService(facadeOf(gateway, config, options.logger, shared?.store), { path: config.gateway.path ?? '/fhir' });
     if (config.cds !== undefined) {
       const cds = new CDSHooksService({
@@ -78,11 +86,12 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
       app.registerService(notereader, config.notereader.path === undefined ? {} : { path: config.notereader.path });
     }
   } catch (error) {
+    unwatch();
     await Promise.allSettled([app.close(), gateway.close()]);
     await shared?.close();
     throw error;
   }
-  return { app, gateway, shared };
+  return { app, gateway, shared, unwatch };
 }
 
 /** `createServiceAPI` whose option errors (a setting out of range together with a default) name the setting. */

@@ -97,11 +97,12 @@ interface Where {
 
 /** One process: build, listen, wait for the signal, close. */
 async function serveHere(config: FhirgateConfig, { port, host, prefix, logger, proxy }: Where, io: CliIO): Promise<number> {
-  const { app, shared } = await buildApp(config, { logger, proxy });
+  const { app, shared, unwatch } = await buildApp(config, { logger, proxy });
   let server;
   try {
     server = await app.listen(port, host);
   } catch (error) {
+    unwatch();
     await app.close();
     await shared?.close();
     const code = (error as NodeJS.ErrnoException).code;
@@ -115,6 +116,7 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger, p
   const late = new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), stopTimeoutMs)));
   const timedOut = await Promise.race([app.close().then(() => false), late]);
   clearTimeout(timer);
+  unwatch();
   await shared?.close();
   if (timedOut) {
     logger.error('did not stop in time', { stop_timeout_ms: stopTimeoutMs });

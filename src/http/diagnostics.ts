@@ -17,7 +17,10 @@ export const requestEndChannel = diagnostics_channel.channel('fhirgate:request:e
  * tells what the previous try got).
  */
 export const requestRetryChannel = diagnostics_channel.channel('fhirgate:request:retry');
-/** Published when a token is fetched: `{ origin, path, clientId, status?, error?, expiresIn?, durationMs }`. */
+/**
+ * Published when a token is fetched: `{ origin, path, clientId, status?, error?, errorDescription?, expiresIn?, durationMs }`
+ * (`error` and `errorDescription` as the token endpoint said them, capped, every form of the secret removed).
+ */
 export const authTokenChannel = diagnostics_channel.channel('fhirgate:auth:token');
 
 /** Publishes `message` on `channel` when it has subscribers; builds the message lazily. */
