@@ -117,7 +117,9 @@ function errorFields(error: unknown): Record<string, unknown> {
  * tracer, the new span is the tracer's server span (named by the method until the route is known).
  */
 function traceOf(req: IncomingMessage, method: string, rawPath: string, tracer: TracerLike | undefined): TraceContext {
-  const incoming = readTraceparent(rawHeader(req.rawHeaders, 'traceparent'), req.headers['tracestate']);
+  // req.headers (built on first read) only when there is a traceparent to continue.
+  const traceparent = rawHeader(req.rawHeaders, 'traceparent');
+  const incoming = traceparent === undefined ? undefined : readTraceparent(traceparent, req.headers['tracestate']);
   if (tracer === undefined) return incoming === undefined ? startTrace() : childSpan(incoming);
   const scheme = (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
   return startSpan(tracer, method, SPAN_KIND.server, incoming, { 'http.request.method': method, 'url.path': rawPath, 'url.scheme': scheme }).context;

@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { ROOT } from '../support/code-tree.js';
 import { runCli, startCli, tempDir, waitServing, type CliRun } from '../support/run-cli.js';
 
 /** Waits until `text` is in the run's stdout; fails if the command exits first. */
@@ -63,8 +63,7 @@ test('fhirgate sandbox prints its addresses and connection strings, and a check 
 
 test('fhirgate sandbox: the printed check line runs as printed, by a shell, in the clone', async (t) => {
   const { banner } = await startSandboxCommand(t, []);
-  const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/\.build\/$/, '/');
-  const shell = spawn('sh', ['-c', lineOf(banner, 'check')], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } });
+  const shell = spawn('sh', ['-c', lineOf(banner, 'check')], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' } });
   t.after(() => shell.kill('SIGKILL'));
   let out = '';
   shell.stdout.on('data', (c: Buffer) => (out += c.toString()));

@@ -160,7 +160,7 @@ test("the README's ten lines run in a project that installed the packed tarball 
     "const sandbox = await startSandbox({ seed: 'a' });",
     tenLines
       .replace(/gw\.addSource\('epic', '[^']*'\);/, "gw.addSource('epic', sandbox.connectionString());")
-      .replace('await app.listen(8000);', "const server = await app.listen(0, '127.0.0.1');"),
+      .replace(/await app\.listen\(\d+\);/, "const server = await app.listen(0, '127.0.0.1');"),
     "const res = await fetch(`http://127.0.0.1:${server.address().port}/fhir/transform/Patient/a-patient-1?source=epic`);",
     'console.log(JSON.stringify({ status: res.status, body: await res.json() }));',
     'await app.close(); await gw.close(); await sandbox.close();',
