@@ -187,9 +187,9 @@ async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
     recordAnswer(ctx, req, source, interaction, caller, decision.compartment, answer.reply.status ?? res.status, answer.body, undefined, rewriter);
     if (res.status !== 200) return refused(source, res.status, answer.body);
     if (answer.body === undefined) return failed(source, 502, false, 'exception', 'answered 200 with a body that is not FHIR JSON');
-    const raw = JSON.parse(res.body.toString('utf8')) as { link?: { relation?: string; url?: string }[] };
-    const entries = ((answer.body?.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => tag(e, view, `${req.baseUrl}/${ctx.options.federatedName}`));
-    const nextLink = raw.link?.find((l) => l.relation === 'next')?.url ?? null;
+    // The answer is parsed once (by facadeAnswer): its entries and the upstream's own next link come from there.
+    const entries = ((answer.body.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => tag(e, view, `${req.baseUrl}/${ctx.options.federatedName}`));
+    const nextLink = answer.next ?? null;
     return { page: { source, entries, pageLink, nextLink, skipped: position.skip, total: typeof answer.body.total === 'number' ? answer.body.total : undefined }, asked: true };
   } catch (error) {
     const status = httpStatusOf(error);

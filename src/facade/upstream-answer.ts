@@ -33,6 +33,8 @@ export interface FacadeAnswer {
   readonly reply: RouteReply;
   /** The body as sent to the caller (parsed JSON), when there is one. */
   readonly body: Record<string, unknown> | undefined;
+  /** A Bundle's `next` link as the upstream gave it (a federated search keeps it in its own page token), when it gave one. */
+  readonly next?: string;
 }
 
 /** What {@link facadeAnswer} needs to know. */
@@ -77,15 +79,23 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
     const { type, id } = s.interaction;
     return { reply: outcome(404, 'not-found', `${type}/${id} is not known`, s.extraHeaders), body: undefined };
   }
+  const next = body.resourceType === 'Bundle' ? upstreamNext(body) : undefined;
   if (body.resourceType === 'Bundle') body = pagedBundle(body, s);
   if (body.resourceType === 'CapabilityStatement') body = facadeStatement(body, s);
   const rewritten = s.rewriter.mayHoldAddress(text) ? s.rewriter.resourceToFacade(body) : body;
   // Nothing to rewrite: the upstream's bytes go out as they came.
   if (rewritten === parsed) {
     headers['content-type'] = FHIR_JSON;
-    return { reply: { status: res.status, headers, body: res.body }, body };
+    return { reply: { status: res.status, headers, body: res.body }, body, ...(next === undefined ? {} : { next }) };
   }
-  return { reply: fhirJSON(res.status, rewritten, headers), body: rewritten };
+  return { reply: fhirJSON(res.status, rewritten, headers), body: rewritten, ...(next === undefined ? {} : { next }) };
+}
+
+/** The upstream's own `next` link of a Bundle, before its links become page tokens. */
+function upstreamNext(bundle: Record<string, unknown>): string | undefined {
+  if (!Array.isArray(bundle.link)) return undefined;
+  const url = (bundle.link as { relation?: unknown; url?: unknown }[]).find((l) => l?.relation === 'next')?.url;
+  return typeof url === 'string' ? url : undefined;
 }
 
 /** A compartment-bound read (or instance history) of something outside is as if it did not exist. */
