@@ -59,20 +59,48 @@ export interface FederatedView {
  * base). Contained resources keep their ids (`#ref` is local to the resource).
  */
 export function federatedResource(resource: Record<string, unknown>, view: FederatedView): Record<string, unknown> {
-  const body = qualify(resource, view) as Record<string, unknown>;
+  const qualified = qualify(resource, view) as Record<string, unknown>;
+  // One copy of the resource at most: qualify's own when a reference changed, else this one.
+  const body = qualified === resource ? { ...resource } : qualified;
   const id = typeof resource.id === 'string' ? federatedId(view.source, resource.id, view.sources) : undefined;
+  if (id !== undefined) body.id = id;
   const meta = (typeof body.meta === 'object' && body.meta !== null ? body.meta : {}) as Record<string, unknown>;
-  return { ...body, ...(id === undefined ? {} : { id }), meta: { ...meta, source: view.sourceBase } };
+  body.meta = { ...meta, source: view.sourceBase };
+  return body;
 }
 
 /**
- * Every `reference` element under `value` made to resolve against the federated base. Keys are copied as
- * own properties (`Object.fromEntries`): an upstream's `"__proto__"` key stays an element, never a prototype.
+ * `value` with every `reference` element under it made to resolve against the federated base: `value`
+ * itself when none changed, else a copy of only the objects and arrays on the way to a changed one (the
+ * rest shared, as the upstream's parsed answer is the facade's own). A copied `"__proto__"` key stays an
+ * element (see {@link setOwn}), never a prototype.
  */
 function qualify(value: unknown, view: FederatedView): unknown {
-  if (Array.isArray(value)) return value.map((v) => qualify(v, view));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key === 'reference' && typeof v === 'string' ? reference(v, view) : qualify(v, view)]));
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const next = qualify(v, view);
+      if (next !== v) (out ??= value.slice())[i] = next;
+    }
+    return out ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const v = record[key];
+    const next = key === 'reference' && typeof v === 'string' ? reference(v, view) : qualify(v, view);
+    if (next !== v) setOwn((out ??= { ...record }), key, next);
+  }
+  return out ?? value;
+}
+
+/** Sets `record[key]` as an own element, even for `"__proto__"` (whose assignment would set the prototype). */
+function setOwn(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+  else record[key] = value;
 }
 
 function reference(ref: string, view: FederatedView): string {
