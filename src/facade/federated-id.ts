@@ -11,6 +11,7 @@
  * @module
  */
 import { isFHIRId, isResourceType } from '../fhir/index.js';
+import { walk } from './url-rewrite.js';
 
 /** Between the source's name and the source's id. */
 const SEPARATOR = '.';
@@ -70,37 +71,11 @@ export function federatedResource(resource: Record<string, unknown>, view: Feder
 }
 
 /**
- * `value` with every `reference` element under it made to resolve against the federated base: `value`
- * itself when none changed, else a copy of only the objects and arrays on the way to a changed one (the
- * rest shared, as the upstream's parsed answer is the facade's own). A copied `"__proto__"` key stays an
- * element (see {@link setOwn}), never a prototype.
+ * `value` with every `reference` element under it made to resolve against the federated base, copied
+ * only on the way to a changed one (see `walk`).
  */
 function qualify(value: unknown, view: FederatedView): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      const next = qualify(v, view);
-      if (next !== v) (out ??= value.slice())[i] = next;
-    }
-    return out ?? value;
-  }
-  const record = value as Record<string, unknown>;
-  let out: Record<string, unknown> | undefined;
-  for (const key in record) {
-    if (!Object.hasOwn(record, key)) continue;
-    const v = record[key];
-    const next = key === 'reference' && typeof v === 'string' ? reference(v, view) : qualify(v, view);
-    if (next !== v) setOwn((out ??= { ...record }), key, next);
-  }
-  return out ?? value;
-}
-
-/** Sets `record[key]` as an own element, even for `"__proto__"` (whose assignment would set the prototype). */
-function setOwn(record: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
-  else record[key] = value;
+  return walk(value, (text, key) => (key === 'reference' ? reference(text, view) : text), false);
 }
 
 function reference(ref: string, view: FederatedView): string {
