@@ -4,10 +4,12 @@
  * @module
  */
 import type http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import { FhirgateError } from '../errors.js';
 import type { TimerHandle } from './coarse-timers.js';
 import { Deadline } from './deadline.js';
+import { poolWaitChannel } from './diagnostics.js';
 import type { EndListener } from './deadline.js';
 import { startExchange } from './exchange.js';
 import type { TryListener } from './exchange.js';
@@ -70,6 +72,8 @@ class PooledRequest implements TrySender, EndListener {
   cancelled = false;
   #listener: TryListener | undefined;
   #timer: TimerHandle | undefined;
+  /** When the wait began, for the `fhirgate:pool:wait` channel (only read when it has subscribers). */
+  #waitedFrom = 0;
 
   constructor(
     readonly side: PoolSide,
@@ -98,6 +102,15 @@ class PooledRequest implements TrySender, EndListener {
     this.seq = seq;
     this.#listener = listener;
     this.#timer = this.deadline.arm(this);
+    if (poolWaitChannel.hasSubscribers) this.#waitedFrom = performance.now();
+  }
+
+  /** Publishes the end of a wait (`started` false: the wait ended without a socket). */
+  #waited(started: boolean): void {
+    if (poolWaitChannel.hasSubscribers && this.#waitedFrom !== 0) {
+      poolWaitChannel.publish({ origin: this.target.origin, source: this.options.label?.source, waitMs: performance.now() - this.#waitedFrom, started });
+    }
+    this.#waitedFrom = 0;
   }
 
   /** Leaves the queue and starts the try. */
@@ -105,6 +118,7 @@ class PooledRequest implements TrySender, EndListener {
     const listener = this.#listener!;
     this.#listener = undefined;
     this.deadline.disarm(this.#timer, this);
+    this.#waited(true);
     try {
       this.exchange(listener);
     } catch (err) {
@@ -120,6 +134,7 @@ class PooledRequest implements TrySender, EndListener {
     this.cancelled = true;
     this.side.unqueue(this.origin);
     this.deadline.disarm(this.#timer, this);
+    this.#waited(false);
     listener.tryDone(this.deadline.error(`waiting for a connection to ${this.target.origin}`), undefined);
   }
 }
