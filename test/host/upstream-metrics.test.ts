@@ -105,6 +105,7 @@ test('reading 1,000 distinct ids adds no series', async (t) => {
   await readMany(50, 1000);
   const after = await scrape();
   assert.deepEqual(seriesOf(after.families), seriesOf(before.families));
+  assert.equal(count(after.families, 'a', 'read'), count(before.families, 'a', 'read') + 1000, 'each read counted, under one series');
   assert.equal(seriesValue(after.families, 'fhirgate_upstream_requests_total', { source: 'a', method: 'GET', status: '404' }), 1050);
   assert.ok(!after.text.includes('no-such-'), 'no id in any label');
 });
