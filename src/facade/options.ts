@@ -339,7 +339,7 @@ export function checkIdentityCallers(callers: readonly (APIKeyCaller | IssuerCal
     const patient = caller.patient;
     if (typeof patient !== 'object') return;
     const who = `${name}[${i}] (${'apiKey' in caller ? caller.name : caller.issuer})`;
-    if (systems === undefined) throw new TypeError(`${who} is bound to a patient by identifier, but the gateway has no identity option: set identity.systems (docs/facade.md, "Identity")`);
+    if (systems === undefined) throw new TypeError(`${who} is bound to a patient by identifier, but identity is not configured (the gateway's identity option, "identity" in fhirgate.json): set identity.systems (docs/facade.md, "Identity")`);
     const system = patient.identifier.slice(0, patient.identifier.indexOf('|'));
     if (!systems.includes(system)) throw new TypeError(`${who}.patient.identifier's system "${system.slice(0, 200)}" is not one of identity.systems (${systems.join(', ')})`);
   });
