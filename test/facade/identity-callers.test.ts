@@ -9,29 +9,24 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { TestContext } from 'node:test';
 import { Client } from 'fhir-kit-client';
 import { FHIRFacade } from '../../src/facade/index.js';
 import type { APIKeyCaller, IssuerCallers } from '../../src/facade/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
-import type { IdentityOptions } from '../../src/gateway/index.js';
 import { toPublicJWK } from '../../src/lib/jwt/keys.js';
 import { signJWT } from '../../src/lib/jwt/sign-jwt.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { facadeHarness } from '../support/facade-harness.js';
 import { runMain, tempDir } from '../support/run-cli.js';
-import { sandbox } from '../support/sandbox.js';
 import { startServer } from '../support/test-server.js';
-import { IDENTITY, MRN, SEEDS } from '../gateway/identity/fixtures.js';
+import { IDENTITY, MRN } from '../gateway/identity/fixtures.js';
+import { ANN, BOB, fourSources, get, ids, outcomes } from './identity-fixtures.js';
 
 const KEYS = { ann: 'ann-portal-key-0123456789', bob: 'bob-portal-key-0123456789', annReach: 'ann-reach-key-0123456789', admin: 'admin-key-0123456789abcd' };
 const ISSUER = 'https://idp.example.org';
 const AUDIENCE = 'https://gw.example.org/fhir';
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const jwk = { ...toPublicJWK(publicKey), kid: 'k1', alg: 'ES256' };
-
-export const ANN = `${MRN}|100`;
-export const BOB = `${MRN}|200`;
 
 const callers: (APIKeyCaller | IssuerCallers)[] = [
   { name: 'admin', apiKey: KEYS.admin, sources: '*', scopes: 'system/*.rs' },
@@ -45,22 +40,6 @@ function token(claims: Record<string, unknown>): string {
   const now = Math.floor(Date.now() / 1000);
   return signJWT({ alg: 'ES256', kid: 'k1' }, { iss: ISSUER, aud: AUDIENCE, sub: 'app-1', exp: now + 300, iat: now, jti: randomUUID(), ...claims }, privateKey);
 }
-
-/** The four sandboxes of the identity fixtures (open: a test may write to them), MRN believed from all but the portal. */
-export async function fourSources(t: TestContext): Promise<{ sandboxes: Record<string, Sandbox>; sources: Record<string, string>; identity: IdentityOptions }> {
-  const sandboxes: Record<string, Sandbox> = {};
-  for (const [name, seed] of Object.entries(SEEDS)) sandboxes[name] = await sandbox(t, { open: true, seed });
-  const sources = Object.fromEntries(Object.entries(sandboxes).map(([name, sb]) => [name, sb.connectionString()]));
-  return { sandboxes, sources, identity: { ...IDENTITY, authorities: { [MRN]: ['ehr', 'lab', 'research'] } } };
-}
-
-export async function get(url: string, credential: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, { headers: credential.split('.').length === 3 ? { authorization: `Bearer ${credential}` } : { 'x-api-key': credential } });
-  return { status: res.status, body: await res.json() };
-}
-
-export const ids = (bundle: any): string[] => (bundle.entry ?? []).filter((e: any) => e.search?.mode !== 'outcome').map((e: any) => `${e.resource.resourceType}/${e.resource.id}`).sort();
-export const outcomes = (bundle: any): string[] => (bundle.entry ?? []).filter((e: any) => e.search?.mode === 'outcome').flatMap((e: any) => e.resource.issue.map((i: any) => String(i.diagnostics)));
 
 /** Patient searches (resolutions) a sandbox answered so far. */
 const patientSearches = (sb: Sandbox): number => sb.stats.requests.byKind.search ?? 0;
