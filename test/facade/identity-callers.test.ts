@@ -194,3 +194,25 @@ test('_include with allowReaching: the included resources of another person are 
   assert.deepEqual(ids(federated.body), ['Observation/lab.l-ann-obs', 'Patient/lab.l-ann']);
   assert.ok(!JSON.stringify(federated.body).includes('shared-1') && !JSON.stringify(atLab.body).includes('shared-1'), 'nothing of Carol');
 });
+
+test('writes are checked per source against that source\'s local id of the person', async (t) => {
+  const { sandboxes, sources, identity } = await fourSources(t);
+  const key = 'ann-writer-key-0123456789';
+  const writer: APIKeyCaller = { name: 'ann-writer', apiKey: key, sources: ['ehr', 'lab'], scopes: 'patient/*.cruds', patient: { identifier: ANN } };
+  const h = await facadeHarness(t, sources, { callers: [writer] }, [key], { identity });
+  const create = (source: string, subject: string) => fetch(`${h.prefix}/${source}/Observation`, {
+    method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/fhir+json' },
+    body: JSON.stringify({ resourceType: 'Observation', status: 'final', code: { text: 'weight' }, subject: { reference: `Patient/${subject}` } }),
+  });
+  const writes = () => sandboxes.lab!.stats.requests.byKind.create ?? 0;
+  assert.equal((await create('lab', 'e-ann')).status, 403, 'ehr\'s id of Ann is no one at lab');
+  assert.equal((await create('lab', 'shared-1')).status, 403, 'lab\'s shared-1 is Carol');
+  assert.equal(writes(), 0, 'lab was never sent a write');
+  assert.equal((await create('lab', 'l-ann')).status, 201);
+  assert.equal((await create('ehr', 'e-ann')).status, 201);
+  const update = await fetch(`${h.prefix}/lab/Observation/l-carol-obs`, {
+    method: 'PUT', headers: { 'x-api-key': key, 'content-type': 'application/fhir+json' },
+    body: JSON.stringify({ resourceType: 'Observation', id: 'l-carol-obs', status: 'final', code: { text: 'pulse' }, subject: { reference: 'Patient/l-ann' } }),
+  });
+  assert.equal(update.status, 404, 'Carol\'s Observation cannot be taken over: its current subject is outside Ann\'s compartment');
+});
