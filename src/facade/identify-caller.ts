@@ -9,6 +9,7 @@ import type { JsonWebKey } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { JWKSCache } from '../http/jwks-cache.js';
+import type { ProxyAgents } from '../http/proxy-agents.js';
 import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
 import type { JWTClaims, JWTHeader } from '../lib/jwt/types.js';
 import type { Caller } from './caller.js';
@@ -39,9 +40,11 @@ export class CallerDirectory {
   readonly #keys: { readonly digest: Buffer; readonly caller: Caller }[];
   readonly #issuers: ReadonlyMap<string, IssuerCallers>;
   readonly #open: boolean;
-  readonly #jwks = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000 });
+  readonly #jwks: JWKSCache;
 
-  constructor(callers: readonly (APIKeyCaller | IssuerCallers)[], openReadOnly: boolean) {
+  /** `proxy`: the agents of the facade's outbound proxy, for the issuers' JWKS fetches. */
+  constructor(callers: readonly (APIKeyCaller | IssuerCallers)[], openReadOnly: boolean, proxy?: ProxyAgents) {
+    this.#jwks = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000, ...(proxy === undefined ? {} : { proxy }) });
     this.#keys = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => ({ digest: digest(c.apiKey), caller: policyCaller(c, `key:${c.name}`, c.name, 'api-key', parseScopes(c.scopes), c.patient, onlySource(c)) }));
     this.#issuers = new Map(callers.filter((c): c is IssuerCallers => !('apiKey' in c)).map((c) => [c.issuer, c]));
     this.#open = openReadOnly;
