@@ -32,6 +32,7 @@ import { facadeAnswer } from './upstream-answer.js';
 import { visibility } from './visible-entries.js';
 import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
 import { openPageToken, pageTokenOf } from './page-token-route.js';
+import { inSpan } from '../lib/trace-spans.js';
 
 type Position = PageState['pages'][number];
 
@@ -79,7 +80,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
     state = { federated: true, type, ...(count === undefined ? {} : { count }), ...(sort === null ? {} : { sort }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };
   }
   const searchType: Interaction = { name: 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
-  const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => fetchPage(ctx, req, caller, searchType, query, p)));
+  const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => inSpan('fhirgate.federated.source', { 'fhirgate.source': p.source }, () => fetchPage(ctx, req, caller, searchType, query, p))));
   const failures = fetched.filter((r): r is Failure => 'failure' in r);
   const answered = fetched.filter((r): r is Answered => 'page' in r);
   // No source asked (no id of the query names one, or every position is at its end): the search is audited here.
