@@ -115,6 +115,15 @@ export function startTrace(): TraceContext {
   return { traceId: randomHex(16), spanId: randomHex(8), flags: KNOWN_FLAGS, state: undefined };
 }
 
+/**
+ * A new span in the trace whose id was recorded earlier (an event's `trace_id`), for work done later on
+ * its behalf; `undefined` when `traceId` is no valid trace id.
+ */
+export function spanInTrace(traceId: unknown): TraceContext | undefined {
+  if (typeof traceId !== 'string' || traceId.length !== 32 || !HEX.test(traceId) || ZEROS.test(traceId)) return undefined;
+  return { traceId, spanId: randomHex(8), flags: KNOWN_FLAGS, state: undefined };
+}
+
 /** The context of a new span in `parent`'s trace: same trace, flags and state, a new span id. */
 export function childSpan(parent: TraceContext): TraceContext {
   return { traceId: parent.traceId, spanId: randomHex(8), flags: parent.flags, state: parent.state };
