@@ -6,17 +6,14 @@
  * @module
  */
 import type { TraceContext } from '../lib/trace-context.js';
-import { endSpanWithError, SPAN_KIND, startSpan, type SpanLike, type StartedSpan } from '../lib/tracer.js';
+import { endSpanWithError, SPAN_KIND, startSpan, type SpanLike, type StartedSpan, type TracerLike } from '../lib/tracer.js';
 import type { HTTPTarget } from './request-options.js';
 
 /** What stands for every query value in `url.full`, as OpenTelemetry's own instrumentation writes it. */
 const REDACTED = 'REDACTED';
 
-/**
- * Starts the client span of a try of `method` to `target` under `parent` (which has a tracer), try
- * number `resends + 1` of its request.
- */
-export function startClientSpan(parent: TraceContext & { tracer: NonNullable<TraceContext['tracer']> }, method: string, target: HTTPTarget, resends: number): StartedSpan {
+/** Starts with `tracer` the client span of a try of `method` to `target` under `parent`, try number `resends + 1` of its request. */
+export function startClientSpan(tracer: TracerLike, parent: TraceContext, method: string, target: HTTPTarget, resends: number): StartedSpan {
   const hostname = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
   const attributes: Record<string, string | number> = {
     'http.request.method': method,
@@ -25,7 +22,7 @@ export function startClientSpan(parent: TraceContext & { tracer: NonNullable<Tra
     'url.full': `${target.origin}${target.pathname}${redactedQuery(target.search)}`,
   };
   if (resends > 0) attributes['http.resend_count'] = resends;
-  return startSpan(parent.tracer, method, SPAN_KIND.client, parent, attributes);
+  return startSpan(tracer, method, SPAN_KIND.client, parent, attributes);
 }
 
 /** Ends a client span: the status (an error from 400 on, its `error.type` the status), or the try's error code. */

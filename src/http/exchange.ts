@@ -21,7 +21,7 @@ import { proxyAuthFailure } from './tunnel.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import type { TryFailure } from './retry-policy.js';
 import { USER_AGENT } from './user-agent.js';
-import { childSpan, formatTraceparent, startTrace } from '../lib/trace-context.js';
+import { childSpan, formatTraceparent, startTrace, type TraceContext } from '../lib/trace-context.js';
 import { currentTrace } from '../lib/trace-scope.js';
 import type { SpanLike } from '../lib/tracer.js';
 import { endClientSpan, startClientSpan } from './client-span.js';
@@ -63,7 +63,7 @@ const FHIRGATE_REQUEST = Symbol.for('fhirgate.request');
  */
 export function startExchange(target: HTTPTarget, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener, agent: Agent | undefined = options.agent): void {
   if (deadline.over()) listener.tryDone(deadline.error(describe(options, target)), undefined);
-  else new OutboundExchange(target, options, deadline, listener).start(agent, listener.resends);
+  else new OutboundExchange(target, options, deadline, listener).start(agent);
 }
 
 /**
@@ -96,7 +96,7 @@ class OutboundExchange implements EndListener {
     this.#listener = listener;
   }
 
-  start(agent: Agent | undefined, resends: number): void {
+  start(agent: Agent | undefined): void {
     const target = this.#target;
     const options = this.#options;
     if (requestStartChannel.hasSubscribers || requestEndChannel.hasSubscribers) this.#started = performance.now();
@@ -124,12 +124,12 @@ class OutboundExchange implements EndListener {
     // put its own span's there: that span is then the try's one client span.
     if (req.getHeader('traceparent') === undefined) {
       const parent = currentTrace();
-      let trace = parent === undefined ? startTrace() : childSpan(parent);
+      let trace: TraceContext;
       if (parent?.tracer !== undefined) {
-        const started = startClientSpan({ ...parent, tracer: parent.tracer }, options.method, target, resends);
+        const started = startClientSpan(parent.tracer, parent, options.method, target, this.#listener.resends);
         this.#span = started.span;
         trace = started.context;
-      }
+      } else trace = parent === undefined ? startTrace() : childSpan(parent);
       req.setHeader('traceparent', formatTraceparent(trace));
       if (trace.state !== undefined) req.setHeader('tracestate', trace.state);
     }
