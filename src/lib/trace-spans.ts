@@ -11,7 +11,7 @@ import { currentTrace, runInTrace } from './trace-scope.js';
 import { endSpanWithError, SPAN_KIND, startSpan, type SpanAttributeValue, type StartedSpan, type TracerLike } from './tracer.js';
 
 /** The `error.type` of a failure: its `ERR_` code, or OpenTelemetry's `_OTHER` for anything else. */
-export function errorType(error: unknown): string {
+function errorType(error: unknown): string {
   return isFhirgateError(error) ? error.code : '_OTHER';
 }
 
