@@ -33,6 +33,7 @@ import { facadeAnswer } from './upstream-answer.js';
 import { visibility } from './visible-entries.js';
 import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
 import { openPageToken, pageTokenOf, withPatients } from './page-token-route.js';
+import { inSpan } from '../lib/trace-spans.js';
 
 type Position = PageState['pages'][number];
 
@@ -84,7 +85,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
     state = { federated: true, type, ...(count === undefined ? {} : { count }), ...(sort === null ? {} : { sort }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };
   }
   const searchType: Interaction = { name: 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
-  const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => fetchPage(ctx, req, caller, searchType, query, p)));
+  const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => inSpan('fhirgate.federated.source', { 'fhirgate.source': p.source }, () => fetchPage(ctx, req, caller, searchType, query, p))));
   const failures = fetched.filter((r): r is Failure => 'failure' in r);
   // The sources refused for the caller's patient (ambiguous, failed resolution): named, never asked.
   const refusals = identityRefusals(caller);
