@@ -12,6 +12,9 @@ import { Deadline } from './deadline.js';
 import { poolWaitChannel } from './diagnostics.js';
 import type { EndListener } from './deadline.js';
 import { startExchange } from './exchange.js';
+import type { TraceContext } from '../lib/trace-context.js';
+import { currentTrace, runInTrace } from '../lib/trace-scope.js';
+import { endSpanWithError, SPAN_KIND, startSpan, type SpanLike } from '../lib/tracer.js';
 import type { TryListener } from './exchange.js';
 import { dropIdleSockets, expireIdleSockets } from './idle-sockets.js';
 import { originAgent } from './origin-agent.js';
@@ -74,6 +77,10 @@ class PooledRequest implements TrySender, EndListener {
   #timer: TimerHandle | undefined;
   /** When the wait began, for the `fhirgate:pool:wait` channel (only read when it has subscribers). */
   #waitedFrom = 0;
+  /** The trace of the work that queued the request: a pump runs in whatever trace freed the socket. */
+  #trace: TraceContext | undefined;
+  /** The span `fhirgate.pool.wait` of the wait in progress, when the request's trace has a tracer. */
+  #waitSpan: SpanLike | undefined;
 
   constructor(
     readonly side: PoolSide,
@@ -102,6 +109,8 @@ class PooledRequest implements TrySender, EndListener {
     this.seq = seq;
     this.#listener = listener;
     this.#timer = this.deadline.arm(this);
+    const trace = (this.#trace = currentTrace());
+    if (trace?.tracer !== undefined) this.#waitSpan = startSpan(trace.tracer, 'fhirgate.pool.wait', SPAN_KIND.internal, trace, { 'server.address': this.target.hostname }).span;
     if (poolWaitChannel.hasSubscribers) this.#waitedFrom = performance.now();
   }
 
@@ -119,8 +128,11 @@ class PooledRequest implements TrySender, EndListener {
     this.#listener = undefined;
     this.deadline.disarm(this.#timer, this);
     this.#waited(true);
+    this.#waitSpan?.end();
+    this.#waitSpan = undefined;
     try {
-      this.exchange(listener);
+      if (this.#trace === undefined) this.exchange(listener);
+      else runInTrace(this.#trace, exchangeOf, this, listener);
     } catch (err) {
       listener.tryDone(err, undefined);
     }
@@ -135,8 +147,16 @@ class PooledRequest implements TrySender, EndListener {
     this.side.unqueue(this.origin);
     this.deadline.disarm(this.#timer, this);
     this.#waited(false);
-    listener.tryDone(this.deadline.error(`waiting for a connection to ${this.target.origin}`), undefined);
+    const error = this.deadline.error(`waiting for a connection to ${this.target.origin}`);
+    if (this.#waitSpan !== undefined) endSpanWithError(this.#waitSpan, error.code);
+    this.#waitSpan = undefined;
+    listener.tryDone(error, undefined);
   }
+}
+
+/** Starts `request`'s try (a function, not a closure per request, for {@link runInTrace}). */
+function exchangeOf(request: PooledRequest, listener: TryListener): void {
+  request.exchange(listener);
 }
 
 /**
