@@ -7,8 +7,12 @@
  * AuditEvent it refuses.
  * @module
  */
+import diagnostics_channel from 'node:diagnostics_channel';
 import { FHIRHTTPError } from '../errors.js';
 import type { Bundle } from '../fhir/index.js';
+import { currentTrace } from '../lib/trace-scope.js';
+import { inRootSpan } from '../lib/trace-spans.js';
+import type { TracerLike } from '../lib/tracer.js';
 import type { AuditSinkOptions } from './options.js';
 
 /** What the sink needs of the gateway: one batch POST to the audit source. */
@@ -28,6 +32,16 @@ export interface AuditSinkStatus {
   readonly lost: number;
 }
 
+/**
+ * Published when AuditEvents are lost: `{ count, reason }`, `reason` one of `queue_full` (the oldest
+ * dropped past `maxQueue`), `refused` (the server refused them) or `failed` (the server failed or was
+ * unreachable). `/metrics` counts them.
+ */
+export const auditLostChannel = diagnostics_channel.channel('fhirgate:audit:lost');
+
+/** Why AuditEvents were lost (see {@link auditLostChannel}). */
+type LossReason = 'queue_full' | 'refused' | 'failed';
+
 /** A bounded, batching sender of AuditEvents. */
 export class AuditSink {
   readonly #options: Required<AuditSinkOptions>;
@@ -35,6 +49,8 @@ export class AuditSink {
   readonly #queue: Record<string, unknown>[] = [];
   readonly #timer: NodeJS.Timeout;
   #sending: Promise<void> | undefined;
+  /** The tracer of the requests audited (the host's), for the span of each flush. */
+  #tracer: TracerLike | undefined;
   #sent = 0;
   #lost = 0;
 
@@ -47,10 +63,11 @@ export class AuditSink {
 
   /** Queues one AuditEvent; past `maxQueue` the oldest is dropped and counted lost. */
   add(event: Record<string, unknown>): void {
+    this.#tracer ??= currentTrace()?.tracer;
     this.#queue.push(event);
     if (this.#queue.length > this.#options.maxQueue) {
       this.#queue.shift();
-      this.#lost++;
+      this.#lose(1, 'queue_full');
     }
     if (this.#queue.length >= this.#options.batchSize) void this.flush();
   }
@@ -60,9 +77,12 @@ export class AuditSink {
     return { queued: this.#queue.length, sent: this.#sent, lost: this.#lost };
   }
 
-  /** Sends what is queued, one batch at a time; resolves when the queue is empty or a batch failed. */
+  /**
+   * Sends what is queued, one batch at a time; resolves when the queue is empty or a batch failed. A
+   * flush serves many requests: it is a trace of its own (a root span `fhirgate.audit.flush` with a tracer).
+   */
   flush(): Promise<void> {
-    return (this.#sending ??= this.#drain().finally(() => (this.#sending = undefined)));
+    return (this.#sending ??= inRootSpan(this.#tracer, 'fhirgate.audit.flush', () => this.#drain()).finally(() => (this.#sending = undefined)));
   }
 
   /** Stops the timer and sends what is left. */
@@ -93,10 +113,10 @@ export class AuditSink {
         const half = Math.ceil(events.length / 2);
         if (await this.#send(events.slice(0, half))) return this.#send(events.slice(half));
         // The server failed meanwhile: the other half is lost with the batch, and counted.
-        this.#lost += events.length - half;
+        this.#lose(events.length - half, 'failed');
         return false;
       }
-      this.#lost += events.length;
+      this.#lose(events.length, contentRefused ? 'refused' : 'failed');
       return contentRefused;
     }
     // Entry i of a batch-response answers entry i of the batch; a missing answer is a refusal.
@@ -104,8 +124,14 @@ export class AuditSink {
     let stored = 0;
     for (let i = 0; i < events.length; i++) if (/^2/.test(entries[i]?.response?.status ?? '')) stored++;
     this.#sent += stored;
-    this.#lost += events.length - stored;
+    if (stored < events.length) this.#lose(events.length - stored, 'refused');
     return true;
+  }
+
+  /** Counts `count` AuditEvents lost, and tells the channel why. */
+  #lose(count: number, reason: LossReason): void {
+    this.#lost += count;
+    if (auditLostChannel.hasSubscribers) auditLostChannel.publish({ count, reason });
   }
 }
 

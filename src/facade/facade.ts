@@ -8,6 +8,7 @@
 import type { EventDispatcher } from '../events/types.js';
 import { issueTypeOfStatus } from '../fhir/operation-outcome.js';
 import type { AsyncFHIRGateway } from '../gateway/index.js';
+import { ProxyAgents } from '../http/proxy-agents.js';
 import { MOUNT } from '../mount/index.js';
 import type { Mountable, PublicError, RefusedRequest, Route, RouteReply, RouteRequest } from '../mount/index.js';
 import { attemptedInteraction, auditRefused } from './audit-refusal.js';
@@ -19,7 +20,7 @@ import { facadeOpenAPI } from './facade-openapi.js';
 import { answerFederated } from './federated-base.js';
 import { outcome } from './fhir-answer.js';
 import { CallerDirectory } from './identify-caller.js';
-import { checkFacadeOptions, RESERVED_NAMES } from './options.js';
+import { checkFacadeOptions, checkIdentityCallers, RESERVED_NAMES } from './options.js';
 import type { FHIRFacadeOptions } from './options.js';
 import { PageTokens } from './page-token.js';
 import { answerSource } from './source-base.js';
@@ -60,15 +61,18 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export class FHIRFacade {
   readonly #ctx: FacadeContext;
   readonly #sink: AuditSink | undefined;
+  readonly #proxy: ProxyAgents;
 
   constructor(gateway: AsyncFHIRGateway, options: FHIRFacadeOptions = {}) {
     if (typeof gateway?.exchange !== 'function') throw new TypeError('FHIRFacade needs an AsyncFHIRGateway');
     const checked = checkFacadeOptions(options);
+    checkIdentityCallers(checked.callers, gateway.identitySystems);
     const audit = checked.audit;
     this.#sink = audit === undefined ? undefined : new AuditSink(audit, (bundle) => gateway.batch(bundle, audit.source));
+    this.#proxy = new ProxyAgents(checked.proxy, 'options.proxy');
     this.#ctx = {
       gateway,
-      callers: new CallerDirectory(checked.callers, checked.openReadOnly),
+      callers: new CallerDirectory(checked.callers, checked.openReadOnly, this.#proxy, gateway.identitySystems !== undefined),
       tokens: new PageTokens(checked.pageTokenSecret, checked.pageTokenTtlSeconds),
       limits: new UpstreamLimits(checked.limits, checked.limitStore),
       audit: new AuditTrail(this.#sink),
@@ -117,6 +121,7 @@ export class FHIRFacade {
       },
       close: async () => {
         await this.#sink?.close();
+        this.#proxy.close();
       },
     };
   }

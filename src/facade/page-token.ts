@@ -24,7 +24,11 @@ export interface PageState {
   readonly sort?: string;
   /** True for a token of the federated base (its positions are not one source's links). */
   readonly federated?: boolean;
-  readonly pages: readonly { readonly source: string; readonly link: string | null; readonly skip: number }[];
+  /**
+   * Per source: the position, and the local id of the caller's patient there when the token was made
+   * (a page is served only while the caller's patient is still that id there: see `openPageToken`).
+   */
+  readonly pages: readonly { readonly source: string; readonly link: string | null; readonly skip: number; readonly patient?: string }[];
 }
 
 /** Signs and opens page tokens. */
