@@ -1,5 +1,5 @@
 /**
- * The in-process event dispatcher: a set of registrations, each called in turn.
+ * The in-process event dispatcher, built on `EventTarget`.
  * @module
  */
 import { keysOf, onlyKnownKeys } from '../lib/options.js';
@@ -22,12 +22,23 @@ export const LOCAL_OPTION_KEYS = keysOf<LocalEventDispatcherOptions>({ logger: t
 /** The `register(pattern)` form: registers the handler it is given and returns that same handler. */
 export type RegisterWrapper = <H extends EventHandler>(handler: H) => H;
 
+const EVENT_TYPE = 'fhirgate:event';
+
+/** The one event type dispatched on the inner target; it carries the pair handlers receive. */
+class PairEvent extends Event {
+  constructor(
+    readonly pair: EventPair,
+    readonly sequence: number,
+  ) {
+    super(EVENT_TYPE);
+  }
+}
+
 interface Registration {
   readonly pattern: string;
   readonly handler: EventHandler;
   readonly matches: PatternMatcher;
-  /** When it was registered: an event emitted while it was being registered (an earlier sequence) never reaches it. */
-  readonly sequence: number;
+  readonly listener: (event: Event) => void;
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -53,6 +64,7 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
  * ```
  */
 export class LocalEventDispatcher implements EventDispatcher {
+  readonly #target = new EventTarget();
   readonly #logger: HandlerFailureLogger;
   readonly #registrations = new Set<Registration>();
   readonly #running = new Set<Promise<void>>();
@@ -79,14 +91,7 @@ export class LocalEventDispatcher implements EventDispatcher {
    */
   emit(eventName: string, payload: EventPayload): void {
     if (this.#registrations.size === 0 || typeof eventName !== 'string' || eventName === '') return;
-    // A loop over the set, not an `EventTarget`: its `dispatchEvent` and an `Event` per emit were most of
-    // an AuditEvent's delivery cost (issue 38). A `Set` iterates over what is added meanwhile (left out by
-    // its sequence) and skips what is removed before its turn, as the target did.
-    const pair = Object.freeze([eventName, payload] as const);
-    const current = this.#sequence;
-    for (const registration of this.#registrations) {
-      if (registration.sequence <= current && registration.matches(eventName)) this.#call(registration, pair);
-    }
+    this.#target.dispatchEvent(new PairEvent(Object.freeze([eventName, payload] as const), this.#sequence));
   }
 
   /**
@@ -171,13 +176,24 @@ export class LocalEventDispatcher implements EventDispatcher {
 
   #add(pattern: string, matches: PatternMatcher, handler: unknown): Unregister {
     if (typeof handler !== 'function') throw new TypeError('LocalEventDispatcher.register: "handler" must be a function');
-    const registration: Registration = { pattern, handler: handler as EventHandler, matches, sequence: ++this.#sequence };
+    const sequence = ++this.#sequence;
+    const registration: Registration = {
+      pattern,
+      handler: handler as EventHandler,
+      matches,
+      listener: (event) => {
+        const { pair, sequence: current } = event as PairEvent;
+        if (sequence <= current && matches(pair[0])) this.#call(registration, pair);
+      },
+    };
     this.#registrations.add(registration);
+    this.#target.addEventListener(EVENT_TYPE, registration.listener);
     return () => this.#remove(registration);
   }
 
   #remove(registration: Registration): void {
     this.#registrations.delete(registration);
+    this.#target.removeEventListener(EVENT_TYPE, registration.listener);
   }
 
   #call(registration: Registration, pair: EventPair): void {
