@@ -24,7 +24,20 @@ export interface PageState {
   readonly sort?: string;
   /** True for a token of the federated base (its positions are not one source's links). */
   readonly federated?: boolean;
-  readonly pages: readonly { readonly source: string; readonly link: string | null; readonly skip: number }[];
+  /** Of a `Patient/$everything` token: what the first page resolved and asked (see `patient-everything.ts`). */
+  readonly everything?: EverythingState;
+  /** Per source (per source and type for `$everything`): its link (`''`: its first page, `null`: done) and the entries of that page used. */
+  readonly pages: readonly { readonly source: string; readonly type?: string; readonly link: string | null; readonly skip: number }[];
+}
+
+/** What a `$everything` page token carries besides the positions. */
+export interface EverythingState {
+  /** The resolution asked: `system|value`, or `<source>/<id>`. */
+  readonly query: string;
+  /** The patient's local id per source asked (checked again on every page: a changed crosswalk ends the paging). */
+  readonly patients: Readonly<Record<string, string>>;
+  /** Each source's own parameters (`_count`, `_since` or `_lastUpdated`, `_type`). */
+  readonly params: string;
 }
 
 /** Signs and opens page tokens. */

@@ -13,6 +13,7 @@ import { LocalEventDispatcher } from '../../src/events/index.js';
 import { FHIRFacade } from '../../src/facade/index.js';
 import type { FHIRFacadeOptions } from '../../src/facade/index.js';
 import { AsyncFHIRGateway } from '../../src/gateway/index.js';
+import type { AsyncFHIRGatewayOptions } from '../../src/gateway/index.js';
 import { createServiceAPI } from '../../src/host/index.js';
 import { captureLogger } from './logger.js';
 
@@ -35,16 +36,16 @@ export interface FacadeHarness {
 }
 
 /**
- * Starts a gateway over `sources` (name → connection string) with a facade, on port 0; checks for
- * leaks of the upstream bases and `secrets` when the test ends.
+ * Starts a gateway over `sources` (name → connection string, with `gatewayOptions`) with a facade, on
+ * port 0; checks for leaks of the upstream bases and `secrets` when the test ends.
  *
  * @example
  * ```ts
  * const h = await facadeHarness(t, { ehr: sb.connectionString() }, { callers }, ['my-secret']);
  * ```
  */
-export async function facadeHarness(t: TestContext, sources: Record<string, string>, options: FHIRFacadeOptions, secrets: readonly string[] = []): Promise<FacadeHarness> {
-  const gateway = new AsyncFHIRGateway({ maxRetries: 0 });
+export async function facadeHarness(t: TestContext, sources: Record<string, string>, options: FHIRFacadeOptions, secrets: readonly string[] = [], gatewayOptions: AsyncFHIRGatewayOptions = {}): Promise<FacadeHarness> {
+  const gateway = new AsyncFHIRGateway({ maxRetries: 0, ...gatewayOptions });
   for (const [name, cs] of Object.entries(sources)) gateway.addSource(name, cs);
   const audits: Record<string, any>[] = [];
   const dispatcher = new LocalEventDispatcher();
