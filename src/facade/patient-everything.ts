@@ -14,7 +14,8 @@
  * - Each source's Patient gets a `Patient.link` of type `seealso` to every other source's Patient.
  * - A source where the resolution is ambiguous, or which the caller's policy refuses for this patient, is
  *   an OperationOutcome entry naming it; one that failed (during the resolution or now) too, unless the
- *   caller asked all or nothing (`Prefer: handling=strict`): then the whole answer fails. A source without
+ *   caller asked all or nothing (`Prefer: handling=strict`) or no source answered: then the whole answer
+ *   fails (see `failedSearch`). A source without
  *   the patient is not asked. Nothing of a refused source is shown.
  * - The same entry (`fullUrl`) is never given twice on a page.
  * @module
@@ -106,8 +107,10 @@ export async function answerPatientEverything(ctx: FacadeContext, req: RouteRequ
   const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => fetchStream(ctx, req, caller, state.everything, params, p)));
   const failures = [...plan.failures, ...fetched.filter((r): r is Failure => 'failure' in r)];
   const strict = /handling=strict/i.test(String(req.headers.prefer ?? ''));
-  if (failures.length > 0 && strict) return failedSearch(failures, true);
-  const merged = mergePages(fetched.filter((r): r is Answered => 'page' in r).map((a) => a.page), state.count, undefined);
+  const answered = fetched.filter((r): r is Answered => 'page' in r);
+  // As a federated search: nothing answered is a failed request, never an empty record that looks whole.
+  if (failures.length > 0 && (strict || answered.length === 0)) return failedSearch(failures, strict);
+  const merged = mergePages(answered.map((a) => a.page), state.count, undefined);
   const base = `${req.baseUrl}/${name}`;
   const next = state.count !== 0 && merged.positions.some((p) => p.link !== null) ? ctx.tokens.sign({ ...state, caller: caller.id, pages: merged.positions }) : undefined;
   const issues = [...plan.issues, ...failures.flatMap((f) => f.issues)];

@@ -147,3 +147,23 @@ test('a patient-bound caller asking by its own identifier gets its own record at
     assert.doesNotMatch(await res.text(), /eve-obs/);
   }
 });
+
+test('when no source answers, $everything fails 502 naming each source (never an empty record that looks whole); one source down is an outcome entry', async (t) => {
+  const { h, ehr, lab } = await setUp(t);
+  const url = `${h.prefix}/all/Patient/ehr.e-dana/$everything`;
+  const client = medplum(h.prefix, KEYS.all);
+  assert.ok(matchesOf([await client.get(url)]).length > 0); // the resolution is cached now
+  lab.faults.failNext(1000, 500);
+  const partial = await client.get(url);
+  assert.deepEqual(idsOf(matchesOf([partial])).sort(), danaIds().filter((id) => id.includes('ehr.')));
+  assert.match(JSON.stringify(partial.entry.filter((e: any) => e.search?.mode === 'outcome')), /source \\"lab\\" answered 500/);
+  ehr.faults.failNext(1000, 500);
+  const res = await fetch(url, { headers: { 'x-api-key': KEYS.all } });
+  assert.equal(res.status, 502);
+  const body = (await res.json()) as any;
+  assert.equal(body.resourceType, 'OperationOutcome');
+  const said = body.issue.map((i: any) => String(i.diagnostics)).join('\n');
+  assert.match(said, /no source answered/);
+  assert.match(said, /source "ehr" answered 500/);
+  assert.match(said, /source "lab" answered 500/);
+});
