@@ -167,3 +167,37 @@ test('when no source answers, $everything fails 502 naming each source (never an
   assert.match(said, /source "ehr" answered 500/);
   assert.match(said, /source "lab" answered 500/);
 });
+
+test('a page token of $everything is the caller\'s own and for $everything only: another caller, or the federated search route, gets nothing of it', async (t) => {
+  const { h } = await setUp(t);
+  const first = (await (await fetch(`${h.prefix}/all/Patient/ehr.e-dana/$everything?_count=2`, { headers: { 'x-api-key': KEYS.dana } })).json()) as any;
+  const next = String(first.link.find((l: any) => l.relation === 'next').url);
+  const token = new URL(next).searchParams.get('_page_token')!;
+  const tries = [
+    [next, KEYS.narrow],
+    [next, KEYS.all],
+    [`${h.prefix}/all?_page_token=${token}`, KEYS.all],
+    [`${h.prefix}/all/Observation?_page_token=${token}`, KEYS.all],
+    [`${h.prefix}/all?_page_token=${token}`, KEYS.dana],
+    [`${h.prefix}/all/Observation?_page_token=${token}`, KEYS.dana],
+  ] as const;
+  for (const [url, key] of tries) {
+    const res = await fetch(url, { headers: { 'x-api-key': key } });
+    const text = await res.text();
+    assert.equal(res.status, 400, `${url.replace(h.prefix, '')}: ${text}`);
+    assert.doesNotMatch(text, /e-observation|e-condition|e-eve/);
+  }
+});
+
+test('with three sources each source\'s Patient links to the two others', async (t) => {
+  const [ehr, lab, research] = await Promise.all(['e', 'l', 'r'].map((p) => sandbox(t, { open: true, seed: seed(p) as never })));
+  const h = await facadeHarness(t, { ehr: ehr!.connectionString(), lab: lab!.connectionString(), research: research!.connectionString() }, { callers, federatedName: 'all' }, Object.values(KEYS), IDENTITY);
+  const client = medplum(h.prefix, KEYS.all);
+  const entries = matchesOf(await allPages(client, await client.get(`${h.prefix}/all/Patient/$everything?identifier=${encodeURIComponent(`${MRN}|7`)}&_type=Patient`)));
+  const links = Object.fromEntries(entries.map((e) => [e.resource.id, (e.resource.link ?? []).map((l: any) => `${l.type} ${l.other.reference}`).sort()]));
+  assert.deepEqual(links, {
+    'ehr.e-dana': ['seealso Patient/lab.l-dana', 'seealso Patient/research.r-dana'],
+    'lab.l-dana': ['seealso Patient/ehr.e-dana', 'seealso Patient/research.r-dana'],
+    'research.r-dana': ['seealso Patient/ehr.e-dana', 'seealso Patient/lab.l-dana'],
+  });
+});
