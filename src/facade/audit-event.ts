@@ -63,6 +63,8 @@ export interface AccessResult {
   readonly what?: string;
   /** The patient concerned (`Patient/123`). */
   readonly patient?: string;
+  /** More patients concerned, each a patient entity: a resolution's local patient in each source (`{base}/lab/Patient/987`). */
+  readonly patients?: readonly string[];
   /** The search as requested (`GET Patient?name=x`), base64-encoded into the query entity. */
   readonly query?: string;
 }
@@ -110,7 +112,8 @@ export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs
   const { interaction, caller } = access;
   const { outcome } = result;
   const kind = kindOf(interaction.name);
-  const profile = kind.profile === undefined || outcome !== 0 ? undefined : `${BALP}${result.patient === undefined ? '' : 'Patient'}${kind.profile}`;
+  const patientKnown = result.patient !== undefined || (result.patients !== undefined && result.patients.length > 0);
+  const profile = kind.profile === undefined || outcome !== 0 ? undefined : `${BALP}${patientKnown ? 'Patient' : ''}${kind.profile}`;
   const client = {
     type: { coding: kind.toClient ? DESTINATION_ROLE : SOURCE_ROLE },
     who: caller === undefined ? UNIDENTIFIED : { identifier: { ...(caller.issuer === undefined ? {} : { system: caller.issuer }), value: auditText(caller.name) } },
@@ -129,6 +132,7 @@ export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs
   const entity: Record<string, unknown>[] = [{ what: { identifier: { value: access.requestId } }, type: REQUEST_ID }];
   if (access.traceparent !== undefined) entity.push({ what: { identifier: { value: access.traceparent } }, type: TRACEPARENT });
   if (result.patient !== undefined) entity.push({ what: { reference: auditText(result.patient) }, type: PERSON, role: PATIENT_ROLE });
+  for (const patient of result.patients ?? []) entity.push({ what: { reference: auditText(patient, AUDIT_QUERY_MAX) }, type: PERSON, role: PATIENT_ROLE });
   if (result.query !== undefined) entity.push({ type: SYSTEM_OBJECT, role: QUERY_ROLE, query: Buffer.from(auditText(result.query, AUDIT_QUERY_MAX), 'utf8').toString('base64') });
   if (result.what !== undefined) entity.push({ what: { reference: auditText(result.what) }, type: SYSTEM_OBJECT, role: RESOURCE_ROLE });
   return {

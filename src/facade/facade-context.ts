@@ -10,6 +10,7 @@ import type { AccessFacts } from './audit-event.js';
 import type { AuditTrail } from './audit-trail.js';
 import type { Caller } from './caller.js';
 import { outcome } from './fhir-answer.js';
+import { bindIdentity } from './identity-binding.js';
 import type { CallerDirectory } from './identify-caller.js';
 import type { Interaction } from './interaction.js';
 import { RESERVED_NAMES } from './options.js';
@@ -45,12 +46,17 @@ export function servedSources(ctx: FacadeContext): string[] {
   return ctx.gateway.sourceNames.filter((s) => !RESERVED_NAMES.includes(s) && s !== ctx.options.federatedName);
 }
 
-/** The caller of `req`, or the 401 reply (its refusal audited at `base`) when its credentials are missing or wrong. */
+/**
+ * The caller of `req` (bound by identity: its patient resolved for this request, see `bindIdentity`), or
+ * the 401 reply (its refusal audited at `base`) when its credentials are missing or wrong.
+ */
 export async function identified(ctx: FacadeContext, req: RouteRequest, base: string, interaction: Interaction): Promise<{ caller: Caller } | { reply: RouteReply }> {
+  let caller: Caller;
   try {
-    return { caller: await ctx.callers.identify(req.headers) };
+    caller = await ctx.callers.identify(req.headers);
   } catch (error) {
     ctx.audit.record(accessFacts(ctx, req, base, interaction, undefined), { outcome: 4, outcomeDesc: `caller not identified: ${(error as Error).message}` });
     return { reply: outcome(401, 'login', 'credentials are missing or not valid', { 'www-authenticate': 'Bearer' }) };
   }
+  return { caller: await bindIdentity(ctx, req, caller, base) };
 }

@@ -19,7 +19,7 @@ import { facadeOpenAPI } from './facade-openapi.js';
 import { answerFederated } from './federated-base.js';
 import { outcome } from './fhir-answer.js';
 import { CallerDirectory } from './identify-caller.js';
-import { checkFacadeOptions, RESERVED_NAMES } from './options.js';
+import { checkFacadeOptions, checkIdentityCallers, RESERVED_NAMES } from './options.js';
 import type { FHIRFacadeOptions } from './options.js';
 import { PageTokens } from './page-token.js';
 import { answerSource } from './source-base.js';
@@ -64,11 +64,12 @@ export class FHIRFacade {
   constructor(gateway: AsyncFHIRGateway, options: FHIRFacadeOptions = {}) {
     if (typeof gateway?.exchange !== 'function') throw new TypeError('FHIRFacade needs an AsyncFHIRGateway');
     const checked = checkFacadeOptions(options);
+    checkIdentityCallers(checked.callers, gateway.identitySystems);
     const audit = checked.audit;
     this.#sink = audit === undefined ? undefined : new AuditSink(audit, (bundle) => gateway.batch(bundle, audit.source));
     this.#ctx = {
       gateway,
-      callers: new CallerDirectory(checked.callers, checked.openReadOnly),
+      callers: new CallerDirectory(checked.callers, checked.openReadOnly, gateway.identitySystems !== undefined),
       tokens: new PageTokens(checked.pageTokenSecret, checked.pageTokenTtlSeconds),
       limits: new UpstreamLimits(checked.limits, checked.limitStore),
       audit: new AuditTrail(this.#sink),

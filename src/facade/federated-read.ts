@@ -8,7 +8,7 @@
  */
 import { isResourceType } from '../fhir/index.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
-import { mayUseSource } from './caller.js';
+import { mayUseSource, patientIn, sourceRefusal } from './caller.js';
 import type { Caller } from './caller.js';
 import { accessFacts, identified, servedSources } from './facade-context.js';
 import type { FacadeContext } from './facade-context.js';
@@ -29,6 +29,7 @@ export async function answerFederatedRead(ctx: FacadeContext, req: RouteRequest,
   // A source the caller may not use takes the very path of an id no source issued: one answer for both, whatever else the request holds.
   if (found === undefined) return notKnown(ctx, req, interaction, caller, type, federated, 'names no source of the federated base');
   if (!mayUseSource(caller, found.source)) return notKnown(ctx, req, interaction, caller, type, federated, `names a source the caller may not use: caller may not use source "${found.source}"`);
+  if (caller.patient !== undefined && patientIn(caller, found.source) === undefined) return notKnown(ctx, req, interaction, caller, type, federated, `names a source where the caller's patient has no record: ${sourceRefusal(caller, found.source)}`);
   const reply = await answerSource(ctx, req, found.source, [type, found.id, ...history], { caller });
   if ((reply.status ?? 200) !== 200 || reply.body === undefined) return reply;
   let resource: unknown;

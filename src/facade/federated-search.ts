@@ -19,15 +19,16 @@ import { sourceQuery } from './federated-id.js';
 import type { FacadeContext } from './facade-context.js';
 import { fhirJSON, outcome } from './fhir-answer.js';
 import { mergePages } from './federated-merge.js';
-import { failedSearch, fetchSourcePage, MAX_COUNT } from './federated-page.js';
+import { failed, failedSearch, fetchSourcePage, MAX_COUNT } from './federated-page.js';
 import type { Answered, Failure, Position } from './federated-page.js';
 import type { Interaction } from './interaction.js';
 import { isResourceType } from '../fhir/index.js';
 import type { PageState } from './page-token.js';
+import { SHOWN } from './identity-binding.js';
 import { decide } from './policy.js';
 import { requestQuery } from './record-answer.js';
 import { checkFormat, PAGE_TOKEN_PARAM } from './upstream-request.js';
-import { openPageToken, pageTokenOf } from './page-token-route.js';
+import { openPageToken, pageTokenOf, withPatients } from './page-token-route.js';
 
 /** The reply to a search under the federated base (`GET [type]?…`, `POST [type]/_search`, a page token); `rest` are the segments after its name. */
 export async function answerFederatedSearch(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> {
@@ -58,7 +59,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   let state: Omit<PageState, 'caller'> | undefined;
   try {
     token = pageTokenOf(query, true);
-    state = token === undefined ? undefined : openPageToken(ctx.tokens, token, caller.id, true, type);
+    state = token === undefined ? undefined : openPageToken(ctx.tokens, token, caller, true, type);
     if (state?.everything !== undefined) return refuse(400, 'invalid', 'the page token is for Patient/$everything: follow its next link as given');
   } catch (error) {
     return refuse(400, 'invalid', isFhirgateError(error) ? error.message : 'the page token is not valid');
@@ -69,23 +70,28 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
     const count = countText === null ? undefined : Number(countText);
     if (count !== undefined && (!/^\d+$/.test(countText!) || count > MAX_COUNT)) return refuse(400, 'invalid', `_count must be an integer from 0 to ${MAX_COUNT}`);
     const allowed = servedSources(ctx).filter((s) => decide(caller, s, interaction, query).allowed);
-    if (allowed.length === 0) return refuse(403, 'forbidden', caller.patient !== undefined && caller.patientSource === undefined ? sourceRefusal(caller, name) : `no source allows this caller to search ${type}`);
+    if (allowed.length === 0 && identityRefusals(caller).length === 0) {
+      return refuse(403, 'forbidden', caller.patient !== undefined && caller.patientSource === undefined && caller.identity === undefined ? sourceRefusal(caller, name) : `no source allows this caller to search ${type}`);
+    }
     const sort = query.get('_sort');
     state = { federated: true, type, ...(count === undefined ? {} : { count }), ...(sort === null ? {} : { sort }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };
   }
   const searchType: Interaction = { name: 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
   const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => fetchPage(ctx, req, caller, searchType, query, p)));
   const failures = fetched.filter((r): r is Failure => 'failure' in r);
+  // The sources refused for the caller's patient (ambiguous, failed resolution): named, never asked.
+  const refusals = identityRefusals(caller);
   const answered = fetched.filter((r): r is Answered => 'page' in r);
   // No source asked (no id of the query names one, or every position is at its end): the search is audited here.
   if (failures.length === 0 && !answered.some((a) => a.asked)) ctx.audit.record(accessFacts(ctx, req, name, searchType, caller), { outcome: 0, query: requestQuery(req) });
   const strict = /handling=strict/i.test(String(req.headers.prefer ?? ''));
   if (failures.length > 0 && (strict || !answered.some((a) => a.asked))) return failedSearch(failures, strict);
+  if (refusals.length > 0 && strict) return failedSearch(refusals, strict);
   const pages = answered.map((a) => a.page);
   const merged = mergePages(pages, state.count, state.sort);
   const base = `${req.baseUrl}/${name}`;
   // `_count=0` asks for the total only: no entries, so no page follows.
-  const next = state.count !== 0 && merged.positions.some((p) => p.link !== null) ? ctx.tokens.sign({ ...state, caller: caller.id, pages: merged.positions }) : undefined;
+  const next = state.count !== 0 && merged.positions.some((p) => p.link !== null) ? ctx.tokens.sign({ ...state, caller: caller.id, pages: withPatients(caller, merged.positions) }) : undefined;
   const totals = pages.map((p) => p.total);
   const total = token === undefined && failures.length === 0 && totals.every((t) => t !== undefined) ? totals.reduce((a, b) => a! + b!, 0) : undefined;
   return fhirJSON(200, {
@@ -93,8 +99,15 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
     type: 'searchset',
     ...(total === undefined ? {} : { total }),
     link: [{ relation: 'self', url: token === undefined ? `${base}/${state.type}${query.size > 0 ? `?${query}` : ''}` : `${base}?${PAGE_TOKEN_PARAM}=${token}` }, ...(next === undefined ? [] : [{ relation: 'next', url: `${base}?${PAGE_TOKEN_PARAM}=${next}` }])],
-    entry: [...merged.entries, ...failures.map((f) => ({ resource: { resourceType: 'OperationOutcome', issue: f.issues }, search: { mode: 'outcome' } }))],
+    entry: [...merged.entries, ...[...refusals, ...failures].map((f) => ({ resource: { resourceType: 'OperationOutcome', issue: f.issues }, search: { mode: 'outcome' } }))],
   });
+}
+
+/** The sources the caller may use where its patient was refused (ambiguous, failed resolution), each a failure naming the source and why. */
+function identityRefusals(caller: Caller): Failure[] {
+  const refused = caller.identity?.refused;
+  if (refused === undefined || refused.size === 0) return [];
+  return [...refused].map(([source, why]) => failed(source, 403, false, why === SHOWN.ambiguous ? 'multiple-matches' : 'exception', `is refused for the caller's patient: ${why}`));
 }
 
 /**

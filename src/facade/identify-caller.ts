@@ -11,7 +11,7 @@ import { FhirgateError } from '../errors.js';
 import { JWKSCache } from '../http/jwks-cache.js';
 import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
 import type { JWTClaims, JWTHeader } from '../lib/jwt/types.js';
-import type { Caller } from './caller.js';
+import type { Caller, CallerIdentity } from './caller.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from './options.js';
 import type { APIKeyCaller, CallerPolicy, IssuerCallers } from './options.js';
 import { parseScopes, scopeAccess } from './scopes.js';
@@ -39,12 +39,18 @@ export class CallerDirectory {
   readonly #keys: { readonly digest: Buffer; readonly caller: Caller }[];
   readonly #issuers: ReadonlyMap<string, IssuerCallers>;
   readonly #open: boolean;
+  readonly #identity: boolean;
   readonly #jwks = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000 });
 
-  constructor(callers: readonly (APIKeyCaller | IssuerCallers)[], openReadOnly: boolean) {
-    this.#keys = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => ({ digest: digest(c.apiKey), caller: policyCaller(c, `key:${c.name}`, c.name, 'api-key', parseScopes(c.scopes), c.patient, onlySource(c)) }));
+  /**
+   * `identity`: the gateway resolves patients (its `identity` option), so a token's `patient` claim of an
+   * issuer with `patientSource` binds the caller to that person in every source of its policy.
+   */
+  constructor(callers: readonly (APIKeyCaller | IssuerCallers)[], openReadOnly: boolean, identity = false) {
+    this.#keys = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => ({ digest: digest(c.apiKey), caller: policyCaller(c, `key:${c.name}`, c.name, 'api-key', parseScopes(c.scopes), bindingOf(c.patient, onlySource(c))) }));
     this.#issuers = new Map(callers.filter((c): c is IssuerCallers => !('apiKey' in c)).map((c) => [c.issuer, c]));
     this.#open = openReadOnly;
+    this.#identity = identity;
   }
 
   /** True when no caller is configured and nothing is open: the facade serves nothing. */
@@ -95,13 +101,16 @@ export class CallerDirectory {
     }
     const granted = typeof claims.scope === 'string' ? claims.scope : Array.isArray(claims.scp) ? claims.scp.join(' ') : '';
     const allowed = withinCeiling(parseScopes(granted), parseScopes(issuer.scopes));
-    const patient = issuer.patient ?? (allowed.some((s) => s.context === 'patient') && typeof claims.patient === 'string' ? claims.patient : undefined);
+    const claim = allowed.some((s) => s.context === 'patient') && typeof claims.patient === 'string' ? claims.patient : undefined;
+    // The claim is an id of `patientSource` (resolved across the sources when the gateway resolves identity); a patient fixed by the issuer's policy, of its one source or by identifier.
+    const binding = issuer.patient !== undefined ? bindingOf(issuer.patient, onlySource(issuer))
+      : claim === undefined ? undefined
+      : this.#identity && issuer.patientSource !== undefined ? { patient: claim, patientSource: issuer.patientSource, identity: { query: { source: issuer.patientSource, id: claim } } }
+      : bindingOf(claim, issuer.patientSource);
     // Patient scopes mean nothing without a patient: dropped, so that they grant nothing.
-    const scopes = patient === undefined ? allowed.filter((s) => s.context !== 'patient') : allowed;
+    const scopes = binding === undefined ? allowed.filter((s) => s.context !== 'patient') : allowed;
     const subject = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.sub === 'string' ? claims.sub : 'unknown';
-    // The claim is an id of `patientSource`; an id fixed by the issuer's policy, of its one source.
-    const patientSource = issuer.patient === undefined ? issuer.patientSource : onlySource(issuer);
-    const caller = policyCaller(issuer, `jwt:${issuer.issuer}#${typeof claims.sub === 'string' ? claims.sub : subject}`, subject, 'jwt', scopes, patient, patientSource);
+    const caller = policyCaller(issuer, `jwt:${issuer.issuer}#${typeof claims.sub === 'string' ? claims.sub : subject}`, subject, 'jwt', scopes, binding);
     return {
       ...caller,
       issuer: issuer.issuer,
@@ -124,18 +133,35 @@ function onlySource(policy: CallerPolicy): string | undefined {
   return Array.isArray(policy.sources) && policy.sources.length === 1 ? policy.sources[0] : undefined;
 }
 
+/** How a caller is bound to a patient: `patient` and, for a bare id, the one source it is local to; or by identity. */
+interface Binding {
+  readonly patient: string;
+  readonly patientSource?: string | undefined;
+  readonly identity?: CallerIdentity;
+}
+
+/** The binding of a policy's (or a claim's) `patient`: a bare id of `patientSource`, or an identifier (every source, resolved per request). */
+function bindingOf(patient: CallerPolicy['patient'], patientSource: string | undefined): Binding | undefined {
+  if (patient === undefined) return undefined;
+  if (typeof patient === 'object') return { patient: patient.identifier, identity: { query: { identifier: patient.identifier } } };
+  return { patient, patientSource };
+}
+
 /**
- * A caller from a policy and the scopes it holds. A patient-bound caller may use `patientSource` only
- * (if its policy allows it), and no source without one: its patient id is applied nowhere else.
+ * A caller from a policy and the scopes it holds. A caller bound by a bare id may use `patientSource`
+ * only (if its policy allows it), and no source without one: its patient id is applied nowhere else. A
+ * caller bound by identity keeps its policy's sources, each held to the patient's id there.
  */
-function policyCaller(policy: CallerPolicy, id: string, name: string, kind: Caller['kind'], scopes: readonly Scope[], patient: string | undefined, patientSource: string | undefined): Caller {
+function policyCaller(policy: CallerPolicy, id: string, name: string, kind: Caller['kind'], scopes: readonly Scope[], binding: Binding | undefined): Caller {
   const allowed = policy.sources === undefined ? new Set<string>() : policy.sources === '*' ? '*' : new Set(policy.sources);
+  const patientSource = binding?.patientSource;
   const bound = patientSource !== undefined && (allowed === '*' || allowed.has(patientSource)) ? new Set([patientSource]) : new Set<string>();
-  const sources = patient === undefined ? allowed : bound;
+  const sources = binding === undefined || binding.identity !== undefined ? allowed : bound;
   const rate = policy.rate?.perSecond === undefined ? undefined : { perSecond: policy.rate.perSecond, burst: policy.rate.burst ?? Math.max(1, Math.ceil(policy.rate.perSecond)) };
   return Object.freeze({
-    id, name, kind, sources, scopes, patient,
-    ...(patient === undefined || patientSource === undefined ? {} : { patientSource }),
+    id, name, kind, sources, scopes, patient: binding?.patient,
+    ...(binding === undefined || patientSource === undefined ? {} : { patientSource }),
+    ...(binding?.identity === undefined ? {} : { identity: binding.identity }),
     operations: new Set(policy.operations ?? []),
     allowReaching: policy.allowReaching === true,
     ...(rate === undefined ? {} : { rate }),

@@ -21,17 +21,32 @@ export interface CallerPolicy {
   /** SMART scopes (v1 or v2): the types and interactions allowed. For an issuer, the ceiling of what its tokens may grant. */
   scopes: string;
   /**
-   * Holds every access to `Patient/<patient>`'s compartment. An id is local to one source: a caller with
-   * `patient` names at most one source in `sources`, the patient's. For an issuer, tokens with `patient/`
-   * scopes bring their own `patient` claim instead (see `patientSource`).
+   * Holds every access to one patient's compartment. A bare id (`'123'`) is local to one source: a caller
+   * with one names at most one source in `sources`, the patient's. `{ identifier: 'system|value' }` (a
+   * system of the gateway's `identity` option) is the same person in every source: resolved per request
+   * to each source's local id. For an issuer, tokens with `patient/` scopes bring their own `patient`
+   * claim instead (see `patientSource`).
    */
-  patient?: string;
+  patient?: string | PatientIdentifier;
   /** `$operations` it may call, by name (`$everything`). Default none. */
   operations?: readonly string[];
   /** Allow chained parameters, `_has`, `_include`, `_revinclude` inside a compartment. Default false. */
   allowReaching?: boolean;
   /** Its own rate limit, on top of the sources'. */
   rate?: RateOptions;
+}
+
+/**
+ * A patient named by a business identifier: `system|value`, exactly (never fuzzy).
+ *
+ * @example
+ * ```ts
+ * const patient: PatientIdentifier = { identifier: 'http://hospital.example.org/mrn|12345' };
+ * ```
+ */
+export interface PatientIdentifier {
+  /** `system|value`: the system one of the gateway's `identity.systems`. */
+  identifier: string;
 }
 
 /**
@@ -178,6 +193,7 @@ export interface CheckedFacadeOptions {
 /** Names a source may not have under a facade's prefix: the gateway's own routes. */
 export const RESERVED_NAMES: readonly string[] = Object.freeze(['transform', 'aggregate', 'metadata', 'status']);
 
+const PATIENT_KEYS = keysOf<PatientIdentifier>({ identifier: true });
 const POLICY_KEYS = keysOf<CallerPolicy>({ sources: true, scopes: true, patient: true, operations: true, allowReaching: true, rate: true });
 
 /**
@@ -256,7 +272,7 @@ function checkCaller(c: unknown, name: string): APIKeyCaller | IssuerCallers {
   const policy = c as CallerPolicy;
   if (typeof policy.scopes !== 'string') throw new TypeError(`${name}.scopes must be a string of SMART scopes`);
   if (policy.sources !== undefined && policy.sources !== '*' && (!Array.isArray(policy.sources) || policy.sources.some((s) => typeof s !== 'string'))) throw new TypeError(`${name}.sources must be '*' or an array of source names`);
-  if (policy.patient !== undefined && (typeof policy.patient !== 'string' || !/^[A-Za-z0-9\-.]{1,64}$/.test(policy.patient))) throw new TypeError(`${name}.patient must be a FHIR id`);
+  checkPatient(policy.patient, `${name}.patient`);
   if (policy.operations !== undefined && (!Array.isArray(policy.operations) || policy.operations.some((o) => typeof o !== 'string' || !o.startsWith('$')))) throw new TypeError(`${name}.operations must be an array of $names`);
   booleanOption(policy.allowReaching, `${name}.allowReaching`, false);
   if (policy.rate !== undefined) checkRate(policy.rate, `${name}.rate`, OPTION_KEYS.rate);
@@ -293,12 +309,40 @@ function checkCaller(c: unknown, name: string): APIKeyCaller | IssuerCallers {
  * (or `'*'`) would apply it to other people in the other sources, so it is refused.
  */
 function checkPatientBinding(policy: CallerPolicy, who: string): void {
-  if (policy.patient === undefined || policy.sources === undefined || (policy.sources !== '*' && policy.sources.length <= 1)) return;
+  if (policy.patient === undefined || typeof policy.patient === 'object' || policy.sources === undefined || (policy.sources !== '*' && policy.sources.length <= 1)) return;
   const many = policy.sources === '*' ? 'every source (sources: \'*\')' : `${policy.sources.length} sources`;
   throw new TypeError(
     `${who} binds one patient id to ${many}, but a patient id is local to one source (Patient/${policy.patient} of one server is another person in another): ` +
-      'give this caller the one source the id belongs to (sources: ["ehr"]), and one caller per source for the others; identity across sources is not supported yet',
+      'give this caller the one source the id belongs to (sources: ["ehr"]), or bind it by identifier ({ "identifier": "system|value" }, with the gateway\'s identity option)',
   );
+}
+
+/** A caller's `patient`: a FHIR id, or `{ identifier: 'system|value' }` (system and value not empty). */
+function checkPatient(patient: unknown, name: string): void {
+  if (patient === undefined) return;
+  if (typeof patient === 'object' && patient !== null) {
+    onlyKnownKeys(patient, PATIENT_KEYS, name);
+    const { identifier } = patient as PatientIdentifier;
+    if (typeof identifier !== 'string' || !/^[^|\s]+\|[^|]+$/.test(identifier)) throw new TypeError(`${name}.identifier must be "system|value" (one |, neither empty)`);
+    return;
+  }
+  if (typeof patient !== 'string' || !/^[A-Za-z0-9\-.]{1,64}$/.test(patient)) throw new TypeError(`${name} must be a FHIR id or { "identifier": "system|value" }`);
+}
+
+/**
+ * Refuses callers bound by identifier when the gateway resolves no identity, or by a system it does not
+ * link (`systems`: the gateway's `identity.systems`, `undefined` without the option): such a caller
+ * could be served nothing, or the wrong person, so the facade does not start.
+ */
+export function checkIdentityCallers(callers: readonly (APIKeyCaller | IssuerCallers)[], systems: readonly string[] | undefined, name = 'options.callers'): void {
+  callers.forEach((caller, i) => {
+    const patient = caller.patient;
+    if (typeof patient !== 'object') return;
+    const who = `${name}[${i}] (${'apiKey' in caller ? caller.name : caller.issuer})`;
+    if (systems === undefined) throw new TypeError(`${who} is bound to a patient by identifier, but the gateway has no identity option: set identity.systems (docs/facade.md, "Identity")`);
+    const system = patient.identifier.slice(0, patient.identifier.indexOf('|'));
+    if (!systems.includes(system)) throw new TypeError(`${who}.patient.identifier's system "${system.slice(0, 200)}" is not one of identity.systems (${systems.join(', ')})`);
+  });
 }
 
 function checkRate(l: unknown, name: string, known: readonly string[]): void {

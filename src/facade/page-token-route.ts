@@ -7,6 +7,8 @@
  * @module
  */
 import { FhirgateError } from '../errors.js';
+import { patientIn } from './caller.js';
+import type { Caller } from './caller.js';
 import type { PageState, PageTokens } from './page-token.js';
 import { PAGE_TOKEN_PARAM } from './upstream-request.js';
 
@@ -34,16 +36,28 @@ export function pageTokenOf(params: URLSearchParams, searching: boolean): string
 }
 
 /**
- * The state of `token` for `callerId`, asked at the federated base or a source base (`federated`), at a
+ * The state of `token` for `caller`, asked at the federated base or a source base (`federated`), at a
  * path of `pathType` (`undefined`: the base or `[base]/_search`, which take any search's token).
- * `ERR_PAGE_TOKEN` when the token is not valid (see `PageTokens.open`), is the other kind of base's, or
- * is another type's search.
+ * `ERR_PAGE_TOKEN` when the token is not valid (see `PageTokens.open`), is the other kind of base's, is
+ * another type's search, or was made for another local patient id than the caller's patient has now at
+ * a source (the crosswalk changed: the page would be another person's).
  */
-export function openPageToken(tokens: PageTokens, token: string, callerId: string, federated: boolean, pathType: string | undefined): PageState {
-  const state = tokens.open(token, callerId);
+export function openPageToken(tokens: PageTokens, token: string, caller: Caller, federated: boolean, pathType: string | undefined): PageState {
+  const state = tokens.open(token, caller.id);
   if ((state.federated === true) !== federated) throw bad(`the page token is for ${federated ? 'a source base' : 'the federated base'}, not this one`);
   if (pathType !== undefined && state.type !== pathType) throw bad(`the page token is for a search of ${state.type ?? 'all types'}, not of ${pathType}`);
+  const moved = state.pages.find((p) => p.link !== null && p.patient !== patientIn(caller, p.source));
+  if (moved !== undefined) throw bad(`the page token was made for another record of the patient in source "${moved.source}" than the one it resolves to now; search again`);
   return state;
+}
+
+/** The positions of a token of `caller`'s search, each with its patient's local id at that source (see {@link openPageToken}). */
+export function withPatients(caller: Caller, pages: PageState['pages']): PageState['pages'] {
+  if (caller.patient === undefined) return pages;
+  return pages.map((p) => {
+    const patient = patientIn(caller, p.source);
+    return patient === undefined ? p : { ...p, patient };
+  });
 }
 
 /** The parameters of a request: its query, and its body when that is a search form. */

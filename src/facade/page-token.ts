@@ -26,8 +26,12 @@ export interface PageState {
   readonly federated?: boolean;
   /** Of a `Patient/$everything` token: what the first page resolved and asked (see `patient-everything.ts`). */
   readonly everything?: EverythingState;
-  /** Per source (per source and type for `$everything`): its link (`''`: its first page, `null`: done) and the entries of that page used. */
-  readonly pages: readonly { readonly source: string; readonly type?: string; readonly link: string | null; readonly skip: number }[];
+  /**
+   * Per source (per source and type for `$everything`): its link (`''`: its first page, `null`: done), the
+   * entries of that page used, and the local id of the caller's patient there when the token was made (a
+   * page is served only while the caller's patient is still that id there: see `openPageToken`).
+   */
+  readonly pages: readonly { readonly source: string; readonly type?: string; readonly link: string | null; readonly skip: number; readonly patient?: string }[];
 }
 
 /** What a `$everything` page token carries besides the positions. */

@@ -36,7 +36,7 @@ import type { Answered, Failure, Position } from './federated-page.js';
 import { fhirJSON, outcome } from './fhir-answer.js';
 import type { Interaction } from './interaction.js';
 import type { EverythingState, PageState } from './page-token.js';
-import { openPageToken, pageTokenOf } from './page-token-route.js';
+import { openPageToken, pageTokenOf, withPatients } from './page-token-route.js';
 import { decide } from './policy.js';
 import { statedFacts } from './source-everything.js';
 import { checkFormat, PAGE_TOKEN_PARAM } from './upstream-request.js';
@@ -112,7 +112,7 @@ export async function answerPatientEverything(ctx: FacadeContext, req: RouteRequ
   if (failures.length > 0 && (strict || answered.length === 0)) return failedSearch(failures, strict);
   const merged = mergePages(answered.map((a) => a.page), state.count, undefined);
   const base = `${req.baseUrl}/${name}`;
-  const next = state.count !== 0 && merged.positions.some((p) => p.link !== null) ? ctx.tokens.sign({ ...state, caller: caller.id, pages: merged.positions }) : undefined;
+  const next = state.count !== 0 && merged.positions.some((p) => p.link !== null) ? ctx.tokens.sign({ ...state, caller: caller.id, pages: withPatients(caller, merged.positions) }) : undefined;
   const issues = [...plan.issues, ...failures.flatMap((f) => f.issues)];
   return fhirJSON(200, {
     resourceType: 'Bundle',
@@ -196,7 +196,7 @@ async function firstPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
 
 /** A later page's plan: the token opened and its patients checked against the resolution now. */
 async function laterPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, token: string): Promise<Plan | Refusal> {
-  const state = openPageToken(ctx.tokens, token, caller.id, true, 'Patient');
+  const state = openPageToken(ctx.tokens, token, caller, true, 'Patient');
   const everything = state.everything;
   if (everything === undefined) throw new FhirgateError('ERR_PAGE_TOKEN', `the page token is for a search, not for ${OPERATION}`);
   const sources = Object.keys(everything.patients);

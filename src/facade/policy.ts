@@ -5,7 +5,7 @@
  * compartment cannot bound (system-wide searches, conditional writes, bundles, chains) is refused.
  * @module
  */
-import { mayUseSource, sourceRefusal } from './caller.js';
+import { mayUseSource, patientIn, sourceRefusal } from './caller.js';
 import type { Caller } from './caller.js';
 import { compartmentParam, reachingParams } from './compartment.js';
 import type { Interaction } from './interaction.js';
@@ -47,7 +47,10 @@ export function decide(caller: Caller, source: string, interaction: Interaction,
   if (!mayUseSource(caller, source)) return refuse(403, sourceRefusal(caller, source));
   const { name, type } = interaction;
   if (name === 'capabilities') return { allowed: true, compartment: undefined };
-  if (name === 'operation') return decideOperation(caller, interaction, params, extras.body === true);
+  // The patient's local id here (a bare id: its one source's; by identity: this source's), or nothing of this source.
+  const patient = patientIn(caller, source);
+  if (caller.patient !== undefined && patient === undefined) return refuse(403, sourceRefusal(caller, source));
+  if (name === 'operation') return decideOperation(caller, patient, interaction, params, extras.body === true);
   if (name === 'batch' || name === 'transaction') {
     return caller.patient !== undefined ? refuse(403, 'bundles are not allowed for a compartment-bound caller') : { allowed: true, compartment: undefined };
   }
@@ -61,8 +64,7 @@ export function decide(caller: Caller, source: string, interaction: Interaction,
   if (interaction.conditional && !hasCriteria(name === 'create' ? new URLSearchParams(extras.ifNoneExist ?? '') : params)) {
     return refuse(412, `a conditional ${name} needs search criteria: without any it would match every ${type} (${[...NOT_CRITERIA].join(', ')} are none)`);
   }
-  if (access === 'open' && caller.patient === undefined) return { allowed: true, compartment: undefined };
-  const patient = caller.patient;
+  if (access === 'open' && patient === undefined) return { allowed: true, compartment: undefined };
   if (patient === undefined) return refuse(403, 'patient scopes without a patient in context');
   if (type === undefined || compartmentParam(type) === undefined) return refuse(letter === 'r' ? 404 : 403, `${type ?? 'a system-wide interaction'} is outside the patient compartment`);
   if (interaction.conditional) return refuse(403, 'conditional writes are not allowed for a compartment-bound caller');
@@ -76,18 +78,18 @@ export function decide(caller: Caller, source: string, interaction: Interaction,
 }
 
 /**
- * `$operations` are allowed by name; a compartment-bound caller only on its own Patient. Their answers
+ * `$operations` are allowed by name; a compartment-bound caller only on its own Patient (`patient`: its id at the source). Their answers
  * are cut to what the caller may read (see `visible-entries.ts`); `$export`, whose files the facade
  * cannot cut, only when the caller may read every type it would export.
  */
-function decideOperation(caller: Caller, interaction: Interaction, params: URLSearchParams, body: boolean): Decision {
+function decideOperation(caller: Caller, patient: string | undefined, interaction: Interaction, params: URLSearchParams, body: boolean): Decision {
   if (!caller.operations.has(interaction.operation!)) return refuse(403, `operation ${interaction.operation} is not allowed`);
   if (interaction.operation === '$export') {
     const why = exportRefusal(caller, params, body);
     if (why !== undefined) return refuse(403, why);
   }
-  if (caller.patient === undefined) return { allowed: true, compartment: undefined };
-  if (interaction.type === 'Patient' && interaction.id === caller.patient) return { allowed: true, compartment: caller.patient };
+  if (patient === undefined) return { allowed: true, compartment: undefined };
+  if (interaction.type === 'Patient' && interaction.id === patient) return { allowed: true, compartment: patient };
   return refuse(403, `operation ${interaction.operation} outside the patient compartment`);
 }
 

@@ -18,6 +18,7 @@ import { outcome } from './fhir-answer.js';
 import type { IssueType } from '../fhir/operation-outcome.js';
 import type { Interaction } from './interaction.js';
 import { interactionOf } from './interaction.js';
+import { bindIdentity } from './identity-binding.js';
 import { decide } from './policy.js';
 import { rateLimitHeaders } from './rate-limiter.js';
 import { accessFacts } from './facade-context.js';
@@ -63,6 +64,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   } catch (error) {
     return refuse(401, 'login', `caller not identified: ${(error as Error).message}`, { 'www-authenticate': 'Bearer' }, 'credentials are missing or not valid');
   }
+  if (caller.identity !== undefined) caller = await bindIdentity(ctx, req, caller, source);
   let body: { text: string; contentType: string } | undefined;
   if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
     const contentType = req.headers['content-type'] ?? '';
@@ -80,7 +82,7 @@ export async function answerSource(ctx: FacadeContext, req: RouteRequest, source
   try {
     const token = pageTokenOf(params, found.name === 'search-type' || found.name === 'search-system');
     if (token !== undefined) {
-      const state = openPageToken(ctx.tokens, token, caller.id, false, found.type);
+      const state = openPageToken(ctx.tokens, token, caller, false, found.type);
       const page = state.pages.find((p) => p.source === source);
       if (typeof page?.link !== 'string' || page.link === '') throw new FhirgateError('ERR_PAGE_TOKEN', 'the page token is for another base');
       pageLink = page.link;

@@ -103,7 +103,7 @@ function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<
   const link = links.flatMap((l) => {
     if (typeof l.url !== 'string' || typeof l.relation !== 'string') return [];
     if (PAGING.has(l.relation)) {
-      const state: PageState = { caller: s.callerId, type: s.interaction.type, pages: [{ source: s.source, link: l.url, skip: 0 }] };
+      const state: PageState = { caller: s.callerId, type: s.interaction.type, pages: [{ source: s.source, link: l.url, skip: 0, ...(s.compartment === undefined ? {} : { patient: s.compartment }) }] };
       return [{ relation: l.relation, url: `${s.rewriter.facadeBase}?${PAGE_TOKEN_PARAM}=${s.tokens.sign(state)}` }];
     }
     const moved = s.rewriter.toFacade(l.url);

@@ -111,6 +111,19 @@ export class AsyncFHIRGateway implements AsyncDisposable {
   }
 
   /**
+   * The identifier systems that link patients across sources (the `identity` option's `systems`), or
+   * `undefined` without the option: {@link resolvePatient} then resolves nothing.
+   *
+   * @example
+   * ```ts
+   * gw.identitySystems; // ['http://hospital.example.org/mrn']
+   * ```
+   */
+  get identitySystems(): readonly string[] | undefined {
+    return this.#options.identity?.systems;
+  }
+
+  /**
    * Switches a JWT-assertion source to its next key without a restart: the next key signs from the
    * next token request on, the former key leaves the JWKS, and `options.nextKeyPath` (if given) is
    * staged and published as the new next key. The cached access token stays in use. `ERR_AUTH_KEY`

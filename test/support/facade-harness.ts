@@ -36,8 +36,9 @@ export interface FacadeHarness {
 }
 
 /**
- * Starts a gateway over `sources` (name → connection string, with `gatewayOptions`) with a facade, on
- * port 0; checks for leaks of the upstream bases and `secrets` when the test ends.
+ * Starts a gateway over `sources` (name → connection string) with a facade, on port 0; checks for
+ * leaks of the upstream bases and `secrets` when the test ends; `gatewayOptions` go to the gateway (its
+ * `identity`, `tokenStore`).
  *
  * @example
  * ```ts

@@ -6,7 +6,8 @@
  * @module
  */
 import { RESERVED_NAMES } from '../../facade/index.js';
-import { checkCallerList, checkFacadeOptions, OPTION_KEYS } from '../../facade/options.js';
+import { checkCallerList, checkFacadeOptions, checkIdentityCallers, OPTION_KEYS } from '../../facade/options.js';
+import type { IdentityOptions } from '../../gateway/index.js';
 import type { FHIRFacadeOptions } from '../../facade/index.js';
 import { nearestName } from '../../lib/nearest-name.js';
 import { configError, object, onlyKeys, optionalBoolean } from './checks.js';
@@ -34,6 +35,14 @@ function asConfig<T>(check: () => T): T {
     const [, path = '', who = '', problem = error.message] = /^(\S+?):?( \([^)]*\))? (?:is )?(.*)$/s.exec(error.message) ?? [];
     throw configError(`${path}${who}`, problem);
   }
+}
+
+/**
+ * Refuses callers bound by identifier when the file has no `identity` setting, or by a system it does
+ * not list: such a caller would be served nothing (or the wrong person), so `serve` does not start.
+ */
+export function checkCallerIdentities(callers: FHIRFacadeOptions['callers'], identity: IdentityOptions | undefined): void {
+  asConfig(() => checkIdentityCallers(callers ?? [], identity?.systems, 'callers'));
 }
 
 /** Checks top-level `callers`. */

@@ -23,7 +23,7 @@ import {
 } from './checks.js';
 import type { CDSMountConfig, CorsConfig, FhirgateConfig, GatewayConfig, ServiceMountConfig } from './config-types.js';
 import { expandEnv, literalText } from './expand-env.js';
-import { checkCallers, checkFacade } from './facade-config.js';
+import { checkCallerIdentities, checkCallers, checkFacade } from './facade-config.js';
 import { checkAuthoritySources, checkIdentityConfig } from './identity-config.js';
 import { optionalAllowedHosts, optionalFHIRServers, optionalPublicUrl } from './public-address.js';
 import { optionalReusePort } from './reuse-port.js';
@@ -92,6 +92,7 @@ export function validateConfig(raw: unknown, ctx: ConfigContext): FhirgateConfig
   const { headersTimeoutMs, requestTimeoutMs } = config;
   if (headersTimeoutMs !== undefined && requestTimeoutMs !== undefined && headersTimeoutMs > requestTimeoutMs) throw configError('headersTimeoutMs', 'must be <= requestTimeoutMs');
   checkAuthoritySources(config.identity, config.sources);
+  checkCallerIdentities(config.callers, config.identity);
   return config;
 }
 
