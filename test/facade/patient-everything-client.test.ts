@@ -12,7 +12,7 @@ import { sandbox } from '../support/sandbox.js';
 import { startServer } from '../support/test-server.js';
 
 const MRN = 'http://hospital.example.org/mrn';
-const KEYS = { all: 'client-all-key-0123456789', narrow: 'client-narrow-key-012345678', dana: 'client-dana-key-0123456789' };
+const KEYS = { all: 'client-all-key-0123456789', narrow: 'client-narrow-key-012345678', dana: 'client-dana-key-0123456789', danaId: 'client-dana-identity-key-0123' };
 const IDENTITY = { identity: { systems: [MRN], ttlSeconds: 300 } };
 
 const callers: APIKeyCaller[] = [
@@ -20,6 +20,8 @@ const callers: APIKeyCaller[] = [
   // Reads Patients and Observations only: Conditions and Encounters are not its to see.
   { name: 'narrow', apiKey: KEYS.narrow, sources: '*', scopes: 'system/Patient.rs system/Observation.rs', operations: ['$everything'] },
   { name: 'dana', apiKey: KEYS.dana, sources: ['ehr'], scopes: 'patient/*.rs', patient: 'e-dana', operations: ['$everything'] },
+  // Bound by identity: Dana in every source, under each source's own local id.
+  { name: 'dana-identity', apiKey: KEYS.danaId, sources: '*', scopes: 'patient/*.rs', patient: { identifier: `${MRN}|7` }, operations: ['$everything'] },
 ];
 
 /** Dana (MRN 7) as `<prefix>-dana`, with 4 Observations, 3 Conditions and 3 Encounters; Eve (MRN 8) with one Observation. */
@@ -200,4 +202,22 @@ test('with three sources each source\'s Patient links to the two others', async 
     'lab.l-dana': ['seealso Patient/ehr.e-dana', 'seealso Patient/research.r-dana'],
     'research.r-dana': ['seealso Patient/ehr.e-dana', 'seealso Patient/lab.l-dana'],
   });
+});
+
+test('a caller bound by identity gets its own patient\'s $everything across every source, by either source\'s id or by identifier; another person is refused', async (t) => {
+  const { h } = await setUp(t);
+  const client = medplum(h.prefix, KEYS.danaId);
+  for (const first of ['Patient/ehr.e-dana/$everything?_count=4', 'Patient/lab.l-dana/$everything?_count=4', `Patient/$everything?identifier=${encodeURIComponent(`${MRN}|7`)}&_count=4`]) {
+    const pages = await allPages(client, await client.get(`${h.prefix}/all/${first}`));
+    assert.ok(pages.length > 1, `${first}: paged`);
+    const ids = idsOf(matchesOf(pages));
+    assert.equal(new Set(ids).size, ids.length, `${first}: no resource twice`);
+    assert.deepEqual([...ids].sort(), danaIds(), first);
+  }
+  for (const other of [`Patient/$everything?identifier=${encodeURIComponent(`${MRN}|8`)}`, 'Patient/ehr.e-eve/$everything', 'Patient/lab.l-eve/$everything']) {
+    const res = await fetch(`${h.prefix}/all/${other}`, { headers: { 'x-api-key': KEYS.danaId } });
+    const text = await res.text();
+    assert.ok(res.status === 403 || res.status === 404, `${other}: ${res.status} ${text}`);
+    assert.doesNotMatch(text, /eve-obs|"Observation"/);
+  }
 });
