@@ -111,13 +111,12 @@ export async function fetchSourcePage(ctx: FacadeContext, req: RouteRequest, cal
     const request = upstreamRequest('GET', segments, query, req.headers, undefined, interaction, decision.compartment, rewriter);
     const pageLink = position.link === '' ? request.path : position.link!;
     const res = await ctx.gateway.exchange(source, { ...request, path: pageLink }, { signal: req.connectionSignal });
-    const answer = facadeAnswer(res, { source, interaction, compartment: decision.compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders: {}, visible: visibility(caller, decision.compartment, rewriter.bases) });
+    const answer = facadeAnswer(res, { source, interaction, compartment: decision.compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders: {}, visible: visibility(caller, decision.compartment, rewriter.bases), merged: true });
     recordAnswer(ctx, req, source, interaction, caller, decision.compartment, answer.reply.status ?? res.status, answer.body, undefined, rewriter);
     if (res.status !== 200) return refused(source, res.status, answer.body);
     if (answer.body === undefined) return failed(source, 502, false, 'exception', 'answered 200 with a body that is not FHIR JSON');
-    const raw = JSON.parse(res.body.toString('utf8')) as { link?: { relation?: string; url?: string }[] };
     const entries = ((answer.body?.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => tag(e, view, `${req.baseUrl}/${ctx.options.federatedName}`));
-    const nextLink = raw.link?.find((l) => l.relation === 'next')?.url ?? null;
+    const nextLink = answer.upstreamNext ?? null;
     const total = typeof answer.body.total === 'number' ? answer.body.total : undefined;
     return { page: { source, ...(position.type === undefined ? {} : { type: position.type }), entries, pageLink, nextLink, skipped: position.skip, total }, asked: true };
   } catch (error) {
