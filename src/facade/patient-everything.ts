@@ -289,9 +289,10 @@ function linked(entries: Record<string, unknown>[], patients: Readonly<Record<st
   const atSource = new Map(found.map(([source, id]) => [`${baseUrl}/${source}/Patient/${id}`, source]));
   return entries.map((entry) => {
     const resource = entry.resource as Record<string, unknown> | undefined;
+    if (resource?.resourceType !== 'Patient') return entry;
     const alternate = (Array.isArray(entry.link) ? (entry.link as { relation?: unknown; url?: unknown }[]) : []).find((l) => l.relation === 'alternate')?.url;
     const source = typeof alternate === 'string' ? atSource.get(alternate) : undefined;
-    if (resource?.resourceType !== 'Patient' || source === undefined) return entry;
+    if (source === undefined) return entry;
     const links = Array.isArray(resource.link) ? (resource.link as { other?: { reference?: unknown } }[]) : [];
     const known = new Set(links.map((l) => l.other?.reference));
     const added = found.filter(([s]) => s !== source).map(([s, id]) => reference(s, id)).filter((r) => !known.has(r)).map((r) => ({ other: { reference: r }, type: 'seealso' }));
