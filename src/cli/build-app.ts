@@ -69,7 +69,7 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     const held = config.callers !== undefined && config.callers.length > 0;
     if (held) options.logger.info(`gateway routes held to callers: ${config.gateway.path ?? '/fhir'}/transform and /aggregate need a caller that may read the type from every source named; ${config.gateway.path ?? '/fhir'}/status and /gateway/status show upstream origins only to a caller with sources '*' and no patient`, { gateway: 'callers' });
     app.registerGateway(held ? guardedGateway(gateway, config.callers) : gateway, { name: gateway.constructor.name, ...(config.gateway.path === undefined ? {} : { path: config.gateway.path }) });
-    if (config.facade.enabled) app.registerService(facadeOf(gateway, config, options.logger, shared?.store), { path: config.gateway.path ?? '/fhir' });
+    if (config.facade.enabled) app.registerService(facadeOf(gateway, config, options.logger, shared?.store, options.proxy), { path: config.gateway.path ?? '/fhir' });
     if (config.cds !== undefined) {
       const cds = new CDSHooksService({
         ...(config.cds.fhirServers === undefined ? {} : { fhirServers: config.cds.fhirServers }),
@@ -109,7 +109,7 @@ function hostFor(options: ServiceAPIOptions): ServiceAPI {
  * The FHIR facade a config describes, every source a FHIR base beside the gateway. Without callers it
  * serves read and search to anyone when listening on loopback only, and nothing beyond; both are logged.
  */
-function facadeOf(gateway: AsyncFHIRGateway, config: FhirgateConfig, logger: Logger, limitStore: KeyValueStore | undefined): FHIRFacade {
+function facadeOf(gateway: AsyncFHIRGateway, config: FhirgateConfig, logger: Logger, limitStore: KeyValueStore | undefined, proxy: ProxyOptions | undefined): FHIRFacade {
   const { options } = config.facade;
   checkFacadeNames(config.sources.keys(), options.federatedName ?? 'all');
   checkCallerSources(config.callers, [...config.sources.keys()]);
@@ -117,7 +117,7 @@ function facadeOf(gateway: AsyncFHIRGateway, config: FhirgateConfig, logger: Log
   if (mode === 'open-read-only') logger.info('facade open for read and search without credentials: no callers configured, listening on loopback only', { facade: mode });
   if (mode === 'closed') logger.warn('facade serves nothing: no callers configured and listening beyond loopback', { facade: mode });
   if (mode === 'callers') for (const warning of callerWarnings(config.callers)) logger.warn(warning, { facade: mode });
-  return new FHIRFacade(gateway, { ...options, callers: config.callers ?? [], openReadOnly: mode === 'open-read-only', ...(limitStore === undefined ? {} : { limitStore }) });
+  return new FHIRFacade(gateway, { ...options, callers: config.callers ?? [], openReadOnly: mode === 'open-read-only', ...(limitStore === undefined ? {} : { limitStore }), ...(proxy === undefined ? {} : { proxy }) });
 }
 
 /** Registers every source; a key file or connection string problem is `ERR_CONFIG` under the source's path. */

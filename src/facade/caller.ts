@@ -70,12 +70,6 @@ export function mayUseSource(caller: Caller, source: string): boolean {
  * The local id of `caller`'s patient at `source`, the id its compartment holds to there; `undefined` when
  * it has no patient or none at that source (a bare id: any source but `patientSource`; by identity: a
  * source where the patient is absent, ambiguous or failed, or before resolution).
- *
- * @example
- * ```ts
- * declare const caller: Caller;
- * const id = patientIn(caller, 'lab'); // '987' (lab's local id), or undefined: nothing of lab for it
- * ```
  */
 export function patientIn(caller: Caller, source: string): string | undefined {
   if (caller.patient === undefined) return undefined;

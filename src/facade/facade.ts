@@ -8,6 +8,7 @@
 import type { EventDispatcher } from '../events/types.js';
 import { issueTypeOfStatus } from '../fhir/operation-outcome.js';
 import type { AsyncFHIRGateway } from '../gateway/index.js';
+import { ProxyAgents } from '../http/proxy-agents.js';
 import { MOUNT } from '../mount/index.js';
 import type { Mountable, PublicError, RefusedRequest, Route, RouteReply, RouteRequest } from '../mount/index.js';
 import { attemptedInteraction, auditRefused } from './audit-refusal.js';
@@ -60,6 +61,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export class FHIRFacade {
   readonly #ctx: FacadeContext;
   readonly #sink: AuditSink | undefined;
+  readonly #proxy: ProxyAgents;
 
   constructor(gateway: AsyncFHIRGateway, options: FHIRFacadeOptions = {}) {
     if (typeof gateway?.exchange !== 'function') throw new TypeError('FHIRFacade needs an AsyncFHIRGateway');
@@ -67,9 +69,10 @@ export class FHIRFacade {
     checkIdentityCallers(checked.callers, gateway.identitySystems);
     const audit = checked.audit;
     this.#sink = audit === undefined ? undefined : new AuditSink(audit, (bundle) => gateway.batch(bundle, audit.source));
+    this.#proxy = new ProxyAgents(checked.proxy, 'options.proxy');
     this.#ctx = {
       gateway,
-      callers: new CallerDirectory(checked.callers, checked.openReadOnly, gateway.identitySystems !== undefined),
+      callers: new CallerDirectory(checked.callers, checked.openReadOnly, this.#proxy, gateway.identitySystems !== undefined),
       tokens: new PageTokens(checked.pageTokenSecret, checked.pageTokenTtlSeconds),
       limits: new UpstreamLimits(checked.limits, checked.limitStore),
       audit: new AuditTrail(this.#sink),
@@ -118,6 +121,7 @@ export class FHIRFacade {
       },
       close: async () => {
         await this.#sink?.close();
+        this.#proxy.close();
       },
     };
   }

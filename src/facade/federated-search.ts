@@ -71,7 +71,9 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
     if (count !== undefined && (!/^\d+$/.test(countText!) || count > MAX_COUNT)) return refuse(400, 'invalid', `_count must be an integer from 0 to ${MAX_COUNT}`);
     const allowed = servedSources(ctx).filter((s) => decide(caller, s, interaction, query).allowed);
     if (allowed.length === 0 && identityRefusals(caller).length === 0) {
-      return refuse(403, 'forbidden', caller.patient !== undefined && caller.patientSource === undefined && caller.identity === undefined ? sourceRefusal(caller, name) : `no source allows this caller to search ${type}`);
+      const why = caller.identity !== undefined ? `the caller's patient is in no source it may search for ${type}`
+        : caller.patient !== undefined && caller.patientSource === undefined ? sourceRefusal(caller, name) : `no source allows this caller to search ${type}`;
+      return refuse(403, 'forbidden', why);
     }
     const sort = query.get('_sort');
     state = { federated: true, type, ...(count === undefined ? {} : { count }), ...(sort === null ? {} : { sort }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };

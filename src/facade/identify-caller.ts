@@ -9,6 +9,7 @@ import type { JsonWebKey } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { JWKSCache } from '../http/jwks-cache.js';
+import type { ProxyAgents } from '../http/proxy-agents.js';
 import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
 import type { JWTClaims, JWTHeader } from '../lib/jwt/types.js';
 import type { Caller, CallerIdentity } from './caller.js';
@@ -40,13 +41,15 @@ export class CallerDirectory {
   readonly #issuers: ReadonlyMap<string, IssuerCallers>;
   readonly #open: boolean;
   readonly #identity: boolean;
-  readonly #jwks = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000 });
+  readonly #jwks: JWKSCache;
 
   /**
-   * `identity`: the gateway resolves patients (its `identity` option), so a token's `patient` claim of an
-   * issuer with `patientSource` binds the caller to that person in every source of its policy.
+   * `proxy`: the agents of the facade's outbound proxy, for the issuers' JWKS fetches. `identity`: the
+   * gateway resolves patients (its `identity` option), so a token's `patient` claim of an issuer with
+   * `patientSource` binds the caller to that person in every source of its policy.
    */
-  constructor(callers: readonly (APIKeyCaller | IssuerCallers)[], openReadOnly: boolean, identity = false) {
+  constructor(callers: readonly (APIKeyCaller | IssuerCallers)[], openReadOnly: boolean, proxy?: ProxyAgents, identity = false) {
+    this.#jwks = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000, ...(proxy === undefined ? {} : { proxy }) });
     this.#keys = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => ({ digest: digest(c.apiKey), caller: policyCaller(c, `key:${c.name}`, c.name, 'api-key', parseScopes(c.scopes), bindingOf(c.patient, onlySource(c))) }));
     this.#issuers = new Map(callers.filter((c): c is IssuerCallers => !('apiKey' in c)).map((c) => [c.issuer, c]));
     this.#open = openReadOnly;

@@ -4,7 +4,7 @@
  * @module
  */
 export { FHIRFacade } from './facade.js';
-export type { APIKeyCaller, AuditSinkOptions, CallerPolicy, FHIRFacadeOptions, IssuerCallers, RateOptions, SourceLimits } from './options.js';
+export type { APIKeyCaller, AuditSinkOptions, CallerPolicy, FHIRFacadeOptions, IssuerCallers, PatientIdentifier, RateOptions, SourceLimits } from './options.js';
 export { RESERVED_NAMES } from './options.js';
 export { AUDIT_EVENT_NAME } from './audit-trail.js';
 export type { AuditSinkStatus } from './audit-sink.js';

@@ -3,6 +3,8 @@
  * tokens, rate limits and the audit sink. Checked and copied once; misuse throws at once.
  * @module
  */
+import { checkProxyOptions } from '../http/proxy-options.js';
+import type { ProxyOptions } from '../http/proxy-options.js';
 import type { KeyValueStore } from '../lib/key-value-store.js';
 import { checkStore } from '../lib/key-value-store.js';
 import { booleanOption, checkObject, keysOf, numberOption, onlyKnownKeys, stringOption } from '../lib/options.js';
@@ -175,6 +177,11 @@ export interface FHIRFacadeOptions {
   audit?: AuditSinkOptions;
   /** What AuditEvents name as the observer (`source.observer.display`). Default `fhirgate`. */
   observerName?: string;
+  /**
+   * The outbound HTTP proxy for the facade's own calls: the JWKS of its JWT issuers (`jwksUrl`). The
+   * gateway's calls go through the gateway's `proxy`. Default: none (the library reads no environment).
+   */
+  proxy?: ProxyOptions;
 }
 
 /** The options after checks. */
@@ -188,6 +195,7 @@ export interface CheckedFacadeOptions {
   readonly limitStore: KeyValueStore | undefined;
   readonly audit: Required<AuditSinkOptions> | undefined;
   readonly observerName: string;
+  readonly proxy: ProxyOptions | undefined;
 }
 
 /** Names a source may not have under a facade's prefix: the gateway's own routes. */
@@ -202,7 +210,7 @@ const POLICY_KEYS = keysOf<CallerPolicy>({ sources: true, scopes: true, patient:
  */
 export const OPTION_KEYS = Object.freeze({
   options: keysOf<FHIRFacadeOptions>({
-    callers: true, openReadOnly: true, federatedName: true, pageTokenSecret: true, pageTokenTtlSeconds: true, limits: true, limitStore: true, audit: true, observerName: true,
+    callers: true, openReadOnly: true, federatedName: true, pageTokenSecret: true, pageTokenTtlSeconds: true, limits: true, limitStore: true, audit: true, observerName: true, proxy: true,
   }),
   apiKeyCaller: Object.freeze([...keysOf<Omit<APIKeyCaller, keyof CallerPolicy>>({ name: true, apiKey: true }), ...POLICY_KEYS]),
   issuerCallers: Object.freeze([
@@ -238,6 +246,7 @@ export function checkFacadeOptions(options: FHIRFacadeOptions, name = 'options')
   checkObject(limits, `${name}.limits`);
   for (const [source, l] of Object.entries(limits)) checkRate(l, `${name}.limits.${source}`, OPTION_KEYS.limits);
   if (options.limitStore !== undefined) checkStore(options.limitStore, `${name}.limitStore`);
+  checkProxyOptions(options.proxy, `${name}.proxy`);
   return Object.freeze({
     callers,
     openReadOnly: booleanOption(options.openReadOnly, `${name}.openReadOnly`, false),
@@ -248,6 +257,7 @@ export function checkFacadeOptions(options: FHIRFacadeOptions, name = 'options')
     limitStore: options.limitStore,
     audit: options.audit === undefined ? undefined : checkAudit(options.audit, `${name}.audit`),
     observerName: stringOption(options.observerName, `${name}.observerName`, 'fhirgate', true),
+    proxy: options.proxy,
   });
 }
 
@@ -339,7 +349,7 @@ export function checkIdentityCallers(callers: readonly (APIKeyCaller | IssuerCal
     const patient = caller.patient;
     if (typeof patient !== 'object') return;
     const who = `${name}[${i}] (${'apiKey' in caller ? caller.name : caller.issuer})`;
-    if (systems === undefined) throw new TypeError(`${who} is bound to a patient by identifier, but the gateway has no identity option: set identity.systems (docs/facade.md, "Identity")`);
+    if (systems === undefined) throw new TypeError(`${who} is bound to a patient by identifier, but identity is not configured (the gateway's identity option, "identity" in fhirgate.json): set identity.systems (docs/facade.md, "Identity")`);
     const system = patient.identifier.slice(0, patient.identifier.indexOf('|'));
     if (!systems.includes(system)) throw new TypeError(`${who}.patient.identifier's system "${system.slice(0, 200)}" is not one of identity.systems (${systems.join(', ')})`);
   });

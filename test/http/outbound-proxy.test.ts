@@ -32,6 +32,20 @@ test('an http source and its token endpoint are reached only through the proxy, 
   assert.ok(requests.includes(`GET ${sb.fhirBase}/Patient/a-patient-1 HTTP/1.1`), `the proxy saw ${JSON.stringify(requests)}`);
 });
 
+test('SMART discovery goes through the proxy too: a source without token_url finds its token endpoint through it', async (t) => {
+  const proxy = await tinyproxy(t);
+  if (proxy === undefined) return;
+  const sb = await sandbox(t);
+  const gw = gateway(t, { proxy: { http: proxy.url } });
+  gw.addSource('sb', sb.connectionString(undefined, { discover: true }));
+  assert.equal((await gw.read('Patient', 'a-patient-1', 'sb')).id, 'a-patient-1');
+  assert.deepEqual(proxy.requests(), [
+    `GET ${sb.fhirBase}/.well-known/smart-configuration HTTP/1.1`,
+    `POST ${sb.tokenUrl} HTTP/1.1`,
+    `GET ${sb.fhirBase}/Patient/a-patient-1 HTTP/1.1`,
+  ]);
+});
+
 test('an https source with a private CA and its token endpoint go through one CONNECT tunnel, kept alive per origin and counted by the pool', async (t) => {
   const proxy = await tinyproxy(t);
   const up = await tlsSandbox(t);

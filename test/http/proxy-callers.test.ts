@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { CDSHooksService } from '../../src/cds/index.js';
 import { CloudEventsDispatcher } from '../../src/events/index.js';
 import { post } from '../cds/post-json.js';
+import { startCdsClient } from '../support/cds-client.js';
 import { startEventSink } from '../support/event-sink.js';
 import { recordingDispatcher } from '../support/recording-dispatcher.js';
 import { sandbox } from '../support/sandbox.js';
@@ -52,4 +53,24 @@ test('CDS prefetch goes through the proxy to an allowlisted fhirServer; without 
     }
   }
   assert.deepEqual(proxy.requests(), [`GET ${sb.fhirBase}/Patient/a-patient-1 HTTP/1.1`]);
+});
+
+test("the CDS service fetches an EHR client's JWKS (jku) through the proxy; a NO_PROXY host directly", async (t) => {
+  const proxy = await tinyproxy(t);
+  if (proxy === undefined) return;
+  const client = await startCdsClient(t);
+  const request = () => ({ hook: 'patient-view', hookInstance: randomUUID(), context: { userId: 'Practitioner/doc', patientId: '123' } });
+  for (const noProxy of [undefined, '127.0.0.1']) {
+    const cds = new CDSHooksService({
+      dispatcher: recordingDispatcher(),
+      auth: { issuers: [{ issuer: client.issuer, jwksUrls: [client.jwksUrl] }] },
+      proxy: { http: proxy.url, ...(noProxy === undefined ? {} : { noProxy }) },
+    });
+    cds.hook('patient-view', { id: 'svc', description: 'x' }, () => ({ cards: [] }));
+    const { baseUrl } = await serve(t, cds);
+    const url = `${baseUrl}/cds-services/svc`;
+    assert.equal((await post(url, request(), { authorization: `Bearer ${client.token(url)}` })).status, 200);
+  }
+  // Only the first service's fetch went through the proxy.
+  assert.deepEqual(proxy.requests(), [`GET ${client.jwksUrl} HTTP/1.1`]);
 });

@@ -20,7 +20,7 @@ export interface FacadeConfig {
 }
 
 /** The section's settings: `enabled`, and the facade's options but those set elsewhere (callers at the top level; the others by `serve`). */
-export const FACADE_SETTINGS: readonly string[] = ['enabled', ...OPTION_KEYS.options.filter((key) => !['callers', 'openReadOnly', 'limitStore'].includes(key))];
+export const FACADE_SETTINGS: readonly string[] = ['enabled', ...OPTION_KEYS.options.filter((key) => !['callers', 'openReadOnly', 'limitStore', 'proxy'].includes(key))];
 
 /**
  * Runs the facade's option checks, named from `path` on (`callers[0].apiKey`), and makes their messages
