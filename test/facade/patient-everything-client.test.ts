@@ -104,7 +104,7 @@ test('_type and _since narrow what MedplumClient pages through', async (t) => {
   assert.deepEqual(idsOf(matchesOf(future)), []);
 });
 
-test('what the caller\'s scopes do not read is never shown: the compartment searches are not made, a source\'s own $everything is cut', async (t) => {
+test('what the caller\'s scopes do not read is never shown, from the compartment searches or from a source\'s own $everything', async (t) => {
   const { h } = await setUp(t);
   const client = medplum(h.prefix, KEYS.narrow);
   const pages = await allPages(client, await client.get(`${h.prefix}/all/Patient/ehr.e-dana/$everything?_count=3`));
