@@ -39,11 +39,14 @@ export const DIRECT = 'direct (the upstream, one source)';
 export const PLAIN = '@fastify/reply-from, plain';
 export const ANCHOR = 'Fastify 5 + reply-from/undici, feature-equal';
 export const FHIRGATE = 'fhirgate facade';
+/** The facade with the OpenTelemetry SDK as its tracer (issue 37: ≤ 5% more CPU per request). */
+export const FHIRGATE_TRACED = 'fhirgate facade, tracing on';
 
 const CONTENDERS: { name: string; script: string | undefined; serves: Kind[] }[] = [
   { name: PLAIN, script: 'facade-reply-from.ts', serves: ['read'] },
   { name: ANCHOR, script: 'facade-fastify.ts', serves: ['read', 'federated'] },
   { name: FHIRGATE, script: 'facade-fhirgate.ts', serves: ['read', 'federated'] },
+  { name: FHIRGATE_TRACED, script: 'facade-fhirgate-traced.ts', serves: ['read', 'federated'] },
 ];
 
 /** The node label of the direct row: the upstream runs on the Node running the bench. */

@@ -8,16 +8,16 @@
  */
 import os from 'node:os';
 import { benchColdStart } from './cold-start.js';
-import { ANCHOR, benchFacade, DIRECT, FHIRGATE, PLAIN, type FacadeRow } from './facade.js';
+import { ANCHOR, benchFacade, DIRECT, FHIRGATE, FHIRGATE_TRACED, PLAIN, type FacadeRow } from './facade.js';
 import { benchEverything, EVERYTHING_CONTENDERS } from './everything.js';
 import { benchGatewayRead } from './gateway-read.js';
-import { benchHost, E2E_SERVERS, FEATURE_SERVERS, type HostFigures } from './host.js';
+import { benchHost, E2E_SERVERS, FEATURE_SERVERS, TRACED_HOST, type HostFigures } from './host.js';
 import { benchMemory } from './memory.js';
 import { benchNodes } from './lib/nodes.js';
 import { benchNoteReader } from './notereader.js';
 import { benchNoteReaderWorst } from './notereader-worst.js';
 import { caseOf, machine, writeResultsJson, writeSection, type CaseJson, type WorkloadJson } from './lib/report.js';
-import { fmt, RUNS, summarize } from './lib/stats.js';
+import { fmt, RUNS, summarize, type Summary } from './lib/stats.js';
 import { benchSoak, soakClean, soakRunsTable } from './soak.js';
 import { benchSyncLatency } from './sync-latency.js';
 import { benchTokenBurst } from './token-burst.js';
@@ -57,6 +57,8 @@ function hostOutcome(title: string, figures: HostFigures[], baseline: string, ot
   return { title, markdown: md.join('\n'), cases };
 }
 const one = (x: number) => summarize([x]);
+/** CPU per request with tracing on over off, against issue 37's target. */
+const tracingCost = (on: Summary, off: Summary) => `${on.median.toFixed(1)} µs against ${off.median.toFixed(1)} µs: ${ratio(on.median, off.median)} (target ≤ 1.05×)`;
 
 const WORKLOADS: Record<string, () => Promise<Outcome>> = {
   'gateway-read': async () => {
@@ -93,7 +95,16 @@ const WORKLOADS: Record<string, () => Promise<Outcome>> = {
       cases: [caseOf(`${t.calls} reads on a cold cache`, 'token requests', 'lower', 'target', { target: one(1), 'AsyncFHIRGateway': one(t.tokenRequests) })],
     };
   },
-  host: async () => hostOutcome('Host: transform endpoint (autocannon in its own process)', await benchHost(), 'bare node:http', 'Fastify 5'),
+  host: async () => {
+    const figures = await benchHost();
+    const outcome = hostOutcome('Host: transform endpoint (autocannon in its own process)', figures, 'bare node:http', 'Fastify 5');
+    const traced = figures.map((f) => `- ${f.connections} connections, Node ${f.node}: ${tracingCost(f.contenders[TRACED_HOST]!.cpu, f.contenders['fhirgate host']!.cpu)}`);
+    return { ...outcome, markdown: `${outcome.markdown}
+CPU per request with tracing on (the OpenTelemetry SDK, a no-op exporter) over tracing off:
+
+${traced.join('\n')}
+` };
+  },
   facade: async () => {
     const { cases: measured, parity } = await benchFacade();
     const md: string[] = [];
@@ -121,6 +132,7 @@ const WORKLOADS: Record<string, () => Promise<Outcome>> = {
           const a = same(ANCHOR, f.node)!;
           md.push(`- Node ${f.node}: fhirgate / feature-equal: throughput ${ratio(f.rps!.median, a.rps!.median)}, requests per server CPU-second ${ratio(a.cpu!.median, f.cpu!.median)} (target ≥ 1.10× both)`);
         }
+        for (const f of c.rows.filter((r) => r.contender === FHIRGATE_TRACED)) md.push(`- Node ${f.node}, tracing on over off: ${tracingCost(f.cpu!, same(FHIRGATE, f.node)!.cpu!)}`);
         md.push('');
         cases.push(caseOf(`${c.kind}, ${c.connections} connections`, 'req/s', 'higher', label(c.rows.find((r) => r.contender === ANCHOR)!), Object.fromEntries(c.rows.map((r) => [label(r), r.rps!]))));
         cases.push(caseOf(`${c.kind}, ${c.connections} connections, server CPU per request`, 'µs', 'lower', label(c.rows.find((r) => r.contender === ANCHOR)!), Object.fromEntries(c.rows.filter((r) => r.contender !== DIRECT).map((r) => [label(r), r.cpu!]))));

@@ -2,7 +2,7 @@
  * The audit of the feature-equal Fastify anchor (facade-fastify.ts): one AuditEvent-shaped JSON per
  * access, with the elements fhirgate's facade writes for the same access (src/facade/audit-event.ts:
  * BALP profile, type, subtype, action, recorded, outcome, the caller and the server as agents with their
- * network addresses, the observer, the request id, patient, resource and base64 query entities), handed
+ * network addresses, the observer, the request id, the traceparent, patient, resource and base64 query entities), handed
  * to an in-memory queue after the answer (Fastify's `onResponse` hook) as the payload fhirgate's
  * `fhir.audit` event carries; a consumer empties the queue every 100 ms.
  */
@@ -16,6 +16,8 @@ export interface Access {
   /** The facade base the caller used. */
   readonly server: string;
   readonly requestId: string;
+  /** The request's W3C traceparent (BALP `Traceparent` entity). */
+  readonly traceparent: string;
   readonly outcome: 0 | 4 | 8;
   readonly outcomeDesc?: string;
   readonly what?: string;
@@ -33,6 +35,7 @@ export function auditEvent(a: Access, recorded: number): Record<string, unknown>
   const read = a.interaction === 'read';
   const profile = a.outcome !== 0 ? undefined : `https://profiles.ihe.net/ITI/BALP/StructureDefinition/IHE.BasicAudit.${a.patient === undefined ? '' : 'Patient'}${read ? 'Read' : 'Query'}`;
   const entity: Record<string, unknown>[] = [{ what: { identifier: { value: a.requestId } }, type: { system: 'https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', code: 'XrequestId' } }];
+  entity.push({ what: { identifier: { value: a.traceparent } }, type: { system: 'https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', code: 'Traceparent' } });
   if (a.patient !== undefined) entity.push({ what: { reference: a.patient }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '1', display: 'Person' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '1', display: 'Patient' } });
   if (a.query !== undefined) entity.push({ type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '24', display: 'Query' }, query: Buffer.from(a.query).toString('base64') });
   if (a.what !== undefined) entity.push({ what: { reference: a.what }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '4', display: 'Domain Resource' } });

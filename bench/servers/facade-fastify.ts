@@ -47,6 +47,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | undefined;
     audits: Access[] | undefined;
+    /** The request's W3C traceparent (a new span in the caller's trace, or a new trace), as its AuditEvents record it. */
+    traceparent: string | undefined;
   }
 }
 
@@ -64,13 +66,21 @@ const app = Fastify({
 await app.register(replyFrom, { base: upstream, undici: { connections: 64 } });
 app.decorateRequest('caller', undefined);
 app.decorateRequest('audits', undefined);
+app.decorateRequest('traceparent', undefined);
 
 /** The facade's base URL (`http://host/fhir`) as the caller reached it. */
 const baseOf = (req: FastifyRequest) => `${req.protocol}://${req.host}/fhir`;
 const outcome = (code: string, diagnostics: string) => JSON.stringify({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code, diagnostics }] });
 
 function access(req: FastifyRequest, interaction: Access['interaction'], source: string, server: string, fields: Partial<Access>): Access {
-  return { interaction, source, caller: req.caller?.name, address: req.ip, server, requestId: req.id, outcome: 0, ...fields };
+  return { interaction, source, caller: req.caller?.name, address: req.ip, server, requestId: req.id, traceparent: (req.traceparent ??= traceparentOf(req)), outcome: 0, ...fields };
+}
+
+/** The caller's trace continued with a new span id, or a new trace: what fhirgate's host does for each request. */
+function traceparentOf(req: FastifyRequest): string {
+  const given = req.headers.traceparent;
+  const trace = typeof given === 'string' && /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/.test(given) ? given.slice(3, 35) : crypto.randomBytes(16).toString('hex');
+  return `00-${trace}-${crypto.randomBytes(8).toString('hex')}-01`;
 }
 
 /** Refuses `req` with `status`, audited (outcome 4). */

@@ -6,10 +6,13 @@
  */
 import { AsyncFHIRGateway, createServiceAPI, LocalEventDispatcher } from '../../src/index.js';
 import { FHIRFacade } from '../../src/facade/index.js';
+import { benchTracer } from './bench-tracer.js';
 import { SEARCH_BASES } from './fixed-patient.js';
 import { announce } from './transform-resource.js';
 
-const gw = new AsyncFHIRGateway({ maxConnections: 64, maxKeepaliveConnections: 64, keepaliveExpiry: 30 });
+const tracer = benchTracer();
+const traced = tracer === undefined ? {} : { tracer };
+const gw = new AsyncFHIRGateway({ maxConnections: 64, maxKeepaliveConnections: 64, keepaliveExpiry: 30, ...traced });
 for (const [source, base] of Object.entries(SEARCH_BASES)) gw.addSource(source, `fhir://127.0.0.1:${process.argv[2]}${base}/`);
 let audited = 0;
 let lastBytes = 0;
@@ -19,7 +22,7 @@ dispatcher.register('fhir.audit', ([, payload]) => {
   lastBytes = Buffer.byteLength(String((payload as { audit_event?: unknown }).audit_event));
 });
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
-const app = createServiceAPI({ title: 'bench', dispatcher, logger: silent });
+const app = createServiceAPI({ title: 'bench', dispatcher, logger: silent, ...traced });
 app.registerGateway(gw, { path: '/fhir' });
 app.registerService(new FHIRFacade(gw, { callers: [{ name: 'bench', apiKey: process.argv[3]!, sources: Object.keys(SEARCH_BASES), scopes: 'system/Patient.rs' }] }), { path: '/fhir' });
 process.on('SIGUSR1', () => console.log(`audited ${audited} ${lastBytes}`));

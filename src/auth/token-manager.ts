@@ -9,6 +9,7 @@ import { checkDiscovered } from './discovered-endpoint.js';
 import type { TokenEndpoint } from './discovered-endpoint.js';
 import type { KeyValueStore } from '../lib/key-value-store.js';
 import { fetchToken } from './fetch-token.js';
+import { inSpan } from '../lib/trace-spans.js';
 import type { Credentials, Send } from './fetch-token.js';
 import { chooseAlgorithm, KeyRing } from './key-ring.js';
 import type { AssertionAlg, PublicJWK } from './key-ring.js';
@@ -121,7 +122,8 @@ export class TokenManager {
   token(signal?: AbortSignal): Promise<string> {
     const cached = this.current();
     if (cached !== undefined) return Promise.resolve(cached);
-    this.#inFlight ??= this.#refresh();
+    // One span `fhirgate.token` (SMART discovery and the token request inside it), in the trace of the call that needed it.
+    this.#inFlight ??= inSpan('fhirgate.token', {}, () => this.#refresh());
     return signal === undefined ? this.#inFlight : raceSignal(this.#inFlight, signal);
   }
 

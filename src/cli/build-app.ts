@@ -20,6 +20,7 @@ import { runHandlerModule } from './handler-module.js';
 import { openSharedStore } from './shared-store.js';
 import type { SharedStore } from './shared-store.js';
 import type { KeyValueStore } from '../lib/key-value-store.js';
+import type { TracerLike } from '../lib/tracer.js';
 
 /** The built application and the gateway it serves. */
 export interface BuiltApp {
@@ -32,11 +33,11 @@ export interface BuiltApp {
 }
 
 /**
- * Builds the application a config describes, its outbound connections through `options.proxy` if given. A key file that cannot be read is `ERR_CONFIG` naming the
+ * Builds the application a config describes, its outbound connections through `options.proxy` if given, its spans to `options.tracer` (host and gateway). A key file that cannot be read is `ERR_CONFIG` naming the
  * source; a handler module that fails is `ERR_CONFIG` naming its setting. On failure everything built so
  * far is closed.
  */
-export async function buildApp(config: FhirgateConfig, options: { logger: Logger; proxy?: ProxyOptions | undefined }): Promise<BuiltApp> {
+export async function buildApp(config: FhirgateConfig, options: { logger: Logger; proxy?: ProxyOptions | undefined; tracer?: TracerLike | undefined }): Promise<BuiltApp> {
   const shared = config.store === undefined ? undefined : await openSharedStore(config.store, options.logger);
   const gateway = new AsyncFHIRGateway({
     ...(config.gateway.fhirVersion === undefined ? {} : { fhirVersion: config.gateway.fhirVersion }),
@@ -44,6 +45,7 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(shared === undefined ? {} : { tokenStore: shared.store }),
     ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
     ...(config.identity === undefined ? {} : { identity: config.identity }),
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
   });
   const app = hostFor({
     ...(config.title === undefined ? { title: 'fhirgate' } : { title: config.title }),
@@ -58,6 +60,7 @@ export async function buildApp(config: FhirgateConfig, options: { logger: Logger
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
     ...(config.allowedHosts === undefined ? {} : { allowedHosts: config.allowedHosts }),
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     logger: options.logger,
   });
   let unwatch = (): void => {};

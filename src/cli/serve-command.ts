@@ -8,6 +8,8 @@ import { createLogger } from '../host/index.js';
 import type { Logger } from '../mount/index.js';
 import type { ProxyOptions } from '../http/proxy-options.js';
 import { buildApp } from './build-app.js';
+import { userTracer } from './otel-tracer.js';
+import type { TracerLike } from '../lib/tracer.js';
 import type { CliIO, Command, OptionValues } from './command.js';
 import { UsageError } from './command.js';
 import { configError, optionalWorkers } from './config/checks.js';
@@ -79,7 +81,9 @@ async function serve(values: OptionValues, io: CliIO): Promise<number> {
   const publicUrl = optionalPublicUrl(values['public-url'], '--public-url') ?? file.publicUrl;
   const config: FhirgateConfig = { ...file, host, gateway: { ...file.gateway, path: prefix }, metrics: values.metrics === true ? true : file.metrics, publicUrl, apiKeys: apiKeysOf(io, file) };
   const logger = createLogger({ level: logLevelOf(io, config), format: logFormatOf(io, config), stdout: io.stdout, stderr: io.stderr });
-  const where = { port, host, prefix, logger, proxy: proxyFromEnv(io.env) };
+  const tracer = await userTracer(io.cwd);
+  if (tracer !== undefined) logger.info('tracing: spans go to the OpenTelemetry SDK registered in this process', { tracer: 'fhirgate' });
+  const where = { port, host, prefix, logger, proxy: proxyFromEnv(io.env), tracer };
   return workers === undefined ? serveHere(config, where, io) : serveWorkers(config, { workers, reusePort: reusePort ?? 'auto' }, where, io);
 }
 
@@ -93,11 +97,13 @@ interface Where {
   readonly logger: Logger;
   /** The outbound proxy of HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
   readonly proxy: ProxyOptions | undefined;
+  /** The user's OpenTelemetry tracer (see `userTracer`), or `undefined`: no spans. */
+  readonly tracer: TracerLike | undefined;
 }
 
 /** One process: build, listen, wait for the signal, close. */
-async function serveHere(config: FhirgateConfig, { port, host, prefix, logger, proxy }: Where, io: CliIO): Promise<number> {
-  const { app, shared, unwatch } = await buildApp(config, { logger, proxy });
+async function serveHere(config: FhirgateConfig, { port, host, prefix, logger, proxy, tracer }: Where, io: CliIO): Promise<number> {
+  const { app, shared, unwatch } = await buildApp(config, { logger, proxy, tracer });
   let server;
   try {
     server = await app.listen(port, host);
@@ -131,11 +137,11 @@ async function serveHere(config: FhirgateConfig, { port, host, prefix, logger, p
  * `node:cluster` works), where it builds the app from the same config and listens on the shared port.
  * The primary owns SIGTERM/SIGINT/SIGHUP from then on: it drains the workers and exits.
  */
-async function serveWorkers(config: FhirgateConfig, { workers, reusePort }: { workers: 'auto' | number; reusePort: 'auto' | boolean }, { port, host, prefix, logger, proxy }: Where, io: CliIO): Promise<number> {
+async function serveWorkers(config: FhirgateConfig, { workers, reusePort }: { workers: 'auto' | number; reusePort: 'auto' | boolean }, { port, host, prefix, logger, proxy, tracer }: Where, io: CliIO): Promise<number> {
   let role;
   try {
     const stopTimeoutMs = config.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
-    role = await serveCluster(async () => (await buildApp(config, { logger, proxy })).app, { workers, port, host, logger, stopTimeoutMs, reusePort });
+    role = await serveCluster(async () => (await buildApp(config, { logger, proxy, tracer })).app, { workers, port, host, logger, stopTimeoutMs, reusePort });
   } catch (error) {
     if (((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE') throw configError('port', `${port} on ${host} is in use; pick another with --port or PORT`);
     throw error;

@@ -10,6 +10,8 @@ import { binaryHeaders, type CloudEvent } from './cloud-event.js';
 import type { DeliveryCounts, DeliveryVerdict } from './delivery-queue.js';
 import { request } from '../http/request.js';
 import { keysOf, numberOption } from '../lib/options.js';
+import { spanInTrace, startTrace } from '../lib/trace-context.js';
+import { runInTrace } from '../lib/trace-scope.js';
 import { QUEUED_OPTION_KEYS, QueuedDispatcher, type QueuedDispatcherOptions } from './queued-dispatcher.js';
 
 /** Bytes of a sink's answer read at most: the answer is only looked at for its status. */
@@ -176,7 +178,9 @@ export class CloudEventsDispatcher extends QueuedDispatcher {
     // Sent like every outbound request, through src/http; the queue does the retrying, so one try each.
     // The URL and headers were checked when the dispatcher was made: a rejection is the network's
     // (retried). A redirect is never followed: it is an answer that will not change (dropped).
-    const { status } = await request(this.#url, { method: 'POST', headers: { ...this.#headers, ...headers }, body, timeoutMs: this.#timeoutMs, retry: false, maxResponseBytes: SINK_ANSWER_BYTES, agent: this.#agent });
+    // One event's delivery continues that event's trace (its payload's trace_id); a batch serves many: a trace of its own.
+    const trace = (this.#mode === 'batch' ? undefined : spanInTrace(first.data.trace_id)) ?? startTrace();
+    const { status } = await runInTrace(trace, request, this.#url, { method: 'POST', headers: { ...this.#headers, ...headers }, body, timeoutMs: this.#timeoutMs, retry: false, maxResponseBytes: SINK_ANSWER_BYTES, agent: this.#agent });
     return verdictOf(status);
   }
 }

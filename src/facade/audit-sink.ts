@@ -9,6 +9,9 @@
  */
 import { FHIRHTTPError } from '../errors.js';
 import type { Bundle } from '../fhir/index.js';
+import { currentTrace } from '../lib/trace-scope.js';
+import { inRootSpan } from '../lib/trace-spans.js';
+import type { TracerLike } from '../lib/tracer.js';
 import type { AuditSinkOptions } from './options.js';
 
 /** What the sink needs of the gateway: one batch POST to the audit source. */
@@ -35,6 +38,8 @@ export class AuditSink {
   readonly #queue: Record<string, unknown>[] = [];
   readonly #timer: NodeJS.Timeout;
   #sending: Promise<void> | undefined;
+  /** The tracer of the requests audited (the host's), for the span of each flush. */
+  #tracer: TracerLike | undefined;
   #sent = 0;
   #lost = 0;
 
@@ -47,6 +52,7 @@ export class AuditSink {
 
   /** Queues one AuditEvent; past `maxQueue` the oldest is dropped and counted lost. */
   add(event: Record<string, unknown>): void {
+    this.#tracer ??= currentTrace()?.tracer;
     this.#queue.push(event);
     if (this.#queue.length > this.#options.maxQueue) {
       this.#queue.shift();
@@ -60,9 +66,12 @@ export class AuditSink {
     return { queued: this.#queue.length, sent: this.#sent, lost: this.#lost };
   }
 
-  /** Sends what is queued, one batch at a time; resolves when the queue is empty or a batch failed. */
+  /**
+   * Sends what is queued, one batch at a time; resolves when the queue is empty or a batch failed. A
+   * flush serves many requests: it is a trace of its own (a root span `fhirgate.audit.flush` with a tracer).
+   */
   flush(): Promise<void> {
-    return (this.#sending ??= this.#drain().finally(() => (this.#sending = undefined)));
+    return (this.#sending ??= inRootSpan(this.#tracer, 'fhirgate.audit.flush', () => this.#drain()).finally(() => (this.#sending = undefined)));
   }
 
   /** Stops the timer and sends what is left. */

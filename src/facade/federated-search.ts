@@ -29,6 +29,7 @@ import { decide } from './policy.js';
 import { requestQuery } from './record-answer.js';
 import { checkFormat, PAGE_TOKEN_PARAM } from './upstream-request.js';
 import { openPageToken, pageTokenOf, withPatients } from './page-token-route.js';
+import { inSpan } from '../lib/trace-spans.js';
 
 /** The reply to a search under the federated base (`GET [type]?…`, `POST [type]/_search`, a page token); `rest` are the segments after its name. */
 export async function answerFederatedSearch(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> {
@@ -79,7 +80,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
     state = { federated: true, type, ...(count === undefined ? {} : { count }), ...(sort === null ? {} : { sort }), pages: allowed.map((source) => ({ source, link: '', skip: 0 })) };
   }
   const searchType: Interaction = { name: 'search-type', ...(state.type === undefined ? {} : { type: state.type }), conditional: false };
-  const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => fetchPage(ctx, req, caller, searchType, query, p)));
+  const fetched = await Promise.all(state.pages.filter((p) => p.link !== null).map((p) => inSpan('fhirgate.federated.source', { 'fhirgate.source': p.source }, () => fetchPage(ctx, req, caller, searchType, query, p))));
   const failures = fetched.filter((r): r is Failure => 'failure' in r);
   // The sources refused for the caller's patient (ambiguous, failed resolution): named, never asked.
   const refusals = identityRefusals(caller);

@@ -10,6 +10,9 @@ import type { TimerHandle } from './coarse-timers.js';
 import { Deadline } from './deadline.js';
 import type { EndListener } from './deadline.js';
 import { startExchange } from './exchange.js';
+import type { TraceContext } from '../lib/trace-context.js';
+import { currentTrace, runInTrace } from '../lib/trace-scope.js';
+import { endSpanWithError, SPAN_KIND, startSpan, type SpanLike } from '../lib/tracer.js';
 import type { TryListener } from './exchange.js';
 import { dropIdleSockets, expireIdleSockets } from './idle-sockets.js';
 import { originAgent } from './origin-agent.js';
@@ -70,6 +73,10 @@ class PooledRequest implements TrySender, EndListener {
   cancelled = false;
   #listener: TryListener | undefined;
   #timer: TimerHandle | undefined;
+  /** The trace of the work that queued the request: a pump runs in whatever trace freed the socket. */
+  #trace: TraceContext | undefined;
+  /** The span `fhirgate.pool.wait` of the wait in progress, when the request's trace has a tracer. */
+  #waitSpan: SpanLike | undefined;
 
   constructor(
     readonly side: PoolSide,
@@ -98,6 +105,8 @@ class PooledRequest implements TrySender, EndListener {
     this.seq = seq;
     this.#listener = listener;
     this.#timer = this.deadline.arm(this);
+    const trace = (this.#trace = currentTrace());
+    if (trace?.tracer !== undefined) this.#waitSpan = startSpan(trace.tracer, 'fhirgate.pool.wait', SPAN_KIND.internal, trace, { 'server.address': this.target.hostname }).span;
   }
 
   /** Leaves the queue and starts the try. */
@@ -105,8 +114,11 @@ class PooledRequest implements TrySender, EndListener {
     const listener = this.#listener!;
     this.#listener = undefined;
     this.deadline.disarm(this.#timer, this);
+    this.#waitSpan?.end();
+    this.#waitSpan = undefined;
     try {
-      this.exchange(listener);
+      if (this.#trace === undefined) this.exchange(listener);
+      else runInTrace(this.#trace, exchangeOf, this, listener);
     } catch (err) {
       listener.tryDone(err, undefined);
     }
@@ -120,8 +132,16 @@ class PooledRequest implements TrySender, EndListener {
     this.cancelled = true;
     this.side.unqueue(this.origin);
     this.deadline.disarm(this.#timer, this);
-    listener.tryDone(this.deadline.error(`waiting for a connection to ${this.target.origin}`), undefined);
+    const error = this.deadline.error(`waiting for a connection to ${this.target.origin}`);
+    if (this.#waitSpan !== undefined) endSpanWithError(this.#waitSpan, error.code);
+    this.#waitSpan = undefined;
+    listener.tryDone(error, undefined);
   }
+}
+
+/** Starts `request`'s try (a function, not a closure per request, for {@link runInTrace}). */
+function exchangeOf(request: PooledRequest, listener: TryListener): void {
+  request.exchange(listener);
 }
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import { request as httpRequest } from 'node:http';
-import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { FhirgateError } from '../errors.js';
@@ -21,8 +21,10 @@ import { proxyAuthFailure } from './tunnel.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from './request-options.js';
 import type { TryFailure } from './retry-policy.js';
 import { USER_AGENT } from './user-agent.js';
-import { formatTraceparent } from '../lib/trace-context.js';
-import { outgoingTrace } from '../lib/trace-scope.js';
+import { childSpan, formatTraceparent, startTrace, type TraceContext } from '../lib/trace-context.js';
+import { currentTrace } from '../lib/trace-scope.js';
+import type { SpanLike } from '../lib/tracer.js';
+import { endClientSpan, startClientSpan } from './client-span.js';
 
 const failures = new WeakMap<Error, TryFailure>();
 
@@ -41,7 +43,16 @@ export function tryFailureOf(err: unknown): { readonly failure: TryFailure } {
  */
 export interface TryListener {
   tryDone(error: unknown, res: HTTPResponse | undefined): void;
+  /** The tries of this request sent before this one (its client span's `http.resend_count`). */
+  readonly resends: number;
 }
+
+/**
+ * The mark on the options fhirgate hands to `http.request`/`https.request`: OpenTelemetry's `node:http`
+ * instrumentation sees it in `ignoreOutgoingRequestHook` and leaves these requests to fhirgate's own
+ * client spans (docs/observability.md).
+ */
+const FHIRGATE_REQUEST = Symbol.for('fhirgate.request');
 
 /**
  * Sends one request and buffers its answer, within `deadline` (the caller's signal and the time-out),
@@ -75,6 +86,8 @@ class OutboundExchange implements EndListener {
   #first: Buffer | undefined;
   #chunks: Buffer[] | undefined;
   #size = 0;
+  /** This try's OpenTelemetry client span, when the work that sends it has a tracer. */
+  #span: SpanLike | undefined;
 
   constructor(target: HTTPTarget, options: CheckedRequestOptions, deadline: Deadline, listener: TryListener) {
     this.#target = target;
@@ -103,12 +116,20 @@ class OutboundExchange implements EndListener {
       method: options.method,
       headers: options.headers,
       agent,
-    });
+      [FHIRGATE_REQUEST]: true,
+    } as RequestOptions);
     if (options.headers['user-agent'] === undefined) req.setHeader('user-agent', USER_AGENT);
-    // W3C Trace Context: each try is a new span of the work that made it (trace-scope.ts), unless a
-    // tracing wrapper of http.request (OpenTelemetry's instrumentation) already put its own span's there.
+    // W3C Trace Context: each try is a new span of the work that made it (trace-scope.ts), with a tracer
+    // its client span, unless a tracing wrapper of http.request (OpenTelemetry's instrumentation) already
+    // put its own span's there: that span is then the try's one client span.
     if (req.getHeader('traceparent') === undefined) {
-      const trace = outgoingTrace();
+      const parent = currentTrace();
+      let trace: TraceContext;
+      if (parent?.tracer !== undefined) {
+        const started = startClientSpan(parent.tracer, parent, options.method, target, this.#listener.resends);
+        this.#span = started.span;
+        trace = started.context;
+      } else trace = parent === undefined ? startTrace() : childSpan(parent);
       req.setHeader('traceparent', formatTraceparent(trace));
       if (trace.state !== undefined) req.setHeader('tracestate', trace.state);
     }
@@ -195,6 +216,7 @@ class OutboundExchange implements EndListener {
       const durationMs = performance.now() - this.#started;
       requestEndChannel.publish({ method, origin: this.#target.origin, path: this.#target.pathname, status: res?.status, error: err?.code, durationMs });
     }
+    if (this.#span !== undefined) endClientSpan(this.#span, res?.status, err?.code);
     if (err !== undefined) this.#req?.destroy();
     this.#listener.tryDone(err, res);
   }

@@ -68,6 +68,11 @@ class Tries implements TryListener {
     this.#reject = reject;
   }
 
+  /** The tries sent before the one in flight. */
+  get resends(): number {
+    return this.#attempt - 1;
+  }
+
   /** Starts a try; a try that throws at once ends as that error. */
   send(fresh: boolean): void {
     try {

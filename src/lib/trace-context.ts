@@ -5,7 +5,7 @@
  * @module
  */
 import { randomFillSync } from 'node:crypto';
-import type { SpanLike } from './tracer.js';
+import type { SpanLike, TracerLike } from './tracer.js';
 
 /** One position in a trace: the trace, the span that is the parent of the next call, and the flags. */
 export interface TraceContext {
@@ -19,6 +19,8 @@ export interface TraceContext {
   readonly state: string | undefined;
   /** The OpenTelemetry span these ids are of, when a tracer made them: the parent of the spans started under this context. */
   readonly span?: SpanLike | undefined;
+  /** The OpenTelemetry tracer that starts the spans of this work (the host's or the gateway's), when there is one. */
+  readonly tracer?: TracerLike | undefined;
 }
 
 /** Version 00's fixed length: `vv-` + 32 + `-` + 16 + `-ff`. */
@@ -111,6 +113,15 @@ function randomHex(bytes: number): string {
  */
 export function startTrace(): TraceContext {
   return { traceId: randomHex(16), spanId: randomHex(8), flags: KNOWN_FLAGS, state: undefined };
+}
+
+/**
+ * A new span in the trace whose id was recorded earlier (an event's `trace_id`), for work done later on
+ * its behalf; `undefined` when `traceId` is no valid trace id.
+ */
+export function spanInTrace(traceId: unknown): TraceContext | undefined {
+  if (typeof traceId !== 'string' || traceId.length !== 32 || !HEX.test(traceId) || ZEROS.test(traceId)) return undefined;
+  return { traceId, spanId: randomHex(8), flags: KNOWN_FLAGS, state: undefined };
 }
 
 /** The context of a new span in `parent`'s trace: same trace, flags and state, a new span id. */

@@ -6,7 +6,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { TraceContext } from './trace-context.js';
-import { childSpan, startTrace } from './trace-context.js';
 
 const scope = new AsyncLocalStorage<TraceContext>();
 
@@ -18,18 +17,4 @@ export function currentTrace(): TraceContext | undefined {
 /** Runs `fn(...args)` with `context` as {@link currentTrace} for it and everything it starts. */
 export function runInTrace<A extends unknown[], R>(context: TraceContext, fn: (...args: A) => R, ...args: A): R {
   return scope.run(context, fn, ...args);
-}
-
-/** Runs `fn` in the current trace, or, outside any, in a new trace of its own. */
-export function inTrace<R>(fn: () => R): R {
-  return scope.getStore() === undefined ? scope.run(startTrace(), fn) : fn();
-}
-
-/**
- * The context of one outgoing call: a new span in the current trace, or, for a call made outside any
- * request, a trace of its own.
- */
-export function outgoingTrace(): TraceContext {
-  const current = scope.getStore();
-  return current === undefined ? startTrace() : childSpan(current);
 }

@@ -77,15 +77,15 @@ export interface StartedSpan {
 /**
  * Starts span `name` of `kind` with `parent` as its parent (its own span when it has one, else the
  * caller's ids as a remote parent; none: a new trace) and returns it with the trace context of the work
- * it covers: the span's ids, the parent's `tracestate`, and the span itself as the parent of what that
- * work starts.
+ * it covers: the span's ids, the parent's `tracestate`, and the span itself (with `tracer`) as the parent
+ * of what that work starts.
  */
 export function startSpan(tracer: TracerLike, name: string, kind: number, parent: TraceContext | undefined, attributes: Record<string, SpanAttributeValue>): StartedSpan {
   const values = new Map<symbol, unknown>();
   if (parent !== undefined) values.set(SPAN_KEY, parent.span ?? remoteSpan(parent));
   const span = tracer.startSpan(name, { kind, attributes }, new ParentContext(values));
   const ids = span.spanContext();
-  return { span, context: { traceId: ids.traceId, spanId: ids.spanId, flags: ids.traceFlags & 1, state: parent?.state, span } };
+  return { span, context: { traceId: ids.traceId, spanId: ids.spanId, flags: ids.traceFlags & 1, state: parent?.state, span, tracer } };
 }
 
 /**

@@ -32,6 +32,8 @@ export interface CdsClient {
   published: TestKey[];
   /** How many times the JWKS was fetched. */
   fetches: number;
+  /** The `traceparent` header of each JWKS fetch. */
+  traceparents: (string | undefined)[];
   key: TestKey;
   token(aud: string, claims?: JWTClaims, header?: Partial<JWTHeader>, key?: TestKey): string;
 }
@@ -43,6 +45,7 @@ export async function startCdsClient(t: Pick<TestContext, 'after'>, issuer = 'ht
     jwksUrl: '',
     published: [key],
     fetches: 0,
+    traceparents: [],
     key,
     token(aud, claims = {}, header = {}, signer = client.key) {
       const now = Math.floor(Date.now() / 1000);
@@ -53,8 +56,10 @@ export async function startCdsClient(t: Pick<TestContext, 'after'>, issuer = 'ht
       );
     },
   };
-  const server = http.createServer((_req, res) => {
+  const server = http.createServer((req, res) => {
     client.fetches += 1;
+    const header = req.headers.traceparent;
+    client.traceparents.push(typeof header === 'string' ? header : undefined);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: client.published.map((k) => k.jwk) }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -6,7 +6,7 @@
  * lets it finish), then sent through {@link callFHIR}.
  * @module
  */
-import { inTrace } from '../../lib/trace-scope.js';
+import { inCallTrace } from '../../lib/trace-spans.js';
 import { FhirgateError } from '../../errors.js';
 import type { EventPayload } from '../../events/types.js';
 import type { Bundle, ResourceType } from '../../fhir/index.js';
@@ -78,8 +78,8 @@ export class GatewayEngine {
   run<T>(options: CallOptions | undefined, body: (scope: CallScope) => Promise<T>, create = false): Promise<T> {
     const scope = callScope(options, create);
     // A call made outside any request (or other traced work) is a trace of its own: its token fetch, its
-    // tries and its event share one trace id.
-    return inTrace(() => this.#inFlight.run(() => body(scope)));
+    // tries and its event share one trace id (and, with a tracer, one root span).
+    return inCallTrace(this.#options.tracer, () => this.#inFlight.run(() => body(scope)));
   }
 
   /** Registers (or replaces) a source from its connection string and key options. */

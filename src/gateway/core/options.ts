@@ -11,6 +11,7 @@ import type { ProxyOptions } from '../../http/proxy-options.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
 import { booleanOption, keysOf, numberOption, onlyKnownKeys } from '../../lib/options.js';
 import { checkStore, type KeyValueStore } from '../../lib/key-value-store.js';
+import { tracerOption, type TracerLike } from '../../lib/tracer.js';
 import { checkFHIRVersion } from './fhir-version.js';
 import { checkIdentityOptions, type IdentityOptions, type IdentitySettings } from './identity-options.js';
 
@@ -80,6 +81,13 @@ export interface AsyncFHIRGatewayOptions extends GatewayRetryOptions {
    * Default: none (`resolvePatient` throws).
    */
   identity?: IdentityOptions;
+  /**
+   * An OpenTelemetry `Tracer` (`trace.getTracer('fhirgate')` of the user's `@opentelemetry/api`): a client
+   * span per upstream try, spans for token fetches and pool waits, and a root span `fhirgate.call` for a
+   * call made outside any traced request. Inside a host request the host's tracer is used. Default: none
+   * (the calls still carry a `traceparent`).
+   */
+  tracer?: TracerLike;
 }
 
 /** The options after validation. */
@@ -96,6 +104,8 @@ export interface GatewayOptions {
   readonly retry: RetryPolicy;
   /** The identity settings, or `undefined` when none were given. */
   readonly identity: IdentitySettings | undefined;
+  /** The OpenTelemetry tracer, or `undefined` for none. */
+  readonly tracer: TracerLike | undefined;
 }
 
 /**
@@ -122,7 +132,7 @@ export const RETRY_OPTION_KEYS = keysOf<GatewayRetryOptions>({ retry: true, maxR
 /** The keys `new AsyncFHIRGateway(options)` takes; any other is refused with the nearest of these. */
 export const GATEWAY_OPTION_KEYS: readonly string[] = Object.freeze([
   ...keysOf<Omit<AsyncFHIRGatewayOptions, keyof GatewayRetryOptions>>({
-    maxConnections: true, maxKeepaliveConnections: true, keepaliveExpiry: true, timeoutSeconds: true, maxResponseBytes: true, dispatcher: true, events: true, tokenStore: true, fhirVersion: true, proxy: true, identity: true,
+    maxConnections: true, maxKeepaliveConnections: true, keepaliveExpiry: true, timeoutSeconds: true, maxResponseBytes: true, dispatcher: true, events: true, tokenStore: true, fhirVersion: true, proxy: true, identity: true, tracer: true,
   }),
   ...RETRY_OPTION_KEYS,
 ]);
@@ -157,6 +167,7 @@ export function checkGatewayOptions(options: AsyncFHIRGatewayOptions, known: rea
     fhirVersion: checkFHIRVersion(options.fhirVersion),
     retry: checkRetryOptions(options),
     identity: options.identity === undefined ? undefined : checkIdentityOptions(options.identity, 'options.identity'),
+    tracer: tracerOption(options.tracer, 'options.tracer'),
   });
   CHECKED.add(checked);
   return checked;
