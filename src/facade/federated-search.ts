@@ -117,7 +117,7 @@ function identityRefusals(caller: Caller): Failure[] {
  * One source's page at `position`: a source that cannot match the federated ids the query names is not
  * asked (an empty page); any other is fetched (see `fetchSourcePage`).
  */
-function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, interaction: Interaction, federatedQuery: URLSearchParams, position: Position): Promise<Answered | Failure> | Answered {
+async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, interaction: Interaction, federatedQuery: URLSearchParams, position: Position): Promise<Answered | Failure> {
   const { source } = position;
   const query = sourceQuery(federatedQuery, source, servedSources(ctx));
   if (query === undefined) return { page: { source, entries: [], pageLink: '', nextLink: null, skipped: 0, total: 0 }, asked: false };
