@@ -38,9 +38,10 @@ export function formEncode(value: string): string {
  * Posts a client credentials token request to `options.tokenUrl` (default: the connection string's
  * `token_url`) and reads the answer. Failures are `ERR_AUTH_TOKEN` with the HTTP status and the OAuth
  * `error`/`error_description`, capped, with every form of the secret or the assertion removed (an
- * endpoint that echoes the request would otherwise put them there).
+ * endpoint that echoes the request would otherwise put them there). `options.source` names the source in
+ * the `fhirgate:auth:token` message.
  */
-export async function fetchToken(credentials: Credentials, send: Send, options: { timeoutMs: number; nowMs: number; tokenUrl?: string }): Promise<TokenAnswer> {
+export async function fetchToken(credentials: Credentials, send: Send, options: { timeoutMs: number; nowMs: number; tokenUrl?: string; source?: string | undefined }): Promise<TokenAnswer> {
   const { auth } = credentials;
   const tokenUrl = options.tokenUrl ?? auth.tokenUrl;
   if (tokenUrl === undefined) throw new TypeError('fetchToken: the token URL is unknown (discover it first)');
@@ -68,7 +69,7 @@ export async function fetchToken(credentials: Credentials, send: Send, options: 
   const where = `token request to ${url.origin}${url.pathname}`;
   const started = performance.now();
   const report = (facts: Record<string, unknown>): void =>
-    publish(authTokenChannel, () => ({ origin: url.origin, path: url.pathname, clientId: auth.clientId, durationMs: performance.now() - started, ...facts }));
+    publish(authTokenChannel, () => ({ origin: url.origin, path: url.pathname, clientId: auth.clientId, source: options.source, durationMs: performance.now() - started, ...facts }));
   let res: HTTPResponse;
   try {
     res = await send(tokenUrl, { method: 'POST', headers, body: form.toString(), timeoutMs: options.timeoutMs });

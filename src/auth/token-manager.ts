@@ -39,6 +39,8 @@ export interface TokenManagerOptions {
    * shared. Default none (this process only).
    */
   store?: KeyValueStore;
+  /** The name of the source the tokens are for, told in the `fhirgate:auth:token` messages (metrics count by it). */
+  source?: string;
 }
 
 /**
@@ -63,6 +65,7 @@ export class TokenManager {
   readonly #timeoutMs: number;
   readonly #now: () => number;
   readonly #discovery: { baseUrl: string; allowHttp: boolean } | undefined;
+  readonly #source: string | undefined;
   /** The token endpoint: from `token_url`, or once discovered. */
   #endpoint: TokenEndpoint | undefined;
   readonly #shared: SharedTokenSlot | undefined;
@@ -81,6 +84,7 @@ export class TokenManager {
     this.#timeoutMs = options.timeoutMs;
     this.#now = options.now ?? Date.now;
     this.#discovery = options.discovery;
+    this.#source = options.source;
     if (auth.tokenUrl !== undefined) this.#endpoint = { url: auth.tokenUrl, signingAlgs: undefined };
     else if (this.#discovery === undefined) throw new TypeError('TokenManager: options.discovery is needed when the connection string has no token_url');
     // Replicas share a token when they use the same credentials against the same server.
@@ -189,7 +193,7 @@ export class TokenManager {
     try {
       const endpoint = this.#endpoint ?? (this.#endpoint = await this.#discover());
       started = this.#now();
-      answer = await fetchToken(this.#credentials(endpoint), this.#send, { timeoutMs: this.#timeoutMs, nowMs: started, tokenUrl: endpoint.url });
+      answer = await fetchToken(this.#credentials(endpoint), this.#send, { timeoutMs: this.#timeoutMs, nowMs: started, tokenUrl: endpoint.url, source: this.#source });
     } catch (error) {
       await this.#shared?.release().catch(() => undefined);
       throw error;

@@ -7,6 +7,7 @@
  * AuditEvent it refuses.
  * @module
  */
+import diagnostics_channel from 'node:diagnostics_channel';
 import { FHIRHTTPError } from '../errors.js';
 import type { Bundle } from '../fhir/index.js';
 import { currentTrace } from '../lib/trace-scope.js';
@@ -30,6 +31,16 @@ export interface AuditSinkStatus {
   readonly sent: number;
   readonly lost: number;
 }
+
+/**
+ * Published when AuditEvents are lost: `{ count, reason }`, `reason` one of `queue_full` (the oldest
+ * dropped past `maxQueue`), `refused` (the server refused them) or `failed` (the server failed or was
+ * unreachable). `/metrics` counts them.
+ */
+export const auditLostChannel = diagnostics_channel.channel('fhirgate:audit:lost');
+
+/** Why AuditEvents were lost (see {@link auditLostChannel}). */
+type LossReason = 'queue_full' | 'refused' | 'failed';
 
 /** A bounded, batching sender of AuditEvents. */
 export class AuditSink {
@@ -56,7 +67,7 @@ export class AuditSink {
     this.#queue.push(event);
     if (this.#queue.length > this.#options.maxQueue) {
       this.#queue.shift();
-      this.#lost++;
+      this.#lose(1, 'queue_full');
     }
     if (this.#queue.length >= this.#options.batchSize) void this.flush();
   }
@@ -102,10 +113,10 @@ export class AuditSink {
         const half = Math.ceil(events.length / 2);
         if (await this.#send(events.slice(0, half))) return this.#send(events.slice(half));
         // The server failed meanwhile: the other half is lost with the batch, and counted.
-        this.#lost += events.length - half;
+        this.#lose(events.length - half, 'failed');
         return false;
       }
-      this.#lost += events.length;
+      this.#lose(events.length, contentRefused ? 'refused' : 'failed');
       return contentRefused;
     }
     // Entry i of a batch-response answers entry i of the batch; a missing answer is a refusal.
@@ -113,8 +124,14 @@ export class AuditSink {
     let stored = 0;
     for (let i = 0; i < events.length; i++) if (/^2/.test(entries[i]?.response?.status ?? '')) stored++;
     this.#sent += stored;
-    this.#lost += events.length - stored;
+    if (stored < events.length) this.#lose(events.length - stored, 'refused');
     return true;
+  }
+
+  /** Counts `count` AuditEvents lost, and tells the channel why. */
+  #lose(count: number, reason: LossReason): void {
+    this.#lost += count;
+    if (auditLostChannel.hasSubscribers) auditLostChannel.publish({ count, reason });
   }
 }
 

@@ -53,22 +53,42 @@ export function family(name: string, type: 'counter' | 'gauge' | 'histogram', he
 /** Upper bounds of the latency histogram, in seconds. */
 export const LATENCY_BUCKETS: readonly number[] = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 
-/** A histogram's counts for one label set: cumulative `_bucket` samples (with `le`), `_sum` and `_count`. */
+/**
+ * Upper bounds of the upstream latency histograms, in seconds: OpenTelemetry's defaults for
+ * `http.client.request.duration`.
+ */
+export const CLIENT_BUCKETS: readonly number[] = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]);
+
+/**
+ * A histogram's counts for one label set: cumulative `_bucket` samples (with `le`), `_sum` and `_count`.
+ * `buckets` are its upper bounds, ascending (default {@link LATENCY_BUCKETS}).
+ */
 export class HistogramCounts {
-  readonly #counts = new Array<number>(LATENCY_BUCKETS.length).fill(0);
+  readonly #buckets: readonly number[];
+  readonly #counts: number[];
   #sum = 0;
   #count = 0;
 
+  constructor(buckets: readonly number[] = LATENCY_BUCKETS) {
+    this.#buckets = buckets;
+    this.#counts = new Array<number>(buckets.length).fill(0);
+  }
+
   observe(seconds: number): void {
-    const i = LATENCY_BUCKETS.findIndex((le) => seconds <= le);
-    if (i !== -1) this.#counts[i]! += 1;
+    const buckets = this.#buckets;
+    for (let i = 0; i < buckets.length; i++) {
+      if (seconds <= buckets[i]!) {
+        this.#counts[i]! += 1;
+        break;
+      }
+    }
     this.#sum += seconds;
     this.#count += 1;
   }
 
   samples(labels: Labels): Sample[] {
     let cumulative = 0;
-    const buckets = LATENCY_BUCKETS.map((le, i): Sample => {
+    const buckets = this.#buckets.map((le, i): Sample => {
       cumulative += this.#counts[i]!;
       return { suffix: '_bucket', labels: { ...labels, le: String(le) }, value: cumulative };
     });

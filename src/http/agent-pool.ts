@@ -4,10 +4,12 @@
  * @module
  */
 import type http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import { FhirgateError } from '../errors.js';
 import type { TimerHandle } from './coarse-timers.js';
 import { Deadline } from './deadline.js';
+import { poolWaitChannel } from './diagnostics.js';
 import type { EndListener } from './deadline.js';
 import { startExchange } from './exchange.js';
 import type { TraceContext } from '../lib/trace-context.js';
@@ -73,6 +75,8 @@ class PooledRequest implements TrySender, EndListener {
   cancelled = false;
   #listener: TryListener | undefined;
   #timer: TimerHandle | undefined;
+  /** When the wait began, for the `fhirgate:pool:wait` channel (only read when it has subscribers). */
+  #waitedFrom = 0;
   /** The trace of the work that queued the request: a pump runs in whatever trace freed the socket. */
   #trace: TraceContext | undefined;
   /** The span `fhirgate.pool.wait` of the wait in progress, when the request's trace has a tracer. */
@@ -107,6 +111,15 @@ class PooledRequest implements TrySender, EndListener {
     this.#timer = this.deadline.arm(this);
     const trace = (this.#trace = currentTrace());
     if (trace?.tracer !== undefined) this.#waitSpan = startSpan(trace.tracer, 'fhirgate.pool.wait', SPAN_KIND.internal, trace, { 'server.address': this.target.hostname }).span;
+    if (poolWaitChannel.hasSubscribers) this.#waitedFrom = performance.now();
+  }
+
+  /** Publishes the end of a wait (`started` false: the wait ended without a socket). */
+  #waited(started: boolean): void {
+    if (poolWaitChannel.hasSubscribers && this.#waitedFrom !== 0) {
+      poolWaitChannel.publish({ origin: this.target.origin, source: this.options.label?.source, waitMs: performance.now() - this.#waitedFrom, started });
+    }
+    this.#waitedFrom = 0;
   }
 
   /** Leaves the queue and starts the try. */
@@ -114,6 +127,7 @@ class PooledRequest implements TrySender, EndListener {
     const listener = this.#listener!;
     this.#listener = undefined;
     this.deadline.disarm(this.#timer, this);
+    this.#waited(true);
     this.#waitSpan?.end();
     this.#waitSpan = undefined;
     try {
@@ -132,6 +146,7 @@ class PooledRequest implements TrySender, EndListener {
     this.cancelled = true;
     this.side.unqueue(this.origin);
     this.deadline.disarm(this.#timer, this);
+    this.#waited(false);
     const error = this.deadline.error(`waiting for a connection to ${this.target.origin}`);
     if (this.#waitSpan !== undefined) endSpanWithError(this.#waitSpan, error.code);
     this.#waitSpan = undefined;

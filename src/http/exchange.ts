@@ -212,9 +212,9 @@ class OutboundExchange implements EndListener {
     this.#settled = true;
     this.#deadline.disarm(this.#timer, this);
     if (requestEndChannel.hasSubscribers) {
-      const { method } = this.#options;
+      const { method, label } = this.#options;
       const durationMs = performance.now() - this.#started;
-      requestEndChannel.publish({ method, origin: this.#target.origin, path: this.#target.pathname, status: res?.status, error: err?.code, durationMs });
+      requestEndChannel.publish({ method, origin: this.#target.origin, path: this.#target.pathname, status: res?.status, error: err?.code, durationMs, source: label?.source, interaction: label?.interaction });
     }
     if (this.#span !== undefined) endClientSpan(this.#span, res?.status, err?.code);
     if (err !== undefined) this.#req?.destroy();

@@ -59,6 +59,17 @@ export interface CheckedRequestOptions {
   readonly stream?: boolean;
   /** The source's TLS settings: a pool sends through the agents of these settings (see `AgentPool`). */
   readonly tls?: CheckedTLS;
+  /** Who the request is for, as the diagnostics channels tell it (metrics): set by the gateway for its sources' calls. */
+  readonly label?: UpstreamLabel;
+}
+
+/**
+ * What an upstream request is, for the `fhirgate:request:end` and `fhirgate:pool:wait` messages: the
+ * source's name and the FHIR interaction (`read`, `search`, ...). Bounded values only: never an id or a URL.
+ */
+export interface UpstreamLabel {
+  readonly source: string;
+  readonly interaction: string;
 }
 
 /** Defaults of `request()`: 30 s time-out, 10 MiB response limit. */

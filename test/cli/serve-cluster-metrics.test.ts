@@ -36,3 +36,23 @@ test('serve --workers 2 --metrics: every scrape under load shows the whole clust
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0);
 });
+
+test('serve --workers 2 --metrics: the upstream latency histogram of every worker is summed bucket by bucket, one series per source and interaction', async (t) => {
+  const { origin } = await serveSandboxWorkers(t, 2, ['--metrics']);
+  const scrape = async () => parseExposition(await (await fetch(`${origin}/metrics`, { headers: { connection: 'close' } })).text());
+  const reads = 12;
+  for (let i = 0; i < reads; i++) {
+    const res = await fetch(`${origin}/fhir/a/Patient/a-patient-1`, { headers: { connection: 'close' } });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+  }
+  const families = await scrape();
+  const histogram = families.get('fhirgate_upstream_request_duration_seconds')!;
+  const read = histogram.series.filter((s) => s.labels['source'] === 'a' && s.labels['interaction'] === 'read');
+  assert.ok(read.every((s) => s.labels['worker'] === undefined), 'summed over the workers, not per worker');
+  assert.equal(read.find((s) => s.name.endsWith('_count'))?.value, reads, 'every read, whichever worker made it');
+  assert.equal(read.find((s) => s.labels['le'] === '+Inf')?.value, reads);
+  const buckets = read.filter((s) => s.name.endsWith('_bucket'));
+  assert.equal(new Set(buckets.map((s) => s.labels['le'])).size, buckets.length, 'one series per bucket');
+  assert.ok(seriesValue(families, 'fhirgate_token_fetches_total', { source: 'a' }) >= 1, 'token fetches per source, summed');
+});

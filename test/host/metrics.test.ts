@@ -61,8 +61,8 @@ test('/metrics: requests by route template and status, latency histogram, upstre
   assert.match(text, /fhirgate_pool_connections\{gateway="AsyncFHIRGateway",source="ehr",state="in_use"\} 0/);
   assert.match(text, /fhirgate_pool_connections\{gateway="AsyncFHIRGateway",source="ehr",state="idle"\} [1-9]/);
   assert.match(text, /fhirgate_pool_connections\{gateway="AsyncFHIRGateway",source="ehr",state="queued"\} 0/);
-  assert.ok(text.includes('fhirgate_token_fetches_total 1\n'));
-  assert.ok(text.includes('fhirgate_token_failures_total 0\n'));
+  assert.ok(text.includes('fhirgate_token_fetches_total{source="ehr"} 1\n'));
+  assert.ok(text.includes('fhirgate_token_failures_total{source="ehr"} 0\n'));
   assert.ok(!text.includes('fhirgate_events_total'), 'the local dispatcher keeps no delivery counts');
 });
 
@@ -70,8 +70,8 @@ test('/metrics counts token failures', async (t) => {
   const base = await start(t, { metrics: true }, 'wrong-secret');
   assert.equal((await fetch(`${base}/fhir/transform/Patient/${PATIENT_ID}`)).status >= 400, true);
   const { text } = await scrape(base);
-  assert.ok(text.includes('fhirgate_token_fetches_total 1\n'), text);
-  assert.ok(text.includes('fhirgate_token_failures_total 1\n'), text);
+  assert.ok(text.includes('fhirgate_token_fetches_total{source="ehr"} 1\n'), text);
+  assert.ok(text.includes('fhirgate_token_failures_total{source="ehr"} 1\n'), text);
   assert.ok(!text.includes('wrong-secret'));
 });
 

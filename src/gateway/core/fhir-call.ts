@@ -15,6 +15,7 @@ import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../../lib/json-depth.js';
 import { CredentialEcho } from '../../lib/credential-echo.js';
 import { SecretRedactor } from '../../lib/redact-secrets.js';
 import type { Source } from './source-registry.js';
+import { upstreamLabel } from './interaction-label.js';
 
 /** What to send, and what it is about (for error messages). */
 export interface FHIRCall {
@@ -117,6 +118,7 @@ function requestOptions(ctx: CallContext, source: Source, call: FHIRCall, token:
     retry: call.retry === false ? { ...ctx.retry, maxRetries: 0 } : ctx.retry,
     stream: call.stream === true,
     tls: source.tls,
+    label: upstreamLabel(source, call.method, call.url.pathname),
   };
 }
 

@@ -52,6 +52,6 @@ export function openSource(name: string, settings: SourceSettings, pool: AgentPo
   const tls = sourceTLS(name, config.tlsFiles, settings.tls);
   const send = (url: string, o: Parameters<AgentPool['request']>[1]) => pool.request(url, o, tls);
   const discovery = { baseUrl: config.baseUrl, allowHttp: config.allowHttp };
-  const tokens = auth === undefined ? undefined : new TokenManager(auth, { send, timeoutMs, discovery, store });
+  const tokens = auth === undefined ? undefined : new TokenManager(auth, { send, timeoutMs, discovery, store, source: name });
   return { name, baseUrl: config.baseUrl, base: sourceBase(config.baseUrl), origin: config.origin, timeoutMs, tls, tokens, requests: 0, errors: 0 };
 }
