@@ -54,7 +54,7 @@ export interface FederatedView {
 }
 
 /**
- * A copy of a source's resource as the federated base shows it (sharing the parts it leaves as they are): `id` federated (when it can be),
+ * A copy of a source's resource as the federated base shows it: `id` federated (when it can be),
  * `meta.source` the source's facade base, relative references federated (or absolute at the source's
  * base). Contained resources keep their ids (`#ref` is local to the resource).
  */
@@ -66,27 +66,13 @@ export function federatedResource(resource: Record<string, unknown>, view: Feder
 }
 
 /**
- * `value` with every `reference` element under it made to resolve against the federated base: copied
- * only where a reference changed (parts without one are shared, never written to). Keys are copied as own
- * properties (spread, `defineProperty`): an upstream's `"__proto__"` key stays an element, never a prototype.
+ * Every `reference` element under `value` made to resolve against the federated base. Keys are copied as
+ * own properties (`Object.fromEntries`): an upstream's `"__proto__"` key stays an element, never a prototype.
  */
 function qualify(value: unknown, view: FederatedView): unknown {
+  if (Array.isArray(value)) return value.map((v) => qualify(v, view));
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const q = qualify(value[i], view);
-      if (q !== value[i]) (copy ??= [...value])[i] = q;
-    }
-    return copy ?? value;
-  }
-  let copy: Record<string, unknown> | undefined;
-  for (const key of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[key];
-    const q = key === 'reference' && typeof v === 'string' ? federatedReference(v, view) : qualify(v, view);
-    if (q !== v) Object.defineProperty((copy ??= { ...value }), key, { value: q, writable: true, enumerable: true, configurable: true });
-  }
-  return copy ?? value;
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key === 'reference' && typeof v === 'string' ? federatedReference(v, view) : qualify(v, view)]));
 }
 
 /** A relative reference of `view.source` (`Patient/123`) as the federated base shows it (`Patient/ehr.123`, or absolute at the source's base). */
