@@ -72,10 +72,11 @@ export function federatedResource(resource: Record<string, unknown>, view: Feder
 function qualify(value: unknown, view: FederatedView): unknown {
   if (Array.isArray(value)) return value.map((v) => qualify(v, view));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key === 'reference' && typeof v === 'string' ? reference(v, view) : qualify(v, view)]));
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key === 'reference' && typeof v === 'string' ? federatedReference(v, view) : qualify(v, view)]));
 }
 
-function reference(ref: string, view: FederatedView): string {
+/** A relative reference of `view.source` (`Patient/123`) as the federated base shows it (`Patient/ehr.123`, or absolute at the source's base). */
+export function federatedReference(ref: string, view: FederatedView): string {
   const match = RELATIVE.exec(ref);
   if (match === null || !isResourceType(match[1]!)) return ref;
   const [, type, id, history = ''] = match;
