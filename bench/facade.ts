@@ -79,7 +79,8 @@ export interface Parity {
   auditBytes: Record<Kind, { fhirgate: number; anchor: number }>;
 }
 
-interface Measured {
+/** One load or latency measurement. */
+export interface Measured {
   rps: number;
   p50: number;
   p99: number;
@@ -89,7 +90,7 @@ interface Measured {
 }
 
 /** autocannon against `url` (after a 1 s warm-up), with the CPU the server `pid` used meanwhile. */
-function load(url: string, connections: number, seconds: number, pid: number | undefined): Measured {
+export function load(url: string, connections: number, seconds: number, pid: number | undefined): Measured {
   autocannon(url, connections, 1, { 'x-api-key': BENCH_KEY });
   const before = cpuSeconds(pid);
   const r = autocannon(url, connections, seconds, { 'x-api-key': BENCH_KEY });
@@ -224,7 +225,7 @@ export async function benchFacade(connectionCounts = [16, 64], seconds = Number(
 }
 
 /** Runs this file as the latency client (`--latency-client <url> <requests>`) in its own process. */
-function latencyClient(url: string, requests: number): { p50: number; p99: number; errors: number } {
+export function latencyClient(url: string, requests: number): { p50: number; p99: number; errors: number } {
   const core = coreFor('client');
   const args = ['--import', 'tsx', fileURLToPath(import.meta.url), '--latency-client', url, String(requests)];
   const [cmd, argv] = core === undefined ? [process.execPath, args] : ['taskset', ['-c', String(core), process.execPath, ...args]];

@@ -9,6 +9,7 @@
 import os from 'node:os';
 import { benchColdStart } from './cold-start.js';
 import { ANCHOR, benchFacade, DIRECT, FHIRGATE, FHIRGATE_TRACED, PLAIN, type FacadeRow } from './facade.js';
+import { benchEverything, EVERYTHING_CONTENDERS } from './everything.js';
 import { benchGatewayRead } from './gateway-read.js';
 import { benchHost, E2E_SERVERS, FEATURE_SERVERS, TRACED_HOST, type HostFigures } from './host.js';
 import { benchMemory } from './memory.js';
@@ -145,7 +146,18 @@ ${traced.join('\n')}
         cases.push(caseOf(`${c.kind}, 1 connection p50`, 'µs', 'lower', label(direct), Object.fromEntries(c.rows.map((r) => [label(r), r.p50]))));
       }
     }
-    return { title: 'FHIR facade: read and federated search vs the same features on Fastify 5 vs plain reply-from vs the upstream itself', markdown: md.join('\n'), cases };
+    const everything = await benchEverything();
+    md.push(
+      '### Patient/$everything over two sources (50 resources each, each source answering $everything itself), 16 connections and 1\n',
+      'fhirgate only: no feature-equal Fastify build of $everything exists yet.\n',
+      '| server | Node | req/s | server CPU µs/request | p50 ms (16 connections) | p50 µs (1 connection) | errors |',
+      '|---|---|---|---|---|---|---|',
+      ...everything.map((r) => `| ${r.contender} | ${r.node} | ${fmt(r.rps)} | ${r.contender === EVERYTHING_CONTENDERS.direct ? '–' : fmt(r.cpu, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.latencyP50)} | ${r.errors} |`),
+      '',
+    );
+    const cached = everything.find((r) => r.contender === EVERYTHING_CONTENDERS.cached)!;
+    cases.push(caseOf('$everything, 16 connections', 'req/s', 'higher', `${cached.contender} (Node ${cached.node})`, Object.fromEntries(everything.map((r) => [`${r.contender} (Node ${r.node})`, r.rps]))));
+    return { title: 'FHIR facade: read and federated search vs the same features on Fastify 5 vs plain reply-from vs the upstream itself; $everything', markdown: md.join('\n'), cases };
   },
   'host-features': async () => {
     const figures = await benchHost(FEATURE_SERVERS);

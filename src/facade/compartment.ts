@@ -39,6 +39,11 @@ const MEMBERS: Readonly<Record<string, readonly [string, ...string[]]>> = {
   Specimen: ['subject', 'subject'],
 };
 
+/** The types of the Patient compartment, Patient first (what `$everything` searches a source for). */
+export function compartmentTypes(): readonly string[] {
+  return ['Patient', ...Object.keys(MEMBERS)];
+}
+
 /**
  * The search parameter that limits a search of `type` to a patient (`_id` for Patient itself), or
  * `undefined` when the type is outside the Patient compartment.

@@ -26,8 +26,10 @@ const SERVED = ['read', 'vread', 'search-type'] as const;
 const DEFAULT_FHIR_VERSION = '4.0.1';
 
 /** What one source's statement says about the types the federated base may serve. */
-interface SourceFacts {
+export interface SourceFacts {
   readonly fhirVersion: string | undefined;
+  /** True when it lists the `everything` operation on Patient (`Patient/[id]/$everything`). */
+  readonly everything: boolean;
   /** Type → the served interactions it lists, and its search parameters (name → type). */
   readonly types: ReadonlyMap<string, { readonly interactions: ReadonlySet<string>; readonly params: ReadonlyMap<string, string> }>;
 }
@@ -56,7 +58,7 @@ export async function answerFederatedCapabilities(ctx: FacadeContext, req: Route
 }
 
 /** One source's facts, from its statement; `undefined` when it is over its limits, fails or sends none. */
-async function sourceFacts(ctx: FacadeContext, req: RouteRequest, caller: Caller, source: string): Promise<SourceFacts | undefined> {
+export async function sourceFacts(ctx: FacadeContext, req: RouteRequest, caller: Caller, source: string): Promise<SourceFacts | undefined> {
   const slot = await ctx.limits.acquire(source, caller);
   if (slot.refused) return undefined;
   try {
@@ -78,8 +80,10 @@ function factsOf(statement: Record<string, unknown>): SourceFacts | undefined {
   if (statement.resourceType !== 'CapabilityStatement') return undefined;
   const rests = Array.isArray(statement.rest) ? (statement.rest as Record<string, unknown>[]) : [];
   const types = new Map<string, { interactions: Set<string>; params: Map<string, string> }>();
+  let everything = false;
   for (const resource of rests.filter((r) => r?.mode === 'server').flatMap((r) => (Array.isArray(r.resource) ? (r.resource as Record<string, unknown>[]) : []))) {
     if (typeof resource?.type !== 'string') continue;
+    if (resource.type === 'Patient' && listsEverything(resource.operation)) everything = true;
     const listed = (Array.isArray(resource.interaction) ? resource.interaction : []) as { code?: unknown }[];
     const interactions = new Set(listed.map((i) => i?.code).filter((c): c is string => (SERVED as readonly unknown[]).includes(c)));
     const params = new Map<string, string>();
@@ -88,7 +92,15 @@ function factsOf(statement: Record<string, unknown>): SourceFacts | undefined {
     }
     if (interactions.size > 0) types.set(resource.type, { interactions, params });
   }
-  return { fhirVersion: typeof statement.fhirVersion === 'string' ? statement.fhirVersion : undefined, types };
+  return { fhirVersion: typeof statement.fhirVersion === 'string' ? statement.fhirVersion : undefined, everything, types };
+}
+
+/** The operation `Patient/[id]/$everything`, as a statement lists it. */
+const EVERYTHING = { name: 'everything', definition: 'http://hl7.org/fhir/OperationDefinition/Patient-everything' } as const;
+
+/** True when a statement's `operation` list of Patient names `$everything` (by name or by its definition). */
+function listsEverything(operations: unknown): boolean {
+  return Array.isArray(operations) && (operations as { name?: unknown; definition?: unknown }[]).some((o) => o?.name === EVERYTHING.name || (typeof o?.definition === 'string' && o.definition.endsWith('/Patient-everything')));
 }
 
 /** The statement of the federated base at `base` over the sources `used` (with their `facts`). */
@@ -99,7 +111,13 @@ function federatedStatement(base: string, used: readonly string[], facts: readon
     const interactions = SERVED.filter((code) => listing.some((t) => t.interactions.has(code)));
     const searching = listing.filter((t) => t.interactions.has('search-type'));
     const params = searching.length === 0 ? [] : [...searching[0]!.params].filter(([param, kind]) => searching.every((t) => t.params.get(param) === kind));
-    return { type, interaction: interactions.map((code) => ({ code })), ...(params.length === 0 ? {} : { searchParam: params.map(([param, kind]) => ({ name: param, type: kind })) }) };
+    return {
+      type,
+      interaction: interactions.map((code) => ({ code })),
+      ...(params.length === 0 ? {} : { searchParam: params.map(([param, kind]) => ({ name: param, type: kind })) }),
+      // The federated base answers Patient/[id]/$everything over every source (patient-everything.ts).
+      ...(type === 'Patient' ? { operation: [EVERYTHING] } : {}),
+    };
   });
   const versions = new Set(facts.map((f) => f.fhirVersion));
   const fhirVersion = versions.size === 1 ? ([...versions][0] ?? DEFAULT_FHIR_VERSION) : DEFAULT_FHIR_VERSION;
@@ -116,7 +134,7 @@ function federatedStatement(base: string, used: readonly string[], facts: readon
     rest: [{
       mode: 'server',
       documentation: [
-        'Search per type across every source the caller may search (entries tagged with meta.source), and read or vread of the ids it issues (<source>.<id>). Writes are never federated: send them to the source\'s base.',
+        'Search per type across every source the caller may search (entries tagged with meta.source), read or vread of the ids it issues (<source>.<id>), and Patient/[id]/$everything (or Patient/$everything?identifier=system|value) over every source where the patient resolves. Writes are never federated: send them to the source\'s base.',
         ...(missing.length === 0 ? [] : [`No statement from: ${missing.join(', ')}.`]),
       ].join(' '),
       security: FACADE_SECURITY,

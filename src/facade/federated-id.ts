@@ -75,10 +75,11 @@ export function federatedResource(resource: Record<string, unknown>, view: Feder
  * only on the way to a changed one (see `walk`).
  */
 function qualify(value: unknown, view: FederatedView): unknown {
-  return walk(value, (text, key) => (key === 'reference' ? reference(text, view) : text), false);
+  return walk(value, (text, key) => (key === 'reference' ? federatedReference(text, view) : text), false);
 }
 
-function reference(ref: string, view: FederatedView): string {
+/** A relative reference of `view.source` (`Patient/123`) as the federated base shows it (`Patient/ehr.123`, or absolute at the source's base). */
+export function federatedReference(ref: string, view: FederatedView): string {
   const match = RELATIVE.exec(ref);
   if (match === null || !isResourceType(match[1]!)) return ref;
   const [, type, id, history = ''] = match;

@@ -9,6 +9,8 @@
 /** One source's page, as the merge sees it. */
 export interface SourcePage {
   readonly source: string;
+  /** The type of the stream, when a source gives several (`$everything`'s compartment searches). */
+  readonly type?: string;
   /** Match and include entries, already rewritten for the facade. */
   readonly entries: readonly Record<string, unknown>[];
   /** The link this page was fetched from (to come back to it), and the source's next link. */
@@ -21,7 +23,7 @@ export interface SourcePage {
 /** The merged entries and each source's position after them. */
 export interface Merged {
   readonly entries: Record<string, unknown>[];
-  readonly positions: { source: string; link: string | null; skip: number }[];
+  readonly positions: { source: string; type?: string; link: string | null; skip: number }[];
   /** True when the entries were merged by `_sort`. */
   readonly sorted: boolean;
 }
@@ -82,6 +84,9 @@ export function mergePages(pages: readonly SourcePage[], count: number | undefin
       while (entries.length < limit && cursors[i]! < p.entries.length) entries.push(p.entries[cursors[i]!++]!);
     });
   }
-  const positions = pages.map((p, i) => (cursors[i]! < p.entries.length ? { source: p.source, link: p.pageLink, skip: p.skipped + cursors[i]! } : { source: p.source, link: p.nextLink, skip: 0 }));
+  const positions = pages.map((p, i) => {
+    const at = cursors[i]! < p.entries.length ? { link: p.pageLink, skip: p.skipped + cursors[i]! } : { link: p.nextLink, skip: 0 };
+    return p.type === undefined ? { source: p.source, ...at } : { source: p.source, type: p.type, ...at };
+  });
   return { entries, positions, sorted };
 }

@@ -9,33 +9,27 @@
  * source said so, else 502 (see `failedSearch`). Writes are never federated.
  * @module
  */
-import { httpStatusOf, isFhirgateError } from '../errors.js';
-import { operationOutcome } from '../fhir/index.js';
-import type { IssueType } from '../fhir/operation-outcome.js';
+import { isFhirgateError } from '../errors.js';
 import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { sourceRefusal } from './caller.js';
 import type { Caller } from './caller.js';
 import { auditRefused } from './audit-refusal.js';
 import { accessFacts, identified, servedSources } from './facade-context.js';
-import { federatedResource, sourceQuery } from './federated-id.js';
-import type { FederatedView } from './federated-id.js';
+import { sourceQuery } from './federated-id.js';
 import type { FacadeContext } from './facade-context.js';
 import { fhirJSON, outcome } from './fhir-answer.js';
 import { mergePages } from './federated-merge.js';
-import type { SourcePage } from './federated-merge.js';
+import { failed, failedSearch, fetchSourcePage, MAX_COUNT } from './federated-page.js';
+import type { Answered, Failure, Position } from './federated-page.js';
 import type { Interaction } from './interaction.js';
 import { isResourceType } from '../fhir/index.js';
 import type { PageState } from './page-token.js';
 import { SHOWN } from './identity-binding.js';
 import { decide } from './policy.js';
-import { recordAnswer, requestQuery } from './record-answer.js';
-import { facadeAnswer } from './upstream-answer.js';
-import { visibility } from './visible-entries.js';
-import { checkFormat, PAGE_TOKEN_PARAM, upstreamRequest } from './upstream-request.js';
+import { requestQuery } from './record-answer.js';
+import { checkFormat, PAGE_TOKEN_PARAM } from './upstream-request.js';
 import { openPageToken, pageTokenOf, withPatients } from './page-token-route.js';
 import { inSpan } from '../lib/trace-spans.js';
-
-type Position = PageState['pages'][number];
 
 /** The reply to a search under the federated base (`GET [type]?…`, `POST [type]/_search`, a page token); `rest` are the segments after its name. */
 export async function answerFederatedSearch(ctx: FacadeContext, req: RouteRequest, rest: readonly string[]): Promise<RouteReply> {
@@ -67,6 +61,7 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   try {
     token = pageTokenOf(query, true);
     state = token === undefined ? undefined : openPageToken(ctx.tokens, token, caller, true, type);
+    if (state?.everything !== undefined) return refuse(400, 'invalid', 'the page token is for Patient/$everything: follow its next link as given');
   } catch (error) {
     return refuse(400, 'invalid', isFhirgateError(error) ? error.message : 'the page token is not valid');
   }
@@ -111,43 +106,6 @@ export async function answerFederatedSearch(ctx: FacadeContext, req: RouteReques
   });
 }
 
-/** The largest `_count` of a federated search (a merged page holds at most this many entries). */
-const MAX_COUNT = 1000;
-
-/** A source's page, and whether the source was asked (a source none of whose ids the query names is not). */
-interface Answered {
-  readonly page: SourcePage & { readonly total: number | undefined };
-  readonly asked: boolean;
-}
-
-/** A source that gave no page: the status it counts as, whether that is the caller's error, and its issues (named by source). */
-interface Failure {
-  readonly failure: number;
-  readonly callersError: boolean;
-  readonly issues: readonly Record<string, unknown>[];
-}
-
-/**
- * Upstream 4xx answers that are not the caller's error: the gateway's own credentials (401, 403, 407)
- * and the upstream's time-out (408). Every other 4xx is (the gateway's HTTP face reads them alike).
- */
-const UPSTREAM_FAULTS: ReadonlySet<number> = new Set([401, 403, 407, 408]);
-
-/**
- * The answer when no page can be given (every asked source failed, or one did under `Prefer:
- * handling=strict`): when every failure is the caller's error, that status if the sources agree, else
- * 400; otherwise 502. The OperationOutcome holds every source's issues.
- */
-function failedSearch(failures: readonly Failure[], strict: boolean): RouteReply {
-  const issues = failures.flatMap((f) => f.issues);
-  if (failures.every((f) => f.callersError)) {
-    const status = failures[0]!.failure;
-    return fhirJSON(failures.every((f) => f.failure === status) ? status : 400, { resourceType: 'OperationOutcome', issue: issues });
-  }
-  const lead = operationOutcome('error', 'exception', strict ? 'a source failed and all-or-nothing was asked (Prefer: handling=strict)' : 'no source answered the search');
-  return fhirJSON(502, { ...lead, issue: [...lead.issue, ...issues] });
-}
-
 /** The sources the caller may use where its patient was refused (ambiguous, failed resolution), each a failure naming the source and why. */
 function identityRefusals(caller: Caller): Failure[] {
   const refused = caller.identity?.refused;
@@ -155,79 +113,13 @@ function identityRefusals(caller: Caller): Failure[] {
   return [...refused].map(([source, why]) => failed(source, 403, false, why === SHOWN.ambiguous ? 'multiple-matches' : 'exception', `is refused for the caller's patient: ${why}`));
 }
 
-/** A failure of `source` with one issue of the facade's. */
-function failed(source: string, status: number, callersError: boolean, code: IssueType, why: string): Failure {
-  return { failure: status, callersError, issues: [{ severity: 'error', code, diagnostics: `source "${source}" ${why}` }] };
-}
-
 /**
- * A source's refusal: its own issues (its answer rewritten for the facade, so free of its address),
- * each named by the source; one issue saying the status when it gave none.
- */
-function refused(source: string, status: number, body: Record<string, unknown> | undefined): Failure {
-  const callersError = status >= 400 && status < 500 && !UPSTREAM_FAULTS.has(status);
-  const own = body?.resourceType === 'OperationOutcome' && Array.isArray(body.issue) ? (body.issue as unknown[]).filter((i): i is Record<string, unknown> => typeof i === 'object' && i !== null) : [];
-  if (own.length === 0) return failed(source, status, callersError, 'exception', `answered ${status}`);
-  const issues = own.map((i) => ({ ...i, diagnostics: `source "${source}" answered ${status}${typeof i.diagnostics === 'string' ? `: ${i.diagnostics}` : ''}` }));
-  return { failure: status, callersError, issues };
-}
-
-/**
- * One source's page at `position` (its first page when the link is `''`), rewritten and tagged; or why it
- * failed. A source that cannot match the federated ids the query names is not asked: an empty page.
+ * One source's page at `position`: a source that cannot match the federated ids the query names is not
+ * asked (an empty page); any other is fetched (see `fetchSourcePage`).
  */
 async function fetchPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, interaction: Interaction, federatedQuery: URLSearchParams, position: Position): Promise<Answered | Failure> {
   const { source } = position;
-  const sources = servedSources(ctx);
-  const query = sourceQuery(federatedQuery, source, sources);
+  const query = sourceQuery(federatedQuery, source, servedSources(ctx));
   if (query === undefined) return { page: { source, entries: [], pageLink: '', nextLink: null, skipped: 0, total: 0 }, asked: false };
-  const decision = decide(caller, source, interaction, query);
-  // A source's refusal (its policy, its limits) is one AuditEvent of that source, as at its own base.
-  const audit = (reason: string) => ctx.audit.record(accessFacts(ctx, req, source, interaction, caller), { outcome: 4, outcomeDesc: reason, query: requestQuery(req) });
-  if (!decision.allowed) {
-    audit(decision.reason);
-    return failed(source, decision.status, true, 'forbidden', decision.reason);
-  }
-  const slot = await ctx.limits.acquire(source, caller);
-  if (slot.refused) {
-    audit(slot.reason);
-    return failed(source, 429, true, 'throttled', slot.reason);
-  }
-  const rewriter = ctx.rewriter(source, `${req.baseUrl}/${source}`);
-  const view: FederatedView = { source, sourceBase: rewriter.facadeBase, sources };
-  try {
-    const request = upstreamRequest('GET', [interaction.type ?? ''].filter((s) => s !== ''), query, req.headers, undefined, interaction, decision.compartment, rewriter);
-    const pageLink = position.link === '' ? request.path : position.link!;
-    const res = await ctx.gateway.exchange(source, { ...request, path: pageLink }, { signal: req.connectionSignal });
-    const answer = facadeAnswer(res, { source, interaction, compartment: decision.compartment, callerId: caller.id, rewriter, tokens: ctx.tokens, extraHeaders: {}, visible: visibility(caller, decision.compartment, rewriter.bases) });
-    recordAnswer(ctx, req, source, interaction, caller, decision.compartment, answer.reply.status ?? res.status, answer.body, undefined, rewriter);
-    if (res.status !== 200) return refused(source, res.status, answer.body);
-    if (answer.body === undefined) return failed(source, 502, false, 'exception', 'answered 200 with a body that is not FHIR JSON');
-    // The answer is parsed once (by facadeAnswer): its entries and the upstream's own next link come from there.
-    const entries = ((answer.body.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => tag(e, view, `${req.baseUrl}/${ctx.options.federatedName}`));
-    const nextLink = answer.next ?? null;
-    return { page: { source, entries, pageLink, nextLink, skipped: position.skip, total: typeof answer.body.total === 'number' ? answer.body.total : undefined }, asked: true };
-  } catch (error) {
-    const status = httpStatusOf(error);
-    ctx.audit.record(accessFacts(ctx, req, source, interaction, caller), { outcome: 8, outcomeDesc: `source failed: ${isFhirgateError(error) ? error.code : 'error'}` });
-    return failed(source, status >= 500 ? status : 502, false, status === 504 ? 'timeout' : 'exception', `failed (${status}${isFhirgateError(error) ? ` ${error.code}` : ''})`);
-  } finally {
-    slot.release();
-  }
-}
-
-/**
- * An entry as the federated base shows it: its resource federated (see `federatedResource`), `fullUrl`
- * at the federated base (at the source's base when its id cannot be federated), and an `alternate` link
- * to the resource at its source's base, where it is written.
- */
-function tag(entry: Record<string, unknown>, view: FederatedView, federatedBase: string): Record<string, unknown> {
-  const resource = entry.resource as Record<string, unknown> | undefined;
-  if (resource === undefined) return entry;
-  const shown = federatedResource(resource, view);
-  if (typeof resource.id !== 'string') return { ...entry, resource: shown };
-  const type = String(resource.resourceType);
-  const atSource = `${view.sourceBase}/${type}/${resource.id}`;
-  const links = Array.isArray(entry.link) ? (entry.link as unknown[]) : [];
-  return { ...entry, fullUrl: shown.id === resource.id ? atSource : `${federatedBase}/${type}/${String(shown.id)}`, link: [...links, { relation: 'alternate', url: atSource }], resource: shown };
+  return fetchSourcePage(ctx, req, caller, interaction, query, position, undefined);
 }

@@ -24,11 +24,24 @@ export interface PageState {
   readonly sort?: string;
   /** True for a token of the federated base (its positions are not one source's links). */
   readonly federated?: boolean;
+  /** Of a `Patient/$everything` token: what the first page resolved and asked (see `patient-everything.ts`). */
+  readonly everything?: EverythingState;
   /**
-   * Per source: the position, and the local id of the caller's patient there when the token was made
-   * (a page is served only while the caller's patient is still that id there: see `openPageToken`).
+   * Per source (per source and type for `$everything`): its link (`''`: its first page, `null`: done), the
+   * entries of that page used, and the local id of the caller's patient there when the token was made (a
+   * page is served only while the caller's patient is still that id there: see `openPageToken`).
    */
-  readonly pages: readonly { readonly source: string; readonly link: string | null; readonly skip: number; readonly patient?: string }[];
+  readonly pages: readonly { readonly source: string; readonly type?: string; readonly link: string | null; readonly skip: number; readonly patient?: string }[];
+}
+
+/** What a `$everything` page token carries besides the positions. */
+export interface EverythingState {
+  /** The resolution asked: `system|value`, or `<source>/<id>`. */
+  readonly query: string;
+  /** The patient's local id per source asked (checked again on every page: a changed crosswalk ends the paging). */
+  readonly patients: Readonly<Record<string, string>>;
+  /** Each source's own parameters (`_count`, `_since` or `_lastUpdated`, `_type`). */
+  readonly params: string;
 }
 
 /** Signs and opens page tokens. */

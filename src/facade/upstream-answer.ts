@@ -33,8 +33,8 @@ export interface FacadeAnswer {
   readonly reply: RouteReply;
   /** The body as sent to the caller (parsed JSON), when there is one. */
   readonly body: Record<string, unknown> | undefined;
-  /** A Bundle's `next` link as the upstream gave it (a federated search keeps it in its own page token), when it gave one. */
-  readonly next?: string;
+  /** Of a `merged` answer (see {@link AnswerSetting}): the upstream's own `next` link of a Bundle (`null`: none). */
+  readonly upstreamNext?: string | null;
 }
 
 /** What {@link facadeAnswer} needs to know. */
@@ -49,6 +49,11 @@ export interface AnswerSetting {
   readonly extraHeaders: Record<string, string>;
   /** What the caller may see of a search, history or operation Bundle (`undefined`: all of it); see `visible-entries.ts`. */
   readonly visible: Visibility | undefined;
+  /**
+   * True when the federated base merges the body into its own answer: no reply bytes are made, and a
+   * Bundle's paging links are dropped, not signed (the upstream's `next` comes back as `upstreamNext`).
+   */
+  readonly merged?: boolean;
 }
 
 /** The facade's reply to an upstream answer. */
@@ -79,23 +84,17 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
     const { type, id } = s.interaction;
     return { reply: outcome(404, 'not-found', `${type}/${id} is not known`, s.extraHeaders), body: undefined };
   }
-  const next = body.resourceType === 'Bundle' ? upstreamNext(body) : undefined;
+  const upstreamNext = s.merged === true && body.resourceType === 'Bundle' ? nextLinkOf(body) : undefined;
   if (body.resourceType === 'Bundle') body = pagedBundle(body, s);
   if (body.resourceType === 'CapabilityStatement') body = facadeStatement(body, s);
   const rewritten = s.rewriter.mayHoldAddress(text) ? s.rewriter.resourceToFacade(body) : body;
+  if (s.merged === true) return { reply: { status: res.status, headers }, body: rewritten, upstreamNext: upstreamNext ?? null };
   // Nothing to rewrite: the upstream's bytes go out as they came.
   if (rewritten === parsed) {
     headers['content-type'] = FHIR_JSON;
-    return { reply: { status: res.status, headers, body: res.body }, body, ...(next === undefined ? {} : { next }) };
+    return { reply: { status: res.status, headers, body: res.body }, body };
   }
-  return { reply: fhirJSON(res.status, rewritten, headers), body: rewritten, ...(next === undefined ? {} : { next }) };
-}
-
-/** The upstream's own `next` link of a Bundle, before its links become page tokens. */
-function upstreamNext(bundle: Record<string, unknown>): string | undefined {
-  if (!Array.isArray(bundle.link)) return undefined;
-  const url = (bundle.link as { relation?: unknown; url?: unknown }[]).find((l) => l?.relation === 'next')?.url;
-  return typeof url === 'string' ? url : undefined;
+  return { reply: fhirJSON(res.status, rewritten, headers), body: rewritten };
 }
 
 /** A compartment-bound read (or instance history) of something outside is as if it did not exist. */
@@ -113,6 +112,7 @@ function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<
   const link = links.flatMap((l) => {
     if (typeof l.url !== 'string' || typeof l.relation !== 'string') return [];
     if (PAGING.has(l.relation)) {
+      if (s.merged === true) return [];
       const state: PageState = { caller: s.callerId, type: s.interaction.type, pages: [{ source: s.source, link: l.url, skip: 0, ...(s.compartment === undefined ? {} : { patient: s.compartment }) }] };
       return [{ relation: l.relation, url: `${s.rewriter.facadeBase}?${PAGE_TOKEN_PARAM}=${s.tokens.sign(state)}` }];
     }
@@ -121,6 +121,12 @@ function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<
   });
   const paged = { ...bundle, link };
   return s.visible === undefined || !FILTERED.test(s.interaction.name) ? paged : visibleEntries(paged, s.visible);
+}
+
+/** The `next` link of a Bundle as its source gave it, `undefined` when it has none. */
+function nextLinkOf(bundle: Record<string, unknown>): string | undefined {
+  const next = Array.isArray(bundle.link) ? (bundle.link as { relation?: unknown; url?: unknown }[]).find((l) => l?.relation === 'next')?.url : undefined;
+  return typeof next === 'string' ? next : undefined;
 }
 
 /**

@@ -81,7 +81,7 @@ test('a source that gives no statement is named; a caller sees only the sources 
   assert.equal(narrow.implementation.description, 'fhirgate federated base over ehr');
   assert.equal(x.state.count, before, 'a source the caller may not use was not asked');
   const onlyX = (await (await fetch(`${h.prefix}/all/metadata`, { headers: { 'x-api-key': KEYS.xOnly } })).json()) as any;
-  assert.deepEqual(onlyX.rest[0].resource, [{ type: 'Patient', interaction: [{ code: 'read' }, { code: 'search-type' }], searchParam: [{ name: 'name', type: 'string' }, { name: 'only-here', type: 'token' }, { name: 'birthdate', type: 'string' }] }], 'Device is listed for create only: not served here');
+  assert.deepEqual(onlyX.rest[0].resource, [{ type: 'Patient', interaction: [{ code: 'read' }, { code: 'search-type' }], searchParam: [{ name: 'name', type: 'string' }, { name: 'only-here', type: 'token' }, { name: 'birthdate', type: 'string' }], operation: [{ name: 'everything', definition: 'http://hl7.org/fhir/OperationDefinition/Patient-everything' }] }], 'Device is listed for create only: not served here; Patient/$everything is the federated base\'s own');
   assert.equal((await fetch(`${h.prefix}/all/metadata`, { headers: { 'x-api-key': 'not-a-key-0123456789ab' } })).status, 401);
   const xml = await fetch(`${h.prefix}/all/metadata`, { headers: { 'x-api-key': KEYS.fed, accept: 'application/fhir+xml' } });
   assert.equal(xml.status, 406);
