@@ -111,6 +111,7 @@ async function answer(port: number, path: string): Promise<Answer> {
   const text = (await res.text()).replaceAll(`127.0.0.1:${port}`, '127.0.0.1:PORT');
   const headers = Object.fromEntries(COMPARED_HEADERS.map((h) => [h, res.headers.get(h)]));
   headers['x-request-id'] = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(res.headers.get('x-request-id') ?? '') ? 'uuid-shaped' : res.headers.get('x-request-id');
+  headers['x-trace-id'] = /^[0-9a-f]{32}$/.test(res.headers.get('x-trace-id') ?? '') ? 'trace-id-shaped' : res.headers.get('x-trace-id');
   return { status: res.status, headers, body: JSON.parse(text) };
 }
 

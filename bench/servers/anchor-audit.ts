@@ -2,7 +2,8 @@
  * The audit of the feature-equal Fastify anchor (facade-fastify.ts): one AuditEvent-shaped JSON per
  * access, with the elements fhirgate's facade writes for the same access (src/facade/audit-event.ts:
  * BALP profile, type, subtype, action, recorded, outcome, the caller and the server as agents with their
- * network addresses, the observer, the request id, the traceparent, patient, resource and base64 query entities), handed
+ * network addresses, the observer, the request id and `traceparent`, patient, resource and base64 query entities; every text
+ * a caller chose with control characters made spaces and cut, as the facade's `auditText` does), handed
  * to an in-memory queue after the answer (Fastify's `onResponse` hook) as the payload fhirgate's
  * `fhir.audit` event carries; a consumer empties the queue every 100 ms.
  */
@@ -16,7 +17,7 @@ export interface Access {
   /** The facade base the caller used. */
   readonly server: string;
   readonly requestId: string;
-  /** The request's W3C traceparent (BALP `Traceparent` entity). */
+  /** The request's own `traceparent` (its span). */
   readonly traceparent: string;
   readonly outcome: 0 | 4 | 8;
   readonly outcomeDesc?: string;
@@ -27,6 +28,13 @@ export interface Access {
 }
 
 const DCM = 'http://dicom.nema.org/resources/ontology/DCM';
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A caller's text as an AuditEvent holds it (as the facade's `auditText`): control characters a space, at most `max` characters. */
+const clean = (text: string, max = 256): string => {
+  const t = text.replace(CONTROL, ' ');
+  return t.length <= max ? t : `${t.slice(0, max - 1)}…`;
+};
 const SOURCE_ROLE = [{ system: DCM, code: '110153', display: 'Source Role ID' }];
 const DESTINATION_ROLE = [{ system: DCM, code: '110152', display: 'Destination Role ID' }];
 
@@ -36,9 +44,9 @@ export function auditEvent(a: Access, recorded: number): Record<string, unknown>
   const profile = a.outcome !== 0 ? undefined : `https://profiles.ihe.net/ITI/BALP/StructureDefinition/IHE.BasicAudit.${a.patient === undefined ? '' : 'Patient'}${read ? 'Read' : 'Query'}`;
   const entity: Record<string, unknown>[] = [{ what: { identifier: { value: a.requestId } }, type: { system: 'https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', code: 'XrequestId' } }];
   entity.push({ what: { identifier: { value: a.traceparent } }, type: { system: 'https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', code: 'Traceparent' } });
-  if (a.patient !== undefined) entity.push({ what: { reference: a.patient }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '1', display: 'Person' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '1', display: 'Patient' } });
-  if (a.query !== undefined) entity.push({ type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '24', display: 'Query' }, query: Buffer.from(a.query).toString('base64') });
-  if (a.what !== undefined) entity.push({ what: { reference: a.what }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '4', display: 'Domain Resource' } });
+  if (a.patient !== undefined) entity.push({ what: { reference: clean(a.patient) }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '1', display: 'Person' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '1', display: 'Patient' } });
+  if (a.query !== undefined) entity.push({ type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '24', display: 'Query' }, query: Buffer.from(clean(a.query, 2048)).toString('base64') });
+  if (a.what !== undefined) entity.push({ what: { reference: clean(a.what) }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '4', display: 'Domain Resource' } });
   return {
     resourceType: 'AuditEvent',
     ...(profile === undefined ? {} : { meta: { profile: [profile] } }),
@@ -47,15 +55,15 @@ export function auditEvent(a: Access, recorded: number): Record<string, unknown>
     action: read ? 'R' : 'E',
     recorded: new Date(recorded).toISOString(),
     outcome: String(a.outcome),
-    ...(a.outcomeDesc === undefined ? {} : { outcomeDesc: a.outcomeDesc }),
+    ...(a.outcomeDesc === undefined ? {} : { outcomeDesc: clean(a.outcomeDesc) }),
     agent: [
       {
         type: { coding: read ? DESTINATION_ROLE : SOURCE_ROLE },
-        who: a.caller === undefined ? { display: 'unidentified caller' } : { identifier: { value: a.caller } },
+        who: a.caller === undefined ? { display: 'unidentified caller' } : { identifier: { value: clean(a.caller) } },
         requestor: true,
         ...(a.address === undefined ? {} : { network: { address: a.address, type: '2' } }),
       },
-      { type: { coding: read ? SOURCE_ROLE : DESTINATION_ROLE }, who: { display: `FHIR endpoint ${a.source}` }, requestor: false, network: { address: a.server, type: '5' } },
+      { type: { coding: read ? SOURCE_ROLE : DESTINATION_ROLE }, who: { display: `FHIR endpoint ${clean(a.source)}` }, requestor: false, network: { address: clean(a.server, 2048), type: '5' } },
     ],
     source: { observer: { display: 'fhirgate' }, type: [{ system: 'http://terminology.hl7.org/CodeSystem/security-source-type', code: '4', display: 'Application Server' }] },
     entity,
@@ -69,6 +77,7 @@ export interface AuditMessage {
   readonly outcome: number;
   readonly caller: string | null;
   readonly request_id: string;
+  readonly trace_id: string | null;
   readonly audit_event: string;
 }
 
@@ -94,6 +103,6 @@ export class AuditQueue {
       this.#items.shift();
       this.lost++;
     }
-    this.#items.push({ source: a.source, interaction: a.interaction, outcome: a.outcome, caller: a.caller ?? null, request_id: a.requestId, audit_event: json });
+    this.#items.push({ interaction: a.interaction, outcome: a.outcome, source: clean(a.source), caller: a.caller === undefined ? null : clean(a.caller), request_id: a.requestId, trace_id: a.traceparent.slice(3, 35), audit_event: json });
   }
 }

@@ -1,24 +1,31 @@
 /**
  * The URL work of the feature-equal Fastify anchor (facade-fastify.ts), written as a Fastify user would
- * write it: the same elements as fhirgate's facade (src/facade/url-rewrite.ts): `reference`, `fullUrl`,
- * `location`, `url` whose URL lies under the upstream base move to the facade's base, OperationOutcome
- * `diagnostics` and `details.text` have the upstream base replaced; Bundle links not under the base are
- * dropped; and the federated view of a source's entry (ids `<source>.<id>`, relative references qualified
+ * write it, under the same rule as fhirgate's facade (src/facade/url-rewrite.ts): when the answer's text
+ * mentions the upstream's address at all, every string and member name is looked at: a URL under the
+ * upstream base moves to the facade's base, the base elsewhere in a text is replaced, any other mention
+ * of the upstream's `host:port` (as written or percent-encoded) becomes `upstream.invalid`; Bundle links
+ * not under the base are dropped; and the federated view of a source's entry (ids `<source>.<id>`, relative references qualified
  * the same way, `meta.source`, `fullUrl` at the federated base, an `alternate` link to the source's base).
  * The parsed answer is the anchor's own, so it is changed in place.
  */
 
-const URL_KEYS = new Set(['reference', 'fullUrl', 'location', 'url']);
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
 const RELATIVE = /^([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
 const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
-/** Moves URLs from one FHIR base to another. */
+/** What a mention of the upstream's address outside its base becomes (as the facade writes it). */
+const REDACTED_HOST = 'upstream.invalid';
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Moves URLs from one FHIR base to another, and keeps the upstream's address out of every other text. */
 export class Rebase {
   readonly #origin: string;
   readonly #path: string;
   readonly #from: string;
   readonly #to: string;
+  /** The upstream's `host:port`, as written or percent-encoded. */
+  readonly #address: RegExp;
+  readonly #addressAll: RegExp;
 
   /** `from` and `to` absolute, without a trailing slash. */
   constructor(from: string, to: string) {
@@ -27,6 +34,9 @@ export class Rebase {
     this.#path = url.pathname;
     this.#from = from;
     this.#to = to;
+    const address = `${escaped(url.host)}|${escaped(encodeURIComponent(url.host))}`;
+    this.#address = new RegExp(address, 'i');
+    this.#addressAll = new RegExp(address, 'gi');
   }
 
   /** `url` at the new base; a relative URL as it is; `undefined` when absolute elsewhere. */
@@ -38,12 +48,31 @@ export class Rebase {
     return `${this.#to}${u.pathname.slice(this.#path.length)}${u.search}${u.hash}`;
   }
 
-  /** Rewrites `value` in place; true when anything changed. */
+  /** False when `text` (an answer as received) cannot mention the upstream's address: nothing to rewrite. */
+  mayHold(text: string): boolean {
+    return this.#address.test(text);
+  }
+
+  /** Any text of an answer (an element, a member name, a header): a URL under the base moved, the base elsewhere replaced, any other mention of the address redacted. */
+  text(value: string): string {
+    if (!this.#address.test(value)) return value;
+    const moved = ABSOLUTE.test(value) ? this.move(value) : undefined;
+    if (moved !== undefined && !this.#address.test(moved)) return moved;
+    return (moved ?? value).split(this.#from).join(this.#to).split(encodeURIComponent(this.#from)).join(encodeURIComponent(this.#to)).replace(this.#addressAll, REDACTED_HOST);
+  }
+
+  /** Rewrites `value` in place (every string and member name, by {@link text}); true when anything changed. */
   rewrite(value: unknown): boolean {
     if (typeof value !== 'object' || value === null) return false;
     let changed = false;
     if (Array.isArray(value)) {
-      for (const v of value) changed = this.rewrite(v) || changed;
+      for (let i = 0; i < value.length; i++) {
+        const v: unknown = value[i];
+        if (typeof v === 'string') {
+          const next = this.text(v);
+          if (next !== v) [value[i], changed] = [next, true];
+        } else changed = this.rewrite(v) || changed;
+      }
       return changed;
     }
     const record = value as Record<string, unknown>;
@@ -51,25 +80,18 @@ export class Rebase {
       const kept = (record.link as { url?: unknown }[]).filter((l) => typeof l.url !== 'string' || this.move(l.url) !== undefined);
       if (kept.length !== record.link.length) [record.link, changed] = [kept, true];
     }
-    if (record.resourceType === 'OperationOutcome' && Array.isArray(record.issue)) changed = this.#redact(record.issue) || changed;
-    for (const key in record) {
+    for (const key of Object.keys(record)) {
       const v = record[key];
       if (typeof v === 'string') {
-        if (!URL_KEYS.has(key)) continue;
-        const moved = this.move(v);
-        if (moved !== undefined && moved !== v) [record[key], changed] = [moved, true];
+        const next = this.text(v);
+        if (next !== v) [record[key], changed] = [next, true];
       } else if (typeof v === 'object' && v !== null) changed = this.rewrite(v) || changed;
-    }
-    return changed;
-  }
-
-  #redact(issues: unknown[]): boolean {
-    let changed = false;
-    const clean = (text: unknown) => (typeof text === 'string' && text.includes(this.#from) ? ((changed = true), text.split(this.#from).join(this.#to)) : text);
-    for (const issue of issues as { diagnostics?: unknown; details?: { text?: unknown } }[]) {
-      if (typeof issue !== 'object' || issue === null) continue;
-      if (issue.diagnostics !== undefined) issue.diagnostics = clean(issue.diagnostics);
-      if (typeof issue.details === 'object' && issue.details !== null && issue.details.text !== undefined) issue.details.text = clean(issue.details.text);
+      const name = this.text(key);
+      if (name !== key) {
+        Object.defineProperty(record, name, { value: record[key], writable: true, enumerable: true, configurable: true });
+        delete record[key];
+        changed = true;
+      }
     }
     return changed;
   }

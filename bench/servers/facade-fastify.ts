@@ -5,9 +5,9 @@
  * constant time in an `onRequest` hook (401 with `WWW-Authenticate: Bearer` otherwise), an `Accept` or
  * `_format` that is not JSON refused (406), the caller's sources and scopes checked (403), only FHIR's
  * request headers sent up (`Accept: application/fhir+json`, `Prefer`, `If-*`), only `ETag`,
- * `Last-Modified`, `Retry-After`, `X-Progress` passed back and `Location`/`Content-Location` moved, the
- * answer parsed and its URLs rewritten by structure (anchor-rewrite.ts; the upstream's bytes sent as
- * they came when nothing changed), `X-Request-ID` (the caller's when sane, else a UUID) and
+ * `Last-Modified`, `Retry-After`, `X-Progress` passed back (the upstream's address kept out of them) and
+ * `Location`/`Content-Location` moved, the answer parsed and every string of it under the facade's
+ * rewrite rule (anchor-rewrite.ts; the upstream's bytes sent as they came when nothing changed), `X-Request-ID` (the caller's when sane, else a UUID) and
  * `X-Content-Type-Options: nosniff` on every answer, one AuditEvent-shaped JSON per access handed to an
  * in-memory queue after the answer (anchor-audit.ts). `/fhir/all/:type` fans a search out to both
  * sources with `Promise.all` over undici Pools and merges the Bundles as the facade's federated base
@@ -46,9 +46,9 @@ const CALLERS: Caller[] = [{ name: 'bench', digest: sha256(process.argv[3]!), so
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | undefined;
+    /** The request's W3C trace: the caller's trace when its `traceparent` is valid, else a new one; a span id of its own. */
+    trace: { traceId: string; spanId: string; flags: string };
     audits: Access[] | undefined;
-    /** The request's W3C traceparent (a new span in the caller's trace, or a new trace), as its AuditEvents record it. */
-    traceparent: string | undefined;
   }
 }
 
@@ -65,22 +65,16 @@ const app = Fastify({
 });
 await app.register(replyFrom, { base: upstream, undici: { connections: 64 } });
 app.decorateRequest('caller', undefined);
+app.decorateRequest('trace', undefined as never);
 app.decorateRequest('audits', undefined);
-app.decorateRequest('traceparent', undefined);
 
 /** The facade's base URL (`http://host/fhir`) as the caller reached it. */
 const baseOf = (req: FastifyRequest) => `${req.protocol}://${req.host}/fhir`;
 const outcome = (code: string, diagnostics: string) => JSON.stringify({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code, diagnostics }] });
 
 function access(req: FastifyRequest, interaction: Access['interaction'], source: string, server: string, fields: Partial<Access>): Access {
-  return { interaction, source, caller: req.caller?.name, address: req.ip, server, requestId: req.id, traceparent: (req.traceparent ??= traceparentOf(req)), outcome: 0, ...fields };
-}
-
-/** The caller's trace continued with a new span id, or a new trace: what fhirgate's host does for each request. */
-function traceparentOf(req: FastifyRequest): string {
-  const given = req.headers.traceparent;
-  const trace = typeof given === 'string' && /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/.test(given) ? given.slice(3, 35) : crypto.randomBytes(16).toString('hex');
-  return `00-${trace}-${crypto.randomBytes(8).toString('hex')}-01`;
+  const t = req.trace;
+  return { interaction, source, caller: req.caller?.name, address: req.ip, server, requestId: req.id, traceparent: `00-${t.traceId}-${t.spanId}-${t.flags}`, outcome: 0, ...fields };
 }
 
 /** Refuses `req` with `status`, audited (outcome 4). */
@@ -103,8 +97,14 @@ function identify(req: FastifyRequest): Caller | string {
   return found ?? 'unknown API key';
 }
 
+const TRACEPARENT = /^00-([0-9a-f]{32})-[0-9a-f]{16}-([0-9a-f]{2})$/;
+const hex = (bytes: number) => crypto.randomBytes(bytes).toString('hex');
+
 app.addHook('onRequest', async (req, reply) => {
-  reply.header('x-request-id', req.id).header('x-content-type-options', 'nosniff');
+  const incoming = TRACEPARENT.exec(String(req.headers.traceparent ?? ''));
+  const traceId = incoming !== null && !/^0+$/.test(incoming[1]!) ? incoming[1]! : hex(16);
+  req.trace = { traceId, spanId: hex(8), flags: incoming?.[2] ?? '01' };
+  reply.header('x-request-id', req.id).header('x-trace-id', traceId).header('x-content-type-options', 'nosniff');
   const caller = identify(req);
   if (typeof caller === 'string') return refuse(req, reply.header('www-authenticate', 'Bearer'), 401, 'login', `caller not identified: ${caller}`, 'credentials are missing or not valid');
   req.caller = caller;
@@ -121,7 +121,8 @@ app.addHook('onResponse', async (req) => {
 
 /** The headers that go upstream. */
 function upstreamHeaders(req: FastifyRequest): Record<string, string> {
-  const headers: Record<string, string> = { accept: 'application/fhir+json' };
+  // Each upstream call a new span of the request's trace.
+  const headers: Record<string, string> = { accept: 'application/fhir+json', traceparent: `00-${req.trace.traceId}-${hex(8)}-${req.trace.flags}` };
   for (const name of PASSED_UP) {
     const value = req.headers[name];
     if (typeof value === 'string') headers[name] = value;
@@ -154,8 +155,8 @@ const patientOf = (r: Record<string, unknown> | undefined): string | undefined =
 const rewriteRequestHeaders = (req: FastifyRequest) => upstreamHeaders(req);
 const rewriteHeaders = (headers: Record<string, unknown>, req: FastifyRequest) => {
   const out: Record<string, unknown> = {};
-  for (const name of PASSED_BACK) if (headers[name] !== undefined) out[name] = headers[name];
   const rebase = rebaseOf(req, (req.params as { source: string }).source);
+  for (const name of PASSED_BACK) if (typeof headers[name] === 'string') out[name] = rebase.text(headers[name]);
   for (const name of ['location', 'content-location']) {
     const moved = typeof headers[name] === 'string' ? rebase.move(headers[name]) : undefined;
     if (moved !== undefined) out[name] = moved;
@@ -167,7 +168,7 @@ const onResponse = async (req: FastifyRequest, reply: FastifyReply, res: { statu
   const text = await res.stream.text();
   const body = text === '' ? undefined : parsed(text, res.headers['content-type']);
   if (text !== '' && body === undefined) return refuseUpstream(req, reply, source, `source "${source}" answered ${res.statusCode} with a body that is not FHIR JSON`);
-  const changed = body !== undefined && rebaseOf(req, source).rewrite(body);
+  const changed = body !== undefined && rebaseOf(req, source).mayHold(text) && rebaseOf(req, source).rewrite(body);
   const resource = body?.resourceType === type ? body : undefined;
   const version = (resource?.meta as { versionId?: string } | undefined)?.versionId;
   (req.audits ??= []).push(access(req, 'read', source, `${baseOf(req)}/${source}`, {
@@ -208,9 +209,10 @@ async function searchSource(req: FastifyRequest, source: string, type: string, q
   if (own === undefined) return { entries: [], total: 0 };
   try {
     const res = await pools.get(source)!.request({ method: 'GET', path: `${SOURCES[source]}/${type}${own.size === 0 ? '' : `?${own}`}`, headers: upstreamHeaders(req) });
-    const body = parsed(await res.body.text(), res.headers['content-type']);
+    const text = await res.body.text();
+    const body = parsed(text, res.headers['content-type']);
     const rebase = rebaseOf(req, source);
-    if (body !== undefined) rebase.rewrite(body);
+    if (body !== undefined && rebase.mayHold(text)) rebase.rewrite(body);
     const entries = (body?.entry ?? []) as Record<string, unknown>[];
     const patients = new Set(entries.map((e) => patientOf(e.resource as Record<string, unknown> | undefined)).filter((p) => p !== undefined));
     const fields = { query: auditQuery, ...(res.statusCode >= 400 ? { outcomeDesc: `answered ${res.statusCode}` } : {}), outcome: res.statusCode < 400 ? 0 : res.statusCode < 500 ? 4 : 8 } as const;

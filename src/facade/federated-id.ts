@@ -11,6 +11,7 @@
  * @module
  */
 import { isFHIRId, isResourceType } from '../fhir/index.js';
+import { walk } from './url-rewrite.js';
 
 /** Between the source's name and the source's id. */
 const SEPARATOR = '.';
@@ -59,20 +60,22 @@ export interface FederatedView {
  * base). Contained resources keep their ids (`#ref` is local to the resource).
  */
 export function federatedResource(resource: Record<string, unknown>, view: FederatedView): Record<string, unknown> {
-  const body = qualify(resource, view) as Record<string, unknown>;
+  const qualified = qualify(resource, view) as Record<string, unknown>;
+  // One copy of the resource at most: qualify's own when a reference changed, else this one.
+  const body = qualified === resource ? { ...resource } : qualified;
   const id = typeof resource.id === 'string' ? federatedId(view.source, resource.id, view.sources) : undefined;
+  if (id !== undefined) body.id = id;
   const meta = (typeof body.meta === 'object' && body.meta !== null ? body.meta : {}) as Record<string, unknown>;
-  return { ...body, ...(id === undefined ? {} : { id }), meta: { ...meta, source: view.sourceBase } };
+  body.meta = { ...meta, source: view.sourceBase };
+  return body;
 }
 
 /**
- * Every `reference` element under `value` made to resolve against the federated base. Keys are copied as
- * own properties (`Object.fromEntries`): an upstream's `"__proto__"` key stays an element, never a prototype.
+ * `value` with every `reference` element under it made to resolve against the federated base, copied
+ * only on the way to a changed one (see `walk`).
  */
 function qualify(value: unknown, view: FederatedView): unknown {
-  if (Array.isArray(value)) return value.map((v) => qualify(v, view));
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key === 'reference' && typeof v === 'string' ? federatedReference(v, view) : qualify(v, view)]));
+  return walk(value, (text, key) => (key === 'reference' ? federatedReference(text, view) : text), false);
 }
 
 /** A relative reference of `view.source` (`Patient/123`) as the federated base shows it (`Patient/ehr.123`, or absolute at the source's base). */

@@ -156,12 +156,14 @@ function move(url: string, from: ParsedBase, to: string): string | undefined {
 }
 
 /**
- * A copy of `value` with its strings mapped (`map(text, key)`; member names too when `names`); `value`
- * itself when nothing changed (so an answer with nothing to rewrite is sent as it came). Allocates
- * nothing until something changes: the `Object.entries` and `map` of every object and array were the
- * largest share of the facade read's garbage (`--heap-prof` sampling, 4 KB of 57 KB per read).
+ * A copy of `value` with its strings mapped (`map(text, key)`, `key` `''` in an array; member names too
+ * when `names`); `value` itself when nothing changed (so an answer with nothing to rewrite is sent as it
+ * came), else a copy of only the objects and arrays on the way to a change. Allocates nothing until
+ * something changes: the `Object.entries` and `map` of every object and array were the largest share of
+ * the facade read's garbage (`--heap-prof` sampling, 4 KB of 57 KB per read). A `"__proto__"` member
+ * stays an element of the copy (the spread copies it as an own element, and setting it sets that one).
  */
-function walk(value: unknown, map: (text: string, key: string) => string, names: boolean): unknown {
+export function walk(value: unknown, map: (text: string, key: string) => string, names: boolean): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
