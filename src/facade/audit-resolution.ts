@@ -1,11 +1,11 @@
 /**
- * The AuditEvent of a patient resolution the facade made for an identity-bound caller (BALP
+ * The AuditEvent of a patient resolution the facade made, for an identity-bound caller or for `$everything` (BALP
  * `PatientQuery`-like: a search of Patient): the identifiers as the query entity, the patient's local
  * record in each source as a patient entity (`{prefix}/{source}/Patient/{id}`), outcome 4 with the
  * reason when a source is ambiguous, 8 when one failed or the resolution could not be made.
  * @module
  */
-import type { PatientResolution } from '../gateway/index.js';
+import type { PatientQuery, PatientResolution } from '../gateway/index.js';
 import type { RouteRequest } from '../mount/index.js';
 import type { Caller } from './caller.js';
 import { accessFacts } from './facade-context.js';
@@ -15,10 +15,12 @@ import type { Interaction } from './interaction.js';
 /** A resolution is audited as a search of Patient. */
 const RESOLVE: Interaction = Object.freeze({ name: 'search-type', type: 'Patient', conditional: false });
 
-/** Records the resolution of `caller`'s patient, asked at `base` (`undefined`: it could not be made). */
-export function recordResolution(ctx: FacadeContext, req: RouteRequest, caller: Caller, base: string, resolution: PatientResolution | undefined): void {
+/**
+ * Records a resolution asked at `base` (`undefined`: it could not be made): of `query`, by default the
+ * patient `caller` is bound to (`$everything` passes the patient it was asked for).
+ */
+export function recordResolution(ctx: FacadeContext, req: RouteRequest, caller: Caller, base: string, resolution: PatientResolution | undefined, query: PatientQuery | undefined = caller.identity?.query): void {
   const facts = accessFacts(ctx, req, base, RESOLVE, caller, `${req.baseUrl}/${base}`);
-  const query = caller.identity?.query;
   const asked = query === undefined ? '' : 'identifier' in query ? query.identifier : `${query.source}/Patient/${query.id}`;
   if (resolution === undefined) {
     ctx.audit.record(facts, { outcome: 8, outcomeDesc: `the patient could not be resolved: ${asked}`, query: `GET Patient?identifier=${asked}` });

@@ -27,6 +27,7 @@ import type { RouteReply, RouteRequest } from '../mount/index.js';
 import { mayUseSource, sourceRefusal } from './caller.js';
 import type { Caller } from './caller.js';
 import { compartmentParam, compartmentTypes } from './compartment.js';
+import { recordResolution } from './audit-resolution.js';
 import { accessFacts, identified, servedSources } from './facade-context.js';
 import type { FacadeContext } from './facade-context.js';
 import { federatedReference, resolveFederatedId } from './federated-id.js';
@@ -151,6 +152,7 @@ async function firstPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   }
   const resolved = await resolve(ctx, query, usable, req.connectionSignal);
   if ('status' in resolved) return resolved;
+  if (!resolved.alone) recordResolution(ctx, req, caller, ctx.options.federatedName, resolved.resolution, query);
   const { resolution, alone } = resolved;
   const origin = 'source' in query ? resolution.outcomes.find((o) => o.source === query.source) : undefined;
   if (origin !== undefined && origin.status === 'absent') return refusal(404, 'not-found', `Patient/${id!} is not known`);
@@ -200,8 +202,10 @@ async function laterPage(ctx: FacadeContext, req: RouteRequest, caller: Caller, 
   const everything = state.everything;
   if (everything === undefined) throw new FhirgateError('ERR_PAGE_TOKEN', `the page token is for a search, not for ${OPERATION}`);
   const sources = Object.keys(everything.patients);
-  const resolved = await resolve(ctx, JSON.parse(everything.query) as PatientQuery, sources, req.connectionSignal);
+  const query = JSON.parse(everything.query) as PatientQuery;
+  const resolved = await resolve(ctx, query, sources, req.connectionSignal);
   if ('status' in resolved) return resolved;
+  if (!resolved.alone) recordResolution(ctx, req, caller, ctx.options.federatedName, resolved.resolution, query);
   for (const source of sources) {
     const now = resolved.resolution.outcomes.find((o) => o.source === source);
     if (now?.status !== 'found' || now.id !== everything.patients[source]) {

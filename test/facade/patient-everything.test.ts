@@ -81,6 +81,12 @@ test('$everything by federated id: every page followed by fhir-kit-client holds 
   const named = new Set(h.audits.flatMap((a) => (a.entity ?? []).map((e: any) => e.what?.reference)).filter((r: unknown) => typeof r === 'string' && r.startsWith('Patient/')));
   assert.ok(named.has('Patient/e-ann') && named.has('Patient/l-ann'), [...named].join(', '));
   assert.ok(![...named].includes('Patient/shared-1'));
+  // The resolution itself is an AuditEvent: the identifier as the query, each source's record as a patient entity.
+  const queries = (a: any) => (a.entity ?? []).filter((e: any) => e.query !== undefined).map((e: any) => Buffer.from(e.query, 'base64').toString('utf8'));
+  const resolutions = h.audits.filter((a) => queries(a).some((q: string) => q.startsWith(`GET Patient?identifier=${MRN}|100`)));
+  assert.ok(resolutions.length >= 1, 'the resolution is audited');
+  const records = resolutions[0]!.entity.map((e: any) => e.what?.reference).filter((r: unknown) => typeof r === 'string');
+  assert.ok(records.some((r: string) => r.endsWith('/ehr/Patient/e-ann')) && records.some((r: string) => r.endsWith('/lab/Patient/l-ann')), records.join(', '));
 });
 
 test('$everything by identifier gives the same record; _type and _since narrow it; _count=0 pages nothing', async (t) => {
