@@ -210,9 +210,17 @@ export class ClusterPrimary {
         slot.failure = message.error;
         return;
       case 'unroute':
-        this.#router.remove(worker);
         // The last worker leaves the rotation only when the cluster stops: close the listener first, so
-        // that later clients are refused rather than accepted and never answered.
+        // that later clients are refused rather than accepted and never answered, and quietly, so that
+        // none it queued is reset (what it held meanwhile goes to this worker, before `unrouted`).
+        if (this.#closing !== undefined && this.#router.size === 1 && this.#router.has(worker)) {
+          void this.#router.closeQuietly(this.#options.logger).then(() => {
+            this.#router.remove(worker);
+            say({ fhirgate: 'cluster', event: 'unrouted' });
+          });
+          return;
+        }
+        this.#router.remove(worker);
         if (this.#closing !== undefined && this.#router.size === 0) this.#router.close();
         return say({ fhirgate: 'cluster', event: 'unrouted' });
       case 'stopped':
