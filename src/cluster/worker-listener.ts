@@ -15,20 +15,35 @@ import type { Logger } from '../host/options.js';
 import { HeldListener, HOLD_MS } from './held-listener.js';
 import type { WorkerMessage } from './messages.js';
 
-/** The longest a worker waits for each of the primary's steps (it waits up to {@link HOLD_MS} for the slowest worker). */
+/**
+ * The longest a worker waits for each of the primary's steps, from its own report (the primary waits up to
+ * {@link HOLD_MS} for the slowest worker, from the first report).
+ */
 const STEP_MS = 2 * HOLD_MS;
 
-/** Resolves when `signal` is called or after `ms`, whichever comes first. */
-function signalOrTimeout(ms: number): { promise: Promise<boolean>; signal: () => void } {
-  let signal!: () => void;
-  const promise = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    signal = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-  });
-  return { promise, signal };
+/** A step the primary announces: `signal()` may come before the worker waits for it; `wait()` is bounded from its call. */
+function primaryStep(): { signal: () => void; wait: (ms: number) => Promise<boolean> } {
+  let signalled = false;
+  const waiting = new Set<() => void>();
+  return {
+    signal: () => {
+      signalled = true;
+      for (const wake of waiting) wake();
+    },
+    wait: (ms) => new Promise<boolean>((resolve) => {
+      if (signalled) return resolve(true);
+      const wake = () => {
+        waiting.delete(wake);
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        waiting.delete(wake);
+        resolve(false);
+      }, ms);
+      waiting.add(wake);
+    }),
+  };
 }
 
 /** One worker's `reusePort` listener, handing the connections it accepts to `server`. */
@@ -73,22 +88,22 @@ export class WorkerListener {
    * the connections held meanwhile are handed to the server.
    */
   async stopTogether(tell: (message: WorkerMessage) => Promise<void>, logger: Logger): Promise<void> {
-    const closeListener = signalOrTimeout(STEP_MS);
-    const release = signalOrTimeout(STEP_MS);
+    const closeListener = primaryStep();
+    const release = primaryStep();
     this.#closeListener = closeListener.signal;
     this.#release = release.signal;
     const pid = process.pid;
     this.#held.hold();
-    const quiet = await Promise.race([this.#held.quiet(), closeListener.promise.then(() => undefined)]);
+    const quiet = await Promise.race([this.#held.quiet(), closeListener.wait(STEP_MS).then(() => undefined)]);
     if (quiet !== undefined && !quiet.quiet) logger.warn('holding new connections did not empty the listener\'s queue; it may reset the ones still queued', { pid, reason: quiet.reason, queued: quiet.queue?.queued, waited_ms: quiet.ms });
     if (quiet !== undefined) await tell({ fhirgate: 'cluster', event: 'quiet', quiet: quiet.quiet });
-    if (!(await closeListener.promise)) logger.warn('the primary did not say to close the listener in time: closing it', { pid, waited_ms: STEP_MS });
+    if (!(await closeListener.wait(STEP_MS))) logger.warn('the primary did not say to close the listener in time: closing it', { pid, waited_ms: STEP_MS });
     const closed = await this.#held.close();
     if (closed.queue === undefined || closed.queue.queued + closed.queue.handshaking > 0) {
       logger.warn('listener closed with connections queued or unread: they may be reset', { pid, queued: closed.queue?.queued ?? null, handshaking: closed.queue?.handshaking ?? null, waited_ms: closed.ms });
     }
     await tell({ fhirgate: 'cluster', event: 'listener-closed' });
-    if (!(await release.promise)) logger.warn('the primary did not say to release the held connections in time: releasing them', { pid, waited_ms: STEP_MS });
+    if (!(await release.wait(STEP_MS))) logger.warn('the primary did not say to release the held connections in time: releasing them', { pid, waited_ms: STEP_MS });
     logger.debug('listener closed; held connections released', { pid, held: this.#held.held });
     this.#held.release();
   }
