@@ -31,12 +31,6 @@ function fdOf(listener: Server): number | undefined {
  * A function that reads `listener`'s queue now, or a reason why this listener's queue cannot be read
  * (not Linux, no `/proc`, no file descriptor, its line not found). The function returns `undefined` when
  * a later read fails (the listener closed, `/proc` went away).
- *
- * @example
- * ```ts
- * const read = acceptQueueReader(listener);
- * if (typeof read === 'function') console.log(read()?.queued);
- * ```
  */
 export function acceptQueueReader(listener: Server): (() => AcceptQueue | undefined) | string {
   if (process.platform !== 'linux') return `it is read from Linux's /proc (this is ${process.platform})`;
