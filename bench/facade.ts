@@ -99,14 +99,15 @@ export function load(url: string, connections: number, seconds: number, pid: num
 }
 
 /** One answer, as the parity check compares it: status, the headers that matter, the body with the server's own port taken out. */
-interface Answer {
+export interface Answer {
   status: number;
   headers: Record<string, string | null>;
   body: unknown;
 }
 const COMPARED_HEADERS = ['content-type', 'etag', 'x-content-type-options', 'keep-alive', 'last-modified', 'location', 'content-location'];
 
-async function answer(port: number, path: string): Promise<Answer> {
+/** `GET path` of the server at `port` as the bench caller, as the parity check compares it. */
+export async function answer(port: number, path: string): Promise<Answer> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-api-key': BENCH_KEY } });
   const text = (await res.text()).replaceAll(`127.0.0.1:${port}`, '127.0.0.1:PORT');
   const headers = Object.fromEntries(COMPARED_HEADERS.map((h) => [h, res.headers.get(h)]));
@@ -115,16 +116,16 @@ async function answer(port: number, path: string): Promise<Answer> {
   return { status: res.status, headers, body: JSON.parse(text) };
 }
 
-/** The size of the last AuditEvent `peer` handed over (it prints `audited <n> <bytes>` on SIGUSR1). */
-function lastAuditBytes(peer: Peer): Promise<number> {
+/** What `peer` has audited so far: how many AuditEvents, the bytes of the last one's JSON and of all of them (it prints `audited <n> <bytes> <all bytes>` on SIGUSR1). */
+export function auditCounts(peer: Peer): Promise<{ count: number; last: number; total: number }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no audit count on SIGUSR1')), 30_000);
     const onData = (chunk: Buffer) => {
-      const m = /audited (\d+) (\d+)/.exec(chunk.toString());
+      const m = /audited (\d+) (\d+) (\d+)/.exec(chunk.toString());
       if (m === null) return;
       clearTimeout(timer);
       peer.child.stdout!.off('data', onData);
-      resolve(Number(m[2]));
+      resolve({ count: Number(m[1]), last: Number(m[2]), total: Number(m[3]) });
     };
     peer.child.stdout!.on('data', onData);
     setTimeout(() => peer.child.kill('SIGUSR1'), 300); // after the anchor's queue consumer (100 ms) and the facade's turn
@@ -136,7 +137,7 @@ async function probe(peer: Peer): Promise<Record<Kind, { answer: Answer; auditBy
   const out = {} as Record<Kind, { answer: Answer; auditBytes: number }>;
   for (const kind of ['read', 'federated'] as const) {
     const a = await answer(peer.port, PATHS[kind].server);
-    out[kind] = { answer: a, auditBytes: await lastAuditBytes(peer) };
+    out[kind] = { answer: a, auditBytes: (await auditCounts(peer)).last };
   }
   return out;
 }
@@ -259,16 +260,17 @@ async function runLatencyClient(url: string, requests: number): Promise<void> {
   process.stdout.write(JSON.stringify({ p50: percentile(timed, 50), p99: percentile(timed, 99), errors }));
 }
 
-if (process.argv[2] === '--latency-client') {
+const main = import.meta.url === `file://${process.argv[1]}`;
+if (main && process.argv[2] === '--latency-client') {
   await runLatencyClient(process.argv[3]!, Number(process.argv[4]));
-} else if (process.argv[2] === '--parity') {
+} else if (main && process.argv[2] === '--parity') {
   const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
   try {
     for (const node of benchNodes()) console.log(JSON.stringify(await checkParity(node, upstream.port)));
   } finally {
     await upstream.stop();
   }
-} else if (import.meta.url === `file://${process.argv[1]}`) {
+} else if (main) {
   const { cases, parity } = await benchFacade();
   for (const c of cases) {
     console.log(`\n${c.kind}, ${c.connections} connection(s)`);
