@@ -2,8 +2,8 @@
  * Workload `facade`: the FHIR facade's read (`/fhir/ehr/Patient/bench-1`) and federated search over two
  * sources (`/fhir/all/Patient?family=Benchmark`) against the feature-equal Fastify 5 build
  * (servers/facade-fastify.ts: reply-from for the read, `Promise.all` over undici for the search, with
- * the facade's key check, rewriting, headers and audit), plain `@fastify/reply-from` (the read only,
- * doing nothing but forwarding: the ceiling) and the upstream itself (a direct read or search of one
+ * the facade's key check, rewriting, headers and audit), plain `@fastify/reply-from` (the read, and
+ * the search forwarded to one source: doing nothing but forwarding, the ceiling) and the upstream itself (a direct read or search of one
  * source: the floor). Throughput and the server's CPU per request at 16 and 64 connections
  * (autocannon), and latency at 1 connection with microsecond resolution. Every server runs on each Node
  * of `benchNodes()`, alternated run by run; the upstream (servers/fixed-fhir.ts), autocannon and the
@@ -42,8 +42,9 @@ export const FHIRGATE = 'fhirgate facade';
 /** The facade with the OpenTelemetry SDK as its tracer (issue 37: ≤ 5% more CPU per request). */
 export const FHIRGATE_TRACED = 'fhirgate facade, tracing on';
 
-const CONTENDERS: { name: string; script: string | undefined; serves: Kind[] }[] = [
-  { name: PLAIN, script: 'facade-reply-from.ts', serves: ['read'] },
+/** Each server and what it is asked; plain reply-from, which has no federated base, forwards the search to one source (the ceiling of doing nothing). */
+const CONTENDERS: { name: string; script: string | undefined; serves: Kind[]; paths?: Partial<Record<Kind, string>> }[] = [
+  { name: PLAIN, script: 'facade-reply-from.ts', serves: ['read', 'federated'], paths: { federated: `/fhir/ehr/${FEDERATED_QUERY}` } },
   { name: ANCHOR, script: 'facade-fastify.ts', serves: ['read', 'federated'] },
   { name: FHIRGATE, script: 'facade-fhirgate.ts', serves: ['read', 'federated'] },
   { name: FHIRGATE_TRACED, script: 'facade-fhirgate-traced.ts', serves: ['read', 'federated'] },
@@ -179,9 +180,9 @@ export async function benchFacade(connectionCounts = [16, 64], seconds = Number(
     const key = JSON.stringify([kind, connections, contender, node]);
     runs.set(key, [...(runs.get(key) ?? []), m]);
   };
-  const measureAll = (port: number, pid: number | undefined, contender: string, node: string, kinds: Kind[], direct: boolean) => {
+  const measureAll = (port: number, pid: number | undefined, contender: string, node: string, kinds: Kind[], direct: boolean, paths: Partial<Record<Kind, string>> = {}) => {
     for (const kind of kinds) {
-      const url = `http://127.0.0.1:${port}${direct ? PATHS[kind].direct : PATHS[kind].server}`;
+      const url = `http://127.0.0.1:${port}${direct ? PATHS[kind].direct : (paths[kind] ?? PATHS[kind].server)}`;
       for (const connections of connectionCounts) add(kind, connections, contender, node, load(url, connections, seconds, pid));
       const l = latencyClient(url, latencyRequests);
       add(kind, 1, contender, node, { rps: NaN, p50: l.p50, p99: l.p99, cpu: NaN, busy: NaN, errors: l.errors });
@@ -196,7 +197,7 @@ export async function benchFacade(connectionCounts = [16, 64], seconds = Number(
         for (const c of run % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()) {
           const peer = await startPeer(new URL(`./servers/${c.script}`, import.meta.url), [String(upstream.port), BENCH_KEY], {}, [], 'server', node.path);
           try {
-            measureAll(peer.port, peer.child.pid, c.name, node.version, c.serves, false); // taskset execs node: the same pid
+            measureAll(peer.port, peer.child.pid, c.name, node.version, c.serves, false, c.paths); // taskset execs node: the same pid
           } finally {
             await peer.stop();
           }
