@@ -24,6 +24,8 @@ import { linked, mergePages, once, PageTokens, Resolver, type PageState, type Po
 import { federatedEntry, federatedId, Rebase, sourceQuery } from './anchor-rewrite.js';
 import { EVERYTHING_MRN } from './everything-fixture.js';
 import { SEARCH_BASES } from './fixed-patient.js';
+// FHIR's Patient CompartmentDefinition, as the facade holds `$everything` to it: imported, not copied, so that the two cannot drift.
+import { inCompartment } from '../../src/facade/compartment.js';
 import { announce } from './transform-resource.js';
 
 const upstream = `http://127.0.0.1:${process.argv[2]}`;
@@ -299,7 +301,10 @@ async function everythingAt(req: FastifyRequest, position: Position, local: stri
     const next = ((body.link ?? []) as { relation?: string; url?: string }[]).find((l) => l.relation === 'next')?.url;
     const rebase = rebaseOf(req, source);
     if (rebase.mayHold(text)) rebase.rewrite(body);
-    const entries = ((body.entry ?? []) as Record<string, unknown>[]).slice(position.skip).map((e) => federatedEntry(e, source, sourceBase, `${baseOf(req)}/all`, SOURCE_NAMES));
+    // Held to the patient: an entry outside the patient's compartment (another patient's data) is dropped.
+    const bases = [`${upstream}${SOURCES[source]}`, sourceBase];
+    const held = ((body.entry ?? []) as Record<string, unknown>[]).filter((e) => typeof e.resource !== 'object' || e.resource === null || (e.resource as { resourceType?: unknown }).resourceType === 'OperationOutcome' || inCompartment(e.resource, local, bases));
+    const entries = held.slice(position.skip).map((e) => federatedEntry(e, source, sourceBase, `${baseOf(req)}/all`, SOURCE_NAMES));
     return { source, entries, pageLink, nextLink: next === undefined ? null : new URL(next).pathname + new URL(next).search, skipped: position.skip };
   } catch (error) {
     (req.audits ??= []).push(access(req, 'operation', source, sourceBase, { ...facts, outcome: 8, outcomeDesc: `source failed: ${(error as { code?: string }).code ?? 'error'}` }));
