@@ -130,7 +130,8 @@ app.addHook('onResponse', async (req) => {
 /** The headers that go upstream. */
 function upstreamHeaders(req: FastifyRequest): Record<string, string> {
   // Each upstream call a new span of the request's trace.
-  const headers: Record<string, string> = { accept: 'application/fhir+json', traceparent: `00-${req.trace.traceId}-${hex(8)}-${req.trace.flags}` };
+  // A User-Agent of the same length as the facade's (`fhirgate/0.1.0`).
+  const headers: Record<string, string> = { accept: 'application/fhir+json', 'user-agent': 'fastify-gw/0.1', traceparent: `00-${req.trace.traceId}-${hex(8)}-${req.trace.flags}` };
   for (const name of PASSED_UP) {
     const value = req.headers[name];
     if (typeof value === 'string') headers[name] = value;
