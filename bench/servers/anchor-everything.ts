@@ -154,21 +154,20 @@ export function once(entries: readonly Record<string, unknown>[]): Record<string
   return entries.filter((e) => typeof e.fullUrl !== 'string' || (!seen.has(e.fullUrl) && seen.add(e.fullUrl) !== undefined));
 }
 
-/** `entries` with each source's Patient (known by its `alternate` link) linked `seealso` to the other sources' records of `patients` (`reference(source, id)`). */
-export function linked(entries: Record<string, unknown>[], patients: Record<string, string>, sourceBase: (source: string) => string, reference: (source: string, id: string) => string): Record<string, unknown>[] {
-  const found = Object.entries(patients);
-  if (found.length < 2) return entries;
-  const atSource = new Map(found.map(([source, id]) => [`${sourceBase(source)}/Patient/${id}`, source]));
-  return entries.map((entry) => {
-    const resource = entry.resource as Record<string, unknown> | undefined;
-    if (resource?.resourceType !== 'Patient') return entry;
-    const alternate = (Array.isArray(entry.link) ? (entry.link as { relation?: unknown; url?: unknown }[]) : []).find((l) => l.relation === 'alternate')?.url;
-    const source = typeof alternate === 'string' ? atSource.get(alternate) : undefined;
-    if (source === undefined) return entry;
-    const links = Array.isArray(resource.link) ? (resource.link as { other?: { reference?: unknown } }[]) : [];
+/**
+ * Links each source's record of the patient (in `entries`, told by its `meta.source` and id) to the other
+ * sources' records of `patients` (`Patient.link`, type `seealso`, `reference(source, id)`), in place.
+ */
+export function linkRecords(entries: readonly Record<string, unknown>[], patients: Record<string, string>, sourceBase: (source: string) => string, shownId: (source: string, id: string) => string, reference: (source: string, id: string) => string): void {
+  const records = Object.entries(patients).map(([source, id]) => ({ base: sourceBase(source), id: shownId(source, id), reference: reference(source, id) }));
+  if (records.length < 2) return;
+  for (const { resource } of entries as { resource?: { resourceType?: unknown; id?: unknown; meta?: { source?: unknown }; link?: { other?: { reference?: unknown } }[] } }[]) {
+    if (resource?.resourceType !== 'Patient') continue;
+    const self = records.find((r) => r.base === resource.meta?.source && r.id === resource.id);
+    if (self === undefined) continue;
+    const links = Array.isArray(resource.link) ? resource.link : [];
     const known = new Set(links.map((l) => l.other?.reference));
-    const added = found.filter(([s]) => s !== source).map(([s, id]) => reference(s, id)).filter((r) => !known.has(r)).map((r) => ({ other: { reference: r }, type: 'seealso' }));
-    resource.link = [...links, ...added];
-    return entry;
-  });
+    const added = records.filter((r) => r !== self && !known.has(r.reference)).map((r) => ({ other: { reference: r.reference }, type: 'seealso' }));
+    if (added.length > 0) resource.link = [...links, ...added];
+  }
 }

@@ -20,7 +20,7 @@ import replyFrom from '@fastify/reply-from';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { Pool } from 'undici';
 import { AuditQueue, type Access } from './anchor-audit.js';
-import { linked, mergePages, once, PageTokens, Resolver, type PageState, type Position, type SourcePage as EverythingPage } from './anchor-everything.js';
+import { linkRecords, mergePages, once, PageTokens, Resolver, type PageState, type Position, type SourcePage as EverythingPage } from './anchor-everything.js';
 import { federatedEntry, federatedId, Rebase, sourceQuery } from './anchor-rewrite.js';
 import { EVERYTHING_MRN } from './everything-fixture.js';
 import { SEARCH_BASES } from './fixed-patient.js';
@@ -380,17 +380,20 @@ async function everything(req: FastifyRequest, reply: FastifyReply, id: string |
   if (failed.length > 0 && (answered.length === 0 || /handling=strict/i.test(String(req.headers.prefer ?? '')))) return reply.code(502).type(FHIR_JSON).send(JSON.stringify({ resourceType: 'OperationOutcome', issue: failed }));
   const merged = mergePages(answered, state.count);
   const next = state.count !== 0 && merged.positions.some((p) => p.link !== null) ? tokens.sign({ ...state, positions: merged.positions }) : undefined;
+  const shownId = (source: string, local: string) => federatedId(source, local, SOURCE_NAMES) ?? local;
   const reference = (source: string, local: string) => {
     const federated = federatedId(source, local, SOURCE_NAMES);
     return federated === undefined ? `${baseOf(req)}/${source}/Patient/${local}` : `Patient/${federated}`;
   };
+  const entries = once(merged.entries);
+  linkRecords(entries, state.patients, (s) => `${baseOf(req)}/${s}`, shownId, reference);
   const shown = [...issues, ...failed];
   const path = req.url.slice(req.url.indexOf('/all/') + 4);
   return reply.type(FHIR_JSON).send(JSON.stringify({
     resourceType: 'Bundle',
     type: 'searchset',
     link: [{ relation: 'self', url: `${base}${path}` }, ...(next === undefined ? [] : [{ relation: 'next', url: `${base}/Patient/${EVERYTHING}?_page_token=${next}` }])],
-    entry: [...linked(once(merged.entries), state.patients, (s) => `${baseOf(req)}/${s}`, reference), ...(shown.length === 0 ? [] : [{ resource: { resourceType: 'OperationOutcome', issue: shown }, search: { mode: 'outcome' } }])],
+    entry: [...entries, ...(shown.length === 0 ? [] : [{ resource: { resourceType: 'OperationOutcome', issue: shown }, search: { mode: 'outcome' } }])],
   }));
 }
 
