@@ -12,8 +12,14 @@
  * in-memory queue after the answer (anchor-audit.ts). `/fhir/all/:type` fans a search out to both
  * sources with `Promise.all` over undici Pools and merges the Bundles as the facade's federated base
  * does (ids `<source>.<id>`, `meta.source`, `fullUrl`, `alternate` links, `total` when every source gave
- * one; a failed source an OperationOutcome entry). Upstream port in argv[2], the caller's key in
- * argv[3]; on SIGUSR1 prints `audited <count> <bytes of the last AuditEvent's JSON>`.
+ * one; a failed source an OperationOutcome entry). `/fhir/all/Patient/:id/$everything` (and
+ * `Patient/$everything?identifier=…`) resolves the patient by identifier in every source (a read of the
+ * record, a search by its MRN elsewhere; cached for argv[4] seconds, 0: on every request) and fetches each
+ * source's own `$everything` with `Promise.all` over undici, held to the patient's compartment, rewritten,
+ * federated, its records linked `seealso`, merged with `_count` and a signed page token, one AuditEvent for
+ * the resolution and one per source (anchor-everything.ts). Upstream port in argv[2], the caller's key in
+ * argv[3], with argv[4] the caller is the `$everything` rows' (`system/*.rs`, `$everything`); on SIGUSR1
+ * prints `audited <count> <bytes of the last AuditEvent's JSON> <bytes of all>`.
  */
 import * as crypto from 'node:crypto';
 import replyFrom from '@fastify/reply-from';
