@@ -2,8 +2,8 @@
  * Workload `facade`: the FHIR facade's read (`/fhir/ehr/Patient/bench-1`) and federated search over two
  * sources (`/fhir/all/Patient?family=Benchmark`) against the feature-equal Fastify 5 build
  * (servers/facade-fastify.ts: reply-from for the read, `Promise.all` over undici for the search, with
- * the facade's key check, rewriting, headers and audit), plain `@fastify/reply-from` (the read only,
- * doing nothing but forwarding: the ceiling) and the upstream itself (a direct read or search of one
+ * the facade's key check, rewriting, headers and audit), plain `@fastify/reply-from` (the read, and
+ * the search forwarded to one source: doing nothing but forwarding, the ceiling) and the upstream itself (a direct read or search of one
  * source: the floor). Throughput and the server's CPU per request at 16 and 64 connections
  * (autocannon), and latency at 1 connection with microsecond resolution. Every server runs on each Node
  * of `benchNodes()`, alternated run by run; the upstream (servers/fixed-fhir.ts), autocannon and the
@@ -42,8 +42,9 @@ export const FHIRGATE = 'fhirgate facade';
 /** The facade with the OpenTelemetry SDK as its tracer (issue 37: ≤ 5% more CPU per request). */
 export const FHIRGATE_TRACED = 'fhirgate facade, tracing on';
 
-const CONTENDERS: { name: string; script: string | undefined; serves: Kind[] }[] = [
-  { name: PLAIN, script: 'facade-reply-from.ts', serves: ['read'] },
+/** Each server and what it is asked; plain reply-from, which has no federated base, forwards the search to one source (the ceiling of doing nothing). */
+const CONTENDERS: { name: string; script: string | undefined; serves: Kind[]; paths?: Partial<Record<Kind, string>> }[] = [
+  { name: PLAIN, script: 'facade-reply-from.ts', serves: ['read', 'federated'], paths: { federated: `/fhir/ehr/${FEDERATED_QUERY}` } },
   { name: ANCHOR, script: 'facade-fastify.ts', serves: ['read', 'federated'] },
   { name: FHIRGATE, script: 'facade-fhirgate.ts', serves: ['read', 'federated'] },
   { name: FHIRGATE_TRACED, script: 'facade-fhirgate-traced.ts', serves: ['read', 'federated'] },
@@ -99,14 +100,15 @@ export function load(url: string, connections: number, seconds: number, pid: num
 }
 
 /** One answer, as the parity check compares it: status, the headers that matter, the body with the server's own port taken out. */
-interface Answer {
+export interface Answer {
   status: number;
   headers: Record<string, string | null>;
   body: unknown;
 }
 const COMPARED_HEADERS = ['content-type', 'etag', 'x-content-type-options', 'keep-alive', 'last-modified', 'location', 'content-location'];
 
-async function answer(port: number, path: string): Promise<Answer> {
+/** `GET path` of the server at `port` as the bench caller, as the parity check compares it. */
+export async function answer(port: number, path: string): Promise<Answer> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-api-key': BENCH_KEY } });
   const text = (await res.text()).replaceAll(`127.0.0.1:${port}`, '127.0.0.1:PORT');
   const headers = Object.fromEntries(COMPARED_HEADERS.map((h) => [h, res.headers.get(h)]));
@@ -115,16 +117,16 @@ async function answer(port: number, path: string): Promise<Answer> {
   return { status: res.status, headers, body: JSON.parse(text) };
 }
 
-/** The size of the last AuditEvent `peer` handed over (it prints `audited <n> <bytes>` on SIGUSR1). */
-function lastAuditBytes(peer: Peer): Promise<number> {
+/** What `peer` has audited so far: how many AuditEvents, the bytes of the last one's JSON and of all of them (it prints `audited <n> <bytes> <all bytes>` on SIGUSR1). */
+export function auditCounts(peer: Peer): Promise<{ count: number; last: number; total: number }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no audit count on SIGUSR1')), 30_000);
     const onData = (chunk: Buffer) => {
-      const m = /audited (\d+) (\d+)/.exec(chunk.toString());
+      const m = /audited (\d+) (\d+) (\d+)/.exec(chunk.toString());
       if (m === null) return;
       clearTimeout(timer);
       peer.child.stdout!.off('data', onData);
-      resolve(Number(m[2]));
+      resolve({ count: Number(m[1]), last: Number(m[2]), total: Number(m[3]) });
     };
     peer.child.stdout!.on('data', onData);
     setTimeout(() => peer.child.kill('SIGUSR1'), 300); // after the anchor's queue consumer (100 ms) and the facade's turn
@@ -136,7 +138,7 @@ async function probe(peer: Peer): Promise<Record<Kind, { answer: Answer; auditBy
   const out = {} as Record<Kind, { answer: Answer; auditBytes: number }>;
   for (const kind of ['read', 'federated'] as const) {
     const a = await answer(peer.port, PATHS[kind].server);
-    out[kind] = { answer: a, auditBytes: await lastAuditBytes(peer) };
+    out[kind] = { answer: a, auditBytes: (await auditCounts(peer)).last };
   }
   return out;
 }
@@ -178,9 +180,9 @@ export async function benchFacade(connectionCounts = [16, 64], seconds = Number(
     const key = JSON.stringify([kind, connections, contender, node]);
     runs.set(key, [...(runs.get(key) ?? []), m]);
   };
-  const measureAll = (port: number, pid: number | undefined, contender: string, node: string, kinds: Kind[], direct: boolean) => {
+  const measureAll = (port: number, pid: number | undefined, contender: string, node: string, kinds: Kind[], direct: boolean, paths: Partial<Record<Kind, string>> = {}) => {
     for (const kind of kinds) {
-      const url = `http://127.0.0.1:${port}${direct ? PATHS[kind].direct : PATHS[kind].server}`;
+      const url = `http://127.0.0.1:${port}${direct ? PATHS[kind].direct : (paths[kind] ?? PATHS[kind].server)}`;
       for (const connections of connectionCounts) add(kind, connections, contender, node, load(url, connections, seconds, pid));
       const l = latencyClient(url, latencyRequests);
       add(kind, 1, contender, node, { rps: NaN, p50: l.p50, p99: l.p99, cpu: NaN, busy: NaN, errors: l.errors });
@@ -195,7 +197,7 @@ export async function benchFacade(connectionCounts = [16, 64], seconds = Number(
         for (const c of run % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()) {
           const peer = await startPeer(new URL(`./servers/${c.script}`, import.meta.url), [String(upstream.port), BENCH_KEY], {}, [], 'server', node.path);
           try {
-            measureAll(peer.port, peer.child.pid, c.name, node.version, c.serves, false); // taskset execs node: the same pid
+            measureAll(peer.port, peer.child.pid, c.name, node.version, c.serves, false, c.paths); // taskset execs node: the same pid
           } finally {
             await peer.stop();
           }
@@ -259,16 +261,17 @@ async function runLatencyClient(url: string, requests: number): Promise<void> {
   process.stdout.write(JSON.stringify({ p50: percentile(timed, 50), p99: percentile(timed, 99), errors }));
 }
 
-if (process.argv[2] === '--latency-client') {
+const main = import.meta.url === `file://${process.argv[1]}`;
+if (main && process.argv[2] === '--latency-client') {
   await runLatencyClient(process.argv[3]!, Number(process.argv[4]));
-} else if (process.argv[2] === '--parity') {
+} else if (main && process.argv[2] === '--parity') {
   const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
   try {
     for (const node of benchNodes()) console.log(JSON.stringify(await checkParity(node, upstream.port)));
   } finally {
     await upstream.stop();
   }
-} else if (import.meta.url === `file://${process.argv[1]}`) {
+} else if (main) {
   const { cases, parity } = await benchFacade();
   for (const c of cases) {
     console.log(`\n${c.kind}, ${c.connections} connection(s)`);

@@ -9,7 +9,7 @@
 import os from 'node:os';
 import { benchColdStart } from './cold-start.js';
 import { ANCHOR, benchFacade, DIRECT, FHIRGATE, FHIRGATE_TRACED, PLAIN, type FacadeRow } from './facade.js';
-import { benchEverything, EVERYTHING_CONTENDERS } from './everything.js';
+import { benchEverything, EVERYTHING_CONTENDERS, EVERYTHING_PAIRS } from './everything.js';
 import { benchGatewayRead } from './gateway-read.js';
 import { benchHost, E2E_SERVERS, FEATURE_SERVERS, TRACED_HOST, type HostFigures } from './host.js';
 import { benchMemory } from './memory.js';
@@ -146,17 +146,33 @@ ${traced.join('\n')}
         cases.push(caseOf(`${c.kind}, 1 connection p50`, 'µs', 'lower', label(direct), Object.fromEntries(c.rows.map((r) => [label(r), r.p50]))));
       }
     }
-    const everything = await benchEverything();
+    const { rows: everything, parity: everythingParity } = await benchEverything();
+    const sameNode = (contender: string, node: string) => everything.find((r) => r.contender === contender && r.node === node);
+    const anchorOf = (contender: string) => EVERYTHING_PAIRS.find((p) => p.fhirgate === contender)?.anchor;
     md.push(
       '### Patient/$everything over two sources (50 resources each, each source answering $everything itself), 16 connections and 1\n',
-      'fhirgate only: no feature-equal Fastify build of $everything exists yet.\n',
-      '| server | Node | req/s | server CPU µs/request | p50 ms (16 connections) | p50 µs (1 connection) | errors |',
-      '|---|---|---|---|---|---|---|',
-      ...everything.map((r) => `| ${r.contender} | ${r.node} | ${fmt(r.rps)} | ${r.contender === EVERYTHING_CONTENDERS.direct ? '–' : fmt(r.cpu, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.latencyP50)} | ${r.errors} |`),
+      `The feature-equal build answers alike, checked before measuring: ${everythingParity.map((p) => `Node ${p.node}: ${p.audits['300']!.count} AuditEvents of ${p.audits['300']!.bytes} bytes per request cached, ${p.audits['0']!.count} of ${p.audits['0']!.bytes} not`).join('; ')}.\n`,
+      '| server | Node | req/s | vs feature-equal, same Node and resolution | vs plain reply-from, same Node | server CPU µs/request | p50 ms (16 connections) | p50 µs (1 connection) | errors |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...everything.map((r) => {
+        const anchor = anchorOf(r.contender);
+        const a = anchor === undefined ? undefined : sameNode(anchor, r.node);
+        const plain = r.contender === EVERYTHING_CONTENDERS.direct ? undefined : sameNode(EVERYTHING_CONTENDERS.plain, r.node);
+        return `| ${r.contender} | ${r.node} | ${fmt(r.rps)} | ${a === undefined ? '–' : ratio(r.rps.median, a.rps.median)} | ${plain === undefined || plain === r ? '–' : ratio(r.rps.median, plain.rps.median)} | ${r.contender === EVERYTHING_CONTENDERS.direct ? '–' : fmt(r.cpu, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.latencyP50)} | ${r.errors} |`;
+      }),
+      '',
+      ...everything.flatMap((r) => {
+        const anchor = anchorOf(r.contender);
+        const a = anchor === undefined ? undefined : sameNode(anchor, r.node);
+        return a === undefined ? [] : [`- Node ${r.node}, ${r.contender.replace('fhirgate facade, ', '')}: fhirgate / feature-equal: throughput ${ratio(r.rps.median, a.rps.median)}, requests per server CPU-second ${ratio(a.cpu.median, r.cpu.median)}`];
+      }),
       '',
     );
-    const cached = everything.find((r) => r.contender === EVERYTHING_CONTENDERS.cached)!;
-    cases.push(caseOf('$everything, 16 connections', 'req/s', 'higher', `${cached.contender} (Node ${cached.node})`, Object.fromEntries(everything.map((r) => [`${r.contender} (Node ${r.node})`, r.rps]))));
+    for (const { fhirgate, anchor } of EVERYTHING_PAIRS) {
+      const rows = everything.filter((r) => r.contender === fhirgate || r.contender === anchor);
+      cases.push(caseOf(`$everything (${fhirgate.replace('fhirgate facade, ', '')}), 16 connections`, 'req/s', 'higher', `${anchor} (Node ${rows[0]!.node})`, Object.fromEntries(rows.map((r) => [`${r.contender} (Node ${r.node})`, r.rps]))));
+      cases.push(caseOf(`$everything (${fhirgate.replace('fhirgate facade, ', '')}), 16 connections, server CPU per request`, 'µs', 'lower', `${anchor} (Node ${rows[0]!.node})`, Object.fromEntries(rows.map((r) => [`${r.contender} (Node ${r.node})`, r.cpu]))));
+    }
     return { title: 'FHIR facade: read and federated search vs the same features on Fastify 5 vs plain reply-from vs the upstream itself; $everything', markdown: md.join('\n'), cases };
   },
   'host-features': async () => {

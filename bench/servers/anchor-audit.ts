@@ -10,7 +10,7 @@
 
 /** One access, as the route recorded it. */
 export interface Access {
-  readonly interaction: 'read' | 'search-type';
+  readonly interaction: 'read' | 'search-type' | 'operation';
   readonly source: string;
   readonly caller: string | undefined;
   readonly address: string | undefined;
@@ -23,6 +23,8 @@ export interface Access {
   readonly outcomeDesc?: string;
   readonly what?: string;
   readonly patient?: string;
+  /** A patient resolution's records, one patient entity each (after {@link patient}). */
+  readonly patients?: readonly string[];
   /** `GET /all/Patient?…`: base64-encoded into the query entity. */
   readonly query?: string;
 }
@@ -41,10 +43,12 @@ const DESTINATION_ROLE = [{ system: DCM, code: '110152', display: 'Destination R
 /** The AuditEvent of `a`, recorded at `recorded` (epoch ms). */
 export function auditEvent(a: Access, recorded: number): Record<string, unknown> {
   const read = a.interaction === 'read';
-  const profile = a.outcome !== 0 ? undefined : `https://profiles.ihe.net/ITI/BALP/StructureDefinition/IHE.BasicAudit.${a.patient === undefined ? '' : 'Patient'}${read ? 'Read' : 'Query'}`;
+  // BALP names no profile for an operation (as the facade's audit-event.ts).
+  const patientKnown = a.patient !== undefined || (a.patients?.length ?? 0) > 0;
+  const profile = a.outcome !== 0 || a.interaction === 'operation' ? undefined : `https://profiles.ihe.net/ITI/BALP/StructureDefinition/IHE.BasicAudit.${patientKnown ? 'Patient' : ''}${read ? 'Read' : 'Query'}`;
   const entity: Record<string, unknown>[] = [{ what: { identifier: { value: a.requestId } }, type: { system: 'https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', code: 'XrequestId' } }];
   entity.push({ what: { identifier: { value: a.traceparent } }, type: { system: 'https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', code: 'Traceparent' } });
-  if (a.patient !== undefined) entity.push({ what: { reference: clean(a.patient) }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '1', display: 'Person' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '1', display: 'Patient' } });
+  for (const patient of [...(a.patient === undefined ? [] : [a.patient]), ...(a.patients ?? [])]) entity.push({ what: { reference: clean(patient) }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '1', display: 'Person' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '1', display: 'Patient' } });
   if (a.query !== undefined) entity.push({ type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '24', display: 'Query' }, query: Buffer.from(clean(a.query, 2048)).toString('base64') });
   if (a.what !== undefined) entity.push({ what: { reference: clean(a.what) }, type: { system: 'http://terminology.hl7.org/CodeSystem/audit-entity-type', code: '2', display: 'System Object' }, role: { system: 'http://terminology.hl7.org/CodeSystem/object-role', code: '4', display: 'Domain Resource' } });
   return {
@@ -87,8 +91,9 @@ export class AuditQueue {
   readonly #max: number;
   delivered = 0;
   lost = 0;
-  /** Bytes of the last AuditEvent's JSON handed over. */
+  /** Bytes of the last AuditEvent's JSON handed over, and of all of them. */
   lastBytes = 0;
+  totalBytes = 0;
 
   constructor(max = 10_000) {
     this.#max = max;
@@ -99,6 +104,7 @@ export class AuditQueue {
   push(a: Access): void {
     const json = JSON.stringify(auditEvent(a, Date.now()));
     this.lastBytes = Buffer.byteLength(json);
+    this.totalBytes += this.lastBytes;
     if (this.#items.length >= this.#max) {
       this.#items.shift();
       this.lost++;

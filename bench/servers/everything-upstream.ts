@@ -34,8 +34,9 @@ function fill(origin: string): void {
 
 const server = createServer((req, res) => {
   const url = req.url ?? '';
-  // The resolution's search may carry `_count`: the answer is the same.
-  const body = answers.get(url) ?? answers.get(url.replace(/&_count=\d+$/, ''));
+  // The resolution's search may carry `_count`: the answer is the same; `$` may come encoded or not.
+  const asked = url.replace('/$everything', '/%24everything');
+  const body = answers.get(asked) ?? answers.get(asked.replace(/&_count=\d+$/, ''));
   if (req.method === 'GET' && body !== undefined) res.writeHead(200, { 'content-type': 'application/fhir+json', 'content-length': String(body.length) }).end(body);
   else res.writeHead(404, { 'content-type': 'application/fhir+json' }).end('{"resourceType":"OperationOutcome","issue":[{"severity":"error","code":"not-found"}]}');
 });

@@ -27,16 +27,23 @@ export const REDACTED_TEXT = '[redacted: held the address of an upstream server]
 
 const XHTML_REDACTED = `<div xmlns="http://www.w3.org/1999/xhtml">${REDACTED_TEXT}</div>`;
 
-/** A base as {@link move} compares against it: its origin and its path without a trailing slash. */
+/** A base as {@link move} compares against it: its origin and its path without a trailing slash, and both as the URL parser writes them. */
 interface ParsedBase {
   readonly origin: string;
   readonly path: string;
+  readonly prefix: string;
 }
 
 function parsedBase(base: string): ParsedBase {
   const url = new URL(base);
-  return { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
+  const path = url.pathname.replace(/\/+$/, '');
+  return { origin: url.origin, path, prefix: `${url.origin}${path}` };
 }
+
+/** A path and query the URL parser keeps as written: nothing it would percent-encode, no backslash, no fragment. */
+const KEPT_AS_WRITTEN = /^[A-Za-z0-9\-._~/?=&%:@!$()*+,;]*$/;
+/** A segment the parser could resolve (`.`, `..`, `%2e`): such a URL takes the parser's way. */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)/i;
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -148,6 +155,14 @@ export class BaseRewriter {
 
 function move(url: string, from: ParsedBase, to: string): string | undefined {
   if (!/^[a-z][a-z0-9+.-]*:/i.test(url)) return url;
+  // Most URLs of an answer are the base as the parser writes it and a plain path: moved without a parse,
+  // to what the parser's way below gives (a twentieth of a federated search's CPU was these parses).
+  if (url.startsWith(from.prefix)) {
+    const rest = url.slice(from.prefix.length);
+    const under = rest.startsWith('/') || (from.path !== '' && (rest === '' || rest.startsWith('?')));
+    // An empty query (a last `?`) the parser drops.
+    if (under && !rest.endsWith('?') && KEPT_AS_WRITTEN.test(rest) && !DOT_SEGMENT.test(rest)) return `${to}${rest}`;
+  }
   if (!URL.canParse(url)) return undefined;
   const u = new URL(url);
   if (u.origin !== from.origin) return undefined;

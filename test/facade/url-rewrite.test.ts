@@ -44,3 +44,27 @@ test("an OperationOutcome's text names the facade's base where it named the upst
   assert.equal(out.issue[0]!.details.text, `see ${FACADE}`);
   assert.equal(oo.issue[0]!.diagnostics, `no ${UP}/Patient/1 here`);
 });
+
+test('a URL moves to what the URL parser makes of it, whether or not it is parsed (dot segments, encodings, ports, case, fragments)', () => {
+  // What moving a URL means, by the parser alone: its origin and path under the base, the rest kept.
+  const byParser = (url: string, from: string, to: string): string | undefined => {
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(url)) return url;
+    if (!URL.canParse(url)) return undefined;
+    const [u, base] = [new URL(url), new URL(from)];
+    const path = base.pathname.replace(/\/+$/, '');
+    if (u.origin !== base.origin || (u.pathname !== path && !u.pathname.startsWith(`${path}/`))) return undefined;
+    return `${to}${u.pathname.slice(path.length)}${u.search}${u.hash}`;
+  };
+  const tails = ['', '/', '?a=1', '/Patient/1', '/Patient/1/_history/2', '/Patient?name=a&b=c|d', "/Patient?x='y'", '/Patient?x=a b', '/Patient/1#frag', '/./Patient/1', '/a/../../Patient/1', '/%2e%2E/Patient', '/.well-known/x', '/Patient%2F1', '/Pat\\ient/1', '/Patient/1\t', '/Patient/{x}', '/Patient/`x`', '/Patient/"x"', '/Patient/<x>', '/Patient/é', '/Patient/1?q=%zz', '//double//slash', 'x/Patient/1', '?', '/Patient/1?'];
+  for (const [up, facade] of [[UP, FACADE], ['http://127.0.0.1:41000', 'http://127.0.0.1:5000/fhir/ehr'], ['https://ehr.internal/fhir', 'https://gw.example.org/fhir/ehr']] as const) {
+    const r = new BaseRewriter(up, facade);
+    const spellings = [up, up.toUpperCase(), up.replace('://', '://USER@'), up.replace(/(:\/\/[^/]+)/, '$1:443'), up.replace(/(:\/\/[^/]+)/, '$1:80')];
+    for (const base of spellings) {
+      for (const tail of tails) {
+        const url = `${base}${tail}`;
+        assert.equal(r.toFacade(url), byParser(url, up, r.facadeBase), `toFacade(${JSON.stringify(url)})`);
+        assert.equal(r.toUpstream(url.replace(base, facade)), byParser(url.replace(base, facade), facade, r.upstreamBase), `toUpstream(${JSON.stringify(url.replace(base, facade))})`);
+      }
+    }
+  }
+});
