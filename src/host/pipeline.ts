@@ -18,7 +18,7 @@ import { pickRequestId } from './request-id.js';
 import type { TraceContext } from '../lib/trace-context.js';
 import { childSpan, readTraceparent, startTrace } from '../lib/trace-context.js';
 import { runInTrace } from '../lib/trace-scope.js';
-import { endSpanWithError, SPAN_KIND, startSpan, type TracerLike } from '../lib/tracer.js';
+import { endSpanWithError, isRecording, SPAN_KIND, startSpan, type TracerLike } from '../lib/tracer.js';
 import { settleBody } from './settle-body.js';
 import type { RouteMatch } from './router.js';
 import { splitPath } from './router.js';
@@ -122,7 +122,7 @@ function traceOf(req: IncomingMessage, method: string, rawPath: string, tracer: 
   const incoming = traceparent === undefined ? undefined : readTraceparent(traceparent, req.headers['tracestate']);
   if (tracer === undefined) return incoming === undefined ? startTrace() : childSpan(incoming);
   const scheme = (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
-  return startSpan(tracer, method, SPAN_KIND.server, incoming, { 'http.request.method': method, 'url.path': rawPath, 'url.scheme': scheme }).context;
+  return startSpan(tracer, method, SPAN_KIND.server, incoming, { 'http.request.method': method, 'url.path': rawPath, 'url.scheme': scheme });
 }
 
 /**
@@ -132,6 +132,7 @@ function traceOf(req: IncomingMessage, method: string, rawPath: string, tracer: 
 function endServerSpan(x: InboundExchange, status: number, error: unknown): void {
   const span = x.trace.span;
   if (span === undefined) return;
+  if (!isRecording(span)) return span.end();
   if (x.route !== null) {
     span.setAttribute('http.route', x.route);
     span.updateName(`${x.method} ${x.route}`);

@@ -126,9 +126,8 @@ class OutboundExchange implements EndListener {
       const parent = currentTrace();
       let trace: TraceContext;
       if (parent?.tracer !== undefined) {
-        const started = startClientSpan(parent.tracer, parent, options.method, target, this.#listener.resends);
-        this.#span = started.span;
-        trace = started.context;
+        trace = startClientSpan(parent.tracer, parent, options.method, target, this.#listener.resends);
+        this.#span = trace.span;
       } else trace = parent === undefined ? startTrace() : childSpan(parent);
       req.setHeader('traceparent', formatTraceparent(trace));
       if (trace.state !== undefined) req.setHeader('tracestate', trace.state);

@@ -8,7 +8,7 @@
 import { isFhirgateError } from '../errors.js';
 import { startTrace } from './trace-context.js';
 import { currentTrace, runInTrace } from './trace-scope.js';
-import { endSpanWithError, SPAN_KIND, startSpan, type SpanAttributeValue, type StartedSpan, type TracerLike } from './tracer.js';
+import { endSpanWithError, SPAN_KIND, startSpan, type SpanAttributeValue, type SpanTrace, type TracerLike } from './tracer.js';
 
 /** The `error.type` of a failure: its `ERR_` code, or OpenTelemetry's `_OTHER` for anything else. */
 function errorType(error: unknown): string {
@@ -47,10 +47,10 @@ export function inCallTrace<T>(tracer: TracerLike | undefined, work: () => Promi
 }
 
 /** Runs `work` under `started`'s span and ends the span when the work settles. */
-function around<T>(started: StartedSpan, work: () => Promise<T>): Promise<T> {
+function around<T>(started: SpanTrace, work: () => Promise<T>): Promise<T> {
   let result: Promise<T>;
   try {
-    result = runInTrace(started.context, work);
+    result = runInTrace(started, work);
   } catch (error) {
     endSpanWithError(started.span, errorType(error));
     throw error;

@@ -21,6 +21,8 @@ export interface SpanLike {
   setAttribute(key: string, value: SpanAttributeValue): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
   updateName(name: string): unknown;
+  /** `false` when the span's sampler dropped it (the API's spans all have it; fhirgate then skips the attributes it would set). */
+  isRecording?(): boolean;
   end(): void;
 }
 
@@ -42,8 +44,32 @@ export interface TracerLike {
 /** The key the OpenTelemetry API keeps a context's span under (its `createContextKey` is `Symbol.for`). */
 const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
 
-/** A context that holds one parent span, as the API's `trace.setSpan(ROOT_CONTEXT, span)` would. */
+/**
+ * A context that holds at most one parent span, as the API's `trace.setSpan(ROOT_CONTEXT, span)` would:
+ * one field, no map (a tracer reads it once or twice per span); a `setValue` or `deleteValue` (which
+ * starting a span does not need) copies it into a {@link MapContext}.
+ */
 class ParentContext implements ContextLike {
+  readonly #span: SpanLike | undefined;
+  constructor(span: SpanLike | undefined) {
+    this.#span = span;
+  }
+  getValue(key: symbol): unknown {
+    return key === SPAN_KEY ? this.#span : undefined;
+  }
+  setValue(key: symbol, value: unknown): ContextLike {
+    return this.#copy().setValue(key, value);
+  }
+  deleteValue(key: symbol): ContextLike {
+    return this.#copy().deleteValue(key);
+  }
+  #copy(): MapContext {
+    return new MapContext(this.#span === undefined ? new Map() : new Map([[SPAN_KEY, this.#span]]));
+  }
+}
+
+/** A context derived from a {@link ParentContext}: any values, each change a new copy. */
+class MapContext implements ContextLike {
   readonly #values: Map<symbol, unknown>;
   constructor(values: Map<symbol, unknown>) {
     this.#values = values;
@@ -52,40 +78,69 @@ class ParentContext implements ContextLike {
     return this.#values.get(key);
   }
   setValue(key: symbol, value: unknown): ContextLike {
-    return new ParentContext(new Map(this.#values).set(key, value));
+    return new MapContext(new Map(this.#values).set(key, value));
   }
   deleteValue(key: symbol): ContextLike {
     const values = new Map(this.#values);
     values.delete(key);
-    return new ParentContext(values);
+    return new MapContext(values);
   }
 }
 
-/** A caller's span, known only by its ids (a `traceparent` that came in): what the API calls a remote span context. */
-function remoteSpan(parent: TraceContext): SpanLike {
-  const context = { traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.flags, isRemote: true };
-  const ignore = (): undefined => undefined;
-  return { spanContext: () => context, setAttribute: ignore, setStatus: ignore, updateName: ignore, end: ignore };
+/** The context of a span without a parent (a new trace): one for all, as it never changes. */
+const NO_PARENT = new ParentContext(undefined);
+
+/** The ids of a caller's span (a `traceparent` that came in), as the API's `SpanContext` has them. */
+interface RemoteIds {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly traceFlags: number;
+  readonly isRemote: true;
 }
 
-/** A span that was started, and the trace context of the work it covers. */
-export interface StartedSpan {
-  readonly span: SpanLike;
-  readonly context: TraceContext;
+/** A caller's span, known only by its ids: what the API calls a remote span context, wrapped as a span that records nothing. */
+class RemoteSpan implements SpanLike {
+  readonly #ids: RemoteIds;
+  constructor(parent: TraceContext) {
+    this.#ids = { traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.flags, isRemote: true };
+  }
+  spanContext(): RemoteIds {
+    return this.#ids;
+  }
+  setAttribute(): undefined {
+    return undefined;
+  }
+  setStatus(): undefined {
+    return undefined;
+  }
+  updateName(): undefined {
+    return undefined;
+  }
+  isRecording(): boolean {
+    return false;
+  }
+  end(): void {}
 }
+
+/** The trace context of a started span: a {@link TraceContext} whose `span` and `tracer` are always there. */
+export type SpanTrace = TraceContext & { readonly span: SpanLike; readonly tracer: TracerLike };
 
 /**
  * Starts span `name` of `kind` with `parent` as its parent (its own span when it has one, else the
- * caller's ids as a remote parent; none: a new trace) and returns it with the trace context of the work
- * it covers: the span's ids, the parent's `tracestate`, and the span itself (with `tracer`) as the parent
- * of what that work starts.
+ * caller's ids as a remote parent; none: a new trace) and returns the trace context of the work it
+ * covers: the span's ids, the parent's `tracestate`, and the span itself (with `tracer`) as the parent
+ * of what that work starts. `attributes` are those a sampler may read (the conventions ask for them at
+ * the start); what is known later is set on the span then.
  */
-export function startSpan(tracer: TracerLike, name: string, kind: number, parent: TraceContext | undefined, attributes: Record<string, SpanAttributeValue>): StartedSpan {
-  const values = new Map<symbol, unknown>();
-  if (parent !== undefined) values.set(SPAN_KEY, parent.span ?? remoteSpan(parent));
-  const span = tracer.startSpan(name, { kind, attributes }, new ParentContext(values));
+export function startSpan(tracer: TracerLike, name: string, kind: number, parent: TraceContext | undefined, attributes: Record<string, SpanAttributeValue>): SpanTrace {
+  const span = tracer.startSpan(name, { kind, attributes }, parent === undefined ? NO_PARENT : new ParentContext(parent.span ?? new RemoteSpan(parent)));
   const ids = span.spanContext();
-  return { span, context: { traceId: ids.traceId, spanId: ids.spanId, flags: ids.traceFlags & 1, state: parent?.state, span, tracer } };
+  return { traceId: ids.traceId, spanId: ids.spanId, flags: ids.traceFlags & 1, state: parent?.state, span, tracer };
+}
+
+/** Whether `span` keeps what is set on it: `false` for a span its sampler dropped (a span without `isRecording` is taken as recording). */
+export function isRecording(span: SpanLike): boolean {
+  return span.isRecording?.() !== false;
 }
 
 /**

@@ -62,3 +62,24 @@ test('each request is a server span: route, method, status, parent from tracepar
 test('a tracer option without startSpan is refused', () => {
   assert.throws(() => createServiceAPI({ tracer: {} as never }), { name: 'TypeError', message: /options\.tracer must be an OpenTelemetry Tracer/ });
 });
+
+test("a span its sampler dropped (isRecording false) is ended and gets no attribute, name or status after its start", async (t) => {
+  const calls: string[] = [];
+  const span = {
+    spanContext: () => ({ traceId: TRACE, spanId: PARENT, traceFlags: 0 }),
+    isRecording: () => false,
+    setAttribute: (key: string) => void calls.push(`setAttribute ${key}`),
+    setStatus: () => void calls.push('setStatus'),
+    updateName: () => void calls.push('updateName'),
+    end: () => void calls.push('end'),
+  };
+  const { base } = await startApp(t, { tracer: { startSpan: () => span } }, (a) => {
+    a.get('/patients/:id', () => ({ ok: true }));
+    a.get('/boom', () => {
+      throw new FhirgateError('ERR_TIMEOUT', 'the upstream took too long');
+    });
+  });
+  assert.equal((await call(base, '/patients/7')).status, 200);
+  assert.ok((await call(base, '/boom')).status >= 500);
+  assert.deepEqual(calls, ['end', 'end']);
+});
