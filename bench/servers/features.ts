@@ -59,7 +59,7 @@ interface FastifyTrace {
 }
 
 /** The request's trace for the handler and everything it starts (downstream calls read it), as `@fastify/request-context` keeps its store. */
-export const fastifyTraceScope = new AsyncLocalStorage<FastifyTrace>();
+const fastifyTraceScope = new AsyncLocalStorage<FastifyTrace>();
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const ZEROS = /^0+$/;
