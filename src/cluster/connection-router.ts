@@ -10,6 +10,8 @@
 import type { Worker } from 'node:cluster';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
+import type { Logger } from '../host/options.js';
+import { HeldListener } from './held-listener.js';
 import type { PrimaryMessage } from './messages.js';
 
 /** Connections held while no worker can take one (all starting or restarting); more are refused. */
@@ -20,6 +22,7 @@ const CONNECTION: PrimaryMessage = { fhirgate: 'cluster', event: 'connection' };
 /** Accepts connections on one port and hands them to the workers in the rotation. */
 export class ConnectionRouter {
   readonly #server: Server;
+  readonly #held: HeldListener;
   readonly #rotation: Worker[] = [];
   readonly #waiting: Socket[] = [];
   #next = 0;
@@ -27,7 +30,8 @@ export class ConnectionRouter {
 
   constructor() {
     // pauseOnConnect: the primary never reads a byte; the worker that gets the socket does.
-    this.#server = createServer({ pauseOnConnect: true }, (socket) => this.#route(socket));
+    this.#server = createServer({ pauseOnConnect: true });
+    this.#held = new HeldListener(this.#server, (socket) => this.#route(socket));
   }
 
   /**
@@ -50,6 +54,11 @@ export class ConnectionRouter {
     return this.#rotation.length;
   }
 
+  /** Whether `worker` is in the rotation. */
+  has(worker: Worker): boolean {
+    return this.#rotation.includes(worker);
+  }
+
   /** `worker` gets connections from now on (and those waiting for one). */
   add(worker: Worker): void {
     if (this.#rotation.includes(worker)) return;
@@ -64,6 +73,24 @@ export class ConnectionRouter {
   remove(worker: Worker): void {
     const i = this.#rotation.indexOf(worker);
     if (i !== -1) this.#rotation.splice(i, 1);
+  }
+
+  /**
+   * Stops accepting without resetting a connection the kernel queued: holds what it accepts (unrouted,
+   * so closed-loop clients wait instead of connecting again) until the queue reads empty, closes, then
+   * hands what it held to the workers still in the rotation. Bounded (see `held-listener.ts`); logged
+   * when the queue did not read empty.
+   */
+  async closeQuietly(logger: Logger): Promise<void> {
+    if (this.#closed) return;
+    this.#held.hold();
+    const quiet = await this.#held.quiet();
+    const closed = await this.#held.close();
+    this.#closed = true;
+    if (!quiet.quiet || closed.queue === undefined || closed.queue.queued + closed.queue.handshaking > 0) {
+      logger.warn('the cluster\'s listener closed without an empty queue: connections still queued may be reset', { reason: quiet.quiet ? 'it filled again' : quiet.reason, queued: closed.queue?.queued ?? null, waited_ms: quiet.ms + closed.ms });
+    }
+    this.#held.release();
   }
 
   /** Stops accepting: later connection attempts are refused. Connections already handed over are unaffected. */

@@ -14,6 +14,7 @@ import type { ListenMode } from './listen-mode.js';
 import { isClusterMessage, LISTEN_ENV } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
 import type { ResolvedClusterOptions } from './options.js';
+import { StopTogether } from './stop-together.js';
 
 /** One worker as the primary sees it. */
 export interface ClusterWorkerInfo {
@@ -61,6 +62,7 @@ export class ClusterPrimary {
   readonly #waiters = new Set<() => void>();
   readonly #router = new ConnectionRouter();
   readonly #metrics = new ClusterMetrics();
+  readonly #together: StopTogether;
   /** When recent workers died (for the back-off), and when those that died before serving did (for the crash-loop cap). */
   #deaths: number[] = [];
   #unservedDeaths: number[] = [];
@@ -71,6 +73,7 @@ export class ClusterPrimary {
 
   constructor(options: ResolvedClusterOptions) {
     this.#options = options;
+    this.#together = new StopTogether(options.logger);
   }
 
   /** The workers, in the order they were forked. */
@@ -145,6 +148,8 @@ export class ClusterPrimary {
     for (const timer of this.#timers) clearTimeout(timer);
     if (this.#router.size === 0) this.#router.close();
     this.#options.logger.info('draining workers', { workers: this.workers.map((w) => w.pid) });
+    // Workers on the port themselves close their listeners together (none resets a queued connection).
+    if (this.#mode?.reusePort === true) this.#together.begin([...this.#slots].filter((s) => s.state === 'listening').map((s) => s.worker));
     await Promise.all([...this.#slots].map((slot) => this.#stop(slot, 'drain')));
     this.#router.close();
     // Only now: a second SIGTERM while the workers drain must not kill the primary (and with it the workers).
@@ -205,9 +210,17 @@ export class ClusterPrimary {
         slot.failure = message.error;
         return;
       case 'unroute':
-        this.#router.remove(worker);
         // The last worker leaves the rotation only when the cluster stops: close the listener first, so
-        // that later clients are refused rather than accepted and never answered.
+        // that later clients are refused rather than accepted and never answered, and quietly, so that
+        // none it queued is reset (what it held meanwhile goes to this worker, before `unrouted`).
+        if (this.#closing !== undefined && this.#router.size === 1 && this.#router.has(worker)) {
+          void this.#router.closeQuietly(this.#options.logger).then(() => {
+            this.#router.remove(worker);
+            say({ fhirgate: 'cluster', event: 'unrouted' });
+          });
+          return;
+        }
+        this.#router.remove(worker);
         if (this.#closing !== undefined && this.#router.size === 0) this.#router.close();
         return say({ fhirgate: 'cluster', event: 'unrouted' });
       case 'stopped':
@@ -223,6 +236,10 @@ export class ClusterPrimary {
       case 'serving':
         slot.served = true;
         return;
+      case 'quiet':
+        return this.#together.quiet(worker, message.quiet);
+      case 'listener-closed':
+        return this.#together.closed(worker);
       case 'listening':
         if (slot.state !== 'starting') return;
         slot.state = 'listening';
@@ -261,6 +278,7 @@ export class ClusterPrimary {
     this.#slots.delete(slot);
     this.#router.remove(slot.worker);
     this.#metrics.exited(slot.worker);
+    this.#together.gone(slot.worker);
     const { logger, maxRestarts, restartWindowMs, restartDelayMs, maxRestartDelayMs } = this.#options;
     const pid = slot.worker.process.pid;
     if (slot.state === 'stopping') {

@@ -4,13 +4,13 @@
  * @module
  */
 import type { Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
-import type { Server as NetServer, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { MetricFamily, ServiceAPI } from '../host/index.js';
 import { isClusterMessage, LISTEN_ENV } from './messages.js';
 import type { PrimaryMessage, WorkerMessage } from './messages.js';
 import type { Logger } from '../host/options.js';
 import type { ResolvedClusterOptions } from './options.js';
+import { WorkerListener } from './worker-listener.js';
 
 /** What `serveCluster` resolves to in a worker. */
 export interface ClusterWorker {
@@ -54,6 +54,9 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
   let unrouted: (() => void) | undefined;
   const scrapes = new Map<number, (families: readonly MetricFamily[]) => void>();
   let scrapeId = 0;
+  let listener: WorkerListener | undefined;
+  /** A rolling restart's `retire`: this worker stops alone (the others' listeners take its queue). */
+  let retiring = false;
   const stop = (readinessDrainMs?: number) => {
     // Nothing was handed over yet: there is nothing to drain.
     if (app === undefined || server === undefined) process.exit(0);
@@ -80,7 +83,11 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
       case 'drain':
         return stop();
       case 'retire':
+        retiring = true;
         return stop(0);
+      case 'close-listener':
+      case 'release':
+        return listener?.step(message.event);
       default:
         return;
     }
@@ -109,11 +116,12 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
       scrapes.set(id, done);
       void tell({ fhirgate: 'cluster', event: 'metrics-request', id });
     }));
-    let listener: NetServer | undefined;
     server = app.createServer({
       stopAccepting: () => new Promise<void>((resolve) => {
-        // Listening on the port itself: close the listener (the connections it accepted stay open).
-        if (listener !== undefined) return void resolve(void listener.close());
+        // Listening on the port itself: alone when retired (or cut off from the primary), else with the others.
+        if (listener !== undefined) {
+          return void (retiring || !process.connected ? listener.stopAlone() : listener.stopTogether(tell, logger)).then(resolve);
+        }
         // Leaving the rotation: once the primary answers, every connection it handed over has arrived.
         unrouted = resolve;
         if (!process.connected) resolve();
@@ -121,7 +129,7 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
       }),
     });
     const ownPort = process.env[LISTEN_ENV];
-    if (ownPort !== undefined) listener = await listenOnPort(server, Number(ownPort), options.host);
+    if (ownPort !== undefined) listener = await WorkerListener.listen(server, Number(ownPort), options.host);
     // Its first connection makes this worker one that served: its death is then no start-up failure.
     server.once('connection', () => void tell({ fhirgate: 'cluster', event: 'serving' }));
     await tell({ fhirgate: 'cluster', event: 'listening' });
@@ -130,18 +138,6 @@ export async function runWorker(createApp: CreateApp, options: ResolvedClusterOp
     await tell({ fhirgate: 'cluster', event: 'failed', error: messageOf(error) });
     return exitWith(logger, 'worker failed to start', error);
   }
-}
-
-/** A `reusePort` listener on `host:port` that hands every connection it accepts to `server`. */
-function listenOnPort(server: Server, port: number, host: string): Promise<NetServer> {
-  const listener = createNetServer((socket) => server.emit('connection', socket));
-  return new Promise((resolve, reject) => {
-    listener.once('error', reject);
-    listener.listen({ port, host, reusePort: true }, () => {
-      listener.off('error', reject);
-      resolve(listener);
-    });
-  });
 }
 
 function exitWith(logger: Logger, what: string, error: unknown): never {

@@ -10,6 +10,7 @@ import { Server as NetServer } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { localHandler } from '../events/local-handler.js';
+import { withTurnBudget } from './turn-budget.js';
 import type { EventDispatcher } from '../events/types.js';
 import { MOUNT } from '../mount/index.js';
 import type { HTTPMethod, Mountable, MountableComponent, Route } from '../mount/index.js';
@@ -253,7 +254,7 @@ export class ServiceAPI {
     // Node checks both time-outs every `connectionsCheckingInterval` (30 s by default): check often enough
     // that a slow client is cut near its time-out.
     const connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(headersTimeoutMs / 2)));
-    return createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval }, this.handler);
+    return createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval }, withTurnBudget(this.handler));
   }
 
   #serve(server: Server, stopAccepting: () => Promise<void>): void {
