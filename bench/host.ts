@@ -43,10 +43,16 @@ export const HOST_SERVERS: Servers = {
   'Express 5': 'host-express.ts',
 };
 
-/** Both with a request id, the security header, an access-log line at `info` to a file and a request counter. */
+/**
+ * Both with a request id, the security header, an access-log line at `info` to a file, a request counter
+ * and the W3C trace context (a `traceparent` continued or a trace started, `X-Trace-ID`, `trace_id` in the
+ * access line, the trace in an `AsyncLocalStorage` scope for the handler and what it starts). The third
+ * row is the Fastify app without the trace context, the anchor before issue 37 (issue 38 item 2).
+ */
 export const FEATURE_SERVERS: Servers = {
   'fhirgate host': 'host-fhirgate-features.ts',
   'Fastify 5, same features': 'host-fastify-features.ts',
+  'Fastify 5, features without trace context': 'host-fastify-features-untraced.ts',
 };
 
 /**

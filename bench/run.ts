@@ -177,7 +177,13 @@ ${traced.join('\n')}
   },
   'host-features': async () => {
     const figures = await benchHost(FEATURE_SERVERS);
-    return hostOutcome('Host with the same features on: fhirgate vs Fastify 5 (request id, security header, access log at info to a file, request counter)', figures, 'Fastify 5, same features', 'fhirgate host', 1.15);
+    const outcome = hostOutcome('Host with the same features on: fhirgate vs Fastify 5 (request id, security header, access log at info to a file, request counter, W3C trace context)', figures, 'Fastify 5, same features', 'fhirgate host', 1.15);
+    const untraced = 'Fastify 5, features without trace context';
+    const before = figures.map((f) => `- ${f.connections} connections, Node ${f.node}: fhirgate host / ${untraced}: ${ratio(f.contenders['fhirgate host']!.rps.median, f.contenders[untraced]!.rps.median)} req/s, ${ratio(f.contenders[untraced]!.cpu.median, f.contenders['fhirgate host']!.cpu.median)} requests per CPU-second`);
+    return { ...outcome, markdown: `${outcome.markdown}
+Against the anchor without the trace context (issue 38 item 2):
+${before.join('\n')}
+` };
   },
   'e2e-transform': async () => {
     const figures = await benchHost(E2E_SERVERS, [16, 256], 'fixed-fhir-socket.ts');

@@ -49,11 +49,14 @@ export class GatewayEvents {
 
   /**
    * Sends an event through the current dispatcher; nothing when events are off. Never throws. The payload
-   * gains `trace_id`, the W3C trace id of the request or call that caused it, when it has none.
+   * gains `trace_id`, the W3C trace id of the request or call that caused it, when it has none. An event
+   * that would reach nobody ({@link wants}) is dropped first: the trace lookup and the payload's copy were
+   * 4–5 µs of each transform request on Node 20 with no handler registered (issue 38).
    */
   emit(eventName: string, payload: EventPayload): void {
+    if (!this.wants(eventName)) return;
     const trace = currentTrace();
-    if (trace !== undefined && this.#dispatcher !== null && payload['trace_id'] === undefined) payload = { ...payload, trace_id: trace.traceId };
+    if (trace !== undefined && payload['trace_id'] === undefined) payload = { ...payload, trace_id: trace.traceId };
     emitSafely(this.#dispatcher, eventName, payload);
   }
 }
