@@ -13,7 +13,8 @@ import { installInConsumer, packFreshBuild, ROOT, run, TSC, type PackedPackage }
 /**
  * The packed tarball stays under this many bytes (issue 25: it was 1.14 MB, 53% of it source maps). Raised
  * from 700 kB when issues 34-37 added the proxy, TLS, identity, trace and option-key code and their docs
- * (736 kB packed, 2026-11-28): still no source maps or sources, which is what the limit guards.
+ * (736 kB packed, 2026-11-28): still no source maps or sources, which is what the limit guards. At 809 kB
+ * (2026-11-29) the JavaScript stopped carrying the comments the declarations already hold: 682 kB.
  */
 const MAX_PACKED_BYTES = 800_000;
 

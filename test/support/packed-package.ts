@@ -49,7 +49,8 @@ export function run(command: string, args: readonly string[], cwd: string): Spaw
 export function packFreshBuild(): PackedPackage {
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-pack-'));
   for (const name of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bin', 'docs']) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
-  run(process.execPath, [TSC, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], ROOT);
+  // As `npm run build`: the JavaScript without comments, then the declarations with their TSDoc.
+  for (const config of ['tsconfig.build.json', 'tsconfig.types.json']) run(process.execPath, [TSC, '-p', join(ROOT, config), '--outDir', join(dir, 'dist')], ROOT);
   const [info] = JSON.parse(run(NPM, ['pack', '--json', '--ignore-scripts'], dir).stdout) as Array<PackInfo & { filename: string }>;
   const tarball = join(dir, info!.filename);
   return { dir, tarball, info: info!, remove: () => rmSync(dir, { recursive: true, force: true }) };
