@@ -18,6 +18,11 @@ export interface AcceptQueue {
   readonly handshaking: number;
 }
 
+/** Whether `queue` was read and holds nothing: no connection queued, no handshake under way (a listener can then close without resetting anyone). */
+export function queueEmpty(queue: AcceptQueue | undefined): boolean {
+  return queue !== undefined && queue.queued === 0 && queue.handshaking === 0;
+}
+
 /** `SYN_RECV` in the `st` column of `/proc/net/tcp`. */
 const SYN_RECV = '03';
 

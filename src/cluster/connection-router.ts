@@ -11,6 +11,7 @@ import type { Worker } from 'node:cluster';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import type { Logger } from '../host/options.js';
+import { queueEmpty } from './accept-queue.js';
 import { HeldListener } from './held-listener.js';
 import type { PrimaryMessage } from './messages.js';
 
@@ -87,7 +88,7 @@ export class ConnectionRouter {
     const quiet = await this.#held.quiet();
     const closed = await this.#held.close();
     this.#closed = true;
-    if (!quiet.quiet || closed.queue === undefined || closed.queue.queued + closed.queue.handshaking > 0) {
+    if (!quiet.quiet || !queueEmpty(closed.queue)) {
       logger.warn('the cluster\'s listener closed without an empty queue: connections still queued may be reset', { reason: quiet.quiet ? 'it filled again' : quiet.reason, queued: closed.queue?.queued ?? null, waited_ms: quiet.ms + closed.ms });
     }
     this.#held.release();

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Server, Socket } from 'node:net';
-import { acceptQueueReader } from './accept-queue.js';
+import { acceptQueueReader, queueEmpty } from './accept-queue.js';
 import type { AcceptQueue } from './accept-queue.js';
 
 /**
@@ -41,8 +41,6 @@ const SETTLE_MS = 50;
 export type QuietOutcome =
   | { readonly quiet: true; readonly ms: number }
   | { readonly quiet: false; readonly ms: number; readonly reason: string; readonly queue?: AcceptQueue };
-
-const empty = (queue: AcceptQueue | undefined): boolean => queue !== undefined && queue.queued === 0 && queue.handshaking === 0;
 
 /** A held connection whose client gave up: it is dropped (the client has gone). */
 function dropHeld(this: Socket): void {
@@ -95,7 +93,7 @@ export class HeldListener {
         const { queue, nextInMs } = timed(read);
         const now = performance.now();
         if (queue === undefined) return resolve({ quiet: false, ms: elapsed(), reason: 'the queue could no longer be read' });
-        if (!empty(queue) || this.#lastAccept > (emptySince ?? now)) emptySince = undefined;
+        if (!queueEmpty(queue) || this.#lastAccept > (emptySince ?? now)) emptySince = undefined;
         else emptySince ??= now;
         if (emptySince !== undefined && now - emptySince >= SETTLE_MS) return resolve({ quiet: true, ms: elapsed() });
         if (now - started >= HOLD_MS) return resolve({ quiet: false, ms: elapsed(), reason: `the queue did not read empty within ${HOLD_MS} ms`, queue });
@@ -121,7 +119,7 @@ export class HeldListener {
     return new Promise((resolve) => {
       const attempt = () => {
         const { queue, nextInMs } = timed(read);
-        if (queue === undefined || empty(queue) || performance.now() - started >= HOLD_MS) return resolve(closeNow(queue));
+        if (queue === undefined || queueEmpty(queue) || performance.now() - started >= HOLD_MS) return resolve(closeNow(queue));
         setTimeout(attempt, nextInMs);
       };
       attempt();

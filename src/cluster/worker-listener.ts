@@ -12,6 +12,7 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:net';
 import type { Server as NetServer } from 'node:net';
 import type { Logger } from '../host/options.js';
+import { queueEmpty } from './accept-queue.js';
 import { HeldListener, HOLD_MS } from './held-listener.js';
 import type { WorkerMessage } from './messages.js';
 
@@ -99,7 +100,7 @@ export class WorkerListener {
     if (quiet !== undefined) await tell({ fhirgate: 'cluster', event: 'quiet', quiet: quiet.quiet });
     if (!(await closeListener.wait(STEP_MS))) logger.warn('the primary did not say to close the listener in time: closing it', { pid, waited_ms: STEP_MS });
     const closed = await this.#held.close();
-    if (closed.queue === undefined || closed.queue.queued + closed.queue.handshaking > 0) {
+    if (!queueEmpty(closed.queue)) {
       logger.warn('listener closed with connections queued or unread: they may be reset', { pid, queued: closed.queue?.queued ?? null, handshaking: closed.queue?.handshaking ?? null, waited_ms: closed.ms });
     }
     await tell({ fhirgate: 'cluster', event: 'listener-closed' });
