@@ -3,7 +3,9 @@
  * sources (`/fhir/all/Patient?family=Benchmark`) against the feature-equal Fastify 5 build
  * (servers/facade-fastify.ts: reply-from for the read, `Promise.all` over undici for the search, with
  * the facade's key check, rewriting, headers and audit), plain `@fastify/reply-from` (the read, and
- * the search forwarded to one source: doing nothing but forwarding, the ceiling) and the upstream itself (a direct read or search of one
+ * the search forwarded to one source: doing nothing but forwarding, the ceiling), the same nothing on
+ * `node:http` with one keep-alive `http.Agent` (servers/facade-node-proxy.ts: what fhirgate's own
+ * transport costs before fhirgate does anything) and the upstream itself (a direct read or search of one
  * source: the floor). Throughput and the server's CPU per request at 16 and 64 connections
  * (autocannon), and latency at 1 connection with microsecond resolution. Every server runs on each Node
  * of `benchNodes()`, alternated run by run; the upstream (servers/fixed-fhir.ts), autocannon and the
@@ -37,14 +39,17 @@ const PATHS: Record<Kind, { server: string; direct: string }> = {
 /** The contenders' names, as the tables show them. */
 export const DIRECT = 'direct (the upstream, one source)';
 export const PLAIN = '@fastify/reply-from, plain';
+/** The same nothing on `node:http` and one keep-alive `http.Agent`, fhirgate's own transport: what the HTTP client alone costs, beside undici's. */
+export const NODE_PLAIN = 'node:http + http.Agent, plain';
 export const ANCHOR = 'Fastify 5 + reply-from/undici, feature-equal';
 export const FHIRGATE = 'fhirgate facade';
 /** The facade with the OpenTelemetry SDK as its tracer (issue 37: ≤ 5% more CPU per request). */
 export const FHIRGATE_TRACED = 'fhirgate facade, tracing on';
 
-/** Each server and what it is asked; plain reply-from, which has no federated base, forwards the search to one source (the ceiling of doing nothing). */
+/** Each server and what it is asked; plain reply-from and the plain `node:http` forwarder, which have no federated base, forward the search to one source (the ceiling of doing nothing). */
 const CONTENDERS: { name: string; script: string | undefined; serves: Kind[]; paths?: Partial<Record<Kind, string>> }[] = [
   { name: PLAIN, script: 'facade-reply-from.ts', serves: ['read', 'federated'], paths: { federated: `/fhir/ehr/${FEDERATED_QUERY}` } },
+  { name: NODE_PLAIN, script: 'facade-node-proxy.ts', serves: ['read', 'federated'], paths: { federated: `/fhir/ehr/${FEDERATED_QUERY}` } },
   { name: ANCHOR, script: 'facade-fastify.ts', serves: ['read', 'federated'] },
   { name: FHIRGATE, script: 'facade-fhirgate.ts', serves: ['read', 'federated'] },
   { name: FHIRGATE_TRACED, script: 'facade-fhirgate-traced.ts', serves: ['read', 'federated'] },
