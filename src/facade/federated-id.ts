@@ -108,7 +108,8 @@ export function sourceQuery(query: URLSearchParams, source: string, sources: rea
   for (const [name, value] of query) {
     const [param = '', modifier] = name.split(':');
     const bare = (param === '_id' && modifier === undefined) || (modifier !== undefined && isResourceType(modifier));
-    if (modifier !== undefined && !bare) {
+    // A value without a separator names no federated id (every one holds it): it goes as it is.
+    if ((modifier !== undefined && !bare) || !value.includes(SEPARATOR)) {
       out.append(name, value);
       continue;
     }
