@@ -62,29 +62,36 @@ export interface FederatedView {
  */
 export function federatedResource(resource: Record<string, unknown>, view: FederatedView): Record<string, unknown> {
   const id = typeof resource.id === 'string' ? federatedId(view.source, resource.id, view.sources) : undefined;
-  const body = typeof resource === 'object' && resource !== null && !Array.isArray(resource) ? resource : { ...(resource as object) };
-  qualify(body, view);
+  const changed = qualify(resource, view);
+  // Not an object (a malformed entry): an array whose references changed shown as that array, else a copy of its elements.
+  const body = changed || (typeof resource === 'object' && resource !== null && !Array.isArray(resource)) ? resource : { ...(resource as object) };
   if (id !== undefined) body.id = id;
   const meta = (typeof body.meta === 'object' && body.meta !== null ? body.meta : {}) as Record<string, unknown>;
   body.meta = { ...meta, source: view.sourceBase };
   return body;
 }
 
-/** Every `reference` element under `value` made to resolve against the federated base, in place. */
-function qualify(value: unknown, view: FederatedView): void {
-  if (typeof value !== 'object' || value === null) return;
+/** Every `reference` element under `value` made to resolve against the federated base, in place; true when one changed. */
+function qualify(value: unknown, view: FederatedView): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  let changed = false;
   if (Array.isArray(value)) {
     // A string in an array is no `reference` element.
-    for (const v of value) if (typeof v === 'object') qualify(v, view);
-    return;
+    for (const v of value) if (typeof v === 'object' && qualify(v, view)) changed = true;
+    return changed;
   }
   const record = value as Record<string, unknown>;
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
     const v = record[key];
-    if (typeof v === 'object') qualify(v, view);
-    else if (key === 'reference' && typeof v === 'string') record[key] = federatedReference(v, view);
+    if (typeof v === 'object') {
+      if (qualify(v, view)) changed = true;
+    } else if (key === 'reference' && typeof v === 'string') {
+      const federated = federatedReference(v, view);
+      if (federated !== v) [record[key], changed] = [federated, true];
+    }
   }
+  return changed;
 }
 
 /** A relative reference of `view.source` (`Patient/123`) as the federated base shows it (`Patient/ehr.123`, or absolute at the source's base). */
