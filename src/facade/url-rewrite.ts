@@ -175,8 +175,8 @@ export class BaseRewriter {
    * {@link resourceToFacade} of `value`, parsed from `text` (an answer's JSON as received) and holding no
    * string that is not `text`'s own: `value` itself when `text` cannot hold the upstream's address (see
    * {@link mayHoldAddress}); when `text` holds no encoding of anything and the host only as the URL parser
-   * writes it, only the strings that hold the host as written are looked at closely (a twentieth of a
-   * federated search's CPU was the closer look at every string).
+   * writes it, only the strings that hold the host as written are looked at closely (the closer look at
+   * every string was 4 % of the facade's own CPU in a federated search over two sources).
    */
   answerToFacade<T>(value: T, text: string): T {
     const a = this.#address;

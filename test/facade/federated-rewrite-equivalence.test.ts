@@ -13,17 +13,12 @@ import { parseScopes, scopeAccess } from '../../src/facade/scopes.js';
 import { isResourceType } from '../../src/fhir/index.js';
 import { BaseRewriter, walk } from '../../src/facade/url-rewrite.js';
 import { visibility } from '../../src/facade/visible-entries.js';
+import { Random } from '../fuzz/lib/random.js';
 
-/** A deterministic generator (mulberry32). */
+/** A deterministic generator (the fuzz tests' mulberry32). */
 function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new Random(seed);
+  return () => rng.next();
 }
 const pick = <T>(rnd: () => number, items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
 
