@@ -39,6 +39,9 @@ const MEMBERS: Readonly<Record<string, readonly [string, ...string[]]>> = {
   Specimen: ['subject', 'subject'],
 };
 
+/** Per type (a `Map`: a type is an answer's text, never a prototype's), the element paths that hold the patient, split into their steps once. */
+const PATHS: ReadonlyMap<string, readonly (readonly string[])[]> = new Map(Object.entries(MEMBERS).map(([type, [, ...paths]]) => [type, paths.map((p) => p.split('.'))]));
+
 /** The types of the Patient compartment, Patient first (what `$everything` searches a source for). */
 export function compartmentTypes(): readonly string[] {
   return ['Patient', ...Object.keys(MEMBERS)];
@@ -62,9 +65,13 @@ export function inCompartment(resource: unknown, patientId: string, bases: reado
   if (typeof resource !== 'object' || resource === null) return false;
   const r = resource as Record<string, unknown>;
   if (r.resourceType === 'Patient') return r.id === patientId;
-  const paths = typeof r.resourceType === 'string' && Object.hasOwn(MEMBERS, r.resourceType) ? MEMBERS[r.resourceType]!.slice(1) : [];
+  const paths = typeof r.resourceType === 'string' ? PATHS.get(r.resourceType) : undefined;
+  if (paths === undefined) return false;
   const wanted = `Patient/${patientId}`;
-  return paths.some((path) => referencesAt(r, path.split('.')).some((ref) => localReference(ref, bases) === wanted));
+  for (const path of paths) {
+    for (const element of elementsAt(r, path)) if (typeof element.reference === 'string' && localReference(element.reference, bases) === wanted) return true;
+  }
+  return false;
 }
 
 /**
@@ -80,8 +87,8 @@ export function writableInCompartment(resource: unknown, patientId: string, base
   if (r.resourceType === 'Patient') return true;
   const wanted = `Patient/${patientId}`;
   const contained = Array.isArray(r.contained) ? (r.contained as { id?: unknown; resourceType?: unknown }[]) : [];
-  return MEMBERS[r.resourceType as string]!.slice(1).every((path) =>
-    elementsAt(r, path.split('.')).every((element) => {
+  return PATHS.get(r.resourceType as string)!.every((path) =>
+    elementsAt(r, path).every((element) => {
       const ref = element.reference;
       if (typeof ref !== 'string') {
         const logical = element.identifier !== undefined || element.type === 'Patient';
@@ -97,25 +104,32 @@ export function writableInCompartment(resource: unknown, patientId: string, base
 /** The type of a reference that ends in `Type/id` (optionally `/_history/vid`), relative or absolute. */
 const TYPED_REFERENCE = /(?:^|\/)([A-Za-z]+)\/[A-Za-z0-9\-.]{1,64}(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
 
-/** The `reference` strings at a dotted element path (arrays walked). */
-function referencesAt(value: unknown, path: readonly string[]): string[] {
-  return elementsAt(value, path).flatMap((obj) => (typeof obj.reference === 'string' ? [obj.reference] : []));
+/** The objects (Reference elements) at an element path (arrays walked). */
+function elementsAt(value: unknown, path: readonly string[]): Record<string, unknown>[] {
+  const found: Record<string, unknown>[] = [];
+  collect(value, path, 0, found);
+  return found;
 }
 
-/** The objects (Reference elements) at a dotted element path (arrays walked). */
-function elementsAt(value: unknown, path: readonly string[]): Record<string, unknown>[] {
-  if (Array.isArray(value)) return value.flatMap((v) => elementsAt(v, path));
-  if (typeof value !== 'object' || value === null) return [];
+/** Adds to `found` the objects at `path` from its step `at` on, under `value`. */
+function collect(value: unknown, path: readonly string[], at: number, found: Record<string, unknown>[]): void {
+  if (Array.isArray(value)) {
+    for (const v of value) collect(v, path, at, found);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
   const obj = value as Record<string, unknown>;
-  if (path.length === 0) return [obj];
-  return elementsAt(obj[path[0]!], path.slice(1));
+  if (at === path.length) found.push(obj);
+  else collect(obj[path[at]!], path, at + 1, found);
 }
+
+const SLASH = 0x2f;
 
 /** `Type/id` of a relative or base-absolute reference, without `_history`; anything else as given. */
 function localReference(reference: string, bases: readonly string[]): string {
   let ref = reference;
   for (const base of bases) {
-    if (ref.startsWith(`${base}/`)) {
+    if (ref.startsWith(base) && ref.charCodeAt(base.length) === SLASH) {
       ref = ref.slice(base.length + 1);
       break;
     }
@@ -145,10 +159,12 @@ export function patientOf(resource: unknown, bases: readonly string[]): string |
   if (typeof resource !== 'object' || resource === null) return undefined;
   const r = resource as Record<string, unknown>;
   if (r.resourceType === 'Patient') return typeof r.id === 'string' ? `Patient/${r.id}` : undefined;
-  const paths = typeof r.resourceType === 'string' && Object.hasOwn(MEMBERS, r.resourceType) ? MEMBERS[r.resourceType]!.slice(1) : [];
-  for (const path of paths) {
-    const found = referencesAt(r, path.split('.')).map((ref) => localReference(ref, bases)).find((ref) => ref.startsWith('Patient/'));
-    if (found !== undefined) return found;
+  const paths = typeof r.resourceType === 'string' ? PATHS.get(r.resourceType) : undefined;
+  for (const path of paths ?? []) {
+    for (const element of elementsAt(r, path)) {
+      const local = typeof element.reference === 'string' ? localReference(element.reference, bases) : undefined;
+      if (local?.startsWith('Patient/') === true) return local;
+    }
   }
   return undefined;
 }

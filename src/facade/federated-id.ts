@@ -11,7 +11,6 @@
  * @module
  */
 import { isFHIRId, isResourceType } from '../fhir/index.js';
-import { walk } from './url-rewrite.js';
 
 /** Between the source's name and the source's id. */
 const SEPARATOR = '.';
@@ -55,27 +54,44 @@ export interface FederatedView {
 }
 
 /**
- * A copy of a source's resource as the federated base shows it: `id` federated (when it can be),
- * `meta.source` the source's facade base, relative references federated (or absolute at the source's
- * base). Contained resources keep their ids (`#ref` is local to the resource).
+ * A source's resource as the federated base shows it: `id` federated (when it can be), `meta.source` the
+ * source's facade base, relative references federated (or absolute at the source's base). Contained
+ * resources keep their ids (`#ref` is local to the resource). A resource (an object) is changed in place
+ * and returned: it must be the facade's own (parsed from an answer, not yet shown); anything else is
+ * shown as a copy of its elements.
  */
 export function federatedResource(resource: Record<string, unknown>, view: FederatedView): Record<string, unknown> {
-  const qualified = qualify(resource, view) as Record<string, unknown>;
-  // One copy of the resource at most: qualify's own when a reference changed, else this one.
-  const body = qualified === resource ? { ...resource } : qualified;
   const id = typeof resource.id === 'string' ? federatedId(view.source, resource.id, view.sources) : undefined;
+  const changed = qualify(resource, view);
+  // Not an object (a malformed entry): an array whose references changed shown as that array, else a copy of its elements.
+  const body = changed || (typeof resource === 'object' && resource !== null && !Array.isArray(resource)) ? resource : { ...(resource as object) };
   if (id !== undefined) body.id = id;
   const meta = (typeof body.meta === 'object' && body.meta !== null ? body.meta : {}) as Record<string, unknown>;
   body.meta = { ...meta, source: view.sourceBase };
   return body;
 }
 
-/**
- * `value` with every `reference` element under it made to resolve against the federated base, copied
- * only on the way to a changed one (see `walk`).
- */
-function qualify(value: unknown, view: FederatedView): unknown {
-  return walk(value, (text, key) => (key === 'reference' ? federatedReference(text, view) : text), false);
+/** Every `reference` element under `value` made to resolve against the federated base, in place; true when one changed. */
+function qualify(value: unknown, view: FederatedView): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  let changed = false;
+  if (Array.isArray(value)) {
+    // A string in an array is no `reference` element.
+    for (const v of value) if (typeof v === 'object' && qualify(v, view)) changed = true;
+    return changed;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const v = record[key];
+    if (typeof v === 'object') {
+      if (qualify(v, view)) changed = true;
+    } else if (key === 'reference' && typeof v === 'string') {
+      const federated = federatedReference(v, view);
+      if (federated !== v) [record[key], changed] = [federated, true];
+    }
+  }
+  return changed;
 }
 
 /** A relative reference of `view.source` (`Patient/123`) as the federated base shows it (`Patient/ehr.123`, or absolute at the source's base). */
@@ -99,7 +115,8 @@ export function sourceQuery(query: URLSearchParams, source: string, sources: rea
   for (const [name, value] of query) {
     const [param = '', modifier] = name.split(':');
     const bare = (param === '_id' && modifier === undefined) || (modifier !== undefined && isResourceType(modifier));
-    if (modifier !== undefined && !bare) {
+    // A value without a separator names no federated id (every one holds it): it goes as it is.
+    if ((modifier !== undefined && !bare) || !value.includes(SEPARATOR)) {
       out.append(name, value);
       continue;
     }

@@ -129,17 +129,22 @@ export async function fetchSourcePage(ctx: FacadeContext, req: RouteRequest, cal
 }
 
 /**
- * An entry as the federated base shows it: its resource federated (see `federatedResource`), `fullUrl`
- * at the federated base (at the source's base when its id cannot be federated), and an `alternate` link
- * to the resource at its source's base, where it is written.
+ * An entry as the federated base shows it, changed in place (the page's own, parsed from the source's
+ * answer): its resource federated (see `federatedResource`), `fullUrl` at the federated base (at the
+ * source's base when its id cannot be federated), and an `alternate` link to the resource at its source's
+ * base, where it is written.
  */
 function tag(entry: Record<string, unknown>, view: FederatedView, federatedBase: string): Record<string, unknown> {
   const resource = entry.resource as Record<string, unknown> | undefined;
   if (resource === undefined) return entry;
+  const ownId = resource.id;
   const shown = federatedResource(resource, view);
-  if (typeof resource.id !== 'string') return { ...entry, resource: shown };
-  const type = String(resource.resourceType);
-  const atSource = `${view.sourceBase}/${type}/${resource.id}`;
+  entry.resource = shown;
+  if (typeof ownId !== 'string') return entry;
+  const type = String(shown.resourceType);
+  const atSource = `${view.sourceBase}/${type}/${ownId}`;
   const links = Array.isArray(entry.link) ? (entry.link as unknown[]) : [];
-  return { ...entry, fullUrl: shown.id === resource.id ? atSource : `${federatedBase}/${type}/${String(shown.id)}`, link: [...links, { relation: 'alternate', url: atSource }], resource: shown };
+  entry.fullUrl = shown.id === ownId ? atSource : `${federatedBase}/${type}/${String(shown.id)}`;
+  entry.link = [...links, { relation: 'alternate', url: atSource }];
+  return entry;
 }

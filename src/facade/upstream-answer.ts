@@ -87,7 +87,10 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   const upstreamNext = s.merged === true && body.resourceType === 'Bundle' ? nextLinkOf(body) : undefined;
   if (body.resourceType === 'Bundle') body = pagedBundle(body, s);
   if (body.resourceType === 'CapabilityStatement') body = facadeStatement(body, s);
-  const rewritten = s.rewriter.mayHoldAddress(text) ? s.rewriter.resourceToFacade(body) : body;
+  // Strings that are not the upstream's (page-token links) take the close look whatever the text; a merged
+  // answer's links are dropped by the merge, so its strings that are shown are all the upstream's.
+  const own = body === parsed || s.merged === true;
+  const rewritten = own ? s.rewriter.answerToFacade(body, text) : s.rewriter.mayHoldAddress(text) ? s.rewriter.resourceToFacade(body) : body;
   if (s.merged === true) return { reply: { status: res.status, headers }, body: rewritten, upstreamNext: upstreamNext ?? null };
   // Nothing to rewrite: the upstream's bytes go out as they came.
   if (rewritten === parsed) {

@@ -61,6 +61,9 @@ interface AddressPatterns {
   readonly authority: RegExp;
   /** The authority, tested on a decoded text. */
   readonly hidden: RegExp;
+  /** The host as the URL parser writes it (lower case), and any spelling of it (global, case-insensitive). */
+  readonly hostname: string;
+  readonly anyHost: RegExp | undefined;
 }
 
 function addressPatterns(upstreamBase: string): AddressPatterns {
@@ -78,7 +81,26 @@ function addressPatterns(upstreamBase: string): AddressPatterns {
     encodedBase: new RegExp(`${encodedPattern(upstreamBase)}(?![A-Za-z0-9._~-]|%(?!2F|3F|23))`, 'gi'),
     authority: new RegExp(authority, 'gi'),
     hidden: new RegExp(`${host}${port}`, 'i'),
+    hostname: url.hostname,
+    // A host without letters (an IP address) has one spelling.
+    anyHost: /[a-z]/.test(url.hostname) ? new RegExp(host, 'gi') : undefined,
   };
+}
+
+/** True when `text` holds what, besides the host, makes a text worth a closer look (as {@link AddressPatterns.suspect} does): one scan per form, each far cheaper than the pattern's. */
+const hasEncoding = (text: string): boolean => text.includes('%') || text.includes('&#') || text.includes('\\u') || text.includes('\\U');
+
+/**
+ * True when no string parsed from `text` (a JSON text as received) can match {@link AddressPatterns.suspect}
+ * without holding the host as the URL parser writes it: `text` holds no encoding (a parsed string's `%`,
+ * `&#` or `\u` would be in it as written, or come from a `\u` escape) and the host, wherever it is, only
+ * in that spelling (a host holds no character that a JSON escape other than `\u` makes).
+ */
+function plainText(text: string, a: AddressPatterns): boolean {
+  if (hasEncoding(text)) return false;
+  if (a.anyHost === undefined) return true;
+  for (const m of text.matchAll(a.anyHost)) if (m[0] !== a.hostname) return false;
+  return true;
 }
 
 /** Maps URLs between an upstream FHIR base and the facade's base for it. */
@@ -93,6 +115,8 @@ export class BaseRewriter {
   readonly bases: readonly string[];
   // Made once: a closure per answer was a visible share of the facade read's allocations.
   readonly #textToFacade = (text: string): string => this.textToFacade(text);
+  // Of a plain answer (see `plainText`): a string without the host as written holds nothing to rewrite.
+  readonly #hostToFacade = (text: string): string => (text.includes(this.#address.hostname) ? this.textToFacade(text) : text);
   readonly #toUpstreamOrSame = (url: string, key: string): string => (URL_KEYS.has(key) ? (this.toUpstream(url) ?? url) : url);
 
   /** Both bases without a trailing slash. */
@@ -145,6 +169,19 @@ export class BaseRewriter {
   /** A copy of a JSON value with every string (and member name) under the rule of {@link textToFacade}. */
   resourceToFacade<T>(value: T): T {
     return walk(value, this.#textToFacade, true) as T;
+  }
+
+  /**
+   * {@link resourceToFacade} of `value`, parsed from `text` (an answer's JSON as received) and holding no
+   * string that is not `text`'s own: `value` itself when `text` cannot hold the upstream's address (see
+   * {@link mayHoldAddress}); when `text` holds no encoding of anything and the host only as the URL parser
+   * writes it, only the strings that hold the host as written are looked at closely (the closer look at
+   * every string was 4 % of the facade's own CPU in a federated search over two sources).
+   */
+  answerToFacade<T>(value: T, text: string): T {
+    const a = this.#address;
+    if (!a.suspect.test(text)) return value;
+    return walk(value, plainText(text, a) ? this.#hostToFacade : this.#textToFacade, true) as T;
   }
 
   /** A copy of a request body with every URL element under the facade's base moved upstream. */

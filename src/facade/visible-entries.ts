@@ -22,11 +22,14 @@ export type Visibility = (resource: Record<string, unknown>) => boolean;
 export function visibility(caller: Caller, compartment: string | undefined, bases: readonly string[]): Visibility | undefined {
   const readsAll = scopeAccess(caller.scopes, '*', 'r') === 'open' || scopeAccess(caller.scopes, '*', 's') === 'open';
   if (compartment === undefined && readsAll) return undefined;
+  // Per type, what the scopes give (a page holds few types and many resources).
+  const known = new Map<string, ReturnType<typeof scopeAccess>>();
   return (resource) => {
     const type = resource.resourceType;
     if (type === 'OperationOutcome') return true;
     if (typeof type !== 'string') return false;
-    const access = scopeAccess(caller.scopes, type, 'r') ?? scopeAccess(caller.scopes, type, 's');
+    let access = known.get(type);
+    if (access === undefined && !known.has(type)) known.set(type, (access = scopeAccess(caller.scopes, type, 'r') ?? scopeAccess(caller.scopes, type, 's')));
     if (access === undefined) return false;
     return compartment === undefined ? access === 'open' : inCompartment(resource, compartment, bases);
   };
