@@ -78,8 +78,10 @@ export function exchange(ctx: CallContext, events: GatewayEvents, source: Source
   }
   const operation = request.operation ?? request.method.toLowerCase();
   const reference = request.resourceType ?? source.name;
-  // Chained on the call's promise: one async frame (callFHIR's) per exchange waiting for its answer.
-  return callFHIR(ctx, source, { method: request.method, url, body: request.body, headers, operation, reference, expected: 'all', ...scope }).then((res) => {
+  // Chained on the call's promise: one async frame (callFHIR's) per exchange waiting for its answer. The
+  // scope's fields are written out, not spread (as the engine's reads: a spread went to a second backing store).
+  const call = { method: request.method, url, body: request.body, headers, operation, reference, expected: 'all', signal: scope.signal, retry: scope.retry } as const;
+  return callFHIR(ctx, source, call).then((res) => {
     const picked = pickHeaders(res, EXCHANGE_RESPONSE_HEADERS);
     // A body of no more bytes than the depth limit has no more characters either: it is not decoded to be looked at.
     if (/json/i.test(picked['content-type'] ?? 'json') && res.body.length > MAX_RESOURCE_DEPTH && nestsDeeperThan(res.body.toString('utf8'), MAX_RESOURCE_DEPTH)) {
