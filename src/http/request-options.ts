@@ -107,9 +107,19 @@ export function checkRequestOptions(options: HTTPRequestOptions): CheckedRequest
  * `TypeError` naming the header.
  */
 export function checkHeaders(given: Readonly<Record<string, string>>): Record<string, string> {
+  return addHeaders(Object.create(null) as Record<string, string>, given);
+}
+
+/**
+ * {@link checkHeaders} into `headers` (a later one of the same name replaces it): for a caller that
+ * starts from headers of its own, with no copy of the checked ones to spread in afterwards. Returns
+ * `headers`.
+ */
+export function addHeaders(headers: Record<string, string>, given: Readonly<Record<string, string>>): Record<string, string> {
   if (typeof given !== 'object' || given === null) throw new TypeError('options.headers must be an object');
-  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [name, value] of Object.entries(given)) {
+  for (const name in given) {
+    if (!Object.hasOwn(given, name)) continue;
+    const value = given[name];
     if (!TOKEN.test(name) || typeof value !== 'string' || BAD_VALUE.test(value)) throw new TypeError(`options.headers["${name}"] must be a string header`);
     headers[name.toLowerCase()] = value;
   }

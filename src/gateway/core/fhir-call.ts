@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import { FHIRHTTPError, FhirgateError } from '../../errors.js';
 import { outcomeMessage } from '../../fhir/outcome-message.js';
-import { checkHeaders } from '../../http/request-options.js';
+import { addHeaders } from '../../http/request-options.js';
 import type { AgentPool } from '../../http/agent-pool.js';
 import type { CheckedRequestOptions, HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
@@ -96,14 +96,16 @@ function newToken(tokens: NonNullable<Source['tokens']>, call: FHIRCall): Promis
 /**
  * The request's options: FHIR JSON accepted (and sent, with a body), the bearer `token` (over the call's
  * own `authorization`), the source's time-out, the call's retry setting. A GET's headers are one literal:
- * a header added afterwards went to a second backing store per call.
+ * a header added afterwards went to a second backing store per call. The call's own headers are checked
+ * into that literal: checked into a copy first and spread in, they were 2% of a facade read's CPU on
+ * Node 24 (`node --cpu-prof`: `requestOptions`, `checkHeaders`).
  */
 function requestOptions(ctx: CallContext, source: Source, call: FHIRCall, token: string | undefined): CheckedRequestOptions {
   let headers: Record<string, string>;
   if (call.headers === undefined) {
     headers = token === undefined ? { accept: FHIR_JSON } : { accept: FHIR_JSON, authorization: `Bearer ${token}` };
   } else {
-    headers = { accept: FHIR_JSON, ...checkHeaders(call.headers) };
+    headers = addHeaders({ accept: FHIR_JSON }, call.headers);
     if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
   }
   if (call.body !== undefined) headers['content-type'] ??= FHIR_JSON_BODY;
