@@ -4,24 +4,16 @@
 // request (or for a logger of the user's own) every line is written at once, as before.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { test } from 'node:test';
 import { holdLinesOf } from '../../src/host/held-lines.js';
 import { createJSONLogger } from '../../src/host/index.js';
 import { helperScript, LOADER } from '../support/code-tree.js';
+import { rawRequest } from '../support/host-helpers.js';
 import { startApp } from '../support/serve.js';
 
-/** Sends `count` pipelined GETs of `paths` (in turn) in one TCP write and resolves once `count` answers came. */
+/** Sends GETs of `paths` pipelined in one TCP write (each with the id `r-<index>`) and resolves with the answers. */
 function pipelined(base: string, paths: readonly string[]): Promise<string> {
-  const url = new URL(base);
-  const heads = paths.map((path, i) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Request-ID: r-${i}\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join('');
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(heads));
-    let text = '';
-    socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
-    socket.on('end', () => resolve(text));
-    socket.on('error', reject);
-  });
+  return rawRequest(base, paths.map((path, i) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Request-ID: r-${i}\r\n\r\n`).join(''));
 }
 
 /** A JSON logger whose one stream (stdout and stderr) keeps every `write` it gets, as written. */
