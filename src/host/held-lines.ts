@@ -23,9 +23,9 @@ import type { Logger } from '../mount/index.js';
 import type { LogStream } from './logger.js';
 
 /** The longest a held line waits once its turn has ended, in ms. */
-export const HOLD_MS = 5;
+const HOLD_MS = 5;
 /** Held text (UTF-16 code units) past which the lines are written at once. */
-export const HOLD_BYTES = 64 * 1024;
+const HOLD_BYTES = 64 * 1024;
 
 /** The held text per stream while lines are held; `undefined` when lines go out at once. */
 let held: Map<LogStream, string> | undefined;
