@@ -1,16 +1,16 @@
 /**
  * Log lines held for a few milliseconds: from a request's access line on, fhirgate's loggers hand each
  * stream the held lines as one chunk at the end of the event-loop turn, at most once every
- * {@link HOLD_MS} (at once past {@link HOLD_BYTES}), instead of one `write` a line. A callback already
+ * 5 ms (`HOLD_MS`; at once past 64 KiB, `HOLD_BYTES`), instead of one `write` a line. A callback already
  * scheduled may write a later hold's lines early: never late, never lost.
  *
  * Why (issue 38 item 2, `host-features` at 16 connections on Node 20): there a turn serves a few requests
- * (about 5, against 60 and more at 256 connections), and an asynchronous file stream (`fs.WriteStream`,
- * pino's `file`) started a thread-pool write about once a turn: a futex wake, two context switches on the
- * server's one core and a completion turn each, 0.7 context switches and 3.6 system calls a request
- * against 0.1 and 2.3 with no access log. A stream that writes synchronously (`process.stdout` to a file
- * or a pipe) made one `write(2)` a line. Held, a turn's lines cost one write at most every few
- * milliseconds, whatever the number of connections.
+ * (about 4 or 5; more at 256 connections), and an asynchronous file stream (`fs.WriteStream`, pino's
+ * `file`) started a thread-pool write about once a turn: a futex wake, two context switches on the
+ * server's one core and a completion turn each: 0.6–0.9 context switches and 3.3–3.8 system calls a
+ * request (`perf stat`), against 0.1 and 2.3 with no access log. A stream that writes synchronously
+ * (`process.stdout` to a file or a pipe) made one `write(2)` a line. Held: 0.2–0.35 and 2.5–2.8, Node 20
+ * and 24 alike, whatever the number of connections.
  *
  * What stays: no line is reordered within its stream (once lines are held, every later one waits behind
  * them); `warn` and `error` lines are written at once, after what was held; what is held when the process
@@ -53,7 +53,7 @@ export function holdLinesOf(logger: Logger): void {
   }
 }
 
-/** At the end of the turn: writes what is held if the last write is {@link HOLD_MS} old, else when it will be. */
+/** At the end of the turn: writes what is held if the last write is `HOLD_MS` old, else when it will be. */
 function endOfTurn(): void {
   const wait = releasedAt + HOLD_MS - performance.now();
   if (wait <= 0) releaseLines();
