@@ -4,13 +4,14 @@
  * JWKS. Credentials that are given and wrong are refused (401) even where anonymous reads are open.
  * @module
  */
-import * as nodeCrypto from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { JsonWebKey } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { FhirgateError } from '../errors.js';
 import { JWKSCache } from '../http/jwks-cache.js';
 import type { ProxyAgents } from '../http/proxy-agents.js';
 import { decodeJWT, verifyJWT } from '../lib/jwt/verify-jwt.js';
+import { keyDigest } from '../lib/key-digest.js';
 import type { JWTClaims, JWTHeader } from '../lib/jwt/types.js';
 import type { Caller, CallerIdentity } from './caller.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from './options.js';
@@ -18,12 +19,6 @@ import type { APIKeyCaller, CallerPolicy, IssuerCallers } from './options.js';
 import { parseScopes, scopeAccess } from './scopes.js';
 import type { Scope, ScopeLetter } from './scopes.js';
 
-/**
- * SHA-256 of a presented key, once per request: Node's one-shot `crypto.hash` where it exists (20.12 and
- * later; less than half the CPU of a `Hash` object in the facade read's profile), else a `Hash`.
- */
-const digest: (value: string) => Buffer =
-  typeof nodeCrypto.hash === 'function' ? (value) => nodeCrypto.hash('sha256', value, 'buffer') : (value) => nodeCrypto.createHash('sha256').update(value, 'utf8').digest();
 const ALGORITHMS = ['RS256', 'RS384', 'ES256', 'ES384'];
 const unauthorized = (reason: string): never => {
   throw new FhirgateError('ERR_UNAUTHORIZED', reason);
@@ -50,7 +45,7 @@ export class CallerDirectory {
    */
   constructor(callers: readonly (APIKeyCaller | IssuerCallers)[], openReadOnly: boolean, proxy?: ProxyAgents, identity = false) {
     this.#jwks = new JWKSCache({ ttlMs: 300_000, cooldownMs: 30_000, timeoutMs: 5_000, ...(proxy === undefined ? {} : { proxy }) });
-    this.#keys = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => ({ digest: digest(c.apiKey), caller: policyCaller(c, `key:${c.name}`, c.name, 'api-key', parseScopes(c.scopes), bindingOf(c.patient, onlySource(c))) }));
+    this.#keys = callers.filter((c): c is APIKeyCaller => 'apiKey' in c).map((c) => ({ digest: keyDigest(c.apiKey), caller: policyCaller(c, `key:${c.name}`, c.name, 'api-key', parseScopes(c.scopes), bindingOf(c.patient, onlySource(c))) }));
     this.#issuers = new Map(callers.filter((c): c is IssuerCallers => !('apiKey' in c)).map((c) => [c.issuer, c]));
     this.#open = openReadOnly;
     this.#identity = identity;
@@ -74,9 +69,9 @@ export class CallerDirectory {
     const bearer = authorization === undefined ? undefined : (/^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization)?.[1] ?? unauthorized('Authorization is not one Bearer credential'));
     if (apiKey !== undefined && bearer !== undefined && apiKey !== bearer) return unauthorized('X-API-Key and Authorization name different credentials');
     if (bearer !== undefined && bearer.split('.').length === 3 && this.#issuers.size > 0) return this.#verifyToken(bearer);
-    const given = digest((apiKey ?? bearer)!);
+    const given = keyDigest((apiKey ?? bearer)!);
     let found: Caller | undefined;
-    for (const key of this.#keys) if (nodeCrypto.timingSafeEqual(given, key.digest)) found = key.caller;
+    for (const key of this.#keys) if (timingSafeEqual(given, key.digest)) found = key.caller;
     return found ?? unauthorized('unknown API key');
   }
 

@@ -74,6 +74,9 @@ export function upstreamRequest(
   }
   if (body !== undefined) passed['content-type'] = body.contentType;
   const search = q.size === 0 ? '' : q.toString();
-  const path = `${segments.map(encodeURIComponent).join('/')}${search === '' ? '' : `?${search}`}`;
+  // Concatenated, not `map(encodeURIComponent).join('/')`: the two array builtins were most of this function in a `perf` profile of the read.
+  let path = segments.length === 0 ? '' : encodeURIComponent(segments[0]!);
+  for (let i = 1; i < segments.length; i++) path += `/${encodeURIComponent(segments[i]!)}`;
+  if (search !== '') path += `?${search}`;
   return { method, path, headers: passed, body: text, resourceType: interaction.type, operation: interaction.name };
 }

@@ -3,10 +3,9 @@
  * constant time. Keys are kept only as SHA-256 digests.
  * @module
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+import { keyDigest } from '../lib/key-digest.js';
 
 /**
  * The keys of the `apiKeys` option, checked and copied; none when it is not given (the check is off).
@@ -25,7 +24,7 @@ export class APIKeyCheck {
   readonly #digests: readonly Buffer[];
 
   constructor(keys: readonly string[]) {
-    this.#digests = keys.map(digest);
+    this.#digests = keys.map(keyDigest);
   }
 
   /** True when the check is on (at least one key). */
@@ -43,7 +42,7 @@ export class APIKeyCheck {
     if (typeof apiKey === 'string') candidates.push(apiKey);
     let ok = false;
     for (const candidate of candidates) {
-      const given = digest(candidate);
+      const given = keyDigest(candidate);
       for (const known of this.#digests) ok = timingSafeEqual(given, known) || ok;
     }
     return ok;

@@ -6,6 +6,7 @@
 import { checkObject, keysOf, onlyKnownKeys } from '../lib/options.js';
 import { printable } from '../lib/printable.js';
 import type { Logger } from '../mount/index.js';
+import { holdingLogger, writeLine } from './held-lines.js';
 import { prettyLine } from './pretty-line.js';
 
 /** Log levels, least severe first. */
@@ -154,12 +155,14 @@ function leveled(options: JSONLoggerOptions, line: (level: LogLevel, message: st
   const min = LEVELS.indexOf(level);
   const out = options.stdout ?? process.stdout;
   const err = options.stderr ?? process.stderr;
-  const write = (lvl: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    (lvl === 'warn' || lvl === 'error' ? err : out).write(line(lvl, message, fields));
+  const write = (lvl: LogLevel) => {
+    const urgent = lvl === 'warn' || lvl === 'error';
+    const stream = urgent ? err : out;
+    return (message: string, fields: Record<string, unknown> = {}) => writeLine(stream, line(lvl, message, fields), urgent);
   };
   // A level below the minimum gets a function that does nothing: no check, no line built.
   const at = (lvl: LogLevel): Logger['info'] => (LEVELS.indexOf(lvl) < min ? ignore : write(lvl));
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return holdingLogger({ debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') });
 }
 
 /** A logger that adds `bound` fields (such as `request_id`) to every line of `logger`. */

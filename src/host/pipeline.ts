@@ -11,6 +11,7 @@ import type { HTTPMethod, OpenAPIOperation, PublicError, RefusedRequest, RouteRe
 import type { APIKeyCheck } from './api-keys.js';
 import { logUserCodeFailure } from '../lib/user-code-failure.js';
 import { describeError, replyToPublicError } from './error-reply.js';
+import { holdLinesOf } from './held-lines.js';
 import type { ResolvedOptions } from './options.js';
 import { publicOrigin } from './public-origin.js';
 import { HostRequest } from './request-context.js';
@@ -277,6 +278,7 @@ function finish(x: InboundExchange, ok: boolean, value: unknown): void {
     const line: Record<string, unknown> = { request_id: requestId, trace_id: x.trace.traceId, method, route: x.route, status: clientGone ? null : res.statusCode };
     if (clientGone) line['client_gone'] = true;
     line['duration_ms'] = Math.round(elapsed * 10) / 10;
+    holdLinesOf(options.logger);
     options.logger.info('request', line);
   }
 }

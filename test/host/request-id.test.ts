@@ -1,11 +1,10 @@
 // X-Request-ID: which id a request gets (echoed, replaced or issued), where it shows (the answer, the
 // handler, the access log and ctx.log), and how it is read from the raw headers.
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { test } from 'node:test';
 import { pickRequestId } from '../../src/host/request-id.js';
 import { startApp } from '../support/serve.js';
-import { call } from '../support/host-helpers.js';
+import { call, rawRequest } from '../support/host-helpers.js';
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -31,18 +30,6 @@ test('the host echoes the id it issued in X-Request-ID and hands the same one to
   }
   assert.equal(seen.size, 3);
 });
-
-/** Sends `head` as it is on a new connection and resolves with the whole answer text. */
-function rawRequest(base: string, head: string): Promise<string> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => socket.end(head));
-    let text = '';
-    socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
-    socket.on('end', () => resolve(text));
-    socket.on('error', reject);
-  });
-}
 
 test('X-Request-ID is read from the raw headers: any case is echoed; a repeated one is replaced by a UUID', async (t) => {
   const { base } = await startApp(t, {}, (a) => a.get('/r', (ctx) => ({ id: ctx.requestId })));

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EventDispatcher } from '../../src/events/types.js';
 import { outcomeErrorReply } from '../../src/gateway/http-face/fhir-reply.js';
@@ -119,3 +120,15 @@ export function checkOpenApi(doc: any): void {
   }
 }
 
+
+/** Sends `head` as it is (one request, or several pipelined) on a new connection, ends its side, and resolves with the whole answer text. */
+export function rawRequest(base: string, head: string): Promise<string> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.end(head));
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
