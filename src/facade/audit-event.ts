@@ -5,6 +5,9 @@
  * gateway as observer, and the request id, the patient, the resource or the base64 query as entities.
  * A token's `jti` is recorded, never the token; no secret is ever in an AuditEvent. Every text a caller
  * chose (the reason of a refusal, the query, a token's claims, an id) goes in through {@link auditText}.
+ * Written as JSON text from fragments made once (see {@link AuditEventWriter}), never built as an object
+ * and stringified: a search writes one AuditEvent per patient, and JSON.stringify of the object was most
+ * of the audit's cost.
  * @module
  */
 import type { Caller } from './caller.js';
@@ -82,14 +85,15 @@ function kindOf(name: Interaction['name']): { action: 'R' | 'E' | 'C' | 'U' | 'D
   }
 }
 
-const coding = (system: string, code: string, display?: string) => Object.freeze({ system, code, ...(display === undefined ? {} : { display }) });
+/** A JSON string or value as JSON text: what `JSON.stringify` of the whole AuditEvent writes for it. */
+const json = JSON.stringify;
+const coding = (system: string, code: string, display?: string): string => json({ system, code, ...(display === undefined ? {} : { display }) });
 
-// The codings every AuditEvent shares, made once (an AuditEvent is built per access).
-const SOURCE_ROLE = Object.freeze([coding(DCM, '110153', 'Source Role ID')]);
-const DESTINATION_ROLE = Object.freeze([coding(DCM, '110152', 'Destination Role ID')]);
+// The codings every AuditEvent shares, as JSON text, written once (an AuditEvent is written per access).
+const SOURCE_ROLE = `[${coding(DCM, '110153', 'Source Role ID')}]`;
+const DESTINATION_ROLE = `[${coding(DCM, '110152', 'Destination Role ID')}]`;
 const REST = coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'rest', 'Restful Operation');
-const SUBTYPES = new Map<string, readonly unknown[]>();
-const PROVIDER = Object.freeze({ coding: Object.freeze([coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')]) });
+const PROVIDER = `{"coding":[${coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')}]}`;
 const REQUEST_ID = coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'XrequestId');
 /** BALP's entity type for a W3C `traceparent` (as the Swiss EPR's trace-context rule records the responder's). */
 const TRACEPARENT = coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'Traceparent');
@@ -98,54 +102,93 @@ const PATIENT_ROLE = coding(OBJECT_ROLE, '1', 'Patient');
 const SYSTEM_OBJECT = coding(ENTITY_TYPE, '2', 'System Object');
 const QUERY_ROLE = coding(OBJECT_ROLE, '24', 'Query');
 const RESOURCE_ROLE = coding(OBJECT_ROLE, '4', 'Domain Resource');
-const APPLICATION_SERVER = Object.freeze([coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')]);
-const UNIDENTIFIED = Object.freeze({ display: 'unidentified caller' });
+const APPLICATION_SERVER = `[${coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')}]`;
 
-function subtype(name: Interaction['name']): readonly unknown[] {
-  let found = SUBTYPES.get(name);
-  if (found === undefined) SUBTYPES.set(name, (found = Object.freeze([coding('http://hl7.org/fhir/restful-interaction', name)])));
+/**
+ * Per interaction, the AuditEvent's start up to its action, without a profile, with BALP's profile and
+ * with its patient profile (`PatientRead`): each written on first use.
+ */
+const HEADS = new Map<Interaction['name'], readonly [string, string, string]>();
+
+function headsOf(name: Interaction['name']): readonly [string, string, string] {
+  let found = HEADS.get(name);
+  if (found === undefined) {
+    const { action, profile } = kindOf(name);
+    const rest = `"type":${REST},"subtype":[${coding('http://hl7.org/fhir/restful-interaction', name)}],"action":"${action}"`;
+    const start = '{"resourceType":"AuditEvent",';
+    const meta = (p: string): string => (profile === undefined ? '' : `"meta":{"profile":[${json(`${BALP}${p}${profile}`)}]},`);
+    HEADS.set(name, (found = [`${start}${rest}`, `${start}${meta('')}${rest}`, `${start}${meta('Patient')}${rest}`]));
+  }
   return found;
 }
 
-/** The AuditEvent of one access, recorded at `recordedMs` (epoch milliseconds). */
-export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs: number): Record<string, unknown> {
-  const { interaction, caller } = access;
-  const { outcome } = result;
-  const kind = kindOf(interaction.name);
-  const patientKnown = result.patient !== undefined || (result.patients !== undefined && result.patients.length > 0);
-  const profile = kind.profile === undefined || outcome !== 0 ? undefined : `${BALP}${patientKnown ? 'Patient' : ''}${kind.profile}`;
-  const client = {
-    type: { coding: kind.toClient ? DESTINATION_ROLE : SOURCE_ROLE },
-    who: caller === undefined ? UNIDENTIFIED : { identifier: { ...(caller.issuer === undefined ? {} : { system: caller.issuer }), value: auditText(caller.name) } },
-    requestor: caller?.user === undefined,
-    ...(caller?.jti === undefined ? {} : { policy: [`urn:ietf:params:oauth:jti:${auditText(caller.jti)}`] }),
-    ...(access.address === undefined ? {} : { network: { address: access.address, type: '2' } }),
-  };
-  const server = {
-    type: { coding: kind.toClient ? SOURCE_ROLE : DESTINATION_ROLE },
-    who: { display: `FHIR endpoint ${auditText(access.source)}` },
-    requestor: false,
-    network: { address: auditText(access.server, AUDIT_QUERY_MAX), type: '5' },
-  };
-  const agent: unknown[] = [client, server];
-  if (caller?.user !== undefined) agent.push({ type: PROVIDER, who: { reference: auditText(caller.user) }, requestor: true });
-  const entity: Record<string, unknown>[] = [{ what: { identifier: { value: access.requestId } }, type: REQUEST_ID }];
-  if (access.traceparent !== undefined) entity.push({ what: { identifier: { value: access.traceparent } }, type: TRACEPARENT });
-  if (result.patient !== undefined) entity.push({ what: { reference: auditText(result.patient) }, type: PERSON, role: PATIENT_ROLE });
-  for (const patient of result.patients ?? []) entity.push({ what: { reference: auditText(patient, AUDIT_QUERY_MAX) }, type: PERSON, role: PATIENT_ROLE });
-  if (result.query !== undefined) entity.push({ type: SYSTEM_OBJECT, role: QUERY_ROLE, query: Buffer.from(auditText(result.query, AUDIT_QUERY_MAX), 'utf8').toString('base64') });
-  if (result.what !== undefined) entity.push({ what: { reference: auditText(result.what) }, type: SYSTEM_OBJECT, role: RESOURCE_ROLE });
-  return {
-    resourceType: 'AuditEvent',
-    ...(profile === undefined ? {} : { meta: { profile: [profile] } }),
-    type: REST,
-    subtype: subtype(interaction.name),
-    action: kind.action,
-    recorded: new Date(recordedMs).toISOString(),
-    outcome: String(outcome),
-    ...(result.outcomeDesc === undefined ? {} : { outcomeDesc: auditText(result.outcomeDesc) }),
-    agent,
-    source: { observer: { display: access.observer }, type: APPLICATION_SERVER },
-    entity,
-  };
+/** A patient entity, `reference` as cleaned. */
+const patientEntity = (reference: string): string => `,{"what":{"reference":${json(reference)}},"type":${PERSON},"role":${PATIENT_ROLE}}`;
+
+/**
+ * The text of an access's AuditEvents from its agents to its request's entities, the same in each of
+ * them: `,"agent":[…],"source":{…},"entity":[{request id}` and the `traceparent` entity when there is one.
+ */
+function sharedText(access: AccessFacts): string {
+  const { caller } = access;
+  const toClient = kindOf(access.interaction.name).toClient;
+  const who = caller === undefined
+    ? '{"display":"unidentified caller"}'
+    : `{"identifier":{${caller.issuer === undefined ? '' : `"system":${json(caller.issuer)},`}"value":${json(auditText(caller.name))}}}`;
+  let text = `,"agent":[{"type":{"coding":${toClient ? DESTINATION_ROLE : SOURCE_ROLE}},"who":${who},"requestor":${caller?.user === undefined}`;
+  if (caller?.jti !== undefined) text += `,"policy":[${json(`urn:ietf:params:oauth:jti:${auditText(caller.jti)}`)}]`;
+  if (access.address !== undefined) text += `,"network":{"address":${json(access.address)},"type":"2"}`;
+  text += `},{"type":{"coding":${toClient ? SOURCE_ROLE : DESTINATION_ROLE}},"who":{"display":${json(`FHIR endpoint ${auditText(access.source)}`)}},"requestor":false,"network":{"address":${json(auditText(access.server, AUDIT_QUERY_MAX))},"type":"5"}}`;
+  if (caller?.user !== undefined) text += `,{"type":${PROVIDER},"who":{"reference":${json(auditText(caller.user))}},"requestor":true}`;
+  text += `],"source":{"observer":{"display":${json(access.observer)}},"type":${APPLICATION_SERVER}},"entity":[{"what":{"identifier":{"value":${json(access.requestId)}}},"type":${REQUEST_ID}}`;
+  if (access.traceparent !== undefined) text += `,{"what":{"identifier":{"value":${json(access.traceparent)}}},"type":${TRACEPARENT}}`;
+  return text;
+}
+
+/**
+ * Writes AuditEvents as JSON text (what `JSON.stringify` of the AuditEvent as an object writes, byte for
+ * byte) from fragments written once: the codings at load, the agents, observer and request entities once
+ * per access (an access of a search has one AuditEvent per patient), the time once per millisecond and
+ * the base64 query once per query. Nothing the caller chose reaches the text but through {@link auditText}
+ * and JSON's escaping.
+ */
+export class AuditEventWriter {
+  #access: AccessFacts | undefined;
+  #shared = '';
+  #ms = Number.NaN;
+  #recorded = '';
+  #query: string | undefined;
+  #query64 = '';
+
+  /** The AuditEvent of one access as JSON text, recorded at `recordedMs` (epoch milliseconds). */
+  write(access: AccessFacts, result: AccessResult, recordedMs: number): string {
+    if (access !== this.#access) {
+      this.#shared = sharedText(access);
+      this.#access = access;
+    }
+    if (recordedMs !== this.#ms) {
+      this.#recorded = new Date(recordedMs).toISOString();
+      this.#ms = recordedMs;
+    }
+    const { outcome, patient, patients, query, what } = result;
+    const patientKnown = patient !== undefined || (patients !== undefined && patients.length > 0);
+    let text = headsOf(access.interaction.name)[outcome !== 0 ? 0 : patientKnown ? 2 : 1];
+    text += `,"recorded":"${this.#recorded}","outcome":"${outcome}"`;
+    if (result.outcomeDesc !== undefined) text += `,"outcomeDesc":${json(auditText(result.outcomeDesc))}`;
+    text += this.#shared;
+    if (patient !== undefined) text += patientEntity(auditText(patient));
+    if (patients !== undefined) for (const p of patients) text += patientEntity(auditText(p, AUDIT_QUERY_MAX));
+    if (query !== undefined) text += `,{"type":${SYSTEM_OBJECT},"role":${QUERY_ROLE},"query":"${this.#base64(query)}"}`;
+    if (what !== undefined) text += `,{"what":{"reference":${json(auditText(what))}},"type":${SYSTEM_OBJECT},"role":${RESOURCE_ROLE}}`;
+    return `${text}]}`;
+  }
+
+  /** The query entity's value: the request as sent, cleaned, in base64 (the accesses of one search share it). */
+  #base64(query: string): string {
+    if (query !== this.#query) {
+      this.#query64 = Buffer.from(auditText(query, AUDIT_QUERY_MAX), 'utf8').toString('base64');
+      this.#query = query;
+    }
+    return this.#query64;
+  }
 }
