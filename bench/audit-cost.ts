@@ -1,19 +1,21 @@
 /**
- * `node --import tsx bench/audit-cost.ts [read|federated] [rounds]`: the CPU the facade's audit costs per
- * request, in process (no sockets): the accesses one request records (a read: one; the federated search
- * over two sources of 5 Patients: ten) through `AuditTrail` to a `fhir.audit` handler as the bench server's,
- * beside the feature-equal anchor's `AuditQueue.push` for the same accesses. Prints ns per request of each,
- * rounds alternating, the median and the range.
+ * `node --import tsx bench/audit-cost.ts [read|federated] [rounds] [event|sink|both]`: the CPU the facade's
+ * audit costs per request, in process (no sockets): the accesses one request records (a read: one; the
+ * federated search over two sources of 5 Patients: ten) through `AuditTrail` to a `fhir.audit` handler as
+ * the bench server's (`event`, the default), to an audit sink's queue (`sink`: the sink's `add`, not its
+ * POST) or to both, beside the feature-equal anchor's `AuditQueue.push` for the same accesses. Prints ns
+ * per request of each, rounds alternating, the median and the range.
  */
 import { LocalEventDispatcher } from '../src/index.js';
 import type { AccessFacts, AccessResult } from '../src/facade/audit-event.js';
+import type { AuditSink } from '../src/facade/audit-sink.js';
 import { AuditTrail } from '../src/facade/audit-trail.js';
 import type { Caller } from '../src/facade/caller.js';
 import { AuditQueue, type Access } from './servers/anchor-audit.js';
 
 const shape = process.argv[2] ?? 'federated';
 const rounds = Number(process.argv[3] ?? 7);
-const PER_ROUND = 20_000;
+const PER_ROUND = 5_000;
 const BASE = 'http://127.0.0.1:32897/fhir';
 const caller = { id: 'key:bench', name: 'bench', kind: 'api-key', sources: '*', scopes: [], operations: new Set(), patient: undefined, allowReaching: false } as unknown as Caller;
 
@@ -56,8 +58,11 @@ let bytes = 0;
 dispatcher.register('fhir.audit', ([, payload]) => {
   bytes += Buffer.byteLength((payload as { audit_event: string }).audit_event); // as the bench server's handler
 });
-const trail = new AuditTrail(undefined);
-trail.use(dispatcher);
+const delivery = process.argv[4] ?? 'event';
+let sunk = 0;
+const sink = delivery === 'event' ? undefined : ({ add: () => void sunk++ } as unknown as AuditSink);
+const trail = new AuditTrail(sink);
+trail.use(delivery === 'sink' ? null : dispatcher);
 const queue = new AuditQueue(1_000_000);
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -80,5 +85,5 @@ for (let r = 0; r < rounds; r++) {
   results.anchor!.push(await round(() => anchorRequest(queue)));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-for (const [name, xs] of Object.entries(results)) console.log(`${shape} ${name}: median ${median(xs).toFixed(0)} ns/request, range ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} (${process.version})`);
-console.log(`ratio anchor/fhirgate (median of pairs): ${median(results.anchor!.map((a, i) => a / results.fhirgate![i]!)).toFixed(2)}; ${bytes > 0 ? 'delivered' : 'NOTHING delivered'}`);
+for (const [name, xs] of Object.entries(results)) console.log(`${shape} ${name === 'fhirgate' ? `fhirgate (${delivery})` : name}: median ${median(xs).toFixed(0)} ns/request, range ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} (${process.version})`);
+console.log(`ratio anchor/fhirgate (median of pairs): ${median(results.anchor!.map((a, i) => a / results.fhirgate![i]!)).toFixed(2)}; ${bytes > 0 || sunk > 0 ? 'delivered' : 'NOTHING delivered'}`);

@@ -5,9 +5,10 @@
  * gateway as observer, and the request id, the patient, the resource or the base64 query as entities.
  * A token's `jti` is recorded, never the token; no secret is ever in an AuditEvent. Every text a caller
  * chose (the reason of a refusal, the query, a token's claims, an id) goes in through {@link auditText}.
- * Written as JSON text from fragments made once (see {@link AuditEventWriter}), never built as an object
- * and stringified: a search writes one AuditEvent per patient, and JSON.stringify of the object was most
- * of the audit's cost.
+ * Built as an object for the audit sink ({@link auditEvent}) and written as JSON text for the `fhir.audit`
+ * event ({@link AuditEventWriter}): the same AuditEvent, byte for byte what JSON.stringify of the object
+ * writes, from fragments made once (a search writes one AuditEvent per patient, and JSON.stringify of the
+ * object was most of the audit's cost).
  * @module
  */
 import type { Caller } from './caller.js';
@@ -85,15 +86,14 @@ function kindOf(name: Interaction['name']): { action: 'R' | 'E' | 'C' | 'U' | 'D
   }
 }
 
-/** A JSON string or value as JSON text: what `JSON.stringify` of the whole AuditEvent writes for it. */
-const json = JSON.stringify;
-const coding = (system: string, code: string, display?: string): string => json({ system, code, ...(display === undefined ? {} : { display }) });
+const coding = (system: string, code: string, display?: string) => Object.freeze({ system, code, ...(display === undefined ? {} : { display }) });
 
-// The codings every AuditEvent shares, as JSON text, written once (an AuditEvent is written per access).
-const SOURCE_ROLE = `[${coding(DCM, '110153', 'Source Role ID')}]`;
-const DESTINATION_ROLE = `[${coding(DCM, '110152', 'Destination Role ID')}]`;
+// The codings every AuditEvent shares, made once (an AuditEvent is built per access).
+const SOURCE_ROLE = Object.freeze([coding(DCM, '110153', 'Source Role ID')]);
+const DESTINATION_ROLE = Object.freeze([coding(DCM, '110152', 'Destination Role ID')]);
 const REST = coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'rest', 'Restful Operation');
-const PROVIDER = `{"coding":[${coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')}]}`;
+const SUBTYPES = new Map<string, readonly unknown[]>();
+const PROVIDER = Object.freeze({ coding: Object.freeze([coding('http://terminology.hl7.org/CodeSystem/v3-RoleClass', 'PROV', 'healthcare provider')]) });
 const REQUEST_ID = coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'XrequestId');
 /** BALP's entity type for a W3C `traceparent` (as the Swiss EPR's trace-context rule records the responder's). */
 const TRACEPARENT = coding('https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType', 'Traceparent');
@@ -102,7 +102,82 @@ const PATIENT_ROLE = coding(OBJECT_ROLE, '1', 'Patient');
 const SYSTEM_OBJECT = coding(ENTITY_TYPE, '2', 'System Object');
 const QUERY_ROLE = coding(OBJECT_ROLE, '24', 'Query');
 const RESOURCE_ROLE = coding(OBJECT_ROLE, '4', 'Domain Resource');
-const APPLICATION_SERVER = `[${coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')}]`;
+const APPLICATION_SERVER = Object.freeze([coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')]);
+const UNIDENTIFIED = Object.freeze({ display: 'unidentified caller' });
+
+function subtype(name: Interaction['name']): readonly unknown[] {
+  let found = SUBTYPES.get(name);
+  if (found === undefined) SUBTYPES.set(name, (found = Object.freeze([coding('http://hl7.org/fhir/restful-interaction', name)])));
+  return found;
+}
+
+/** The AuditEvent of one access, recorded at `recordedMs` (epoch milliseconds). */
+export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs: number): Record<string, unknown> {
+  const { interaction, caller } = access;
+  const { outcome } = result;
+  const kind = kindOf(interaction.name);
+  const patientKnown = result.patient !== undefined || (result.patients !== undefined && result.patients.length > 0);
+  const profile = kind.profile === undefined || outcome !== 0 ? undefined : `${BALP}${patientKnown ? 'Patient' : ''}${kind.profile}`;
+  const client = {
+    type: { coding: kind.toClient ? DESTINATION_ROLE : SOURCE_ROLE },
+    who: caller === undefined ? UNIDENTIFIED : { identifier: { ...(caller.issuer === undefined ? {} : { system: caller.issuer }), value: auditText(caller.name) } },
+    requestor: caller?.user === undefined,
+    ...(caller?.jti === undefined ? {} : { policy: [`urn:ietf:params:oauth:jti:${auditText(caller.jti)}`] }),
+    ...(access.address === undefined ? {} : { network: { address: access.address, type: '2' } }),
+  };
+  const server = {
+    type: { coding: kind.toClient ? SOURCE_ROLE : DESTINATION_ROLE },
+    who: { display: `FHIR endpoint ${auditText(access.source)}` },
+    requestor: false,
+    network: { address: auditText(access.server, AUDIT_QUERY_MAX), type: '5' },
+  };
+  const agent: unknown[] = [client, server];
+  if (caller?.user !== undefined) agent.push({ type: PROVIDER, who: { reference: auditText(caller.user) }, requestor: true });
+  const entity: Record<string, unknown>[] = [{ what: { identifier: { value: access.requestId } }, type: REQUEST_ID }];
+  if (access.traceparent !== undefined) entity.push({ what: { identifier: { value: access.traceparent } }, type: TRACEPARENT });
+  if (result.patient !== undefined) entity.push({ what: { reference: auditText(result.patient) }, type: PERSON, role: PATIENT_ROLE });
+  for (const patient of result.patients ?? []) entity.push({ what: { reference: auditText(patient, AUDIT_QUERY_MAX) }, type: PERSON, role: PATIENT_ROLE });
+  if (result.query !== undefined) entity.push({ type: SYSTEM_OBJECT, role: QUERY_ROLE, query: Buffer.from(auditText(result.query, AUDIT_QUERY_MAX), 'utf8').toString('base64') });
+  if (result.what !== undefined) entity.push({ what: { reference: auditText(result.what) }, type: SYSTEM_OBJECT, role: RESOURCE_ROLE });
+  return {
+    resourceType: 'AuditEvent',
+    ...(profile === undefined ? {} : { meta: { profile: [profile] } }),
+    type: REST,
+    subtype: subtype(interaction.name),
+    action: kind.action,
+    recorded: new Date(recordedMs).toISOString(),
+    outcome: String(outcome),
+    ...(result.outcomeDesc === undefined ? {} : { outcomeDesc: auditText(result.outcomeDesc) }),
+    agent,
+    source: { observer: { display: access.observer }, type: APPLICATION_SERVER },
+    entity,
+  };
+}
+
+/** A JSON string or value as JSON text: what `JSON.stringify` of the whole AuditEvent writes for it. */
+const json = JSON.stringify;
+
+/**
+ * `text` flattened. V8 keeps a string joined by `+` as a tree of its parts, and whoever reads an
+ * AuditEvent (`Buffer.byteLength`, a socket's write) walks the trees of the fragments in it again for
+ * each AuditEvent (that walk cost more than the writing); read as a number (NaN), a string is flattened
+ * in place, once.
+ */
+function flat(text: string): string {
+  Number(text);
+  return text;
+}
+
+// The shared codings as JSON text, written once from the objects above.
+const SOURCE_ROLE_TEXT = flat(json(SOURCE_ROLE));
+const DESTINATION_ROLE_TEXT = flat(json(DESTINATION_ROLE));
+const PROVIDER_TEXT = flat(json(PROVIDER));
+const REQUEST_ID_TEXT = json(REQUEST_ID);
+const TRACEPARENT_TEXT = json(TRACEPARENT);
+const PATIENT_TEXT = flat(`"type":${json(PERSON)},"role":${json(PATIENT_ROLE)}`);
+const QUERY_TEXT = flat(`"type":${json(SYSTEM_OBJECT)},"role":${json(QUERY_ROLE)}`);
+const RESOURCE_TEXT = flat(`"type":${json(SYSTEM_OBJECT)},"role":${json(RESOURCE_ROLE)}`);
+const SOURCE_TYPE_TEXT = flat(json(APPLICATION_SERVER));
 
 /**
  * Per interaction, the AuditEvent's start up to its action, without a profile, with BALP's profile and
@@ -114,16 +189,16 @@ function headsOf(name: Interaction['name']): readonly [string, string, string] {
   let found = HEADS.get(name);
   if (found === undefined) {
     const { action, profile } = kindOf(name);
-    const rest = `"type":${REST},"subtype":[${coding('http://hl7.org/fhir/restful-interaction', name)}],"action":"${action}"`;
+    const rest = `"type":${json(REST)},"subtype":${json(subtype(name))},"action":"${action}"`;
     const start = '{"resourceType":"AuditEvent",';
     const meta = (p: string): string => (profile === undefined ? '' : `"meta":{"profile":[${json(`${BALP}${p}${profile}`)}]},`);
-    HEADS.set(name, (found = [`${start}${rest}`, `${start}${meta('')}${rest}`, `${start}${meta('Patient')}${rest}`]));
+    HEADS.set(name, (found = [flat(`${start}${rest}`), flat(`${start}${meta('')}${rest}`), flat(`${start}${meta('Patient')}${rest}`)]));
   }
   return found;
 }
 
 /** A patient entity, `reference` as cleaned. */
-const patientEntity = (reference: string): string => `,{"what":{"reference":${json(reference)}},"type":${PERSON},"role":${PATIENT_ROLE}}`;
+const patientEntity = (reference: string): string => `,{"what":{"reference":${json(reference)}},${PATIENT_TEXT}}`;
 
 /**
  * The text of an access's AuditEvents from its agents to its request's entities, the same in each of
@@ -135,14 +210,14 @@ function sharedText(access: AccessFacts): string {
   const who = caller === undefined
     ? '{"display":"unidentified caller"}'
     : `{"identifier":{${caller.issuer === undefined ? '' : `"system":${json(caller.issuer)},`}"value":${json(auditText(caller.name))}}}`;
-  let text = `,"agent":[{"type":{"coding":${toClient ? DESTINATION_ROLE : SOURCE_ROLE}},"who":${who},"requestor":${caller?.user === undefined}`;
+  let text = `,"agent":[{"type":{"coding":${toClient ? DESTINATION_ROLE_TEXT : SOURCE_ROLE_TEXT}},"who":${who},"requestor":${caller?.user === undefined}`;
   if (caller?.jti !== undefined) text += `,"policy":[${json(`urn:ietf:params:oauth:jti:${auditText(caller.jti)}`)}]`;
   if (access.address !== undefined) text += `,"network":{"address":${json(access.address)},"type":"2"}`;
-  text += `},{"type":{"coding":${toClient ? SOURCE_ROLE : DESTINATION_ROLE}},"who":{"display":${json(`FHIR endpoint ${auditText(access.source)}`)}},"requestor":false,"network":{"address":${json(auditText(access.server, AUDIT_QUERY_MAX))},"type":"5"}}`;
-  if (caller?.user !== undefined) text += `,{"type":${PROVIDER},"who":{"reference":${json(auditText(caller.user))}},"requestor":true}`;
-  text += `],"source":{"observer":{"display":${json(access.observer)}},"type":${APPLICATION_SERVER}},"entity":[{"what":{"identifier":{"value":${json(access.requestId)}}},"type":${REQUEST_ID}}`;
-  if (access.traceparent !== undefined) text += `,{"what":{"identifier":{"value":${json(access.traceparent)}}},"type":${TRACEPARENT}}`;
-  return text;
+  text += `},{"type":{"coding":${toClient ? SOURCE_ROLE_TEXT : DESTINATION_ROLE_TEXT}},"who":{"display":${json(`FHIR endpoint ${auditText(access.source)}`)}},"requestor":false,"network":{"address":${json(auditText(access.server, AUDIT_QUERY_MAX))},"type":"5"}}`;
+  if (caller?.user !== undefined) text += `,{"type":${PROVIDER_TEXT},"who":{"reference":${json(auditText(caller.user))}},"requestor":true}`;
+  text += `],"source":{"observer":{"display":${json(access.observer)}},"type":${SOURCE_TYPE_TEXT}},"entity":[{"what":{"identifier":{"value":${json(access.requestId)}}},"type":${REQUEST_ID_TEXT}}`;
+  if (access.traceparent !== undefined) text += `,{"what":{"identifier":{"value":${json(access.traceparent)}}},"type":${TRACEPARENT_TEXT}}`;
+  return flat(text);
 }
 
 /**
@@ -178,8 +253,8 @@ export class AuditEventWriter {
     text += this.#shared;
     if (patient !== undefined) text += patientEntity(auditText(patient));
     if (patients !== undefined) for (const p of patients) text += patientEntity(auditText(p, AUDIT_QUERY_MAX));
-    if (query !== undefined) text += `,{"type":${SYSTEM_OBJECT},"role":${QUERY_ROLE},"query":"${this.#base64(query)}"}`;
-    if (what !== undefined) text += `,{"what":{"reference":${json(auditText(what))}},"type":${SYSTEM_OBJECT},"role":${RESOURCE_ROLE}}`;
+    if (query !== undefined) text += `,{${QUERY_TEXT},"query":"${this.#base64(query)}"}`;
+    if (what !== undefined) text += `,{"what":{"reference":${json(auditText(what))}},${RESOURCE_TEXT}}`;
     return `${text}]}`;
   }
 

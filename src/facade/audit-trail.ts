@@ -7,7 +7,7 @@
 import { LocalEventDispatcher } from '../events/index.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
-import { AuditEventWriter, auditText } from './audit-event.js';
+import { auditEvent, AuditEventWriter, auditText } from './audit-event.js';
 import type { AccessFacts, AccessResult } from './audit-event.js';
 import type { AuditSink } from './audit-sink.js';
 
@@ -60,9 +60,8 @@ export class AuditTrail {
     let caller: string | null = null;
     for (let i = 0; i < access.length; i++) {
       const result = results[i]!;
-      const text = this.#writer.write(access[i]!, result, times[i]!);
-      // The sink's object is the text read back: equal to it by construction, made only for a sink.
-      this.#sink?.add(JSON.parse(text) as Record<string, unknown>);
+      // The sink's AuditEvent an object (its batch is one), the event's one text: each made only for its receiver.
+      this.#sink?.add(auditEvent(access[i]!, result, times[i]!));
       if (!emit) continue;
       if (access[i] !== facts) {
         facts = access[i]!;
@@ -76,7 +75,7 @@ export class AuditTrail {
         caller,
         request_id: facts.requestId,
         trace_id: facts.traceparent?.slice(3, 35) ?? null,
-        audit_event: text,
+        audit_event: this.#writer.write(facts, result, times[i]!),
       });
     }
   }

@@ -2,12 +2,12 @@
 // AuditEvent built as an object wrote before, and equal to that object for the audit sink, over every
 // interaction, refusals, each outcome, callers with and without names, issuers, jtis and users, texts that
 // need JSON's escapes and auditText's cleaning, queries, patient entities, with and without a traceparent.
-// The reference below is the object builder the facade used until then (src/facade/audit-event.ts at
-// f8b4b04), kept here only as the oracle.
+// The reference below is the object builder of src/facade/audit-event.ts at f8b4b04 (the sink's builder
+// still), written out here as the oracle: a change to either the writer or the builder fails this test.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LocalEventDispatcher } from '../../src/index.js';
-import { AuditEventWriter, AUDIT_QUERY_MAX, auditText } from '../../src/facade/audit-event.js';
+import { auditEvent, AuditEventWriter, AUDIT_QUERY_MAX, auditText } from '../../src/facade/audit-event.js';
 import type { AccessFacts, AccessResult } from '../../src/facade/audit-event.js';
 import type { AuditSink } from '../../src/facade/audit-sink.js';
 import { AuditTrail } from '../../src/facade/audit-trail.js';
@@ -21,16 +21,17 @@ const ENTITY_TYPE = 'http://terminology.hl7.org/CodeSystem/audit-entity-type';
 const OBJECT_ROLE = 'http://terminology.hl7.org/CodeSystem/object-role';
 const BASIC_TYPE = 'https://profiles.ihe.net/ITI/BALP/CodeSystem/BasicAuditEntityType';
 
+/** BALP's action, profile and direction per interaction, as a table (the builder has it as a switch). */
+const KINDS: Record<InteractionName, readonly [action: string, profile: string | undefined, toClient: boolean]> = {
+  read: ['R', 'Read', true], vread: ['R', 'Read', true], 'history-instance': ['R', 'Read', true], capabilities: ['R', undefined, true],
+  'search-type': ['E', 'Query', false], 'search-system': ['E', 'Query', false], 'history-type': ['E', 'Query', false], 'history-system': ['E', 'Query', false],
+  create: ['C', 'Create', false], update: ['U', 'Update', false], patch: ['U', 'Update', false], delete: ['D', 'Delete', false],
+  batch: ['E', undefined, false], transaction: ['E', undefined, false], operation: ['E', undefined, false],
+};
+
 function referenceKind(name: InteractionName): { action: string; profile: string | undefined; toClient: boolean } {
-  switch (name) {
-    case 'read': case 'vread': case 'history-instance': return { action: 'R', profile: 'Read', toClient: true };
-    case 'search-type': case 'search-system': case 'history-type': case 'history-system': return { action: 'E', profile: 'Query', toClient: false };
-    case 'create': return { action: 'C', profile: 'Create', toClient: false };
-    case 'update': case 'patch': return { action: 'U', profile: 'Update', toClient: false };
-    case 'delete': return { action: 'D', profile: 'Delete', toClient: false };
-    case 'capabilities': return { action: 'R', profile: undefined, toClient: true };
-    default: return { action: 'E', profile: undefined, toClient: false };
-  }
+  const [action, profile, toClient] = KINDS[name];
+  return { action, profile, toClient };
 }
 
 function referenceEvent(access: AccessFacts, result: AccessResult, recordedMs: number): Record<string, unknown> {
@@ -82,10 +83,7 @@ function referenceEvent(access: AccessFacts, result: AccessResult, recordedMs: n
 }
 
 // ---- the inputs ----
-const INTERACTIONS: InteractionName[] = [
-  'capabilities', 'read', 'vread', 'search-type', 'search-system', 'history-instance', 'history-type', 'history-system',
-  'create', 'update', 'patch', 'delete', 'batch', 'transaction', 'operation',
-];
+const INTERACTIONS = Object.keys(KINDS) as InteractionName[];
 /** Needs JSON's escapes (quote, backslash, a lone surrogate, U+2028) and auditText's cleaning (a line break, a terminal escape, C1, a bidi override). */
 const ODD = 'a "quoted" \\ name\nwith\r\ta line, \u001b[31m red, \u0085 \u202e evil \u2028 </script>, ünïcödé 😀 and a lone \ud800 half';
 /** Cut by auditText at 256 with an emoji across the cut (never split between its halves), and a query longer than 2048. */
@@ -142,7 +140,7 @@ function* accesses(): Generator<AccessFacts> {
   }
 }
 
-test('the AuditEvent written as text is byte for byte what JSON.stringify of the reference object writes, for every kind of access', () => {
+test('the AuditEvent written as text is byte for byte what JSON.stringify of the reference object writes, and the sink\'s object equals it, for every kind of access', () => {
   const writer = new AuditEventWriter(); // one writer throughout: its per-access, per-millisecond and per-query reuse is exercised
   let ms = Date.UTC(2026, 10, 29, 6, 30, 0, 0);
   let cases = 0;
@@ -153,6 +151,7 @@ test('the AuditEvent written as text is byte for byte what JSON.stringify of the
       const reference = referenceEvent(access, result, ms);
       assert.equal(text, JSON.stringify(reference), `${access.interaction.name} ${JSON.stringify(result).slice(0, 80)}`);
       assert.deepStrictEqual(JSON.parse(text), reference);
+      assert.deepStrictEqual(auditEvent(access, result, ms), reference); // the sink's object
       cases++;
     }
   }
