@@ -55,16 +55,17 @@ export class AuditTrail {
     const emit = d !== null && (!(d instanceof LocalEventDispatcher) || d.hasHandlers(AUDIT_EVENT_NAME));
     if (!emit && this.#sink === undefined) return;
     // The accesses of one search share their facts: the flat facts of their payloads are cleaned once.
-    let facts: AccessFacts | undefined;
+    let cleaned: AccessFacts | undefined;
     let source = '';
     let caller: string | null = null;
     for (let i = 0; i < access.length; i++) {
+      const facts = access[i]!;
       const result = results[i]!;
       // The sink's AuditEvent an object (its batch is one), the event's one text: each made only for its receiver.
-      this.#sink?.add(auditEvent(access[i]!, result, times[i]!));
+      this.#sink?.add(auditEvent(facts, result, times[i]!));
       if (!emit) continue;
-      if (access[i] !== facts) {
-        facts = access[i]!;
+      if (facts !== cleaned) {
+        cleaned = facts;
         source = auditText(facts.source);
         caller = facts.caller === undefined ? null : auditText(facts.caller.name);
       }
