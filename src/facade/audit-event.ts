@@ -168,16 +168,16 @@ function flat(text: string): string {
   return text;
 }
 
-// The shared codings as JSON text, written once from the objects above.
-const SOURCE_ROLE_TEXT = flat(json(SOURCE_ROLE));
-const DESTINATION_ROLE_TEXT = flat(json(DESTINATION_ROLE));
-const PROVIDER_TEXT = flat(json(PROVIDER));
+// The shared codings as JSON text, written once from the objects above (JSON.stringify writes a flat string).
+const SOURCE_ROLE_TEXT = json(SOURCE_ROLE);
+const DESTINATION_ROLE_TEXT = json(DESTINATION_ROLE);
+const PROVIDER_TEXT = json(PROVIDER);
 const REQUEST_ID_TEXT = json(REQUEST_ID);
 const TRACEPARENT_TEXT = json(TRACEPARENT);
 const PATIENT_TEXT = flat(`"type":${json(PERSON)},"role":${json(PATIENT_ROLE)}`);
 const QUERY_TEXT = flat(`"type":${json(SYSTEM_OBJECT)},"role":${json(QUERY_ROLE)}`);
 const RESOURCE_TEXT = flat(`"type":${json(SYSTEM_OBJECT)},"role":${json(RESOURCE_ROLE)}`);
-const SOURCE_TYPE_TEXT = flat(json(APPLICATION_SERVER));
+const SOURCE_TYPE_TEXT = json(APPLICATION_SERVER);
 
 /**
  * Per interaction, the AuditEvent's start up to its action, without a profile, with BALP's profile and
