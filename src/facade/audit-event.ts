@@ -5,6 +5,10 @@
  * gateway as observer, and the request id, the patient, the resource or the base64 query as entities.
  * A token's `jti` is recorded, never the token; no secret is ever in an AuditEvent. Every text a caller
  * chose (the reason of a refusal, the query, a token's claims, an id) goes in through {@link auditText}.
+ * Built as an object for the audit sink ({@link auditEvent}) and written as JSON text for the `fhir.audit`
+ * event ({@link AuditEventWriter}): the same AuditEvent, byte for byte what JSON.stringify of the object
+ * writes, from fragments made once (a search writes one AuditEvent per patient, and JSON.stringify of the
+ * object was most of the audit's cost).
  * @module
  */
 import type { Caller } from './caller.js';
@@ -148,4 +152,118 @@ export function auditEvent(access: AccessFacts, result: AccessResult, recordedMs
     source: { observer: { display: access.observer }, type: APPLICATION_SERVER },
     entity,
   };
+}
+
+/** A JSON string or value as JSON text: what `JSON.stringify` of the whole AuditEvent writes for it. */
+const json = JSON.stringify;
+
+/**
+ * `text` flattened. V8 keeps a string joined by `+` as a tree of its parts, and whoever reads an
+ * AuditEvent (`Buffer.byteLength`, a socket's write) walks the trees of the fragments in it again for
+ * each AuditEvent (that walk cost more than the writing); read as a number (NaN), a string is flattened
+ * in place, once.
+ */
+function flat(text: string): string {
+  Number(text);
+  return text;
+}
+
+// The shared codings as JSON text, written once from the objects above (JSON.stringify writes a flat string).
+const SOURCE_ROLE_TEXT = json(SOURCE_ROLE);
+const DESTINATION_ROLE_TEXT = json(DESTINATION_ROLE);
+const PROVIDER_TEXT = json(PROVIDER);
+const REQUEST_ID_TEXT = json(REQUEST_ID);
+const TRACEPARENT_TEXT = json(TRACEPARENT);
+const PATIENT_TEXT = flat(`"type":${json(PERSON)},"role":${json(PATIENT_ROLE)}`);
+const QUERY_TEXT = flat(`"type":${json(SYSTEM_OBJECT)},"role":${json(QUERY_ROLE)}`);
+const RESOURCE_TEXT = flat(`"type":${json(SYSTEM_OBJECT)},"role":${json(RESOURCE_ROLE)}`);
+const SOURCE_TYPE_TEXT = json(APPLICATION_SERVER);
+
+/**
+ * Per interaction, the AuditEvent's start up to its action, without a profile, with BALP's profile and
+ * with its patient profile (`PatientRead`): each written on first use.
+ */
+const HEADS = new Map<Interaction['name'], readonly [string, string, string]>();
+
+function headsOf(name: Interaction['name']): readonly [string, string, string] {
+  let found = HEADS.get(name);
+  if (found === undefined) {
+    const { action, profile } = kindOf(name);
+    const rest = `"type":${json(REST)},"subtype":${json(subtype(name))},"action":"${action}"`;
+    const start = '{"resourceType":"AuditEvent",';
+    const meta = (p: string): string => (profile === undefined ? '' : `"meta":{"profile":[${json(`${BALP}${p}${profile}`)}]},`);
+    HEADS.set(name, (found = [flat(`${start}${rest}`), flat(`${start}${meta('')}${rest}`), flat(`${start}${meta('Patient')}${rest}`)]));
+  }
+  return found;
+}
+
+/** A patient entity, `reference` as cleaned. */
+const patientEntity = (reference: string): string => `,{"what":{"reference":${json(reference)}},${PATIENT_TEXT}}`;
+
+/**
+ * The text of an access's AuditEvents from its agents to its request's entities, the same in each of
+ * them: `,"agent":[…],"source":{…},"entity":[{request id}` and the `traceparent` entity when there is one.
+ */
+function sharedText(access: AccessFacts): string {
+  const { caller } = access;
+  const toClient = kindOf(access.interaction.name).toClient;
+  const who = caller === undefined
+    ? '{"display":"unidentified caller"}'
+    : `{"identifier":{${caller.issuer === undefined ? '' : `"system":${json(caller.issuer)},`}"value":${json(auditText(caller.name))}}}`;
+  let text = `,"agent":[{"type":{"coding":${toClient ? DESTINATION_ROLE_TEXT : SOURCE_ROLE_TEXT}},"who":${who},"requestor":${caller?.user === undefined}`;
+  if (caller?.jti !== undefined) text += `,"policy":[${json(`urn:ietf:params:oauth:jti:${auditText(caller.jti)}`)}]`;
+  if (access.address !== undefined) text += `,"network":{"address":${json(access.address)},"type":"2"}`;
+  text += `},{"type":{"coding":${toClient ? SOURCE_ROLE_TEXT : DESTINATION_ROLE_TEXT}},"who":{"display":${json(`FHIR endpoint ${auditText(access.source)}`)}},"requestor":false,"network":{"address":${json(auditText(access.server, AUDIT_QUERY_MAX))},"type":"5"}}`;
+  if (caller?.user !== undefined) text += `,{"type":${PROVIDER_TEXT},"who":{"reference":${json(auditText(caller.user))}},"requestor":true}`;
+  text += `],"source":{"observer":{"display":${json(access.observer)}},"type":${SOURCE_TYPE_TEXT}},"entity":[{"what":{"identifier":{"value":${json(access.requestId)}}},"type":${REQUEST_ID_TEXT}}`;
+  if (access.traceparent !== undefined) text += `,{"what":{"identifier":{"value":${json(access.traceparent)}}},"type":${TRACEPARENT_TEXT}}`;
+  return flat(text);
+}
+
+/**
+ * Writes AuditEvents as JSON text (what `JSON.stringify` of the AuditEvent as an object writes, byte for
+ * byte) from fragments written once: the codings at load, the agents, observer and request entities once
+ * per access (an access of a search has one AuditEvent per patient), the time once per millisecond and
+ * the base64 query once per query. Nothing the caller chose reaches the text but through {@link auditText}
+ * and JSON's escaping.
+ */
+export class AuditEventWriter {
+  #access: AccessFacts | undefined;
+  #shared = '';
+  #ms = Number.NaN;
+  #recorded = '';
+  #query: string | undefined;
+  #query64 = '';
+
+  /** The AuditEvent of one access as JSON text, recorded at `recordedMs` (epoch milliseconds). */
+  write(access: AccessFacts, result: AccessResult, recordedMs: number): string {
+    if (access !== this.#access) {
+      this.#shared = sharedText(access);
+      this.#access = access;
+    }
+    if (recordedMs !== this.#ms) {
+      this.#recorded = new Date(recordedMs).toISOString();
+      this.#ms = recordedMs;
+    }
+    const { outcome, patient, patients, query, what } = result;
+    const patientKnown = patient !== undefined || (patients !== undefined && patients.length > 0);
+    let text = headsOf(access.interaction.name)[outcome !== 0 ? 0 : patientKnown ? 2 : 1];
+    text += `,"recorded":"${this.#recorded}","outcome":"${outcome}"`;
+    if (result.outcomeDesc !== undefined) text += `,"outcomeDesc":${json(auditText(result.outcomeDesc))}`;
+    text += this.#shared;
+    if (patient !== undefined) text += patientEntity(auditText(patient));
+    if (patients !== undefined) for (const p of patients) text += patientEntity(auditText(p, AUDIT_QUERY_MAX));
+    if (query !== undefined) text += `,{${QUERY_TEXT},"query":"${this.#base64(query)}"}`;
+    if (what !== undefined) text += `,{"what":{"reference":${json(auditText(what))}},${RESOURCE_TEXT}}`;
+    return `${text}]}`;
+  }
+
+  /** The query entity's value: the request as sent, cleaned, in base64 (the accesses of one search share it). */
+  #base64(query: string): string {
+    if (query !== this.#query) {
+      this.#query64 = Buffer.from(auditText(query, AUDIT_QUERY_MAX), 'utf8').toString('base64');
+      this.#query = query;
+    }
+    return this.#query64;
+  }
 }

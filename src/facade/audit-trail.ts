@@ -7,7 +7,7 @@
 import { LocalEventDispatcher } from '../events/index.js';
 import { emitSafely } from '../events/emit-safely.js';
 import type { EventDispatcher } from '../events/types.js';
-import { auditEvent, auditText } from './audit-event.js';
+import { auditEvent, AuditEventWriter, auditText } from './audit-event.js';
 import type { AccessFacts, AccessResult } from './audit-event.js';
 import type { AuditSink } from './audit-sink.js';
 
@@ -20,6 +20,7 @@ export const AUDIT_EVENT_NAME = 'fhir.audit';
  */
 export class AuditTrail {
   readonly #sink: AuditSink | undefined;
+  readonly #writer = new AuditEventWriter();
   #dispatcher: EventDispatcher | null = null;
   #access: AccessFacts[] = [];
   #results: AccessResult[] = [];
@@ -53,22 +54,30 @@ export class AuditTrail {
     const d = this.#dispatcher;
     const emit = d !== null && (!(d instanceof LocalEventDispatcher) || d.hasHandlers(AUDIT_EVENT_NAME));
     if (!emit && this.#sink === undefined) return;
+    // The accesses of one search share their facts: the flat facts of their payloads are cleaned once.
+    let cleaned: AccessFacts | undefined;
+    let source = '';
+    let caller: string | null = null;
     for (let i = 0; i < access.length; i++) {
       const facts = access[i]!;
       const result = results[i]!;
-      const event = auditEvent(facts, result, times[i]!);
-      this.#sink?.add(event);
-      if (emit) {
-        emitSafely(d, AUDIT_EVENT_NAME, {
-          source: auditText(facts.source),
-          interaction: facts.interaction.name,
-          outcome: result.outcome,
-          caller: facts.caller === undefined ? null : auditText(facts.caller.name),
-          request_id: facts.requestId,
-          trace_id: facts.traceparent?.slice(3, 35) ?? null,
-          audit_event: JSON.stringify(event),
-        });
+      // The sink's AuditEvent an object (its batch is one), the event's one text: each made only for its receiver.
+      this.#sink?.add(auditEvent(facts, result, times[i]!));
+      if (!emit) continue;
+      if (facts !== cleaned) {
+        cleaned = facts;
+        source = auditText(facts.source);
+        caller = facts.caller === undefined ? null : auditText(facts.caller.name);
       }
+      emitSafely(d, AUDIT_EVENT_NAME, {
+        source,
+        interaction: facts.interaction.name,
+        outcome: result.outcome,
+        caller,
+        request_id: facts.requestId,
+        trace_id: facts.traceparent?.slice(3, 35) ?? null,
+        audit_event: this.#writer.write(facts, result, times[i]!),
+      });
     }
   }
 }
