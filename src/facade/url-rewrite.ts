@@ -15,6 +15,7 @@
  * @module
  */
 import { decodedForms } from '../lib/credential-echo.js';
+import { holdsDotSegment } from '../lib/dot-segment.js';
 
 /** The keys whose string values may be absolute URLs into a FHIR base (request bodies: see {@link BaseRewriter.resourceToUpstream}). */
 const URL_KEYS: ReadonlySet<string> = new Set(['reference', 'fullUrl', 'location', 'url']);
@@ -42,8 +43,6 @@ function parsedBase(base: string): ParsedBase {
 
 /** A path and query the URL parser keeps as written: nothing it would percent-encode, no backslash, no fragment. */
 const KEPT_AS_WRITTEN = /^[A-Za-z0-9\-._~/?=&%:@!$()*+,;]*$/;
-/** A segment the parser could resolve (`.`, `..`, `%2e`): such a URL takes the parser's way. */
-const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)/i;
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -198,7 +197,7 @@ function move(url: string, from: ParsedBase, to: string): string | undefined {
     const rest = url.slice(from.prefix.length);
     const under = rest.startsWith('/') || (from.path !== '' && (rest === '' || rest.startsWith('?')));
     // An empty query (a last `?`) the parser drops.
-    if (under && !rest.endsWith('?') && KEPT_AS_WRITTEN.test(rest) && !DOT_SEGMENT.test(rest)) return `${to}${rest}`;
+    if (under && !rest.endsWith('?') && KEPT_AS_WRITTEN.test(rest) && !holdsDotSegment(rest)) return `${to}${rest}`;
   }
   if (!URL.canParse(url)) return undefined;
   const u = new URL(url);

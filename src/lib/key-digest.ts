@@ -5,16 +5,12 @@
  * Why hex (issue 38 item 2): `crypto.hash(…, 'buffer')` gives each digest an `ArrayBuffer` of its own,
  * and a `perf` profile of the facade's read (Node 24) found that allocation, not SHA-256, to be most of
  * the key check; the hex string copied into a pooled `Buffer` took 2.1–3.1 µs against 4.1–8.4 µs for the
- * `Buffer` digest on Node 20 and 24 (a million-call microbenchmark, two rounds each). Node before 20.12
- * has no `crypto.hash`: a `Hash` object then.
+ * `Buffer` digest on Node 20 and 24 (a million-call microbenchmark, two rounds each).
  * @module
  */
-import * as nodeCrypto from 'node:crypto';
-
-const sha256Hex: (value: string) => string =
-  typeof nodeCrypto.hash === 'function' ? (value) => nodeCrypto.hash('sha256', value, 'hex') : (value) => nodeCrypto.createHash('sha256').update(value, 'utf8').digest('hex');
+import { hash } from 'node:crypto';
 
 /** The SHA-256 of `value` (UTF-8) as 64 hex digits in a `Buffer`: what keys are kept as and compared by. */
 export function keyDigest(value: string): Buffer {
-  return Buffer.from(sha256Hex(value), 'latin1');
+  return Buffer.from(hash('sha256', value, 'hex'), 'latin1');
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import { holdsDotSegment } from '../../lib/dot-segment.js';
 import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../../lib/json-depth.js';
 import { pickHeaders } from '../../http/buffered-response.js';
 import type { HTTPTarget } from '../../http/request-options.js';
@@ -104,7 +105,6 @@ export function exchange(ctx: CallContext, events: GatewayEvents, source: Source
  * What the facade sends (segments through `encodeURIComponent`, a query from `URLSearchParams`) is one.
  */
 const PLAIN_PATH = /^[\w\-.~!$&'()*+,;=:@%]+(?:\/[\w\-.~!$&'()*+,;=:@%]+)*(?:\?[\w\-.~!$&()*+,;=:@%/?]+)?$/;
-const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:[/?]|$)/i;
 
 /**
  * The URL of `path` under the source's base; an absolute URL must stay under it. A plain relative path
@@ -120,7 +120,7 @@ function targetOf(source: Source, path: string): HTTPTarget {
     }
     return url;
   }
-  if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) {
+  if (PLAIN_PATH.test(path) && !holdsDotSegment(path)) {
     const { origin, protocol, hostname, port, username, password, pathname } = source.base;
     const query = path.indexOf('?');
     return query === -1
