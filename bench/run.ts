@@ -275,8 +275,9 @@ for (const name of names) {
   const load = loadAtStart();
   const outcome = await WORKLOADS[name]!();
   const where = NODE_WORKLOADS.has(name) ? `runner and upstreams on node ${process.version}, servers on node ${serverNodes.join(' and ')}` : `node ${process.version}`;
+  const compiled = process.env.BENCH_TSX === '1' ? 'peers run from their TypeScript through tsx' : 'peers compiled by tsc (bench/.build/)';
   const loaded = load.busy ? `\n\n**Loaded machine (load average ${load.text} at the start on ${os.availableParallelism()} cores): not a pinned quiet-machine result.**` : '';
-  const section = `## ${outcome.title} (\`${name}\`)\n\n_run ${date}; ${machine()}; load average at the start ${load.text}; ${where}; ${outcome.method ?? `${RUNS} runs per figure, contenders alternated; median (min–max)`}_${loaded}\n\n${outcome.markdown}`;
+  const section = `## ${outcome.title} (\`${name}\`)\n\n_run ${date}; ${machine()}; load average at the start ${load.text}; ${where}; ${compiled}; ${outcome.method ?? `${RUNS} runs per figure, contenders alternated; median (min–max)`}_${loaded}\n\n${outcome.markdown}`;
   console.log(`\n${section}\n`);
   writeSection(resultsMd, name, section);
   json[name] = { date, loadAtStart: os.loadavg()[0]!, ...(NODE_WORKLOADS.has(name) ? { serverNodes } : {}), cases: outcome.cases };
