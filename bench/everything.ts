@@ -14,6 +14,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { answer, auditCounts, BENCH_KEY, latencyClient, load, type Answer, type Measured } from './facade.js';
+import { autocannon, WARMUP_SECONDS } from './host.js';
 import { benchNodes, type BenchNode } from './lib/nodes.js';
 import { startPeer } from './lib/processes.js';
 import { RUNS, summarize, type Summary } from './lib/stats.js';
@@ -112,6 +113,7 @@ export async function benchEverything(connections = 16, seconds = Number(process
         for (const s of run % 2 === 0 ? SERVERS : [...SERVERS].reverse()) {
           const peer = await startPeer(new URL(`./servers/${s.script}`, import.meta.url), [String(upstream.port), BENCH_KEY, ...s.args], {}, [], 'server', node.path);
           try {
+            autocannon(`http://127.0.0.1:${peer.port}${s.path}`, connections, WARMUP_SECONDS, { 'x-api-key': BENCH_KEY });
             measure(`http://127.0.0.1:${peer.port}${s.path}`, peer.child.pid, s.name, node.version);
           } finally {
             await peer.stop();

@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { autocannon } from './host.js';
+import { autocannon, WARMUP_SECONDS } from './host.js';
 import { cpuSeconds } from './lib/cpu.js';
 import { benchNodes, type BenchNode } from './lib/nodes.js';
 import { coreFor, startPeer, type Peer } from './lib/processes.js';
@@ -95,7 +95,7 @@ export interface Measured {
   errors: number;
 }
 
-/** autocannon against `url` (after a 1 s warm-up), with the CPU the server `pid` used meanwhile. */
+/** autocannon against `url` (after a 1 s warm-up at `connections`, the server already warm: {@link WARMUP_SECONDS}), with the CPU the server `pid` used meanwhile. */
 export function load(url: string, connections: number, seconds: number, pid: number | undefined): Measured {
   autocannon(url, connections, 1, { 'x-api-key': BENCH_KEY });
   const before = cpuSeconds(pid);
@@ -202,6 +202,7 @@ export async function benchFacade(connectionCounts = [16, 64], seconds = Number(
         for (const c of run % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()) {
           const peer = await startPeer(new URL(`./servers/${c.script}`, import.meta.url), [String(upstream.port), BENCH_KEY], {}, [], 'server', node.path);
           try {
+            for (const kind of c.serves) autocannon(`http://127.0.0.1:${peer.port}${c.paths?.[kind] ?? PATHS[kind].server}`, 16, WARMUP_SECONDS, { 'x-api-key': BENCH_KEY });
             measureAll(peer.port, peer.child.pid, c.name, node.version, c.serves, false, c.paths); // taskset execs node: the same pid
           } finally {
             await peer.stop();

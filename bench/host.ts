@@ -66,6 +66,14 @@ export const E2E_SERVERS: Servers = {
 };
 
 /**
+ * Seconds of load each fresh server gets before its first measured window (`BENCH_WARMUP`, default 5). V8
+ * compiles a server's hot paths in its first seconds under load, its compiler threads on the server's own
+ * core: on Node 20 (no Maglev) the facade's read reached its steady CPU per request only after 4–5 s of
+ * load (bench/warmup.ts, issue 38), so a 1 s warm-up measured the compiler in each server's first case.
+ */
+export const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 5);
+
+/**
  * autocannon (in its own process, on the client's core) against `url` for `seconds`: requests per second,
  * p50 and p99 latency in ms, errors and non-2xx answers. `headers` are sent with every request.
  */
@@ -118,7 +126,7 @@ async function atConnections(servers: Servers, connections: number, args: string
       for (const name of run % 2 === 0 ? names : [...names].reverse()) {
         const peer = await startPeer(new URL(`./servers/${servers[name]}`, import.meta.url), args, {}, [], 'server', node.path);
         try {
-          load(peer.port, connections, 1); // warm-up
+          load(peer.port, connections, WARMUP_SECONDS);
           const r = load(peer.port, connections, seconds, peer.child.pid); // taskset execs node: the same pid
           const byName = runs.get(node.version)!;
           byName.set(name, [...(byName.get(name) ?? []), r]);
