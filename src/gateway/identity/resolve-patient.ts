@@ -54,12 +54,14 @@ export class PatientResolver {
     const registered = this.#host.sources();
     const sources = this.#sourcesOf(options, registered, checked);
     const signal = signalOption(options.signal, 'resolvePatient: options.signal');
-    const key = cacheKey(checked, sources, registered, settings);
-    const hit = await this.#cache.get(key);
+    // `ttlSeconds: 0` resolves on every call: no key is hashed and no store is asked (not even for a
+    // replica's entry), so that such a gateway never answers from a cache it was told not to keep.
+    const key = settings.ttlMs > 0 ? cacheKey(checked, sources, registered, settings) : undefined;
+    const hit = key === undefined ? undefined : await this.#cache.get(key);
     if (hit !== undefined) return this.#answer(checked, { ...hit, cached: true });
     const fresh = await this.#resolve(checked, sources, signal);
     signal?.throwIfAborted();
-    await this.#cache.put(key, fresh, ttlOf(fresh.outcomes, settings));
+    if (key !== undefined) await this.#cache.put(key, fresh, ttlOf(fresh.outcomes, settings));
     return this.#answer(checked, { ...fresh, cached: false });
   }
 

@@ -127,6 +127,24 @@ test('a cached resolution expires after ttlSeconds, and one with a failed source
   assert.deepEqual(brief(retried.outcomes), { ehr: 'found e-ann', lab: 'found l-ann' });
 });
 
+test('ttlSeconds 0 resolves on every call: the shared store is neither read nor written, not even for a replica\'s entry', async (t) => {
+  const { MemoryStore } = await import('../../../src/lib/key-value-store.js');
+  const store = new MemoryStore();
+  const { gw: cached, sandboxes } = await identityGateway(t, ['ehr', 'lab'], { tokenStore: store });
+  await cached.resolvePatient({ identifier: `${MRN}|100` });
+  const asked: string[] = [];
+  const watched = { get: (k: string) => (asked.push(`get ${k.split(':')[1]}`), store.get(k)), set: (k: string, v: string, ms: number) => (asked.push(`set ${k.split(':')[1]}`), store.set(k, v, ms)), setIfAbsent: (k: string, v: string, ms: number) => store.setIfAbsent(k, v, ms) };
+  const identity = { ...IDENTITY, authorities: { [MRN]: ['ehr', 'lab'] }, ttlSeconds: 0 };
+  const fresh = gatewayOver(t, sandboxes, { tokenStore: watched, identity });
+  const before = searches(sandboxes['ehr']!) + searches(sandboxes['lab']!);
+  const first = await fresh.resolvePatient({ identifier: `${MRN}|100` });
+  const second = await fresh.resolvePatient({ identifier: `${MRN}|100` });
+  assert.deepEqual([first.cached, second.cached], [false, false], 'the replica\'s entry in the store is not used');
+  assert.deepEqual(brief(second.outcomes), { ehr: 'found e-ann', lab: 'found l-ann' });
+  assert.equal(searches(sandboxes['ehr']!) + searches(sandboxes['lab']!), before + 4, 'each call asked both sources');
+  assert.deepEqual(asked.filter((a) => a.endsWith('identity')), [], 'no identity entry was read or written');
+});
+
 test('every resolution, cached or not, sends fhir.patient.resolve with the query and per-source ids, never a token', async (t) => {
   const dispatcher = recordingDispatcher();
   const { gw } = await identityGateway(t, ['ehr', 'lab', 'research'], { events: true, dispatcher });
