@@ -44,7 +44,10 @@ test('the open facade: no credentials are served; Basic, a bearer with spaces, a
       const res = await fetch(`${h.prefix}/${path}`, { headers });
       assert.equal(res.status, 401, `${JSON.stringify(headers)} at ${path}`);
       assert.equal(res.headers.get('www-authenticate'), 'Bearer');
-      assert.equal(((await res.json()) as { resourceType: string }).resourceType, 'OperationOutcome');
+      const body = (await res.json()) as { resourceType: string; issue: { diagnostics: string }[] };
+      assert.equal(body.resourceType, 'OperationOutcome');
+      // The reason (which credential failed, and how) is audited, never shown to the caller.
+      assert.equal(body.issue[0]!.diagnostics, 'credentials are missing or not valid', `${JSON.stringify(headers)} at ${path}`);
     }
   }
   assert.equal(ehr.stats.requests.total, before, 'nothing went upstream');
