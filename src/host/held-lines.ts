@@ -1,7 +1,7 @@
 /**
  * Log lines held for a few milliseconds: from a request's access line on, fhirgate's loggers hand each
  * stream the held lines as one chunk at the end of the event-loop turn, at most once every
- * 5 ms (`HOLD_MS`; at once past 64 KiB, `HOLD_BYTES`), instead of one `write` a line. A callback already
+ * 25 ms (`HOLD_MS`; at once past 64 KiB, `HOLD_BYTES`), instead of one `write` a line. A callback already
  * scheduled may write a later hold's lines early: never late, never lost.
  *
  * Why (issue 38 item 2, `host-features` at 16 connections on Node 20): there a turn serves a few requests
@@ -11,6 +11,13 @@
  * request (`perf stat`), against 0.1 and 2.3 with no access log. A stream that writes synchronously
  * (`process.stdout` to a file or a pipe) made one `write(2)` a line. Held: 0.2–0.35 and 2.5–2.8, Node 20
  * and 24 alike, whatever the number of connections.
+ *
+ * Why 25 ms and not 5 (issue 38 item 2, the same row, `--cpu-prof` in steady state): each write to an
+ * `fs.WriteStream` costs the process about 250 µs whatever its size up to 64 KiB (a thread-pool
+ * hand-off on the server's one core, its completion turn), a fixed cost per second that a slower
+ * server pays on fewer requests. At 5 ms (200 writes a second) `releaseLines` was 8.0–9.0 µs a request
+ * on Node 20 at 16 connections (7% of the host's sampled time) and 4.4 µs on Node 24; at 25 ms,
+ * 1.95 µs on Node 20. A process killed outright loses at most the lines of its last 25 ms.
  *
  * What stays: no line is reordered within its stream (once lines are held, every later one waits behind
  * them); `warn` and `error` lines are written at once, after what was held; what is held when the process
@@ -23,7 +30,7 @@ import type { Logger } from '../mount/index.js';
 import type { LogStream } from './logger.js';
 
 /** The longest a held line waits once its turn has ended, in ms. */
-const HOLD_MS = 5;
+const HOLD_MS = 25;
 /** Held text (UTF-16 code units) past which the lines are written at once. */
 const HOLD_BYTES = 64 * 1024;
 

@@ -77,3 +77,20 @@ test('lines still held when the process exits are written on exit', async () => 
   for await (const chunk of child.stdout) out += String(chunk);
   assert.deepEqual(linesOf(out).map((l) => l.msg), ['last words']);
 });
+
+test('lines held right after a write wait until 25 ms after it (at most 40 writes a second), then go out as one', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'setImmediate'] });
+  const { writes, logger } = recordedLogger();
+  holdLinesOf(logger);
+  logger.info('a');
+  t.mock.timers.tick(25); // the end of the turn, then the rest of any wait after an earlier test's write
+  assert.deepEqual(writes.map((w) => linesOf(w).map((l) => l.msg)), [['a']]);
+  holdLinesOf(logger); // a new turn's lines, just after that write
+  logger.info('b');
+  logger.info('c');
+  t.mock.timers.tick(0); // the end of the turn
+  t.mock.timers.tick(10);
+  assert.equal(writes.length, 1, 'still held 10 ms after the last write');
+  t.mock.timers.tick(15);
+  assert.deepEqual(writes.map((w) => linesOf(w).map((l) => l.msg)), [['a'], ['b', 'c']]);
+});
