@@ -3,7 +3,7 @@
  * `host-fhirgate-features.ts`, the fhirgate side of `host-features`) run with `--cpu-prof` under
  * autocannon at each connection count (default 16 and 256), pinned as in the bench, and its profile's
  * self time shared out per answered request over the measured window only (start-up and warm-up left
- * out: V8's sample times and `process.hrtime` read the same monotonic clock): by file group and by
+ * out, after `BENCH_WARMUP` seconds of load as in the bench: V8's sample times and `process.hrtime` read the same monotonic clock): by file group and by
  * function, then the difference between the first and the last connection count. The server's CPU per
  * request (`/proc`) is printed beside it, since the sampled time counts the main thread's wall time.
  * `BENCH_SECONDS` (default 5) sets the measured length; the server runs on the first Node of
@@ -16,7 +16,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_KEY } from './facade.js';
-import { autocannon } from './host.js';
+import { autocannon, WARMUP_SECONDS } from './host.js';
 import { cpuSeconds } from './lib/cpu.js';
 import { benchNodes } from './lib/nodes.js';
 import { startPeer } from './lib/processes.js';
@@ -78,7 +78,7 @@ async function profileAt(script: string, connections: number, seconds: number, n
   const url = `http://127.0.0.1:${peer.port}${facade ? (process.env.PROFILE_PATH ?? '/fhir/ehr/Patient/bench-1') : '/fhir/transform/Patient/bench-1'}`;
   const headers: Record<string, string> = facade ? { 'x-api-key': BENCH_KEY } : {};
   try {
-    autocannon(url, connections, 1, headers);
+    autocannon(url, connections, WARMUP_SECONDS, headers);
     const before = cpuSeconds(peer.child.pid);
     const from = Number(process.hrtime.bigint() / 1000n);
     const r = autocannon(url, connections, seconds, headers);
