@@ -80,17 +80,25 @@ test('lines still held when the process exits are written on exit', async () => 
 
 test('lines held right after a write wait until 25 ms after it (at most 40 writes a second), then go out as one', (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'setImmediate'] });
+  // The module reads the time from performance.now(): a clock of the test's own, moved with the mocked timers,
+  // so that no real time (a loaded machine's pause) decides the test. It starts long after any earlier write.
+  let now = 1e9;
+  t.mock.method(performance, 'now', () => now);
+  const tick = (ms: number) => {
+    now += ms;
+    t.mock.timers.tick(ms);
+  };
   const { writes, logger } = recordedLogger();
   holdLinesOf(logger);
   logger.info('a');
-  t.mock.timers.tick(25); // the end of the turn, then the rest of any wait after an earlier test's write
+  tick(0); // the end of the turn, the last write long past: the lines go at once
   assert.deepEqual(writes.map((w) => linesOf(w).map((l) => l.msg)), [['a']]);
   holdLinesOf(logger); // a new turn's lines, just after that write
   logger.info('b');
   logger.info('c');
-  t.mock.timers.tick(0); // the end of the turn
-  t.mock.timers.tick(10);
+  tick(0); // the end of the turn
+  tick(10);
   assert.equal(writes.length, 1, 'still held 10 ms after the last write');
-  t.mock.timers.tick(15);
+  tick(15);
   assert.deepEqual(writes.map((w) => linesOf(w).map((l) => l.msg)), [['a'], ['b', 'c']]);
 });
