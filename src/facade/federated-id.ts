@@ -66,8 +66,11 @@ export function federatedResource(resource: Record<string, unknown>, view: Feder
   // Not an object (a malformed entry): an array whose references changed shown as that array, else a copy of its elements.
   const body = changed || (typeof resource === 'object' && resource !== null && !Array.isArray(resource)) ? resource : { ...(resource as object) };
   if (id !== undefined) body.id = id;
-  const meta = (typeof body.meta === 'object' && body.meta !== null ? body.meta : {}) as Record<string, unknown>;
-  body.meta = { ...meta, source: view.sourceBase };
+  // The resource's own `meta` (an object of its parsed answer) takes `source` in place: a copy per
+  // resource was 1.5 % of a federated search's CPU (Node 20, 16 connections, `--cpu-prof`).
+  const meta = body.meta;
+  if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) (meta as Record<string, unknown>).source = view.sourceBase;
+  else body.meta = { ...(typeof meta === 'object' && meta !== null ? meta : {}), source: view.sourceBase };
   return body;
 }
 

@@ -4,6 +4,8 @@
  * URLs under the upstream base move to the facade's, any other mention of its address is redacted), a
  * compartment-bound caller's read of something outside answered 404, the entries of a
  * Bundle the caller may not see dropped (`visible-entries.ts`), and only the headers FHIR clients need passed back.
+ * A body that is not FHIR JSON (not a JSON object, or a Bundle whose `entry` or `link` is not a list of
+ * objects) is the source's failure: 502, never handed on.
  * @module
  */
 import type { FHIRExchangeResponse } from '../gateway/index.js';
@@ -80,6 +82,9 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
     return { reply: outcome(502, 'exception', `source "${s.source}" answered ${res.status} with a body that is not FHIR JSON`, s.extraHeaders), body: undefined };
   }
   let body = parsed as Record<string, unknown>;
+  if (body.resourceType === 'Bundle' && !(listOfObjects(body.entry) && listOfObjects(body.link))) {
+    return { reply: outcome(502, 'exception', `source "${s.source}" answered ${res.status} with a body that is not FHIR JSON (a Bundle whose entry or link is not a list of objects)`, s.extraHeaders), body: undefined };
+  }
   if (s.compartment !== undefined && res.status < 300 && !withinCompartment(body, s)) {
     const { type, id } = s.interaction;
     return { reply: outcome(404, 'not-found', `${type}/${id} is not known`, s.extraHeaders), body: undefined };
@@ -100,6 +105,11 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   return { reply: fhirJSON(res.status, rewritten, headers), body: rewritten };
 }
 
+/** True when `value` is absent or an array of objects, as a Bundle's `entry` and `link` must be (anything else would break what reads them). */
+function listOfObjects(value: unknown): boolean {
+  return value === undefined || (Array.isArray(value) && value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v)));
+}
+
 /** A compartment-bound read (or instance history) of something outside is as if it did not exist. */
 function withinCompartment(body: Record<string, unknown>, s: AnswerSetting): boolean {
   const bases = s.rewriter.bases;
@@ -112,16 +122,19 @@ function withinCompartment(body: Record<string, unknown>, s: AnswerSetting): boo
 /** A Bundle with paging links as page tokens, and the entries the caller may not see dropped. */
 function pagedBundle(bundle: Record<string, unknown>, s: AnswerSetting): Record<string, unknown> {
   const links = Array.isArray(bundle.link) ? (bundle.link as { relation?: string; url?: string }[]) : [];
-  const link = links.flatMap((l) => {
-    if (typeof l.url !== 'string' || typeof l.relation !== 'string') return [];
+  // A loop, not `flatMap`: a federated search pages twice a request (`flatMap`'s arrays were 1 % of its CPU, Node 20).
+  const link: { relation: string; url: string }[] = [];
+  for (const l of links) {
+    if (typeof l.url !== 'string' || typeof l.relation !== 'string') continue;
     if (PAGING.has(l.relation)) {
-      if (s.merged === true) return [];
+      if (s.merged === true) continue;
       const state: PageState = { caller: s.callerId, type: s.interaction.type, pages: [{ source: s.source, link: l.url, skip: 0, ...(s.compartment === undefined ? {} : { patient: s.compartment }) }] };
-      return [{ relation: l.relation, url: `${s.rewriter.facadeBase}?${PAGE_TOKEN_PARAM}=${s.tokens.sign(state)}` }];
+      link.push({ relation: l.relation, url: `${s.rewriter.facadeBase}?${PAGE_TOKEN_PARAM}=${s.tokens.sign(state)}` });
+      continue;
     }
     const moved = s.rewriter.toFacade(l.url);
-    return moved === undefined ? [] : [{ relation: l.relation, url: moved }];
-  });
+    if (moved !== undefined) link.push({ relation: l.relation, url: moved });
+  }
   const paged = { ...bundle, link };
   return s.visible === undefined || !FILTERED.test(s.interaction.name) ? paged : visibleEntries(paged, s.visible);
 }
