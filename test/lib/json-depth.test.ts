@@ -27,6 +27,6 @@ test('nestsDeeperThan agrees with the depth of what JSON.parse builds', () => {
     const value = build(0);
     const text = JSON.stringify(value);
     const d = depth(value);
-    for (const max of [0, 1, 2, 4]) assert.equal(nestsDeeperThan(text, max), text.length > max && d > max, `${text} at ${max}`);
+    for (const max of [0, 1, 2, 4, 8, 16]) assert.equal(nestsDeeperThan(text, max), text.length > max && d > max, `${text} at ${max}`);
   }
 });
