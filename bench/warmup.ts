@@ -8,16 +8,6 @@
  * helpers, pinned to the same core as the main thread). The first windows carry the just-in-time
  * compilation of the read path; the last are the steady cost. `PROFILE_PATH` as in profile.ts (default the read).
  */
-import tsx bench/warmup.ts [server ...]`: how long a fresh facade server takes to reach its steady
- * CPU per request, the way `bench/facade.ts` meets it (issue 38, `readcost`). Each server (default
- * `facade-fhirgate.ts` and `facade-fastify.ts`, alternated) is started on each Node of `benchNodes()`
- * over the fixed-response upstream, warmed as `load()` of facade.ts warms it (1 s at the first count),
- * then loaded in `BENCH_WINDOWS` (default 12) windows of 1 s at `BENCH_CONNECTIONS` (default 16). Per
- * window it prints the server's CPU µs per answered request: all threads, the main thread alone, and
- * the other threads (V8's compiler and GC helpers, pinned to the same core as the main thread). The
- * first windows carry the just-in-time compilation of the read path; the last are the steady cost.
- * `PROFILE_PATH` as in profile.ts (default the read).
- */
 import { readFileSync } from 'node:fs';
 import { BENCH_KEY } from './facade.js';
 import { autocannon } from './host.js';
