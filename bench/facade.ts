@@ -6,12 +6,17 @@
  * the search forwarded to one source: doing nothing but forwarding, the ceiling), the same nothing on
  * `node:http` with one keep-alive `http.Agent` (servers/facade-node-proxy.ts: what fhirgate's own
  * transport costs before fhirgate does anything) and the upstream itself (a direct read or search of one
- * source: the floor). Throughput and the server's CPU per request at 16 and 64 connections
+ * source: the floor). Two more serve only the federated search: the floor of a fan-out over two sources on each
+ * stack, asking both with the same query in parallel, parsing both answers and sending their entries as one Bundle,
+ * nothing else (servers/facade-fanout-node.ts on `node:http` and one `http.Agent`, servers/facade-fanout-fastify.ts
+ * on Fastify 5 and undici Pools): fhirgate's federated search minus the `node:http` floor is what fhirgate's
+ * features cost, the feature-equal build minus the undici floor what the anchor's cost. Throughput and the server's CPU per request at 16 and 64 connections
  * (autocannon), and latency at 1 connection with microsecond resolution. Every server runs on each Node
  * of `benchNodes()`, alternated run by run; the upstream (servers/fixed-fhir.ts), autocannon and the
  * latency client on the running Node and the other core. Before it measures, it checks on each Node that
  * the anchor and the facade answer alike (status, body, headers, the size of the AuditEvent's JSON) and
- * throws where they do not (alone: `node --import tsx bench/facade.ts --parity`). Targets (issue 38): the facade ≥ 1.1× the feature-equal build in throughput
+ * throws where they do not, and that each fan-out floor answers 200 with both sources' entries (alone:
+ * `node --import tsx bench/facade.ts --parity`). Targets (issue 38): the facade ≥ 1.1× the feature-equal build in throughput
  * and CPU per request, < 0.3 ms added p50 over the direct read at 1 connection.
  * Run alone: `node --import tsx bench/facade.ts`.
  */
@@ -24,14 +29,14 @@ import { cpuSeconds } from './lib/cpu.js';
 import { benchNodes, type BenchNode } from './lib/nodes.js';
 import { coreFor, startPeer, type Peer } from './lib/processes.js';
 import { percentile, RUNS, summarize, type Summary } from './lib/stats.js';
-import { FEDERATED_QUERY, SEARCH_BASES } from './servers/fixed-patient.js';
+import { FEDERATED_QUERY, SEARCH_BASES, SEARCH_ENTRIES } from './servers/fixed-patient.js';
 
 /** The bench caller's API key (not a secret: it guards a fixed Patient on loopback). */
 export const BENCH_KEY = 'bench-caller-key-0123456789';
 
 /** What is asked: a read at one source, or a search at the federated base over both. */
-type Kind = 'read' | 'federated';
-const PATHS: Record<Kind, { server: string; direct: string }> = {
+export type Kind = 'read' | 'federated';
+export const PATHS: Record<Kind, { server: string; direct: string }> = {
   read: { server: '/fhir/ehr/Patient/bench-1', direct: `${SEARCH_BASES.ehr}/Patient/bench-1` },
   federated: { server: `/fhir/all/${FEDERATED_QUERY}`, direct: `${SEARCH_BASES.ehr}/${FEDERATED_QUERY}` },
 };
@@ -45,15 +50,23 @@ export const ANCHOR = 'Fastify 5 + reply-from/undici, feature-equal';
 export const FHIRGATE = 'fhirgate facade';
 /** The facade with the OpenTelemetry SDK as its tracer (issue 37: ≤ 5% more CPU per request). */
 export const FHIRGATE_TRACED = 'fhirgate facade, tracing on';
+/** The floor of a federated search on `node:http` and one `http.Agent`: both sources asked in parallel, their entries sent as one Bundle, nothing else. */
+export const NODE_FANOUT = 'node:http fan-out, nothing else';
+/** The same floor on Fastify 5 and undici Pools, the anchor's stack. */
+export const UNDICI_FANOUT = 'Fastify + undici fan-out, nothing else';
 
 /** Each server and what it is asked; plain reply-from and the plain `node:http` forwarder, which have no federated base, forward the search to one source (the ceiling of doing nothing). */
-const CONTENDERS: { name: string; script: string | undefined; serves: Kind[]; paths?: Partial<Record<Kind, string>> }[] = [
+export const CONTENDERS: { name: string; script: string; serves: Kind[]; paths?: Partial<Record<Kind, string>> }[] = [
   { name: PLAIN, script: 'facade-reply-from.ts', serves: ['read', 'federated'], paths: { federated: `/fhir/ehr/${FEDERATED_QUERY}` } },
   { name: NODE_PLAIN, script: 'facade-node-proxy.ts', serves: ['read', 'federated'], paths: { federated: `/fhir/ehr/${FEDERATED_QUERY}` } },
   { name: ANCHOR, script: 'facade-fastify.ts', serves: ['read', 'federated'] },
   { name: FHIRGATE, script: 'facade-fhirgate.ts', serves: ['read', 'federated'] },
   { name: FHIRGATE_TRACED, script: 'facade-fhirgate-traced.ts', serves: ['read', 'federated'] },
+  { name: NODE_FANOUT, script: 'facade-fanout-node.ts', serves: ['federated'] },
+  { name: UNDICI_FANOUT, script: 'facade-fanout-fastify.ts', serves: ['federated'] },
 ];
+/** The fan-out floors, checked by {@link checkFloors} rather than against the facade (they do less). */
+const FLOORS = CONTENDERS.filter((c) => c.name === NODE_FANOUT || c.name === UNDICI_FANOUT);
 
 /** The node label of the direct row: the upstream runs on the Node running the bench. */
 export const UPSTREAM_NODE = `${process.version} (upstream)`;
@@ -175,6 +188,26 @@ export async function checkParity(node: BenchNode, upstreamPort: number): Promis
 }
 
 /**
+ * Starts each fan-out floor on `node` over `upstreamPort` and throws unless its federated search answers 200 with
+ * {@link SEARCH_ENTRIES} entries from each source (the upstream's `fullUrl`s under each of {@link SEARCH_BASES}).
+ */
+export async function checkFloors(node: BenchNode, upstreamPort: number): Promise<void> {
+  for (const floor of FLOORS) {
+    const peer = await startPeer(new URL(`./servers/${floor.script}`, import.meta.url), [String(upstreamPort), BENCH_KEY], {}, [], 'server', node.path);
+    try {
+      const a = await answer(peer.port, PATHS.federated.server);
+      const urls = ((a.body as { entry?: { fullUrl?: unknown }[] }).entry ?? []).map((e) => String(e.fullUrl));
+      const each = Object.values(SEARCH_BASES).map((base) => urls.filter((u) => u.startsWith(`http://127.0.0.1:${upstreamPort}${base}/`)).length);
+      if (a.status !== 200 || !/^application\/fhir\+json/.test(a.headers['content-type'] ?? '') || urls.length !== each.length * SEARCH_ENTRIES || each.some((n) => n !== SEARCH_ENTRIES)) {
+        throw new Error(`facade floor ${floor.name} (node ${node.version}) does not answer both sources' entries: ${JSON.stringify(a).slice(0, 2000)}`);
+      }
+    } finally {
+      await peer.stop();
+    }
+  }
+}
+
+/**
  * Every case: per run, per Node (alternated), per contender (alternated), one server process measured in
  * every case it serves; the direct rows once per run.
  */
@@ -195,7 +228,10 @@ export async function benchFacade(connectionCounts = [16, 64], seconds = Number(
   };
   const parity: Parity[] = [];
   try {
-    for (const node of nodes) parity.push(await checkParity(node, upstream.port));
+    for (const node of nodes) {
+      parity.push(await checkParity(node, upstream.port));
+      await checkFloors(node, upstream.port);
+    }
     for (let run = 0; run < RUNS; run++) {
       measureAll(upstream.port, undefined, DIRECT, UPSTREAM_NODE, ['read', 'federated'], true);
       for (const node of run % 2 === 0 ? nodes : [...nodes].reverse()) {
@@ -273,7 +309,11 @@ if (main && process.argv[2] === '--latency-client') {
 } else if (main && process.argv[2] === '--parity') {
   const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
   try {
-    for (const node of benchNodes()) console.log(JSON.stringify(await checkParity(node, upstream.port)));
+    for (const node of benchNodes()) {
+      console.log(JSON.stringify(await checkParity(node, upstream.port)));
+      await checkFloors(node, upstream.port);
+      console.log(`fan-out floors answer both sources' entries on ${node.version}`);
+    }
   } finally {
     await upstream.stop();
   }

@@ -8,7 +8,7 @@
  */
 import os from 'node:os';
 import { benchColdStart } from './cold-start.js';
-import { ANCHOR, benchFacade, DIRECT, FHIRGATE, FHIRGATE_TRACED, PLAIN, type FacadeRow } from './facade.js';
+import { ANCHOR, benchFacade, DIRECT, FHIRGATE, FHIRGATE_TRACED, NODE_FANOUT, PLAIN, UNDICI_FANOUT, type FacadeRow } from './facade.js';
 import { benchEverything, EVERYTHING_CONTENDERS, EVERYTHING_PAIRS } from './everything.js';
 import { benchGatewayRead } from './gateway-read.js';
 import { benchHost, E2E_SERVERS, FEATURE_SERVERS, TRACED_HOST, type HostFigures } from './host.js';
@@ -131,6 +131,12 @@ ${traced.join('\n')}
         for (const f of c.rows.filter((r) => r.contender === FHIRGATE)) {
           const a = same(ANCHOR, f.node)!;
           md.push(`- Node ${f.node}: fhirgate / feature-equal: throughput ${ratio(f.rps!.median, a.rps!.median)}, requests per server CPU-second ${ratio(a.cpu!.median, f.cpu!.median)} (target ≥ 1.10× both)`);
+        }
+        for (const f of c.rows.filter((r) => r.contender === FHIRGATE)) {
+          const [a, nodeFloor, undiciFloor] = [same(ANCHOR, f.node), same(NODE_FANOUT, f.node), same(UNDICI_FANOUT, f.node)];
+          if (a === undefined || nodeFloor === undefined || undiciFloor === undefined) continue;
+          const [ours, theirs] = [f.cpu!.median - nodeFloor.cpu!.median, a.cpu!.median - undiciFloor.cpu!.median];
+          md.push(`- Node ${f.node}, CPU µs per request over the fan-out floor of each stack: fhirgate's features ${ours.toFixed(0)} (over node:http), the anchor's ${theirs.toFixed(0)} (over undici), anchor ÷ fhirgate ${ratio(theirs, ours)}; the undici floor ÷ the node:http floor ${ratio(undiciFloor.cpu!.median, nodeFloor.cpu!.median)}`);
         }
         for (const f of c.rows.filter((r) => r.contender === FHIRGATE_TRACED)) md.push(`- Node ${f.node}, tracing on over off: ${tracingCost(f.cpu!, same(FHIRGATE, f.node)!.cpu!)}`);
         md.push('');

@@ -24,7 +24,6 @@
 import * as crypto from 'node:crypto';
 import replyFrom from '@fastify/reply-from';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { Pool } from 'undici';
 import { AuditQueue, type Access } from './anchor-audit.js';
 import { linkRecords, mergePages, once, PageTokens, Resolver, type PageState, type Position, type SourcePage as EverythingPage } from './anchor-everything.js';
 import { federatedEntry, federatedId, Rebase, sourceQuery } from './anchor-rewrite.js';
@@ -33,6 +32,7 @@ import { SEARCH_BASES } from './fixed-patient.js';
 // FHIR's Patient CompartmentDefinition, as the facade holds `$everything` to it: imported, not copied, so that the two cannot drift.
 import { inCompartment } from '../../src/facade/compartment.js';
 import { announce } from './transform-resource.js';
+import { sourcePools } from './undici-pools.js';
 
 const upstream = `http://127.0.0.1:${process.argv[2]}`;
 const FHIR_JSON = 'application/fhir+json; charset=utf-8';
@@ -67,7 +67,7 @@ declare module 'fastify' {
 }
 
 const audit = new AuditQueue();
-const pools = new Map(SOURCE_NAMES.map((s) => [s, new Pool(upstream, { connections: 64 })]));
+const pools = sourcePools(upstream);
 
 const app = Fastify({
   logger: false,
