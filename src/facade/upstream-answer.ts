@@ -4,8 +4,8 @@
  * URLs under the upstream base move to the facade's, any other mention of its address is redacted), a
  * compartment-bound caller's read of something outside answered 404, the entries of a
  * Bundle the caller may not see dropped (`visible-entries.ts`), and only the headers FHIR clients need passed back.
- * A body that is not FHIR JSON (not a JSON object, or a Bundle whose `entry` or `link` is not a list of
- * objects) is the source's failure: 502, never handed on.
+ * A body that is not FHIR JSON (not a JSON object, a Bundle whose `entry` or `link` is not a list of objects,
+ * or an entry whose `resource` is not an object) is the source's failure: 502, never handed on.
  * @module
  */
 import type { FHIRExchangeResponse } from '../gateway/index.js';
@@ -82,8 +82,8 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
     return { reply: outcome(502, 'exception', `source "${s.source}" answered ${res.status} with a body that is not FHIR JSON`, s.extraHeaders), body: undefined };
   }
   let body = parsed as Record<string, unknown>;
-  if (body.resourceType === 'Bundle' && !(listOfObjects(body.entry) && listOfObjects(body.link))) {
-    return { reply: outcome(502, 'exception', `source "${s.source}" answered ${res.status} with a body that is not FHIR JSON (a Bundle whose entry or link is not a list of objects)`, s.extraHeaders), body: undefined };
+  if (body.resourceType === 'Bundle' && !wellFormedBundle(body)) {
+    return { reply: outcome(502, 'exception', `source "${s.source}" answered ${res.status} with a body that is not FHIR JSON (a Bundle whose entry or link is not a list of objects, or an entry whose resource is not an object)`, s.extraHeaders), body: undefined };
   }
   if (s.compartment !== undefined && res.status < 300 && !withinCompartment(body, s)) {
     const { type, id } = s.interaction;
@@ -105,9 +105,23 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   return { reply: fhirJSON(res.status, rewritten, headers), body: rewritten };
 }
 
-/** True when `value` is absent or an array of objects, as a Bundle's `entry` and `link` must be (anything else would break what reads them). */
+/**
+ * True when a Bundle's `entry` and `link` are absent or arrays of objects and each entry's `resource` is absent or
+ * an object, as FHIR has them (anything else would break what reads them).
+ */
+function wellFormedBundle(bundle: Record<string, unknown>): boolean {
+  if (!listOfObjects(bundle.entry) || !listOfObjects(bundle.link)) return false;
+  return bundle.entry === undefined || (bundle.entry as Record<string, unknown>[]).every((e) => e.resource === undefined || isObject(e.resource));
+}
+
+/** True when `value` is absent or an array of objects. */
 function listOfObjects(value: unknown): boolean {
-  return value === undefined || (Array.isArray(value) && value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v)));
+  return value === undefined || (Array.isArray(value) && value.every(isObject));
+}
+
+/** True for a JSON object (not `null`, not an array). */
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A compartment-bound read (or instance history) of something outside is as if it did not exist. */

@@ -1,5 +1,5 @@
 // An upstream's searchset whose `entry` or `link` is not a list of objects (null, a number, a string in it,
-// or an object in place of the list) is a body that is not FHIR JSON: at the source base a 502 that says so
+// or an object in place of the list), or with an entry whose `resource` is not an object, is a body that is not FHIR JSON: at the source base a 502 that says so
 // (never an internal error), at the federated base that source's OperationOutcome entry beside the other
 // source's entries, each refusal audited as the source's failure.
 import assert from 'node:assert/strict';
@@ -28,6 +28,8 @@ const SPOILS: Record<string, (b: Record<string, unknown>) => void> = {
   'an array entry': (b) => (b.entry as unknown[]).push([]),
   'entry an object': (b) => (b.entry = { resource: { resourceType: 'Patient', id: 'p2' } }),
   'link a string': (b) => (b.link = 'self'),
+  'an entry whose resource is null': (b) => (b.entry as unknown[]).push({ resource: null }),
+  'an entry whose resource is a string': (b) => (b.entry as unknown[]).push({ fullUrl: 'urn:x', resource: 'Patient/p2' }),
 };
 
 test('a Bundle whose entry or link is not a list of objects is 502 at the source base and an outcome entry at the federated base', async (t) => {
@@ -49,7 +51,7 @@ test('a Bundle whose entry or link is not a list of objects is 502 at the source
     spoil = how;
     const own = await get('/bad/Patient?family=Doe');
     assert.equal(own.status, 502, `${what}: ${JSON.stringify(own.body)}`);
-    assert.equal(own.body.issue[0].diagnostics, 'source "bad" answered 200 with a body that is not FHIR JSON (a Bundle whose entry or link is not a list of objects)', what);
+    assert.equal(own.body.issue[0].diagnostics, 'source "bad" answered 200 with a body that is not FHIR JSON (a Bundle whose entry or link is not a list of objects, or an entry whose resource is not an object)', what);
     const all = await get('/all/Patient?family=Doe');
     assert.equal(all.status, 200, `${what}: ${JSON.stringify(all.body)}`);
     assert.deepEqual(all.body.entry.map((e: any) => e.resource.resourceType === 'Patient' ? e.resource.id : e.resource.issue[0].diagnostics), ['good.p1', 'source "bad" answered 200 with a body that is not FHIR JSON'], what);
