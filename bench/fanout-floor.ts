@@ -22,15 +22,17 @@ const servers = NAMES.map((name) => CONTENDERS.find((c) => c.name === name)!);
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const nodes = benchNodes();
-/** Per Node, per round, each contender's server CPU µs per request (and req/s). */
-const rounds = new Map(nodes.map((n) => [n.version, [] as Record<string, { cpu: number; rps: number; busy: number; errors: number }>[]]));
+/** One round on one Node: each contender's server CPU µs per request, req/s, core busy share and errors. */
+type Round = Record<string, { cpu: number; rps: number; busy: number; errors: number }>;
+/** Per Node, its rounds. */
+const rounds = new Map(nodes.map((n) => [n.version, [] as Round[]]));
 
 const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
 try {
   for (const node of nodes) await checkFloors(node, upstream.port);
   for (let run = 0; run < RUNS; run++) {
     for (const node of run % 2 === 0 ? nodes : [...nodes].reverse()) {
-      const round: Record<string, { cpu: number; rps: number; busy: number; errors: number }> = {};
+      const round: Round = {};
       for (const c of run % 2 === 0 ? servers : [...servers].reverse()) {
         const peer = await startPeer(new URL(`./servers/${c.script}`, import.meta.url), [String(upstream.port), BENCH_KEY], {}, [], 'server', node.path);
         try {
@@ -58,8 +60,8 @@ for (const [version, all] of rounds) {
     console.log(`\nNode ${version}: no round with every server core ≥ ${minBusy * 100}% busy`);
     continue;
   }
-  const of = (f: (r: (typeof rs)[number]) => number) => fmt(summarize(rs.map(f)), 1);
-  const cpu = (r: (typeof rs)[number], name: string) => r[name]!.cpu;
+  const of = (f: (r: Round) => number) => fmt(summarize(rs.map(f)), 1);
+  const cpu = (r: Round, name: string) => r[name]!.cpu;
   console.log(`\nNode ${version}, federated search, ${connections} connections, server CPU µs per request, median (min–max) of ${rs.length} rounds${minBusy > 0 ? ` (of ${all.length}) with every server core ≥ ${minBusy * 100}% busy` : ''}`);
   for (const name of NAMES) console.log(`  ${name.padEnd(46)} ${of((r) => cpu(r, name))}  (${of((r) => r[name]!.rps)} req/s, ${rs.reduce((n, r) => n + r[name]!.errors, 0)} errors)`);
   console.log('  paired within each round:');

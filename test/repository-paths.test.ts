@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ROOT } from './support/code-tree.js';
@@ -54,9 +55,16 @@ test('the check sees a path that climbs out of the repository, and lets one insi
 
 // bench/, scripts/ and examples/ are outside the build's type check (bench/ imports packages of its own): a
 // file there that does not even parse would go unseen until someone runs it. tsc's syntax errors are TS1xxx.
-test('every TypeScript file of the benchmarks, scripts and examples parses', () => {
+// A file that does not parse goes in with them, so that the check is seen to report one.
+test('every TypeScript file of the benchmarks, scripts and examples parses', (t) => {
   const files = ['bench', 'scripts', 'examples'].flatMap((d) => sources(join(root, d))).filter((file) => file.endsWith('.ts'));
   assert.ok(files.length > 50, `the files are found (${files.length})`);
-  const out = spawnSync(process.execPath, [TSC, '--ignoreConfig', '--noEmit', '--noResolve', '--skipLibCheck', '--types', '', '--target', 'es2022', '--module', 'nodenext', ...files], { cwd: root, encoding: 'utf8' });
-  assert.deepEqual(out.stdout.split('\n').filter((line) => /error TS1\d{3}:/.test(line)), []);
+  const dir = mkdtempSync(join(tmpdir(), 'fhirgate-parse-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const broken = join(dir, 'broken.ts');
+  writeFileSync(broken, 'export const = 1;\n');
+  const out = spawnSync(process.execPath, [TSC, '--ignoreConfig', '--noEmit', '--noResolve', '--skipLibCheck', '--types', '', '--target', 'es2022', '--module', 'nodenext', ...files, broken], { cwd: root, encoding: 'utf8' });
+  const syntaxErrors = out.stdout.split('\n').filter((line) => /error TS1\d{3}:/.test(line));
+  assert.ok(syntaxErrors.some((line) => line.includes('broken.ts')), `the file that does not parse is reported: ${out.stdout.slice(0, 500)}${out.stderr.slice(0, 500)}`);
+  assert.deepEqual(syntaxErrors.filter((line) => !line.includes('broken.ts')), []);
 });
