@@ -40,7 +40,8 @@ const [SOURCE_BASE, SOURCE_ID] = EVERYTHING_BASES.ehr;
 /** One source's `$everything` as plain reply-from forwards it (`/fhir/ehr/*` to `/fhir/R4/*`). */
 const PLAIN_PATH = `/fhir/ehr/Patient/${SOURCE_ID}/%24everything`;
 
-const SERVERS: { name: string; script: string; args: string[]; path: string }[] = [
+/** Each contender's server script, its arguments after the upstream's port and the key (the resolution TTL), and what it is asked. */
+export const EVERYTHING_SERVERS: { name: string; script: string; args: string[]; path: string }[] = [
   { name: EVERYTHING_CONTENDERS.cached, script: 'facade-everything.ts', args: ['300'], path: EVERYTHING_PATH },
   { name: EVERYTHING_CONTENDERS.uncached, script: 'facade-everything.ts', args: ['0'], path: EVERYTHING_PATH },
   { name: EVERYTHING_CONTENDERS.anchorCached, script: 'facade-fastify.ts', args: ['300'], path: EVERYTHING_PATH },
@@ -110,7 +111,7 @@ export async function benchEverything(connections = 16, seconds = Number(process
     for (let run = 0; run < RUNS; run++) {
       measure(`http://127.0.0.1:${upstream.port}${SOURCE_BASE}/Patient/${SOURCE_ID}/%24everything`, undefined, EVERYTHING_CONTENDERS.direct, `${process.version} (upstream)`);
       for (const node of run % 2 === 0 ? nodes : [...nodes].reverse()) {
-        for (const s of run % 2 === 0 ? SERVERS : [...SERVERS].reverse()) {
+        for (const s of run % 2 === 0 ? EVERYTHING_SERVERS : [...EVERYTHING_SERVERS].reverse()) {
           const peer = await startPeer(new URL(`./servers/${s.script}`, import.meta.url), [String(upstream.port), BENCH_KEY, ...s.args], {}, [], 'server', node.path);
           try {
             autocannon(`http://127.0.0.1:${peer.port}${s.path}`, connections, WARMUP_SECONDS, { 'x-api-key': BENCH_KEY });

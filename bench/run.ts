@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- name ...]`: the workloads side by side (all of them, or only those named:
  * gateway-read, sync-latency, token-burst, host, facade, host-features, e2e-transform, notereader,
- * notereader-worst, cold-start, memory, soak), a table of ratios on the terminal, each workload's figures
+ * notereader-worst, cold-start, memory, soak, paired), a table of ratios on the terminal, each workload's figures
  * (median of the runs, with min and max) written to its own section of bench/RESULTS.md, and every
  * contender's median/min/max and ratio to its baseline merged into bench/results.json. `BENCH_RUNS`
  * (default 5) and `BENCH_SECONDS` change the run count and length.
@@ -15,6 +15,7 @@ import { benchHost, E2E_SERVERS, FEATURE_SERVERS, TRACED_HOST, type HostFigures 
 import { benchMemory } from './memory.js';
 import { benchNodes } from './lib/nodes.js';
 import { benchNoteReader } from './notereader.js';
+import { benchPaired, overFloors, verdict, interval, TARGET } from './paired.js';
 import { benchNoteReaderWorst } from './notereader-worst.js';
 import { caseOf, machine, writeResultsJson, writeSection, type CaseJson, type WorkloadJson } from './lib/report.js';
 import { fmt, RUNS, summarize, type Summary } from './lib/stats.js';
@@ -31,7 +32,7 @@ interface Outcome {
 }
 
 /** The workloads whose servers run on each Node of `benchNodes()`. */
-const NODE_WORKLOADS = new Set(['host', 'host-features', 'e2e-transform', 'facade']);
+const NODE_WORKLOADS = new Set(['host', 'host-features', 'e2e-transform', 'facade', 'paired']);
 
 /** The 1-minute load average now, and whether it says the machine is busy (over three quarters of its cores). */
 function loadAtStart(): { text: string; busy: boolean } {
@@ -180,6 +181,28 @@ ${traced.join('\n')}
       cases.push(caseOf(`$everything (${fhirgate.replace('fhirgate facade, ', '')}), 16 connections, server CPU per request`, 'µs', 'lower', `${anchor} (Node ${rows[0]!.node})`, Object.fromEntries(rows.map((r) => [`${r.contender} (Node ${r.node})`, r.cpu]))));
     }
     return { title: 'FHIR facade: read and federated search vs the same features on Fastify 5 vs plain reply-from vs the upstream itself; $everything', markdown: md.join('\n'), cases };
+  },
+  paired: async () => {
+    const measured = await benchPaired();
+    const rounds = measured[0]?.rounds.length ?? 0;
+    const md = [
+      `fhirgate ÷ the feature-equal build, the geometric mean of the per-round ratios (95% interval); a round counts when every server of the row kept its core ≥ ${((measured[0]?.minBusy ?? 0) * 100).toFixed(0)}% busy. Verdict against ${TARGET.toFixed(2)}×: met when both intervals lie above it, missed when either lies below, undecided otherwise.`,
+      '',
+      '| row | Node | rounds counted | fhirgate CPU µs/request | feature-equal CPU µs/request | requests per CPU-second | requests per second | sd of log (CPU) | verdict | errors |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...measured.map((r) => `| ${r.row.title} | ${r.node} | ${r.counted.length} of ${r.rounds.length} | ${r.cpuOf[r.row.fhirgate.name] === undefined ? '–' : fmt(r.cpuOf[r.row.fhirgate.name]!, 0)} | ${r.cpuOf[r.row.anchor.name] === undefined ? '–' : fmt(r.cpuOf[r.row.anchor.name]!, 0)} | ${interval(r.cpu)} | ${interval(r.rps)} | ${r.cpu?.sdLog.toFixed(3) ?? '–'} | ${verdict(r)} | ${r.errors} |`),
+      '',
+      'Each build over its own floor, paired within rounds (CPU µs per request; median (min–max) over the counted rounds). The read\'s floors: `node:http` + one `http.Agent` forwarding (fhirgate\'s) and plain reply-from (the anchor\'s); the federated search\'s: the two fan-out floors.',
+      '',
+      '| row | Node | fhirgate − its floor | anchor − its floor | features, anchor ÷ fhirgate | anchor\'s floor ÷ fhirgate\'s | fhirgate on the anchor\'s floor |',
+      '|---|---|---|---|---|---|---|',
+      ...measured.flatMap((r) => {
+        const o = overFloors(r);
+        return o === undefined ? [] : [`| ${r.row.title} | ${r.node} | ${fmt(o.fhirgateFeatures, 0)} | ${fmt(o.anchorFeatures, 0)} | ${fmt(o.featuresRatio, 2)} | ${fmt(o.floorRatio, 2)} | ${fmt(o.onAnchorFloor, 2)} |`];
+      }),
+    ];
+    const cases = measured.flatMap((r) => (r.cpu === undefined || r.rps === undefined ? [] : [caseOf(`${r.row.title}, Node ${r.node}: fhirgate ÷ feature-equal per round`, 'ratio', 'higher', 'target', { target: one(TARGET), 'requests per CPU-second': summarize(r.cpu.values), 'requests per second': summarize(r.rps.values) })]));
+    return { title: 'FHIR facade: each target row in paired rounds (fhirgate against the feature-equal build, seconds apart)', markdown: md.join('\n'), cases, method: `${rounds} paired rounds per row and Node, windows of ${process.env.BENCH_SECONDS ?? 3} s, every server of a row running at once and measured back to back, the order reversed every other round` };
   },
   'host-features': async () => {
     const figures = await benchHost(FEATURE_SERVERS);

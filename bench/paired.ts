@@ -1,0 +1,225 @@
+/**
+ * Workload `paired` (alone: `node --import tsx bench/paired.ts`): each of the facade's target rows decided by
+ * paired windows (issue 38). The `facade` workload measures each contender minutes apart, and on a shared virtual
+ * machine the log of a run-by-run ratio then varies with a standard deviation near 0.19: five runs cannot tell
+ * 1.0× from 1.10×. Here, for each row and each Node of `benchNodes()`, every contender of the row runs at once
+ * (compiled, each pinned to the server's core, warmed `BENCH_WARMUP` seconds) and is measured in `BENCH_ROUNDS`
+ * (default 12) rounds of back-to-back windows of `BENCH_SECONDS` (default 3) at the row's connection count, the
+ * order reversed every other round, so that the two sides of a ratio are seconds apart rather than minutes.
+ *
+ * Per row and Node it prints fhirgate ÷ the feature-equal build in requests per server CPU-second and in requests
+ * per second, each the geometric mean of the per-round ratios with its 95% interval, and a verdict against the
+ * target (1.10×): met when both intervals lie above it, missed when either lies below, undecided otherwise. Rows
+ * with a floor also measure, in the same rounds, each stack doing nothing but the row's transport (the read: a
+ * `node:http` forwarder on one `http.Agent` and plain reply-from; the federated search: the two fan-out floors of
+ * bench/facade.ts) and print each build's features over its own floor, paired, and what fhirgate's features would
+ * give on the anchor's floor. A round counts only when every server answered and kept its core at least
+ * `BENCH_MIN_BUSY` (default 0.9) busy: below, the load generator was starved. `BENCH_ROWS` (comma-separated ids) picks rows.
+ * Before measuring it checks, on each Node, that the builds answer alike (the `facade` workload's checks).
+ */
+import { fileURLToPath } from 'node:url';
+import { checkEverythingParity, EVERYTHING_CONTENDERS, EVERYTHING_SERVERS } from './everything.js';
+import { ANCHOR, BENCH_KEY, checkFloors, checkParity, CONTENDERS, FHIRGATE, load, NODE_FANOUT, NODE_PLAIN, PATHS, PLAIN, UNDICI_FANOUT, type Kind } from './facade.js';
+import { autocannon, WARMUP_SECONDS } from './host.js';
+import { benchNodes, type BenchNode } from './lib/nodes.js';
+import { startPeer, type Peer } from './lib/processes.js';
+import { geoMean, summarize, type GeoMean, type Summary } from './lib/stats.js';
+
+/** The target of every facade row: fhirgate ≥ 1.10× the feature-equal build. */
+export const TARGET = 1.1;
+
+/** One server of a row: its name in the tables, its script, the arguments after the upstream's port and the key, and the path it is asked. */
+interface Server {
+  name: string;
+  script: string;
+  args: string[];
+  path: string;
+}
+
+/** One row: fhirgate against the feature-equal build, at one connection count, with each stack's floor where the row has one. */
+export interface Row {
+  id: string;
+  title: string;
+  connections: number;
+  upstream: 'fixed-fhir.ts' | 'everything-upstream.ts';
+  fhirgate: Server;
+  anchor: Server;
+  /** fhirgate's floor and the anchor's, in that order. */
+  floors?: [Server, Server];
+  /** Whether the row has the 1.10× target (the `$everything` rows were asked for without one). */
+  target: boolean;
+}
+
+/** A contender of bench/facade.ts asked `kind`. */
+function facadeServer(name: string, kind: Kind): Server {
+  const c = CONTENDERS.find((x) => x.name === name)!;
+  return { name, script: c.script, args: [], path: PATHS[kind].server };
+}
+const everythingServer = (name: string): Server => EVERYTHING_SERVERS.find((s) => s.name === name)!;
+
+const facadeRow = (kind: Kind, connections: number): Row => ({
+  id: `${kind}-${connections}`,
+  title: `${kind === 'read' ? 'read of one Patient' : 'federated search over two sources'}, ${connections} connections`,
+  connections,
+  upstream: 'fixed-fhir.ts',
+  fhirgate: facadeServer(FHIRGATE, kind),
+  anchor: facadeServer(ANCHOR, kind),
+  floors: kind === 'read' ? [facadeServer(NODE_PLAIN, kind), facadeServer(PLAIN, kind)] : [facadeServer(NODE_FANOUT, kind), facadeServer(UNDICI_FANOUT, kind)],
+  target: true,
+});
+const everythingRow = (cached: boolean): Row => ({
+  id: `everything-${cached ? 'cached' : 'uncached'}-16`,
+  title: `Patient/$everything over two sources, resolution ${cached ? 'cached' : 'on every request'}, 16 connections`,
+  connections: 16,
+  upstream: 'everything-upstream.ts',
+  fhirgate: everythingServer(cached ? EVERYTHING_CONTENDERS.cached : EVERYTHING_CONTENDERS.uncached),
+  anchor: everythingServer(cached ? EVERYTHING_CONTENDERS.anchorCached : EVERYTHING_CONTENDERS.anchorUncached),
+  target: false,
+});
+
+/** Every row, in the order measured. */
+export const ROWS: Row[] = [facadeRow('read', 16), facadeRow('read', 64), facadeRow('federated', 16), facadeRow('federated', 64), everythingRow(true), everythingRow(false)];
+
+/** One server's window in one round. */
+interface Window {
+  cpu: number;
+  rps: number;
+  busy: number;
+  errors: number;
+}
+/** One round: each server's window, by name. */
+type Round = Record<string, Window>;
+
+/** What one row measured on one Node. */
+export interface PairedRow {
+  row: Row;
+  node: string;
+  /** Every round; `counted` those in which every server answered and kept its core at least the minimum busy. */
+  rounds: Round[];
+  counted: Round[];
+  minBusy: number;
+  /** fhirgate ÷ anchor in requests per server CPU-second and in requests per second, per counted round. */
+  cpu?: GeoMean;
+  rps?: GeoMean;
+  /** Each server's CPU µs per request over the counted rounds. */
+  cpuOf: Record<string, Summary>;
+  errors: number;
+}
+
+/** `met`, `missed` or `undecided` against {@link TARGET}, from the two intervals. */
+export function verdict(r: PairedRow): string {
+  if (!r.row.target) return 'no target';
+  if (r.cpu === undefined || r.rps === undefined) return 'no round counted';
+  if (r.cpu.low >= TARGET && r.rps.low >= TARGET) return 'met';
+  if (r.cpu.high < TARGET || r.rps.high < TARGET) return 'missed';
+  return 'undecided';
+}
+
+/** The row's servers on `node`, started at once and warmed, measured in `rounds` alternating rounds. */
+async function measureRow(row: Row, node: BenchNode, upstreamPort: number, rounds: number, seconds: number): Promise<Round[]> {
+  const servers = [row.fhirgate, row.anchor, ...(row.floors ?? [])];
+  const peers: Peer[] = [];
+  try {
+    for (const s of servers) peers.push(await startPeer(new URL(`./servers/${s.script}`, import.meta.url), [String(upstreamPort), BENCH_KEY, ...s.args], {}, [], 'server', node.path));
+    const urls = servers.map((s, i) => `http://127.0.0.1:${peers[i]!.port}${s.path}`);
+    for (const url of urls) autocannon(url, row.connections, WARMUP_SECONDS, { 'x-api-key': BENCH_KEY });
+    const out: Round[] = [];
+    for (let n = 0; n < rounds; n++) {
+      const round: Round = {};
+      const order = servers.map((_, i) => i);
+      for (const i of n % 2 === 0 ? order : order.reverse()) {
+        const m = load(urls[i]!, row.connections, seconds, peers[i]!.child.pid);
+        round[servers[i]!.name] = { cpu: m.cpu, rps: m.rps, busy: m.busy, errors: m.errors };
+      }
+      console.error(`${row.id} ${node.version} round ${n + 1}: ${servers.map((s) => `${s.name} ${round[s.name]!.cpu.toFixed(0)} µs ${(round[s.name]!.busy * 100).toFixed(0)}%`).join(', ')}`);
+      out.push(round);
+    }
+    return out;
+  } finally {
+    for (const p of peers) await p.stop();
+  }
+}
+
+/** The figures of one row on one Node from its rounds. */
+export function pairedRow(row: Row, node: string, rounds: Round[], minBusy: number): PairedRow {
+  const names = [row.fhirgate.name, row.anchor.name, ...(row.floors ?? []).map((s) => s.name)];
+  const counted = rounds.filter((r) => names.every((name) => Number.isFinite(r[name]!.cpu) && r[name]!.rps > 0 && r[name]!.busy >= minBusy));
+  const cpuOf = Object.fromEntries(names.filter(() => counted.length > 0).map((name) => [name, summarize(counted.map((r) => r[name]!.cpu))]));
+  const errors = rounds.reduce((n, r) => n + names.reduce((m, name) => m + r[name]!.errors, 0), 0);
+  const base = { row, node, rounds, counted, minBusy, cpuOf, errors };
+  if (counted.length < 2) return base;
+  const [f, a] = [row.fhirgate.name, row.anchor.name];
+  return { ...base, cpu: geoMean(counted.map((r) => r[a]!.cpu / r[f]!.cpu)), rps: geoMean(counted.map((r) => r[f]!.rps / r[a]!.rps)) };
+}
+
+/**
+ * Each build's features over its own floor, paired within rounds: fhirgate − its floor and anchor − its floor (CPU µs
+ * per request), their ratio, the anchor's floor ÷ fhirgate's, and the ratio fhirgate would give on the anchor's floor
+ * (anchor ÷ (anchor's floor + fhirgate's features)). Undefined for a row without floors.
+ */
+export function overFloors(r: PairedRow): Record<'fhirgateFeatures' | 'anchorFeatures' | 'featuresRatio' | 'floorRatio' | 'onAnchorFloor', Summary> | undefined {
+  if (r.row.floors === undefined || r.counted.length === 0) return undefined;
+  const [f, a, ff, af] = [r.row.fhirgate.name, r.row.anchor.name, r.row.floors[0].name, r.row.floors[1].name];
+  const of = (g: (x: Round) => number) => summarize(r.counted.map(g));
+  const features = (x: Round) => x[f]!.cpu - x[ff]!.cpu;
+  return {
+    fhirgateFeatures: of(features),
+    anchorFeatures: of((x) => x[a]!.cpu - x[af]!.cpu),
+    featuresRatio: of((x) => (x[a]!.cpu - x[af]!.cpu) / features(x)),
+    floorRatio: of((x) => x[af]!.cpu / x[ff]!.cpu),
+    onAnchorFloor: of((x) => x[a]!.cpu / (x[af]!.cpu + features(x))),
+  };
+}
+
+/** The rows `BENCH_ROWS` names (comma-separated ids), all by default; throws on an id that is not a row's. */
+export function askedRows(): Row[] {
+  const ids = process.env.BENCH_ROWS?.split(',');
+  if (ids === undefined) return ROWS;
+  const unknown = ids.filter((id) => !ROWS.some((r) => r.id === id));
+  if (unknown.length > 0) throw new Error(`BENCH_ROWS: unknown row(s) ${unknown.join(', ')}; rows: ${ROWS.map((r) => r.id).join(', ')}`);
+  return ROWS.filter((r) => ids.includes(r.id));
+}
+
+/** Every row asked on every Node, after the parity checks. */
+export async function benchPaired(rows: Row[] = askedRows(), nodes: BenchNode[] = benchNodes()): Promise<PairedRow[]> {
+  const rounds = Math.max(2, Number(process.env.BENCH_ROUNDS ?? 12));
+  const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+  const minBusy = Number(process.env.BENCH_MIN_BUSY ?? 0.9);
+  const upstreams = new Map<string, Peer>();
+  const out: PairedRow[] = [];
+  try {
+    for (const script of new Set(rows.map((r) => r.upstream))) upstreams.set(script, await startPeer(new URL(`./servers/${script}`, import.meta.url), [], {}, [], 'client'));
+    const fixed = upstreams.get('fixed-fhir.ts');
+    const everything = upstreams.get('everything-upstream.ts');
+    for (const node of nodes) {
+      if (fixed !== undefined) await checkParity(node, fixed.port);
+      if (fixed !== undefined) await checkFloors(node, fixed.port);
+      if (everything !== undefined) await checkEverythingParity(node, everything.port);
+    }
+    for (const row of rows) {
+      for (const node of nodes) {
+        const measured = pairedRow(row, node.version, await measureRow(row, node, upstreams.get(row.upstream)!.port, rounds, seconds), minBusy);
+        console.error(`${row.id} ${node.version}: ${describe(measured)}`);
+        out.push(measured);
+      }
+    }
+  } finally {
+    for (const p of upstreams.values()) await p.stop();
+  }
+  return out;
+}
+
+const x = (n: number) => `${n.toFixed(2)}×`;
+/** `1.07× (0.98–1.17)`. */
+export const interval = (g: GeoMean | undefined) => (g === undefined ? '–' : `${x(g.mean)} (${x(g.low)}–${x(g.high)})`);
+/** One line: both ratios and the verdict. */
+export function describe(r: PairedRow): string {
+  return `requests per CPU-second ${interval(r.cpu)}, requests per second ${interval(r.rps)}, ${r.counted.length} of ${r.rounds.length} rounds counted: ${verdict(r)}`;
+}
+
+/** Run alone: one line per row and Node, then the rounds as JSON. */
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const measured = await benchPaired();
+  for (const r of measured) console.log(`${r.row.id}, Node ${r.node}: ${describe(r)}`);
+  console.log(JSON.stringify(measured.map((r) => ({ row: r.row.id, node: r.node, rounds: r.rounds }))));
+}
