@@ -108,9 +108,9 @@ export interface Measured {
   errors: number;
 }
 
-/** autocannon against `url` (after a 1 s warm-up at `connections`, the server already warm: {@link WARMUP_SECONDS}), with the CPU the server `pid` used meanwhile. */
-export function load(url: string, connections: number, seconds: number, pid: number | undefined): Measured {
-  autocannon(url, connections, 1, { 'x-api-key': BENCH_KEY });
+/** autocannon against `url` (after a `warm`-second warm-up at `connections`, default 1, the server already warm: {@link WARMUP_SECONDS}), with the CPU the server `pid` used meanwhile. */
+export function load(url: string, connections: number, seconds: number, pid: number | undefined, warm = 1): Measured {
+  if (warm > 0) autocannon(url, connections, warm, { 'x-api-key': BENCH_KEY });
   const before = cpuSeconds(pid);
   const r = autocannon(url, connections, seconds, { 'x-api-key': BENCH_KEY });
   const used = cpuSeconds(pid) - before;

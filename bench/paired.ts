@@ -4,7 +4,7 @@
  * machine the log of a run-by-run ratio then varies with a standard deviation near 0.19: five runs cannot tell
  * 1.0× from 1.10×. Here, for each row and each Node of `benchNodes()`, every contender of the row runs at once
  * (compiled, each pinned to the server's core, warmed `BENCH_WARMUP` seconds) and is measured in `BENCH_ROUNDS`
- * (default 12) rounds of back-to-back windows of `BENCH_SECONDS` (default 3) at the row's connection count, the
+ * (default 14) rounds of back-to-back windows of `BENCH_SECONDS` (default 3) at the row's connection count, the
  * order reversed every other round, so that the two sides of a ratio are seconds apart rather than minutes.
  *
  * Per row and Node it prints fhirgate ÷ the feature-equal build in requests per server CPU-second and in requests
@@ -128,7 +128,7 @@ async function measureRow(row: Row, node: BenchNode, upstreamPort: number, round
       const round: Round = {};
       const order = servers.map((_, i) => i);
       for (const i of n % 2 === 0 ? order : order.reverse()) {
-        const m = load(urls[i]!, row.connections, seconds, peers[i]!.child.pid);
+        const m = load(urls[i]!, row.connections, seconds, peers[i]!.child.pid, 0); // warm already: no warm-up window between rounds
         round[servers[i]!.name] = { cpu: m.cpu, rps: m.rps, busy: m.busy, errors: m.errors };
       }
       console.error(`${row.id} ${node.version} round ${n + 1}: ${servers.map((s) => `${s.name} ${round[s.name]!.cpu.toFixed(0)} µs ${(round[s.name]!.busy * 100).toFixed(0)}%`).join(', ')}`);
@@ -144,7 +144,7 @@ async function measureRow(row: Row, node: BenchNode, upstreamPort: number, round
 export function pairedRow(row: Row, node: string, rounds: Round[], minBusy: number): PairedRow {
   const names = [row.fhirgate.name, row.anchor.name, ...(row.floors ?? []).map((s) => s.name)];
   const counted = rounds.filter((r) => names.every((name) => Number.isFinite(r[name]!.cpu) && r[name]!.rps > 0 && r[name]!.busy >= minBusy));
-  const cpuOf = Object.fromEntries(names.filter(() => counted.length > 0).map((name) => [name, summarize(counted.map((r) => r[name]!.cpu))]));
+  const cpuOf = counted.length === 0 ? {} : Object.fromEntries(names.map((name) => [name, summarize(counted.map((r) => r[name]!.cpu))]));
   const errors = rounds.reduce((n, r) => n + names.reduce((m, name) => m + r[name]!.errors, 0), 0);
   const base = { row, node, rounds, counted, minBusy, cpuOf, errors };
   if (counted.length < 2) return base;
@@ -182,7 +182,7 @@ export function askedRows(): Row[] {
 
 /** Every row asked on every Node, after the parity checks. */
 export async function benchPaired(rows: Row[] = askedRows(), nodes: BenchNode[] = benchNodes()): Promise<PairedRow[]> {
-  const rounds = Math.max(2, Number(process.env.BENCH_ROUNDS ?? 12));
+  const rounds = Math.max(2, Number(process.env.BENCH_ROUNDS ?? 14));
   const seconds = Number(process.env.BENCH_SECONDS ?? 3);
   const minBusy = Number(process.env.BENCH_MIN_BUSY ?? 0.9);
   const upstreams = new Map<string, Peer>();
