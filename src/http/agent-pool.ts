@@ -367,7 +367,7 @@ export class AgentPool {
   }
 
   #canStart(origin: Origin): boolean {
-    return idleSockets(origin.agent, origin.name) > 0 || (this.#waiting === 0 && this.#totalSockets() < this.#limits.maxConnections);
+    return idleSockets(origin.agent, origin.name, 1) > 0 || (this.#waiting === 0 && this.#totalSockets() < this.#limits.maxConnections);
   }
 
   #allOrigins(): Origin[] {

@@ -12,13 +12,17 @@ export function sockets(lists: NodeJS.ReadOnlyDict<Socket[]>): Socket[] {
 }
 
 /**
- * The idle sockets of an origin's agent that are not destroyed; `name` is the key of its socket lists
- * (`agent.getName()`; one list to look at: the agent serves one origin), `undefined` before the first socket.
+ * The idle sockets of an origin's agent that are not destroyed, counted up to `enough`; `name` is the key
+ * of its socket lists (`agent.getName()`; one list to look at: the agent serves one origin), `undefined`
+ * before the first socket. The list is read from its end, where Node's agent takes a socket from (its
+ * default `lifo` scheduling). A request asks only whether one is idle (`enough` 1): counting them all was a
+ * walk over every idle socket of the origin per request, growing with the connections (the facade's read
+ * on its bench: 16 reads of `socket.destroyed` a request at 16 connections, 37 at 64; 7 at both since).
  */
-export function idleSockets(agent: http.Agent, name: string | undefined): number {
+export function idleSockets(agent: http.Agent, name: string | undefined, enough = Infinity): number {
   const idle = name === undefined ? undefined : agent.freeSockets[name];
   let n = 0;
-  if (idle !== undefined) for (const socket of idle) if (!socket.destroyed) n++;
+  if (idle !== undefined) for (let i = idle.length - 1; i >= 0 && n < enough; i--) if (!idle[i]!.destroyed) n++;
   return n;
 }
 
