@@ -10,7 +10,10 @@
  * `benchNodes()` (`BENCH_NODES` picks another). Upstream-reading servers get `fixed-fhir-socket.ts`;
  * the facade's servers (`facade-*.ts`) get `fixed-fhir.ts` and the bench caller's key, and are asked
  * `PROFILE_PATH` (default the read `/fhir/ehr/Patient/bench-1`; `/fhir/all/Patient?family=Benchmark` for
- * the federated search).
+ * the federated search). With `PROFILE_TTL` set (seconds: `0` resolves on every request, `300` caches)
+ * the facade's servers get `everything-upstream.ts` and that TTL as their last argument
+ * (`facade-everything.ts`, or `facade-fastify.ts` for the anchor) and are asked `EVERYTHING_PATH` unless
+ * `PROFILE_PATH` says otherwise.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +23,12 @@ import { autocannon, WARMUP_SECONDS } from './host.js';
 import { cpuSeconds } from './lib/cpu.js';
 import { benchNodes } from './lib/nodes.js';
 import { startPeer } from './lib/processes.js';
+import { EVERYTHING_PATH } from './servers/everything-fixture.js';
+
+/** The `$everything` rows' resolution TTL, when profiling them. */
+const TTL = process.env.PROFILE_TTL;
+/** What the facade's servers are asked. */
+const FACADE_PATH = process.env.PROFILE_PATH ?? (TTL === undefined ? '/fhir/ehr/Patient/bench-1' : EVERYTHING_PATH);
 
 interface ProfileNode {
   id: number;
@@ -73,9 +82,9 @@ function summarizeProfile(profile: CpuProfile, from: number, to: number, request
 async function profileAt(script: string, connections: number, seconds: number, node: string, upstreamPort: number | undefined): Promise<Profiled> {
   const dir = mkdtempSync(join(tmpdir(), 'fhirgate-bench-prof-'));
   const facade = script.startsWith('facade-');
-  const args = [...(upstreamPort === undefined ? [] : [String(upstreamPort)]), ...(facade ? [BENCH_KEY] : [])];
+  const args = [...(upstreamPort === undefined ? [] : [String(upstreamPort)]), ...(facade ? [BENCH_KEY] : []), ...(facade && TTL !== undefined ? [TTL] : [])];
   const peer = await startPeer(new URL(`./servers/${script}`, import.meta.url), args, {}, ['--cpu-prof', `--cpu-prof-dir=${dir}`], 'server', node);
-  const url = `http://127.0.0.1:${peer.port}${facade ? (process.env.PROFILE_PATH ?? '/fhir/ehr/Patient/bench-1') : '/fhir/transform/Patient/bench-1'}`;
+  const url = `http://127.0.0.1:${peer.port}${facade ? FACADE_PATH : '/fhir/transform/Patient/bench-1'}`;
   const headers: Record<string, string> = facade ? { 'x-api-key': BENCH_KEY } : {};
   try {
     autocannon(url, connections, WARMUP_SECONDS, headers);
@@ -102,7 +111,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const counts = process.argv.length > 3 ? process.argv.slice(3).map(Number) : [16, 256];
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const node = benchNodes()[0]!;
-  const upstreamScript = script.startsWith('e2e-') ? 'fixed-fhir-socket.ts' : script.startsWith('facade-') ? 'fixed-fhir.ts' : undefined;
+  const upstreamScript = script.startsWith('e2e-') ? 'fixed-fhir-socket.ts' : script.startsWith('facade-') ? (TTL === undefined ? 'fixed-fhir.ts' : 'everything-upstream.ts') : undefined;
   const upstream = upstreamScript === undefined ? undefined : await startPeer(new URL(`./servers/${upstreamScript}`, import.meta.url), [], {}, [], 'client');
   const results: Profiled[] = [];
   try {
@@ -110,7 +119,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   } finally {
     await upstream?.stop();
   }
-  console.log(`${script}${script.startsWith('facade-') ? ` ${process.env.PROFILE_PATH ?? '/fhir/ehr/Patient/bench-1'}` : ''} on node ${node.version}, ${seconds} s measured per connection count; µs per answered request`);
+  console.log(`${script}${script.startsWith('facade-') ? ` ${FACADE_PATH}${TTL === undefined ? '' : ` (ttl ${TTL})`}` : ''} on node ${node.version}, ${seconds} s measured per connection count; µs per answered request`);
   for (const p of results) {
     const sampled = [...p.groups.values()].reduce((a, b) => a + b, 0);
     console.log(`\n${p.connections} connections: ${p.rps.toFixed(0)} req/s, server CPU ${p.cpuPerRequest.toFixed(1)} µs/request, sampled (main thread, not idle) ${sampled.toFixed(1)} µs/request`);
