@@ -13,8 +13,9 @@
  * with a floor also measure, in the same rounds, each stack doing nothing but the row's transport (the read: a
  * `node:http` forwarder on one `http.Agent` and plain reply-from; the federated search: the two fan-out floors of
  * bench/facade.ts) and print each build's features over its own floor, paired, and what fhirgate's features would
- * give on the anchor's floor. A round counts only when every server answered and kept its core at least
- * `BENCH_MIN_BUSY` (default 0.9) busy: below, the load generator was starved. `BENCH_ROWS` (comma-separated ids) picks rows.
+ * give on the anchor's floor. A round counts only when fhirgate and the anchor answered and kept their cores at
+ * least `BENCH_MIN_BUSY` (default 0.9) busy (below, the load generator was starved), and for the floors only when
+ * the floors did too. `BENCH_ROWS` (comma-separated ids) picks rows.
  * Before measuring it checks, on each Node, that the builds answer alike (the `facade` workload's checks).
  */
 import { fileURLToPath } from 'node:url';
@@ -94,14 +95,19 @@ type Round = Record<string, Window>;
 export interface PairedRow {
   row: Row;
   node: string;
-  /** Every round; `counted` those in which every server answered and kept its core at least the minimum busy. */
+  /**
+   * Every round; `counted` those in which fhirgate and the anchor both answered and kept their cores at least the
+   * minimum busy; `floorRounds` those of them in which the floors did too (a floor does so little that the load
+   * generator's core may not keep it busy: its round still counts for the ratio, not for the floors).
+   */
   rounds: Round[];
   counted: Round[];
+  floorRounds: Round[];
   minBusy: number;
   /** fhirgate ÷ anchor in requests per server CPU-second and in requests per second, per counted round. */
   cpu?: GeoMean;
   rps?: GeoMean;
-  /** Each server's CPU µs per request over the counted rounds. */
+  /** Each server's CPU µs per request: fhirgate's and the anchor's over `counted`, the floors' over `floorRounds`. */
   cpuOf: Record<string, Summary>;
   errors: number;
 }
@@ -142,11 +148,14 @@ async function measureRow(row: Row, node: BenchNode, upstreamPort: number, round
 
 /** The figures of one row on one Node from its rounds. */
 export function pairedRow(row: Row, node: string, rounds: Round[], minBusy: number): PairedRow {
-  const names = [row.fhirgate.name, row.anchor.name, ...(row.floors ?? []).map((s) => s.name)];
-  const counted = rounds.filter((r) => names.every((name) => Number.isFinite(r[name]!.cpu) && r[name]!.rps > 0 && r[name]!.busy >= minBusy));
-  const cpuOf = counted.length === 0 ? {} : Object.fromEntries(names.map((name) => [name, summarize(counted.map((r) => r[name]!.cpu))]));
-  const errors = rounds.reduce((n, r) => n + names.reduce((m, name) => m + r[name]!.errors, 0), 0);
-  const base = { row, node, rounds, counted, minBusy, cpuOf, errors };
+  const builds = [row.fhirgate.name, row.anchor.name];
+  const floors = (row.floors ?? []).map((s) => s.name);
+  const busy = (r: Round, name: string) => Number.isFinite(r[name]!.cpu) && r[name]!.rps > 0 && r[name]!.busy >= minBusy;
+  const counted = rounds.filter((r) => builds.every((name) => busy(r, name)));
+  const floorRounds = counted.filter((r) => floors.every((name) => busy(r, name)));
+  const cpuOf = (name: string, of: Round[]) => (of.length === 0 ? [] : [[name, summarize(of.map((r) => r[name]!.cpu))] as const]);
+  const errors = rounds.reduce((n, r) => n + [...builds, ...floors].reduce((m, name) => m + r[name]!.errors, 0), 0);
+  const base = { row, node, rounds, counted, floorRounds, minBusy, cpuOf: Object.fromEntries([...builds.flatMap((n) => cpuOf(n, counted)), ...floors.flatMap((n) => cpuOf(n, floorRounds))]), errors };
   if (counted.length < 2) return base;
   const [f, a] = [row.fhirgate.name, row.anchor.name];
   return { ...base, cpu: geoMean(counted.map((r) => r[a]!.cpu / r[f]!.cpu)), rps: geoMean(counted.map((r) => r[f]!.rps / r[a]!.rps)) };
@@ -158,9 +167,9 @@ export function pairedRow(row: Row, node: string, rounds: Round[], minBusy: numb
  * (anchor ÷ (anchor's floor + fhirgate's features)). Undefined for a row without floors.
  */
 export function overFloors(r: PairedRow): Record<'fhirgateFeatures' | 'anchorFeatures' | 'featuresRatio' | 'floorRatio' | 'onAnchorFloor', Summary> | undefined {
-  if (r.row.floors === undefined || r.counted.length === 0) return undefined;
+  if (r.row.floors === undefined || r.floorRounds.length === 0) return undefined;
   const [f, a, ff, af] = [r.row.fhirgate.name, r.row.anchor.name, r.row.floors[0].name, r.row.floors[1].name];
-  const of = (g: (x: Round) => number) => summarize(r.counted.map(g));
+  const of = (g: (x: Round) => number) => summarize(r.floorRounds.map(g));
   const features = (x: Round) => x[f]!.cpu - x[ff]!.cpu;
   return {
     fhirgateFeatures: of(features),
@@ -199,7 +208,7 @@ export async function benchPaired(rows: Row[] = askedRows(), nodes: BenchNode[] 
     for (const row of rows) {
       for (const node of nodes) {
         const measured = pairedRow(row, node.version, await measureRow(row, node, upstreams.get(row.upstream)!.port, rounds, seconds), minBusy);
-        console.error(`${row.id} ${node.version}: ${describe(measured)}`);
+        console.error(`${row.id} ${node.version}: ${describe(measured)}\n${JSON.stringify({ row: row.id, node: node.version, rounds: measured.rounds })}`);
         out.push(measured);
       }
     }
@@ -214,7 +223,7 @@ const x = (n: number) => `${n.toFixed(2)}×`;
 export const interval = (g: GeoMean | undefined) => (g === undefined ? '–' : `${x(g.mean)} (${x(g.low)}–${x(g.high)})`);
 /** One line: both ratios and the verdict. */
 export function describe(r: PairedRow): string {
-  return `requests per CPU-second ${interval(r.cpu)}, requests per second ${interval(r.rps)}, ${r.counted.length} of ${r.rounds.length} rounds counted: ${verdict(r)}`;
+  return `requests per CPU-second ${interval(r.cpu)}, requests per second ${interval(r.rps)}, ${r.counted.length} of ${r.rounds.length} rounds counted${r.row.floors === undefined ? '' : ` (${r.floorRounds.length} with the floors too)`}: ${verdict(r)}`;
 }
 
 /** Run alone: one line per row and Node, then the rounds as JSON. */
