@@ -124,8 +124,14 @@ test('caches until expires_in minus the margin, one request for many callers, in
   const waiting = Array.from({ length: 100 }, () => tokens.token());
   const controller = new AbortController();
   const impatient = tokens.token(controller.signal);
-  await new Promise<void>((resolve) => {
-    const check = (): void => (release ? resolve() : void setTimeout(check, 5));
+  // Bounded: should the first request never reach the server, fail here by name rather than wait for the runner's timeout.
+  const deadline = Date.now() + 60_000;
+  await new Promise<void>((resolve, reject) => {
+    const check = (): void => {
+      if (release) resolve();
+      else if (Date.now() > deadline) reject(new Error('the token server did not receive the first token request within 60 s'));
+      else setTimeout(check, 5);
+    };
     check();
   });
   controller.abort();
