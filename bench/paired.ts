@@ -4,18 +4,24 @@
  * machine the log of a run-by-run ratio then varies with a standard deviation near 0.19: five runs cannot tell
  * 1.0× from 1.10×. Here, for each row and each Node of `benchNodes()`, every contender of the row runs at once
  * (compiled, each pinned to the server's core, warmed `BENCH_WARMUP` seconds) and is measured in `BENCH_ROUNDS`
- * (default 14) rounds of back-to-back windows of `BENCH_SECONDS` (default 3) at the row's connection count, the
- * order reversed every other round, so that the two sides of a ratio are seconds apart rather than minutes.
+ * (default 3) rounds of back-to-back windows of `BENCH_SECONDS` (default 3) at the row's connection count, the
+ * order reversed every other round, so that the two sides of a ratio are seconds apart rather than minutes. The
+ * servers are then stopped and the row starts afresh, `BENCH_STARTS` times (default 4, at least 2), the starts of
+ * every row and Node interleaved: a ratio also varies from one start of the same servers to the next (a row whose
+ * rounds gave 1.13× and 1.18× in two starts gave 1.02× in a third, 2026-11-29), so a start, not a round, is what
+ * is repeated.
  *
  * Per row and Node it prints fhirgate ÷ the feature-equal build in requests per server CPU-second and in requests
- * per second, each the geometric mean of the per-round ratios with its 95% interval, and a verdict against the
+ * per second: per start, the geometric mean of its rounds' ratios; over the starts, their geometric mean with its
+ * 95% interval (t, one degree of freedom fewer than the starts counted), and a verdict against the
  * target (1.10×): met when both intervals lie above it, missed when either lies below, undecided otherwise. Rows
  * with a floor also measure, in the same rounds, each stack doing nothing but the row's transport (the read: a
  * `node:http` forwarder on one `http.Agent` and plain reply-from; the federated search: the two fan-out floors of
  * bench/facade.ts) and print each build's features over its own floor, paired, and what fhirgate's features would
  * give on the anchor's floor. A round counts only when fhirgate and the anchor answered and kept their cores at
  * least `BENCH_MIN_BUSY` (default 0.9) busy (below, the load generator was starved), and for the floors only when
- * the floors did too. `BENCH_ROWS` (comma-separated ids) picks rows.
+ * the floors did too. `BENCH_ROWS` (comma-separated ids) picks rows. `BENCH_FLOOR_WORK_US` makes each floor spend that
+ * long per request first (servers/floor-work.ts): its transport's cost in a process that works as a contender does.
  * Before measuring it checks, on each Node, that the builds answer alike (the `facade` workload's checks).
  */
 import { fileURLToPath } from 'node:url';
@@ -95,8 +101,10 @@ type Round = Record<string, Window>;
 export interface PairedRow {
   row: Row;
   node: string;
+  /** Every start's rounds, in the order measured. */
+  starts: Round[][];
   /**
-   * Every round; `counted` those in which fhirgate and the anchor both answered and kept their cores at least the
+   * Every round of every start; `counted` those in which fhirgate and the anchor both answered and kept their cores at least the
    * minimum busy; `floorRounds` those of them in which the floors did too (a floor does so little that the load
    * generator's core may not keep it busy: its round still counts for the ratio, not for the floors).
    */
@@ -104,9 +112,14 @@ export interface PairedRow {
   counted: Round[];
   floorRounds: Round[];
   minBusy: number;
-  /** fhirgate ÷ anchor in requests per server CPU-second and in requests per second, per counted round. */
+  /**
+   * fhirgate ÷ anchor in requests per server CPU-second and in requests per second, over the starts with a counted
+   * round (each start's figure the geometric mean of its counted rounds); present with at least two such starts.
+   */
   cpu?: GeoMean;
   rps?: GeoMean;
+  /** The same CPU ratio over the counted rounds pooled, for the spread within starts (its interval leaves out the spread between them). */
+  roundsCpu?: GeoMean;
   /** Each server's CPU µs per request: fhirgate's and the anchor's over `counted`, the floors' over `floorRounds`. */
   cpuOf: Record<string, Summary>;
   errors: number;
@@ -115,15 +128,19 @@ export interface PairedRow {
 /** `met`, `missed` or `undecided` against {@link TARGET}, from the two intervals. */
 export function verdict(r: PairedRow): string {
   if (!r.row.target) return 'no target';
-  if (r.cpu === undefined || r.rps === undefined) return 'no round counted';
+  if (r.cpu === undefined || r.rps === undefined) return 'fewer than two starts counted';
   if (r.cpu.low >= TARGET && r.rps.low >= TARGET) return 'met';
   if (r.cpu.high < TARGET || r.rps.high < TARGET) return 'missed';
   return 'undecided';
 }
 
-/** The row's servers on `node`, started at once and warmed, measured in `rounds` alternating rounds. */
-async function measureRow(row: Row, node: BenchNode, upstreamPort: number, rounds: number, seconds: number): Promise<Round[]> {
-  const servers = [row.fhirgate, row.anchor, ...(row.floors ?? [])];
+/**
+ * One start of the row's servers on `node`: started at once and warmed, measured in `rounds` alternating rounds;
+ * an odd `start` starts, warms and measures them in the reverse order.
+ */
+async function measureRow(row: Row, node: BenchNode, upstreamPort: number, rounds: number, seconds: number, start: number): Promise<Round[]> {
+  const listed = [row.fhirgate, row.anchor, ...(row.floors ?? [])];
+  const servers = start % 2 === 0 ? listed : [...listed].reverse();
   const peers: Peer[] = [];
   try {
     for (const s of servers) peers.push(await startPeer(new URL(`./servers/${s.script}`, import.meta.url), [String(upstreamPort), BENCH_KEY, ...s.args], {}, [], 'server', node.path));
@@ -137,7 +154,7 @@ async function measureRow(row: Row, node: BenchNode, upstreamPort: number, round
         const m = load(urls[i]!, row.connections, seconds, peers[i]!.child.pid, 0); // warm already: no warm-up window between rounds
         round[servers[i]!.name] = { cpu: m.cpu, rps: m.rps, busy: m.busy, errors: m.errors };
       }
-      console.error(`${row.id} ${node.version} round ${n + 1}: ${servers.map((s) => `${s.name} ${round[s.name]!.cpu.toFixed(0)} µs ${(round[s.name]!.busy * 100).toFixed(0)}%`).join(', ')}`);
+      console.error(`${row.id} ${node.version} start ${start + 1} round ${n + 1}: ${listed.map((s) => `${s.name} ${round[s.name]!.cpu.toFixed(0)} µs ${(round[s.name]!.busy * 100).toFixed(0)}%`).join(', ')}`);
       out.push(round);
     }
     return out;
@@ -146,19 +163,30 @@ async function measureRow(row: Row, node: BenchNode, upstreamPort: number, round
   }
 }
 
-/** The figures of one row on one Node from its rounds. */
-export function pairedRow(row: Row, node: string, rounds: Round[], minBusy: number): PairedRow {
+/** The figures of one row on one Node from its starts' rounds. */
+export function pairedRow(row: Row, node: string, starts: Round[][], minBusy: number): PairedRow {
   const builds = [row.fhirgate.name, row.anchor.name];
   const floors = (row.floors ?? []).map((s) => s.name);
   const busy = (r: Round, name: string) => Number.isFinite(r[name]!.cpu) && r[name]!.rps > 0 && r[name]!.busy >= minBusy;
-  const counted = rounds.filter((r) => builds.every((name) => busy(r, name)));
+  const countedOf = (rs: Round[]) => rs.filter((r) => builds.every((name) => busy(r, name)));
+  const rounds = starts.flat();
+  const counted = countedOf(rounds);
   const floorRounds = counted.filter((r) => floors.every((name) => busy(r, name)));
   const cpuOf = (name: string, of: Round[]) => (of.length === 0 ? [] : [[name, summarize(of.map((r) => r[name]!.cpu))] as const]);
   const errors = rounds.reduce((n, r) => n + [...builds, ...floors].reduce((m, name) => m + r[name]!.errors, 0), 0);
-  const base = { row, node, rounds, counted, floorRounds, minBusy, cpuOf: Object.fromEntries([...builds.flatMap((n) => cpuOf(n, counted)), ...floors.flatMap((n) => cpuOf(n, floorRounds))]), errors };
-  if (counted.length < 2) return base;
+  const base = { row, node, starts, rounds, counted, floorRounds, minBusy, cpuOf: Object.fromEntries([...builds.flatMap((n) => cpuOf(n, counted)), ...floors.flatMap((n) => cpuOf(n, floorRounds))]), errors };
   const [f, a] = [row.fhirgate.name, row.anchor.name];
-  return { ...base, cpu: geoMean(counted.map((r) => r[a]!.cpu / r[f]!.cpu)), rps: geoMean(counted.map((r) => r[f]!.rps / r[a]!.rps)) };
+  const cpuRatio = (r: Round) => r[a]!.cpu / r[f]!.cpu;
+  const rpsRatio = (r: Round) => r[f]!.rps / r[a]!.rps;
+  const roundsCpu = counted.length < 2 ? undefined : geoMean(counted.map(cpuRatio));
+  const countedStarts = starts.map(countedOf).filter((c) => c.length > 0);
+  if (countedStarts.length < 2) return { ...base, roundsCpu };
+  return { ...base, roundsCpu, cpu: geoMean(countedStarts.map((c) => meanRatio(c.map(cpuRatio)))), rps: geoMean(countedStarts.map((c) => meanRatio(c.map(rpsRatio)))) };
+}
+
+/** The geometric mean of ratios (one start's figure). */
+function meanRatio(ratios: number[]): number {
+  return Math.exp(ratios.reduce((sum, x) => sum + Math.log(x), 0) / ratios.length);
 }
 
 /**
@@ -191,7 +219,9 @@ export function askedRows(): Row[] {
 
 /** Every row asked on every Node, after the parity checks. */
 export async function benchPaired(rows: Row[] = askedRows(), nodes: BenchNode[] = benchNodes()): Promise<PairedRow[]> {
-  const rounds = Math.max(2, Number(process.env.BENCH_ROUNDS ?? 14));
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+  const starts = Number(process.env.BENCH_STARTS ?? 4);
+  if (!Number.isInteger(starts) || starts < 2) throw new Error(`BENCH_STARTS must be a whole number of at least 2 (the interval is over starts), not "${process.env.BENCH_STARTS}"`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 3);
   const minBusy = Number(process.env.BENCH_MIN_BUSY ?? 0.9);
   const upstreams = new Map<string, Peer>();
@@ -205,11 +235,19 @@ export async function benchPaired(rows: Row[] = askedRows(), nodes: BenchNode[] 
       if (fixed !== undefined) await checkFloors(node, fixed.port);
       if (everything !== undefined) await checkEverythingParity(node, everything.port);
     }
+    const measured = new Map<string, Round[][]>(rows.flatMap((row) => nodes.map((node) => [`${row.id} ${node.version}`, []] as const)));
+    for (let start = 0; start < starts; start++) {
+      for (const row of rows) {
+        for (const node of start % 2 === 0 ? nodes : [...nodes].reverse()) {
+          measured.get(`${row.id} ${node.version}`)!.push(await measureRow(row, node, upstreams.get(row.upstream)!.port, rounds, seconds, start));
+        }
+      }
+    }
     for (const row of rows) {
       for (const node of nodes) {
-        const measured = pairedRow(row, node.version, await measureRow(row, node, upstreams.get(row.upstream)!.port, rounds, seconds), minBusy);
-        console.error(`${row.id} ${node.version}: ${describe(measured)}\n${JSON.stringify({ row: row.id, node: node.version, rounds: measured.rounds })}`);
-        out.push(measured);
+        const r = pairedRow(row, node.version, measured.get(`${row.id} ${node.version}`)!, minBusy);
+        console.error(`${row.id} ${node.version}: ${describe(r)}\n${JSON.stringify({ row: row.id, node: node.version, starts: r.starts })}`);
+        out.push(r);
       }
     }
   } finally {
@@ -223,12 +261,13 @@ const x = (n: number) => `${n.toFixed(2)}×`;
 export const interval = (g: GeoMean | undefined) => (g === undefined ? '–' : `${x(g.mean)} (${x(g.low)}–${x(g.high)})`);
 /** One line: both ratios and the verdict. */
 export function describe(r: PairedRow): string {
-  return `requests per CPU-second ${interval(r.cpu)}, requests per second ${interval(r.rps)}, ${r.counted.length} of ${r.rounds.length} rounds counted${r.row.floors === undefined ? '' : ` (${r.floorRounds.length} with the floors too)`}: ${verdict(r)}`;
+  const startsCounted = r.cpu?.values.length ?? 0;
+  return `requests per CPU-second ${interval(r.cpu)}, requests per second ${interval(r.rps)}, over ${startsCounted} of ${r.starts.length} starts (${r.counted.length} of ${r.rounds.length} rounds counted${r.row.floors === undefined ? '' : `, ${r.floorRounds.length} with the floors too`}; pooled rounds ${interval(r.roundsCpu)}): ${verdict(r)}`;
 }
 
 /** Run alone: one line per row and Node, then the rounds as JSON. */
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const measured = await benchPaired();
   for (const r of measured) console.log(`${r.row.id}, Node ${r.node}: ${describe(r)}`);
-  console.log(JSON.stringify(measured.map((r) => ({ row: r.row.id, node: r.node, rounds: r.rounds }))));
+  console.log(JSON.stringify(measured.map((r) => ({ row: r.row.id, node: r.node, starts: r.starts }))));
 }

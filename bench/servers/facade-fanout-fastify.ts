@@ -4,9 +4,11 @@
  * facade-fastify.ts makes and asks them), parsing both answers and sending their entries as one searchset Bundle
  * (fan-out.ts); no key, no rewrite, no audit. The anchor's federated search minus this is what the anchor's
  * features cost (issue 38).
+ * With `BENCH_FLOOR_WORK_US` it works that long per request first (floor-work.ts).
  */
 import Fastify from 'fastify';
 import { searchset, sourcePaths } from './fan-out.js';
+import { FLOOR_WORKS, floorWork } from './floor-work.js';
 import { announce } from './transform-resource.js';
 import { sourcePools } from './undici-pools.js';
 
@@ -21,6 +23,7 @@ async function get(pool: (typeof pools)[number], path: string): Promise<string> 
 }
 
 const app = Fastify({ logger: false, keepAliveTimeout: 5_000 }); // node:http's default, as facade-fastify.ts
+if (FLOOR_WORKS) app.addHook('onRequest', async () => floorWork());
 app.get('/fhir/all/:type', async (req, reply) => {
   const paths = sourcePaths(req.url);
   const answers = await Promise.all(paths.map((path, i) => get(pools[i]!, path))).catch(() => undefined);

@@ -4,9 +4,11 @@
  * in parallel through one keep-alive `http.Agent` (64 sockets, as the facade's gateway in facade-fhirgate.ts),
  * parsing both answers and sending their entries as one searchset Bundle (fan-out.ts); no key, no rewrite, no audit.
  * fhirgate's federated search minus this is what fhirgate's features cost (issue 38).
+ * With `BENCH_FLOOR_WORK_US` it works that long per request first (floor-work.ts).
  */
 import { Agent, createServer, request } from 'node:http';
 import { searchset, sourcePaths } from './fan-out.js';
+import { floorWork } from './floor-work.js';
 import { announce } from './transform-resource.js';
 
 const port = Number(process.argv[2]);
@@ -26,6 +28,7 @@ function get(path: string): Promise<string> {
 }
 
 const server = createServer((req, res) => {
+  floorWork();
   Promise.all(sourcePaths(req.url ?? '').map(get)).then(
     (answers) => res.writeHead(200, { 'content-type': 'application/fhir+json' }).end(searchset(answers)),
     () => res.writeHead(502).end(),
