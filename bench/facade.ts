@@ -18,7 +18,9 @@
  * throws where they do not, and that each fan-out floor answers 200 with both sources' entries (alone:
  * `node --import tsx bench/facade.ts --parity`). Targets (issue 38): the facade ≥ 1.1× the feature-equal build in throughput
  * and CPU per request, < 0.3 ms added p50 over the direct read at 1 connection.
- * Run alone: `node --import tsx bench/facade.ts`.
+ * Run alone: `node --import tsx bench/facade.ts`. `--latency` measures only the read's latency at 1 connection, of
+ * the direct read and of the four read servers started at once on each Node, in `BENCH_RUNS` rounds, each with the
+ * cores idle and kept awake (lib/awake.ts), the two in alternating order.
  */
 import { spawnSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -27,8 +29,9 @@ import { fileURLToPath } from 'node:url';
 import { autocannon, WARMUP_SECONDS } from './host.js';
 import { cpuSeconds } from './lib/cpu.js';
 import { benchNodes, type BenchNode } from './lib/nodes.js';
+import { CAN_KEEP_AWAKE, keepCoresAwake } from './lib/awake.js';
 import { coreFor, startPeer, type Peer } from './lib/processes.js';
-import { percentile, RUNS, summarize, type Summary } from './lib/stats.js';
+import { fmt, percentile, RUNS, summarize, type Summary } from './lib/stats.js';
 import { FEDERATED_QUERY, SEARCH_BASES, SEARCH_ENTRIES } from './servers/fixed-patient.js';
 
 /** The bench caller's API key (not a secret: it guards a fixed Patient on loopback). */
@@ -303,8 +306,55 @@ async function runLatencyClient(url: string, requests: number): Promise<void> {
   process.stdout.write(JSON.stringify({ p50: percentile(timed, 50), p99: percentile(timed, 99), errors }));
 }
 
+/** The read servers whose latency `--latency` measures: the two do-nothing forwarders, then the two feature-equal builds. */
+const LATENCY_SERVERS = [NODE_PLAIN, PLAIN, FHIRGATE, ANCHOR];
+
+/**
+ * `--latency`: each read server's p50 at 1 connection and what it adds over the direct read's p50 of the same round
+ * and mode, per Node; the median over `BENCH_RUNS` rounds, with the cores idle and kept awake.
+ */
+async function latencyWithCoresAwake(requests: number): Promise<void> {
+  if (!CAN_KEEP_AWAKE) throw new Error('--latency needs chrt and taskset');
+  const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
+  const direct = `http://127.0.0.1:${upstream.port}${PATHS.read.direct}`;
+  try {
+    for (const node of benchNodes()) {
+      const peers: Peer[] = [];
+      try {
+        for (const name of LATENCY_SERVERS) peers.push(await startPeer(new URL(`./servers/${CONTENDERS.find((c) => c.name === name)!.script}`, import.meta.url), [String(upstream.port), BENCH_KEY], {}, [], 'server', node.path));
+        const urls = peers.map((p) => `http://127.0.0.1:${p.port}${PATHS.read.server}`);
+        for (const url of urls) autocannon(url, 16, WARMUP_SECONDS, { 'x-api-key': BENCH_KEY });
+        const added = new Map<string, number[]>();
+        for (let run = 0; run < RUNS; run++) {
+          for (const mode of run % 2 === 0 ? ['idle', 'awake'] : ['awake', 'idle']) {
+            const stop = mode === 'awake' ? await keepCoresAwake() : () => {};
+            try {
+              const base = latencyClient(direct, requests).p50;
+              const p50s = urls.map((url) => latencyClient(url, requests).p50);
+              console.error(`${node.version} round ${run + 1}, cores ${mode}: direct ${base.toFixed(0)} µs, ${LATENCY_SERVERS.map((n, i) => `${n} ${p50s[i]!.toFixed(0)}`).join(', ')}`);
+              LATENCY_SERVERS.forEach((n, i) => added.set(`${n}|${mode}`, [...(added.get(`${n}|${mode}`) ?? []), p50s[i]! - base]));
+            } finally {
+              stop();
+            }
+          }
+        }
+        for (const mode of ['idle', 'awake']) {
+          console.log(`Node ${node.version}, cores ${mode}, added p50 over the direct read (µs; median (min–max) of ${RUNS} rounds):`);
+          for (const n of LATENCY_SERVERS) console.log(`  ${n.padEnd(46)} ${fmt(summarize(added.get(`${n}|${mode}`)!), 0)}`);
+        }
+      } finally {
+        for (const p of peers) await p.stop();
+      }
+    }
+  } finally {
+    await upstream.stop();
+  }
+}
+
 const main = import.meta.url === `file://${process.argv[1]}`;
-if (main && process.argv[2] === '--latency-client') {
+if (main && process.argv[2] === '--latency') {
+  await latencyWithCoresAwake(Number(process.env.BENCH_LATENCY_REQUESTS ?? 2000));
+} else if (main && process.argv[2] === '--latency-client') {
   await runLatencyClient(process.argv[3]!, Number(process.argv[4]));
 } else if (main && process.argv[2] === '--parity') {
   const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
