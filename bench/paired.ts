@@ -23,7 +23,9 @@
  * the floors did too. `BENCH_ROWS` (comma-separated ids) picks rows. `BENCH_FLOOR_WORK_US` makes each floor spend that
  * long per request first (servers/floor-work.ts): its transport's cost in a process that works as a contender does.
  * Before measuring it checks, on each Node, that the builds answer alike (the `facade` workload's checks).
+ * `node --import tsx bench/paired.ts --pool <log> ...` puts the starts of earlier runs' logs together per row and Node.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkEverythingParity, EVERYTHING_CONTENDERS, EVERYTHING_SERVERS } from './everything.js';
 import { ANCHOR, BENCH_KEY, checkFloors, checkParity, CONTENDERS, FHIRGATE, load, NODE_FANOUT, NODE_PLAIN, PATHS, PLAIN, UNDICI_FANOUT, type Kind } from './facade.js';
@@ -265,8 +267,34 @@ export function describe(r: PairedRow): string {
   return `requests per CPU-second ${interval(r.cpu)}, requests per second ${interval(r.rps)}, over ${startsCounted} of ${r.starts.length} starts (${r.counted.length} of ${r.rounds.length} rounds counted${r.row.floors === undefined ? '' : `, ${r.floorRounds.length} with the floors too`}; pooled rounds ${interval(r.roundsCpu)}): ${verdict(r)}`;
 }
 
-/** Run alone: one line per row and Node, then the rounds as JSON. */
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/**
+ * `--pool <log> ...`: the rows of earlier runs, from the JSON line each run logs per row and Node (`{row, node, starts}`,
+ * or `{row, node, rounds}` from before the starts: one start), their starts put together per row and Node and
+ * described as one run would be.
+ */
+function pooled(files: string[]): PairedRow[] {
+  const starts = new Map<string, Round[][]>();
+  for (const file of files) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line.startsWith('{"row"')) continue;
+      const logged = JSON.parse(line) as { row: string; node: string; starts?: Round[][]; rounds?: Round[] };
+      const key = JSON.stringify([logged.row, logged.node]);
+      starts.set(key, [...(starts.get(key) ?? []), ...(logged.starts ?? [logged.rounds!])]);
+    }
+  }
+  const minBusy = Number(process.env.BENCH_MIN_BUSY ?? 0.9);
+  return [...starts].map(([key, s]) => {
+    const [id, node] = JSON.parse(key) as [string, string];
+    const row = ROWS.find((r) => r.id === id);
+    if (row === undefined) throw new Error(`--pool: unknown row ${id}`);
+    return pairedRow(row, node, s, minBusy);
+  });
+}
+
+/** Run alone: one line per row and Node, then the rounds as JSON; with `--pool`, earlier runs' rows put together. */
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--pool') {
+  for (const r of pooled(process.argv.slice(3))) console.log(`${r.row.id}, Node ${r.node}: ${describe(r)}`);
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const measured = await benchPaired();
   for (const r of measured) console.log(`${r.row.id}, Node ${r.node}: ${describe(r)}`);
   console.log(JSON.stringify(measured.map((r) => ({ row: r.row.id, node: r.node, starts: r.starts }))));
