@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { AuthTokenError, isFhirgateError } from '../errors.js';
 import type { HTTPRequestOptions, HTTPResponse } from '../http/request-options.js';
 import { authTokenChannel, publish } from '../http/diagnostics.js';
+import { isJSONObject } from '../lib/json-object.js';
 import { SecretRedactor } from '../lib/redact-secrets.js';
 import type { Signer } from './key-ring.js';
 import { signAssertion } from './sign-assertion.js';
@@ -120,7 +121,7 @@ function systemCode(err: unknown): string | undefined {
 function parseJSON(body: Buffer): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(body.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isJSONObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

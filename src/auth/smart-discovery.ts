@@ -6,6 +6,7 @@
  */
 import { FhirgateError, isFhirgateError } from '../errors.js';
 import type { HTTPResponse } from '../http/request-options.js';
+import { isJSONObject } from '../lib/json-object.js';
 import type { Send } from './fetch-token.js';
 
 /** The extension of `CapabilityStatement.rest.security` that names the OAuth endpoints (SMART 1.0). */
@@ -89,7 +90,7 @@ async function get(send: Send, url: string, accept: string, timeoutMs: number, b
 function jsonObject(res: HTTPResponse): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(res.body.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isJSONObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ErrorCode } from '../errors.js';
+import { isJSONObject } from '../lib/json-object.js';
 import { CDSError } from './cds-error.js';
 import type { JSONObject } from './types.js';
 
@@ -24,10 +25,6 @@ export interface Checker {
   oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T;
 }
 
-function isObject(value: unknown): value is JSONObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Builds a {@link Checker} whose failures carry `code` and `status`. */
 export function checker(code: ErrorCode, status: number): Checker {
   const fail = (field: string, problem: string): never => {
@@ -39,8 +36,8 @@ export function checker(code: ErrorCode, status: number): Checker {
   };
   return {
     fail,
-    isObject,
-    object: (value, field) => (isObject(value) ? value : fail(field, 'must be an object')),
+    isObject: isJSONObject,
+    object: (value, field) => (isJSONObject(value) ? value : fail(field, 'must be an object')),
     string,
     optionalString: (value, field) => (value === undefined ? undefined : string(value, field)),
     array: (value, field) => (Array.isArray(value) ? value : fail(field, 'must be an array')),

@@ -11,6 +11,7 @@
  * @module
  */
 import { isFHIRId, isResourceType } from '../fhir/index.js';
+import { isJSONObject } from '../lib/json-object.js';
 
 /** Between the source's name and the source's id. */
 const SEPARATOR = '.';
@@ -64,12 +65,12 @@ export function federatedResource(resource: Record<string, unknown>, view: Feder
   const id = typeof resource.id === 'string' ? federatedId(view.source, resource.id, view.sources) : undefined;
   const changed = qualify(resource, view);
   // Not an object (a malformed entry): an array whose references changed shown as that array, else a copy of its elements.
-  const body = changed || (typeof resource === 'object' && resource !== null && !Array.isArray(resource)) ? resource : { ...(resource as object) };
+  const body = changed || isJSONObject(resource) ? resource : { ...(resource as object) };
   if (id !== undefined) body.id = id;
   // The resource's own `meta` (an object of its parsed answer) takes `source` in place: a copy per
   // resource was 1.5 % of a federated search's CPU (Node 20, 16 connections, `--cpu-prof`).
   const meta = body.meta;
-  if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) (meta as Record<string, unknown>).source = view.sourceBase;
+  if (isJSONObject(meta)) meta.source = view.sourceBase;
   else body.meta = { ...(typeof meta === 'object' && meta !== null ? meta : {}), source: view.sourceBase };
   return body;
 }

@@ -9,6 +9,7 @@
  * @module
  */
 import type { FHIRExchangeResponse } from '../gateway/index.js';
+import { isJSONObject } from '../lib/json-object.js';
 import type { RouteReply } from '../mount/index.js';
 import { inCompartment } from './compartment.js';
 import { FHIR_JSON, fhirJSON, outcome } from './fhir-answer.js';
@@ -78,10 +79,10 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
   } catch {
     parsed = undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+  if (!isJSONObject(parsed)) {
     return { reply: outcome(502, 'exception', `source "${s.source}" answered ${res.status} with a body that is not FHIR JSON`, s.extraHeaders), body: undefined };
   }
-  let body = parsed as Record<string, unknown>;
+  let body = parsed;
   if (body.resourceType === 'Bundle' && !wellFormedBundle(body)) {
     return { reply: outcome(502, 'exception', `source "${s.source}" answered ${res.status} with a body that is not FHIR JSON (a Bundle whose entry or link is not a list of objects, or an entry whose resource is not an object)`, s.extraHeaders), body: undefined };
   }
@@ -111,17 +112,12 @@ export function facadeAnswer(res: FHIRExchangeResponse, s: AnswerSetting): Facad
  */
 function wellFormedBundle(bundle: Record<string, unknown>): boolean {
   if (!listOfObjects(bundle.entry) || !listOfObjects(bundle.link)) return false;
-  return bundle.entry === undefined || (bundle.entry as Record<string, unknown>[]).every((e) => e.resource === undefined || isObject(e.resource));
+  return bundle.entry === undefined || (bundle.entry as Record<string, unknown>[]).every((e) => e.resource === undefined || isJSONObject(e.resource));
 }
 
 /** True when `value` is absent or an array of objects. */
 function listOfObjects(value: unknown): boolean {
-  return value === undefined || (Array.isArray(value) && value.every(isObject));
-}
-
-/** True for a JSON object (not `null`, not an array). */
-function isObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return value === undefined || (Array.isArray(value) && value.every(isJSONObject));
 }
 
 /** A compartment-bound read (or instance history) of something outside is as if it did not exist. */

@@ -5,6 +5,7 @@
  */
 import { FhirgateError } from '../errors.js';
 import { isResourceType, operationOutcome, type Bundle, type BundleEntry, type Coding, type Resource, type ResourceType } from '../fhir/index.js';
+import { isJSONObject } from '../lib/json-object.js';
 import { keysOf, onlyKnownKeys, signalOption } from '../lib/options.js';
 import { describeFailure } from './core/describe-failure.js';
 import type { SearchParams } from './core/search-params.js';
@@ -118,7 +119,7 @@ function checkOptions(options: AggregateSourcesOptions): SourcesSearch {
   if (!isResourceType(resourceType)) {
     throw new FhirgateError('ERR_INVALID_RESOURCE_TYPE', `aggregateSources: ${JSON.stringify(String(resourceType).slice(0, 80))} is not a FHIR resource type name`);
   }
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+  if (!isJSONObject(params)) {
     throw new TypeError('aggregateSources: options.params must be an object of search parameters');
   }
   if (!Array.isArray(sources) || !sources.every((s) => typeof s === 'string' && s !== '')) {

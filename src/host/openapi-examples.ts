@@ -5,6 +5,7 @@
  * @module
  */
 import type { Logger } from '../mount/index.js';
+import { isJSONObject } from '../lib/json-object.js';
 import { keysOf, onlyKnownKeys } from '../lib/options.js';
 
 /**
@@ -46,14 +47,14 @@ const KEY = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)$/;
  */
 export function checkOpenAPIExamples(value: unknown): OpenAPIExamples {
   if (value === undefined) return Object.freeze({});
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('options.openapiExamples must be an object');
+  if (!isJSONObject(value)) throw new TypeError('options.openapiExamples must be an object');
   for (const [key, example] of Object.entries(value)) {
     const where = `options.openapiExamples[${JSON.stringify(key.slice(0, 80))}]`;
     if (!KEY.test(key)) throw new TypeError(`${where}: the key must be "<METHOD> /path", such as "GET /fhir/transform/Patient/{id}"`);
-    if (typeof example !== 'object' || example === null || Array.isArray(example)) throw new TypeError(`${where} must be an object`);
+    if (!isJSONObject(example)) throw new TypeError(`${where} must be an object`);
     onlyKnownKeys(example, OPERATION_EXAMPLE_KEYS, where);
     const { parameters } = example as OperationExample;
-    if (parameters !== undefined && (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters))) {
+    if (parameters !== undefined && !isJSONObject(parameters)) {
       throw new TypeError(`${where}.parameters must be an object of values by parameter name`);
     }
   }

@@ -7,6 +7,7 @@
 import type { ProxyAgents } from './proxy-agents.js';
 import type { JsonWebKey } from 'node:crypto';
 import { FhirgateError, isFhirgateError } from '../errors.js';
+import { isJSONObject } from '../lib/json-object.js';
 import { request } from './request.js';
 
 /** Options of a {@link JWKSCache}, in milliseconds. */
@@ -50,7 +51,7 @@ async function download(url: string, timeoutMs: number, proxy: ProxyAgents | und
   }
   const keys = (doc as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(keys)) throw new FhirgateError('ERR_JWT', 'JWKS has no keys array');
-  return keys.filter((k): k is JsonWebKey => typeof k === 'object' && k !== null && !Array.isArray(k));
+  return keys.filter((k): k is JsonWebKey => isJSONObject(k));
 }
 
 /** Finds signing keys by `kid` in remote JWK Sets. */

@@ -4,6 +4,7 @@
  */
 import { FhirgateError } from '../errors.js';
 import { isResourceType, type Resource } from '../fhir/index.js';
+import { isJSONObject } from '../lib/json-object.js';
 
 /**
  * Parses a FHIR JSON body that must be a resource of `type`: 415 for another media type, 400 for
@@ -21,11 +22,11 @@ export function parseResource(contentType: string | undefined, body: Buffer, typ
     throw new FhirgateError('ERR_BAD_REQUEST', 'the body is not valid JSON', { status: 400 });
   }
   const resourceType = (value as { resourceType?: unknown } | null)?.resourceType;
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof resourceType !== 'string' || !isResourceType(resourceType)) {
+  if (!isJSONObject(value) || typeof resourceType !== 'string' || !isResourceType(resourceType)) {
     throw new FhirgateError('ERR_INVALID_RESOURCE', 'the body is not a FHIR resource', { status: 400 });
   }
   if (resourceType !== type) {
     throw new FhirgateError('ERR_INVALID_RESOURCE_TYPE', `the body is a ${resourceType}, the URL names ${type}`, { status: 400 });
   }
-  return value as Resource;
+  return value as unknown as Resource;
 }

@@ -6,6 +6,7 @@
 import { FhirgateError } from '../../errors.js';
 import { RESOURCE_TYPES } from '../../fhir/index.js';
 import { R4_ONLY_RESOURCE_TYPES } from '../../fhir/is-resource-type.js';
+import { isJSONObject } from '../../lib/json-object.js';
 import { nearestName } from '../../lib/nearest-name.js';
 import { unknownKey } from '../../lib/options.js';
 
@@ -28,8 +29,8 @@ export function configError(path: string, problem: string): FhirgateError {
 
 /** A plain object (not an array, not null), as a record. */
 export function object(value: unknown, path: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw configError(path, 'must be an object');
-  return value as Record<string, unknown>;
+  if (!isJSONObject(value)) throw configError(path, 'must be an object');
+  return value;
 }
 
 /** Refuses keys outside `allowed`, with the one it is an obvious typo of: a typo must fail, not be ignored. */

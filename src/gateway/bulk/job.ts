@@ -4,6 +4,7 @@
  * @module
  */
 import { FhirgateError } from '../../errors.js';
+import { isJSONObject } from '../../lib/json-object.js';
 import { printable } from '../../lib/printable.js';
 import type { HTTPResponse } from '../../http/request-options.js';
 import { parseRetryAfter } from '../../http/retry-after.js';
@@ -141,7 +142,7 @@ function outcomeText(res: HTTPResponse): string {
 
 function manifestJson(res: HTTPResponse, what: string): unknown {
   const value = json(res);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isJSONObject(value)) {
     throw new FhirgateError('ERR_BULK_RESPONSE', `${what}: the manifest is not a JSON object`, { status: res.status });
   }
   return value;

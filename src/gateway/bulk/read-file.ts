@@ -9,6 +9,7 @@ import type { Resource } from '../../fhir/index.js';
 import { abortError } from '../../http/signals.js';
 import type { Source } from '../core/source-registry.js';
 import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../../lib/json-depth.js';
+import { isJSONObject } from '../../lib/json-object.js';
 import type { BulkFile } from './manifest.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import type { BulkHost } from './types.js';
@@ -89,11 +90,11 @@ function parseLine(text: string, number: number, unterminated: boolean, file: Bu
     throw new FhirgateError('ERR_BULK_FILE', `${what}: ${why}`, { cause });
   }
   const type = (value as { resourceType?: unknown } | null)?.resourceType;
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof type !== 'string') {
+  if (!isJSONObject(value) || typeof type !== 'string') {
     throw new FhirgateError('ERR_BULK_FILE', `${what}: line ${number} is not a FHIR resource`);
   }
   if (file.kind === 'error' && type !== 'OperationOutcome') {
     throw new FhirgateError('ERR_BULK_FILE', `${what}: line ${number} of an error file is a ${type.slice(0, 64)}, not an OperationOutcome`);
   }
-  return value as Resource;
+  return value as unknown as Resource;
 }

@@ -3,6 +3,7 @@
  * search, checked before anything is sent.
  * @module
  */
+import { isJSONObject } from '../../lib/json-object.js';
 import type { SearchParams } from './search-params.js';
 import { searchQuery } from './search-params.js';
 
@@ -16,7 +17,7 @@ const QUERY = /^[^?#&=\s][^#&=\s]*=[^#&\s]*(?:&[^#&=\s]+=[^#&\s]*)*$/;
  * `TypeError`.
  */
 export function ifNoneExistHeader(value: string | SearchParams): string {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+  if (isJSONObject(value)) {
     const query = searchQuery(value);
     if (query === '') throw new RangeError('options.ifNoneExist must hold at least one search parameter');
     return query;

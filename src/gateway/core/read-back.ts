@@ -6,6 +6,7 @@
 import { FhirgateError } from '../../errors.js';
 import type { HTTPResponse, HTTPTarget } from '../../http/request-options.js';
 import { MAX_RESOURCE_DEPTH, nestsDeeperThan } from '../../lib/json-depth.js';
+import { isJSONObject } from '../../lib/json-object.js';
 
 /** A resource as read for a versioned save. */
 export interface Versioned {
@@ -80,11 +81,11 @@ export function resourceFromAnswer(res: HTTPResponse, resourceType: string | und
     throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with a body that is not JSON`, { cause, status: res.status });
   }
   const type = (value as { resourceType?: unknown } | null)?.resourceType;
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof type !== 'string') {
+  if (!isJSONObject(value) || typeof type !== 'string') {
     throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: the server answered ${res.status} with JSON that is not a resource`, { status: res.status });
   }
   if (resourceType !== undefined && type !== resourceType) {
     throw new FhirgateError('ERR_FHIR_RESPONSE', `${what}: expected a ${resourceType}, the server sent a ${type.slice(0, 64)}`, { status: res.status });
   }
-  return value as Record<string, unknown>;
+  return value;
 }

@@ -5,6 +5,7 @@
  */
 import { FhirgateError } from '../../errors.js';
 import type { Bundle } from '../../fhir/index.js';
+import { isJSONObject } from '../../lib/json-object.js';
 
 /**
  * The two kinds of request Bundle.
@@ -28,7 +29,7 @@ function invalid(kind: BundleKind, message: string): FhirgateError {
  * `request.url`, or a POST/PUT entry without a resource, is `ERR_INVALID_RESOURCE` before any I/O.
  */
 export function checkRequestBundle(bundle: unknown, kind: BundleKind): Bundle {
-  if (typeof bundle !== 'object' || bundle === null || Array.isArray(bundle)) throw invalid(kind, 'the Bundle must be an object');
+  if (!isJSONObject(bundle)) throw invalid(kind, 'the Bundle must be an object');
   const { resourceType, type, entry } = bundle as Partial<Bundle> & { resourceType?: unknown };
   if (resourceType !== 'Bundle') throw invalid(kind, 'the resource must be a Bundle');
   if (type !== undefined && type !== kind) throw invalid(kind, `the Bundle's type is ${JSON.stringify(String(type).slice(0, 40))}, not "${kind}"`);
@@ -45,7 +46,7 @@ export function checkRequestBundle(bundle: unknown, kind: BundleKind): Bundle {
       throw invalid(kind, `entry[${i}] (${request.method}) needs a resource`);
     }
   });
-  return { ...(bundle as Bundle), type: kind };
+  return { ...(bundle as unknown as Bundle), type: kind };
 }
 
 /** How many entries of a response Bundle did not succeed (a `response.status` that does not start with 2). */

@@ -6,6 +6,7 @@ import { FhirgateError } from '../../errors.js';
 import { isFHIRId, isResourceType } from '../../fhir/index.js';
 import type { ResourceType } from '../../fhir/index.js';
 import type { HTTPTarget } from '../../http/request-options.js';
+import { isJSONObject } from '../../lib/json-object.js';
 
 /** `type` as an R4B resource type name, else `ERR_INVALID_RESOURCE_TYPE`. */
 export function checkType(type: unknown): ResourceType {
@@ -26,7 +27,7 @@ export function checkId(id: unknown): string {
  * `ERR_INVALID_RESOURCE`; with `needId`, a missing id is `ERR_INVALID_RESOURCE` too.
  */
 export function checkResource(resource: unknown, needId: boolean, operation: string): { type: ResourceType; id: string | undefined } {
-  if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) {
+  if (!isJSONObject(resource)) {
     throw new FhirgateError('ERR_INVALID_RESOURCE', `${operation}: the resource must be an object`);
   }
   const { resourceType, id } = resource as { resourceType?: unknown; id?: unknown };

@@ -5,6 +5,7 @@
 import { FhirgateError } from '../../errors.js';
 import type { ResourceType } from '../../fhir/index.js';
 import type { HTTPTarget } from '../../http/request-options.js';
+import { isJSONObject } from '../../lib/json-object.js';
 import { resourceUrl } from './resource-path.js';
 import type { Source } from './source-registry.js';
 
@@ -34,7 +35,7 @@ export type SearchParams = Readonly<Record<string, SearchParamValue | readonly S
  * are percent-encoded. A value of another type, `NaN` or an infinite number is `ERR_INVALID_SEARCH`.
  */
 export function searchQuery(params: SearchParams): string {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+  if (!isJSONObject(params)) {
     throw new FhirgateError('ERR_INVALID_SEARCH', 'search parameters must be an object of name → value');
   }
   const parts: string[] = [];

@@ -4,6 +4,7 @@
  */
 import { createPublicKey, KeyObject, verify, type JsonWebKey } from 'node:crypto';
 import { FhirgateError } from '../../errors.js';
+import { isJSONObject } from '../json-object.js';
 import { signingParams } from './algorithms.js';
 import { decodeBase64url } from './base64url.js';
 import type { JWTClaims, JWTHeader } from './types.js';
@@ -45,8 +46,8 @@ function parsePart(part: string): Record<string, unknown> {
   } catch {
     throw new FhirgateError('ERR_JWT', 'malformed token');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FhirgateError('ERR_JWT', 'malformed token');
-  return value as Record<string, unknown>;
+  if (!isJSONObject(value)) throw new FhirgateError('ERR_JWT', 'malformed token');
+  return value;
 }
 
 function split(token: string): [string, string, string] {
