@@ -23,15 +23,17 @@ function explain(handle) {
   if (handle === process.stdin || handle === process.stdout || handle === process.stderr) return undefined;
   const kind = handle.constructor?.name ?? typeof handle;
   let what;
-  if (typeof handle.listen === 'function') what = `a server (${kind}) listening on ${where(handle.address())}`;
+  if (typeof handle.listen === 'function') what = `a server (${kind}) listening on ${where(handle.address())}, connections open: ${handle._connections}`;
   else if (typeof handle.remotePort === 'number') {
     const side = handle.server ? 'accepted by a server of this process' : 'opened by this process';
     what = `a socket (${kind}) ${handle.localAddress}:${handle.localPort} → ${handle.remoteAddress}:${handle.remotePort}, ${side}`;
   } else if (typeof handle.connecting === 'boolean') what = `a socket (${kind}) ${handle.connecting ? 'still connecting' : 'not connected'}`;
   else if (typeof handle.pid === 'number') what = `a child process (${kind}) pid ${handle.pid}: ${(handle.spawnargs ?? [handle.spawnfile]).join(' ')}`;
   else what = `a ${kind}`;
-  const message = handle._httpMessage; // the HTTP request or answer a socket carries, if any
-  if (typeof message?.method === 'string') what += `, carrying ${message.method} ${message.path}`;
+  // The HTTP exchange a socket is in, if any: a request sent and not answered, or an answer not finished.
+  const message = handle._httpMessage;
+  if (typeof message?.method === 'string') what += `, its request ${message.method} ${message.path} not answered`;
+  else if (typeof message?.req?.method === 'string') what += `, its answer to ${message.req.method} ${message.req.url} not finished`;
   const file = firstSeen.get(handle);
   return file === undefined ? what : `${what} (open already when the tests of ${file} were done)`;
 }

@@ -76,7 +76,7 @@ test('a test process that a server keeps alive after its tests fails within the 
   assert.ok(said('this test process finished its tests 1 s ago and has not exited'), run.out);
   assert.ok(said('its files: test/watch/closes-its-server.test.ts, test/watch/leaves-a-server-open.test.ts'), run.out);
   assert.ok(said('(process.getActiveResourcesInfo()): ') && said('TCPServerWrap'), run.out);
-  assert.ok(said(`a server (Server) listening on 127.0.0.1:${port} (open already when the tests of test/watch/leaves-a-server-open.test.ts were done)`), run.out);
+  assert.ok(said(`a server (Server) listening on 127.0.0.1:${port}, connections open: 0 (open already when the tests of test/watch/leaves-a-server-open.test.ts were done)`), run.out);
   // Every test passed: the process's failure is the watch's alone, and no stack trace stands in for its report.
   assert.match(run.out, /ℹ pass 2\n/);
   assert.doesNotMatch(run.out, /^\s+at /m);
