@@ -67,6 +67,7 @@ const ALONE = [
   'test/sandbox/lifecycle', // counts the symbols on globalThis
   'test/http/coarse-timers', // the coarse timers' shared tick is the process's: its phase decides which fire together
   'test/http/instrumentation', // replaces node:http's request function for the whole process while it runs
+  'test/scripts/', // this runner itself on a fixture suite, in child processes
 ];
 
 function list(dir) {
@@ -97,6 +98,9 @@ function setting(name, fallback) {
 }
 const concurrency = setting('TEST_CONCURRENCY', Math.max(4, 2 * availableParallelism()));
 const groupSize = setting('TEST_GROUP_SIZE', 6);
+// A process of the concurrent lane that has not exited this long after its last test fails, naming what keeps it
+// alive (scripts/exit-watch.mjs): a handle left open shows in seconds, not at the 10-minute timeout below.
+const exitSeconds = setting('TEST_EXIT_SECONDS', 30);
 // A fresh .build/, so that no test deleted from test/ still runs from an old compile.
 rmSync('.build', { recursive: true, force: true });
 const compiled = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.test.json', '--noCheck'], { stdio: 'inherit' });
@@ -137,6 +141,7 @@ const concurrentRuns = writeRuns(
     ...parallel.filter((f) => rank(f) === LONG_FIRST.length && keepsOwn(f)).map((f) => [f]),
   ].map((run) => run.map(built)),
   join('.build', 'test-runs'),
+  exitSeconds,
 );
 
 /**

@@ -15,6 +15,7 @@ import { request } from '../../src/http/request.js';
 import { decodeJWT, verifyJWT } from '../../src/lib/jwt/verify-jwt.js';
 import { sandbox } from '../support/sandbox.js';
 import { gateway } from '../support/gateway-fixtures.js';
+import { freePort } from '../support/free-port.js';
 import { startServer } from '../support/test-server.js';
 import type { TestServer } from '../support/test-server.js';
 import { writeTestKeys } from '../support/keys.js';
@@ -72,7 +73,7 @@ const sendJSON = (value: unknown, status = 200) => (res: ServerResponse): void =
 const smartDoc = (extra: Record<string, unknown> = {}) => (res: ServerResponse, url: string): void =>
   sendJSON({ token_endpoint: `${url}/auth/token`, token_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'], ...extra })(res);
 
-const secretSource = (srv: TestServer, extra = ''): string => `fhir://${srv.url.slice('http://'.length)}/r4/?client_id=app&client_secret=${SECRET}${extra}`;
+const secretSource = (srv: Pick<TestServer, 'url'>, extra = ''): string => `fhir://${srv.url.slice('http://'.length)}/r4/?client_id=app&client_secret=${SECRET}${extra}`;
 
 async function discoveryError(t: TestContext, fault: Fault, cs: (srv: TestServer) => string = secretSource): Promise<Error & { code?: string }> {
   const srv = await faultServer(t, fault);
@@ -189,10 +190,9 @@ test('the sandbox serves its SMART configuration and oauth-uris in its Capabilit
 });
 
 test('an unreachable server: ERR_DISCOVERY naming the URL and the transport error; a TokenManager without token_url needs the discovery option', async (t) => {
-  const srv = await startServer(t, (_req, res) => res.end());
-  const cs = secretSource(srv);
-  srv.server.closeAllConnections();
-  await new Promise<void>((resolve) => srv.server.close(() => resolve()));
+  // A port nothing listens on and that no port-0 server is given meanwhile: a port merely closed may go to another
+  // test process's server, which would receive this read (and this test would read its answer).
+  const cs = secretSource({ url: `http://127.0.0.1:${await freePort()}` });
   const { gw } = gateway(t, { retry: false });
   gw.addSource('s', cs);
   const err = await gw.read('Patient', 'p1').then(() => assert.fail('read succeeded'), (e: Error & { code?: string }) => e);
