@@ -154,8 +154,9 @@ function lane(runs, laneConcurrency, { capture = false, nice = 0 } = {}) {
     // Without --enable-source-maps: it made the fuzz files cost 10% more CPU (every stack mapped). A failure's
     // stack names .build/…/x.js and its lines (run the file under tsx to see the .ts lines).
     '--import', './scripts/fail-on-warning.mjs', '--test', `--test-concurrency=${laneConcurrency}`,
-    // A hang is cut after 10 minutes. On Node 20 this bounds each file's process as well as each test, and
-    // a file sharing a loaded machine can take minutes: the limit is for hangs, never a measurement.
+    // A hang is cut after 10 minutes. On Node 20 the limit bounds each file's process as a whole, not each test
+    // in it; on every Node a test's `t.after` hooks run outside its limit. A file sharing a loaded machine can
+    // take minutes: the limit is for hangs, never a measurement.
     '--test-timeout=600000',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/test-times.mjs', '--test-reporter-destination=stdout',
