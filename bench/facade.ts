@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { autocannon, WARMUP_SECONDS } from './host.js';
 import { cpuSeconds } from './lib/cpu.js';
 import { benchNodes, type BenchNode } from './lib/nodes.js';
-import { CAN_KEEP_AWAKE, keepCoresAwake } from './lib/awake.js';
+import { checkCanKeepCoresAwake, keepCoresAwake } from './lib/awake.js';
 import { coreFor, startPeer, type Peer } from './lib/processes.js';
 import { fmt, percentile, RUNS, summarize, type Summary } from './lib/stats.js';
 import { FEDERATED_QUERY, SEARCH_BASES, SEARCH_ENTRIES } from './servers/fixed-patient.js';
@@ -314,7 +314,7 @@ const LATENCY_SERVERS = [NODE_PLAIN, PLAIN, FHIRGATE, ANCHOR];
  * and mode, per Node; the median over `BENCH_RUNS` rounds, with the cores idle and kept awake.
  */
 async function latencyWithCoresAwake(requests: number): Promise<void> {
-  if (!CAN_KEEP_AWAKE) throw new Error('--latency needs chrt and taskset');
+  checkCanKeepCoresAwake();
   const upstream = await startPeer(new URL('./servers/fixed-fhir.ts', import.meta.url), [], {}, [], 'client');
   const direct = `http://127.0.0.1:${upstream.port}${PATHS.read.direct}`;
   try {

@@ -32,7 +32,7 @@ import { ANCHOR, BENCH_KEY, checkFloors, checkParity, CONTENDERS, FHIRGATE, load
 import { autocannon, WARMUP_SECONDS } from './host.js';
 import { benchNodes, type BenchNode } from './lib/nodes.js';
 import { startPeer, type Peer } from './lib/processes.js';
-import { geoMean, summarize, type GeoMean, type Summary } from './lib/stats.js';
+import { geoMean, meanLog, summarize, type GeoMean, type Summary } from './lib/stats.js';
 
 /** The target of every facade row: fhirgate ≥ 1.10× the feature-equal build. */
 export const TARGET = 1.1;
@@ -183,13 +183,13 @@ export function pairedRow(row: Row, node: string, starts: Round[][], minBusy: nu
   const roundsCpu = counted.length < 2 ? undefined : geoMean(counted.map(cpuRatio));
   const countedStarts = starts.map(countedOf).filter((c) => c.length > 0);
   if (countedStarts.length < 2) return { ...base, roundsCpu };
-  return { ...base, roundsCpu, cpu: geoMean(countedStarts.map((c) => meanRatio(c.map(cpuRatio)))), rps: geoMean(countedStarts.map((c) => meanRatio(c.map(rpsRatio)))) };
+  // Each start's figure is the geometric mean of its rounds' ratios.
+  const perStart = (ratio: (r: Round) => number) => countedStarts.map((c) => Math.exp(meanLog(c.map(ratio))));
+  return { ...base, roundsCpu, cpu: geoMean(perStart(cpuRatio)), rps: geoMean(perStart(rpsRatio)) };
 }
 
-/** The geometric mean of ratios (one start's figure). */
-function meanRatio(ratios: number[]): number {
-  return Math.exp(ratios.reduce((sum, x) => sum + Math.log(x), 0) / ratios.length);
-}
+/** `BENCH_MIN_BUSY` (default 0.9): the share of its core a counted round's server kept busy at least. */
+const minBusySetting = (): number => Number(process.env.BENCH_MIN_BUSY ?? 0.9);
 
 /**
  * Each build's features over its own floor, paired within rounds: fhirgate − its floor and anchor − its floor (CPU µs
@@ -225,7 +225,7 @@ export async function benchPaired(rows: Row[] = askedRows(), nodes: BenchNode[] 
   const starts = Number(process.env.BENCH_STARTS ?? 4);
   if (!Number.isInteger(starts) || starts < 2) throw new Error(`BENCH_STARTS must be a whole number of at least 2 (the interval is over starts), not "${process.env.BENCH_STARTS}"`);
   const seconds = Number(process.env.BENCH_SECONDS ?? 3);
-  const minBusy = Number(process.env.BENCH_MIN_BUSY ?? 0.9);
+  const minBusy = minBusySetting();
   const upstreams = new Map<string, Peer>();
   const out: PairedRow[] = [];
   try {
@@ -273,22 +273,19 @@ export function describe(r: PairedRow): string {
  * described as one run would be.
  */
 function pooled(files: string[]): PairedRow[] {
-  const starts = new Map<string, Round[][]>();
+  const byRow = new Map<string, { row: Row; node: string; starts: Round[][] }>();
   for (const file of files) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (!line.startsWith('{"row"')) continue;
       const logged = JSON.parse(line) as { row: string; node: string; starts?: Round[][]; rounds?: Round[] };
-      const key = JSON.stringify([logged.row, logged.node]);
-      starts.set(key, [...(starts.get(key) ?? []), ...(logged.starts ?? [logged.rounds!])]);
+      const row = ROWS.find((r) => r.id === logged.row);
+      if (row === undefined) throw new Error(`--pool: unknown row ${logged.row} in ${file}`);
+      const key = `${logged.row} ${logged.node}`;
+      if (!byRow.has(key)) byRow.set(key, { row, node: logged.node, starts: [] });
+      byRow.get(key)!.starts.push(...(logged.starts ?? [logged.rounds!]));
     }
   }
-  const minBusy = Number(process.env.BENCH_MIN_BUSY ?? 0.9);
-  return [...starts].map(([key, s]) => {
-    const [id, node] = JSON.parse(key) as [string, string];
-    const row = ROWS.find((r) => r.id === id);
-    if (row === undefined) throw new Error(`--pool: unknown row ${id}`);
-    return pairedRow(row, node, s, minBusy);
-  });
+  return [...byRow.values()].map((p) => pairedRow(p.row, p.node, p.starts, minBusySetting()));
 }
 
 /** Run alone: one line per row and Node, then the rounds as JSON; with `--pool`, earlier runs' rows put together. */

@@ -7,13 +7,15 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { hasTaskset } from './processes.js';
 
-/** True when `chrt` and `taskset` are there to start the loops. */
-export const CAN_KEEP_AWAKE = spawnSync('chrt', ['--idle', '0', 'true']).status === 0 && spawnSync('taskset', ['-V']).status === 0;
+/** Throws unless `chrt` and `taskset` (util-linux) are there to start the loops; asked only by the one mode that keeps cores awake. */
+export function checkCanKeepCoresAwake(): void {
+  if (!hasTaskset || spawnSync('chrt', ['--idle', '0', 'true']).status !== 0) throw new Error('keeping cores awake needs chrt and taskset (util-linux)');
+}
 
 /** Starts one `SCHED_IDLE` busy loop per core; resolves, once they run, to the function that stops them. */
 export async function keepCoresAwake(): Promise<() => void> {
-  if (!CAN_KEEP_AWAKE) throw new Error('keeping cores awake needs chrt and taskset (util-linux)');
   const loops: ChildProcess[] = [];
   for (let core = 0; core < availableParallelism(); core++) {
     loops.push(spawn('chrt', ['--idle', '0', 'taskset', '-c', String(core), process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' }));

@@ -14,7 +14,8 @@ import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
+/** True when `taskset` is there to pin processes to cores. */
+export const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 const cores = availableParallelism();
 
 /** The core a role runs on: servers on the last core, load generators and clients on core 0. */

@@ -45,11 +45,16 @@ export interface GeoMean {
   values: number[];
 }
 
+/** The mean of the logs of `ratios` (at least one): the log of their geometric mean. */
+export function meanLog(ratios: number[]): number {
+  return ratios.reduce((sum, x) => sum + Math.log(x), 0) / ratios.length;
+}
+
 /** {@link GeoMean} of `ratios` (at least two). */
 export function geoMean(ratios: number[]): GeoMean {
   const logs = ratios.map(Math.log);
   const n = logs.length;
-  const m = logs.reduce((a, b) => a + b, 0) / n;
+  const m = meanLog(ratios);
   const sdLog = Math.sqrt(logs.reduce((a, x) => a + (x - m) ** 2, 0) / (n - 1));
   const half = (T975[n - 2] ?? 1.96) * (sdLog / Math.sqrt(n));
   return { mean: Math.exp(m), low: Math.exp(m - half), high: Math.exp(m + half), sdLog, values: ratios };
